@@ -1,0 +1,21 @@
+/** Argument fragments shared by commands. */
+import type { ArgsDef } from "citty";
+import { Failure } from "../lib/failure.ts";
+
+export const jsonArg = {
+  json: { type: "boolean", description: "Print machine-readable JSON on stdout" },
+} as const satisfies ArgsDef;
+
+/** A non-negative integer option, or a usage failure naming the option. */
+export function intOption(name: string, raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw);
+  if (!/^\d+$/.test(text)) throw new Failure("usage", `--${name} must be a whole number (got ${JSON.stringify(text)})`, `e.g. --${name} 20`);
+  return Number(text);
+}
+
+/** At most one of the given boolean modes may be set. */
+export function exclusive(args: Record<string, unknown>, names: readonly string[]): void {
+  const set = names.filter((n) => args[n] === true || (typeof args[n] === "string" && args[n] !== ""));
+  if (set.length > 1) throw new Failure("usage", `--${set[0]} and --${set[1]} cannot be used together`, "run them one at a time");
+}

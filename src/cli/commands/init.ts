@@ -1,0 +1,23 @@
+import { defineCommand } from "citty";
+import { initLayer } from "../../layer/init.ts";
+import { locate } from "../../repo/where.ts";
+import { jsonArg } from "../args.ts";
+
+export default defineCommand({
+  meta: { name: "init", description: "Create the .ai layer (manifest, policy, local state) in this git repository" },
+  args: {
+    extend: { type: "boolean", description: "Add only what is missing to an existing layer; never overwrite" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const result = await initLayer(await locate(), { extend: args.extend === true });
+    if (args.json) {
+      console.log(JSON.stringify(result));
+      return;
+    }
+    for (const path of result.created) console.log(`created  ${path}`);
+    for (const path of result.kept) console.log(`kept     ${path}`);
+    console.log(result.gitignore === "added" ? "added    .ai/local/ to .gitignore" : "kept     .gitignore (already ignores the local half)");
+    console.error(`majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`);
+  },
+});

@@ -1,0 +1,122 @@
+/**
+ * The layer's manifest: the only source of the layer's paths. Nothing walks `.ai/` to guess;
+ * a section the manifest does not declare is missing, not inferred.
+ */
+import { readFileSync } from "node:fs";
+import { join, normalize } from "node:path";
+import { readAsset } from "../assets/index.ts";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
+import { validate, type Schema } from "../lib/schema.ts";
+import { isDirectory } from "../lib/fsx.ts";
+import { describeProblems } from "./problems.ts";
+
+export const LAYER_DIR = ".ai";
+export const MANIFEST_FILE = "manifest.yaml";
+export const MANIFEST_SCHEMA = "ai-repository/v1";
+
+type Half = "repo" | "local";
+
+/** Every section a manifest may declare: which half it lives in, and whether it is a file or a folder. */
+export const SECTIONS = {
+  policy: { half: "repo", kind: "file" },
+  sessions: { half: "repo", kind: "dir" },
+  state: { half: "local", kind: "dir" },
+  handovers: { half: "local", kind: "dir" },
+  checkpoints: { half: "local", kind: "dir" },
+  prompts: { half: "local", kind: "dir" },
+  session_contexts: { half: "local", kind: "dir" },
+  cache: { half: "local", kind: "dir" },
+} as const satisfies Record<string, { half: Half; kind: "file" | "dir" }>;
+
+export type SectionName = keyof typeof SECTIONS;
+
+export type Manifest = {
+  schema: string;
+  repo: { path: string };
+  local: { path: string; tracked: false };
+  sections: Partial<Record<SectionName, string>>;
+};
+
+export type Layer = {
+  /** The worktree root that holds `.ai/`. */
+  root: string;
+  /** Absolute path of `.ai/`. */
+  dir: string;
+  manifestPath: string;
+  manifest: Manifest;
+};
+
+function checkVersion(data: unknown, file: string): void {
+  const schema = (data as { schema?: unknown } | null)?.schema;
+  const match = typeof schema === "string" ? /^ai-repository\/v(\d+)$/.exec(schema) : null;
+  if (match && Number(match[1]) > 1) {
+    throw new Failure(
+      "contract",
+      `${file}: schema ${schema} is newer than this majordomus understands (${MANIFEST_SCHEMA})`,
+      "upgrade majordomus; this binary will not read a layer written by a newer one",
+    );
+  }
+}
+
+function checkSectionPaths(manifest: Manifest, file: string): string[] {
+  const problems: string[] = [];
+  for (const [name, rel] of Object.entries(manifest.sections)) {
+    const row = SECTIONS[name as SectionName];
+    const base = manifest[row.half].path;
+    const clean = normalize(rel).replace(/\\/g, "/").replace(/\/$/, "");
+    if (rel.startsWith("/") || clean.split("/").includes("..") || !clean.startsWith(`${base}/`)) {
+      problems.push(`${file}: sections.${name}: must be a relative path inside ${base}/ (found ${JSON.stringify(rel)})`);
+    }
+  }
+  return problems;
+}
+
+/** Parse and check a manifest's text; every problem is reported at once. `strict` also refuses duplicate keys. */
+export async function parseManifest(text: string, file: string, options: { strict?: boolean } = {}): Promise<Manifest> {
+  let data: unknown;
+  try {
+    data = await parseYaml(text, options);
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, "fix the syntax, or move the file away and run `majordomus init --extend`");
+    throw err;
+  }
+  checkVersion(data, file);
+  const schema = JSON.parse(readAsset("share/schemas/manifest.schema.json")) as Schema;
+  const problems = describeProblems(file, validate(schema, data));
+  if (problems.length === 0) problems.push(...checkSectionPaths(data as Manifest, file));
+  if (problems.length > 0) {
+    throw new Failure("contract", `${file} is not a valid ${MANIFEST_SCHEMA} manifest (${problems.length} problem(s))`, "correct each key named above; the schema allows no other keys", problems);
+  }
+  return data as Manifest;
+}
+
+/** The layer of the worktree at `root`, or a failure saying what is missing and what to run. */
+export async function loadLayer(root: string): Promise<Layer> {
+  const dir = join(root, LAYER_DIR);
+  const manifestPath = join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = readFileSync(manifestPath, "utf8");
+  } catch (err) {
+    if (errnoCode(err) !== "ENOENT") throw err;
+    if (isDirectory(dir)) throw new Failure("missing", `${manifestPath} is missing`, "run `majordomus init --extend` to restore the manifest (nothing else is overwritten)");
+    throw new Failure("missing", `no .ai layer in ${root}`, "run `majordomus init` to create one");
+  }
+  return { root, dir, manifestPath, manifest: await parseManifest(text, manifestPath) };
+}
+
+/** Absolute path of a declared section; a section the manifest does not declare is missing. */
+export function sectionPath(layer: Layer, name: SectionName): string {
+  const rel = layer.manifest.sections[name];
+  if (rel === undefined) {
+    throw new Failure("missing", `${layer.manifestPath} declares no sections.${name}`, `add it under sections (e.g. \`${name}: ${defaultSectionPath(name)}\`)`);
+  }
+  return join(layer.dir, rel);
+}
+
+/** The path `majordomus init` would declare, read from the embedded skeleton manifest. */
+function defaultSectionPath(name: SectionName): string {
+  const line = new RegExp(`^\\s+${name}:\\s*(\\S+)`, "m").exec(readAsset("share/skeleton/manifest.yaml"));
+  return line?.[1] ?? "...";
+}

@@ -1,0 +1,102 @@
+/** Reading the ledger back: `majordomus history` and its --validate and --rotate modes. */
+import { basename, dirname, join } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { publishNew, writeFileAtomic } from "../lib/fsx.ts";
+import { withLock } from "../lib/lock.ts";
+import { compactStamp, now, parseIsoTime } from "../lib/clock.ts";
+import { eventRegistry } from "./events.ts";
+import type { Entry } from "./line.ts";
+import { appendEvent, ledgerSize, newestFirst, readAll, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
+
+export type Query = { event?: string; since?: Date; limit: number };
+export type QueryResult = { entries: Array<{ entry: Entry; text: string }>; malformed: number };
+
+export async function assertKnownEvent(event: string): Promise<void> {
+  const registry = await eventRegistry();
+  if (!registry.has(event)) {
+    throw new Failure("usage", `unknown event "${event}"`, `use one of: ${[...registry.keys()].sort().join(", ")}`);
+  }
+}
+
+/** The newest `limit` matching entries, returned oldest first. */
+export async function query(ledger: Ledger, q: Query): Promise<QueryResult> {
+  if (q.event !== undefined) await assertKnownEvent(q.event);
+  const picked: Array<{ entry: Entry; text: string }> = [];
+  let malformed = 0;
+  if (q.limit <= 0) return { entries: picked, malformed };
+  for (const parsed of newestFirst(ledger.path)) {
+    if (!parsed.ok) {
+      malformed++;
+      continue;
+    }
+    if (q.event !== undefined && parsed.entry.event !== q.event) continue;
+    if (q.since !== undefined) {
+      const at = parseIsoTime(parsed.entry.ts);
+      if (!at || at < q.since) continue;
+    }
+    picked.push({ entry: parsed.entry, text: parsed.text });
+    if (picked.length >= q.limit) break;
+  }
+  return { entries: picked.reverse(), malformed };
+}
+
+export type Finding = { line: number; problem: string };
+
+/** Every problem in the ledger: malformed lines, unknown events, missing required payload keys. */
+export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
+  const registry = await eventRegistry();
+  const findings: Finding[] = [];
+  const all = readAll(ledger.path);
+  for (const row of all) {
+    if (!row.ok) {
+      findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
+      continue;
+    }
+    if (parseIsoTime(row.entry.ts) === undefined) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
+    const spec = registry.get(row.entry.event);
+    if (!spec) {
+      findings.push({ line: row.line, problem: `unknown event "${row.entry.event}" (not in share/events.yaml)` });
+      continue;
+    }
+    for (const key of spec.requires) {
+      if (row.entry[key] === undefined) findings.push({ line: row.line, problem: `event "${row.entry.event}" lacks required field "${key}"` });
+    }
+  }
+  return { lines: all.length, findings };
+}
+
+export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };
+
+/** How long a rotation waits for appenders to finish before refusing. */
+const ROTATE_WAIT_MS = 10_000;
+
+/**
+ * Keep the newest `keep` lines; move every older line, byte for byte, into a dated archive beside
+ * the ledger. Nothing is deleted: the archive is complete before the ledger is replaced, so a
+ * crash in between leaves lines in both places, never in neither.
+ */
+export async function rotate(ctx: AppendContext, keep: number): Promise<Rotation> {
+  const ledger = ctx.ledger;
+  const result = withLock(ledger.lock, ROTATE_WAIT_MS, () => {
+    const text = readLedgerText(ledger.path);
+    const size = ledgerSize(ledger.path);
+    const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+    if (lines.length <= keep) return { rotated: false as const, lines: lines.length, keep };
+    const cut = lines.length - keep;
+    const archive = join(dirname(ledger.path), `ledger.${compactStamp(now())}.archived.jsonl`);
+    if (!publishNew(archive, `${lines.slice(0, cut).join("\n")}\n`, 0o600)) {
+      throw new Failure("refused", `archive ${archive} already exists`, "wait a second and run `majordomus history --rotate` again; existing archives are never overwritten");
+    }
+    if (ledgerSize(ledger.path) !== size) {
+      throw new Failure("refused", `${ledger.path} changed during rotation (an append ignored the lock)`, `nothing was lost: ${archive} holds a copy of the older lines; remove it and run --rotate again`);
+    }
+    writeFileAtomic(ledger.path, `${lines.slice(cut).join("\n")}\n`, 0o600);
+    return { rotated: true as const, archived: cut, kept: keep, archive };
+  });
+  if (!result.acquired) throw new Failure("refused", `ledger lock ${ledger.lock} is held by a running majordomus`, "retry in a moment");
+  const done = result.value;
+  if (done.rotated) {
+    await appendEvent(ctx, "ledger.rotated", { archived: done.archived, kept: done.kept, archive: basename(done.archive) });
+  }
+  return done;
+}

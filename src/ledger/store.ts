@@ -1,0 +1,158 @@
+/**
+ * The ledger file: `<state>/ledger.jsonl`, append-only JSON lines, written only by majordomus.
+ *
+ * Concurrency: every append is ONE write(2) of one whole line on a descriptor opened with
+ * O_APPEND, made while holding the ledger lock. O_APPEND alone already keeps lines whole on a
+ * local filesystem; the lock is what keeps `history --rotate` from losing a line appended while
+ * it copies. An append that cannot get the lock within APPEND_WAIT_MS still writes (a hook must
+ * not hang) and says so on stderr.
+ *
+ * Order: line order is the ledger's total order. It never depends on file times or on two
+ * events sharing a timestamp.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { ensureDir } from "../lib/fsx.ts";
+import { withLock } from "../lib/lock.ts";
+import { log } from "../lib/log.ts";
+import { isoStamp, now } from "../lib/clock.ts";
+import { WRITER } from "../lib/version.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import type { Position } from "../repo/where.ts";
+import { eventRegistry } from "./events.ts";
+import { ENVELOPE_KEYS, parseLine, type Entry, type Parsed } from "./line.ts";
+
+export const LEDGER_FILE = "ledger.jsonl";
+/** How long an append waits for the lock before writing anyway (a rotation in progress). */
+const APPEND_WAIT_MS = 2_000;
+/** A line longer than this is refused: payloads are facts and references, never documents. */
+const MAX_LINE_BYTES = 256 * 1024;
+
+export type Ledger = { path: string; lock: string };
+
+export function ledgerOf(layer: Layer): Ledger {
+  const path = join(sectionPath(layer, "state"), LEDGER_FILE);
+  return { path, lock: `${path}.lock` };
+}
+
+export type AppendContext = { ledger: Ledger; position: Pick<Position, "head" | "branch">; session?: string };
+
+async function checkedLine(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
+  const spec = (await eventRegistry()).get(event);
+  if (!spec) throw new Failure("internal", `ledger event "${event}" is not registered in share/events.yaml`, "register the event before writing it");
+  for (const key of Object.keys(payload)) {
+    if ((ENVELOPE_KEYS as readonly string[]).includes(key)) {
+      throw new Failure("internal", `ledger payload for "${event}" sets "${key}", which is an envelope key`, "rename the payload field; ts, event, head, branch, by and session belong to the envelope");
+    }
+  }
+  for (const key of spec.requires) {
+    if (payload[key] === undefined) throw new Failure("internal", `ledger payload for "${event}" lacks required field "${key}"`, "see share/events.yaml for what the event requires");
+  }
+  const envelope: Record<string, unknown> = { ts: isoStamp(now()), event, head: ctx.position.head, branch: ctx.position.branch, by: WRITER };
+  if (ctx.session) envelope.session = ctx.session;
+  const line = `${JSON.stringify({ ...envelope, ...payload })}\n`;
+  if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw new Failure("internal", `ledger line for "${event}" is over ${MAX_LINE_BYTES} bytes`, "put large content in a record file and reference its path");
+  return line;
+}
+
+function writeLine(path: string, line: string): void {
+  const fd = openSync(path, "a", 0o600);
+  try {
+    const data = Buffer.from(line, "utf8");
+    const written = writeSync(fd, data, 0, data.length);
+    if (written !== data.length) throw new Failure("internal", `short write to ${path} (${written} of ${data.length} bytes)`, "check free disk space");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Append one event; returns the line written (without its newline). */
+export async function appendEvent(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
+  const line = await checkedLine(ctx, event, payload);
+  ensureDir(dirname(ctx.ledger.path), 0o700);
+  const locked = withLock(ctx.ledger.lock, APPEND_WAIT_MS, () => writeLine(ctx.ledger.path, line));
+  if (!locked.acquired) {
+    log.warn(`ledger lock ${ctx.ledger.lock} held for over ${APPEND_WAIT_MS} ms; appending without it`);
+    writeLine(ctx.ledger.path, line);
+  }
+  return line.slice(0, -1);
+}
+
+/** The whole ledger text, or "" when it does not exist yet. */
+export function readLedgerText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return "";
+    throw err;
+  }
+}
+
+export function ledgerSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every non-empty line of the ledger, parsed, oldest first, each with its 1-based line number. */
+export function readAll(path: string): Array<Parsed & { line: number }> {
+  const text = readLedgerText(path);
+  const out: Array<Parsed & { line: number }> = [];
+  const lines = text.split("\n");
+  lines.forEach((raw, i) => {
+    if (raw === "" && i === lines.length - 1) return;
+    out.push({ ...parseLine(raw), line: i + 1 });
+  });
+  return out;
+}
+
+const CHUNK = 64 * 1024;
+
+/**
+ * Lines from the end of the ledger backwards, newest first, reading only as much of the file as
+ * the caller consumes: `history --limit 5` on a long ledger reads one chunk.
+ */
+export function* newestFirst(path: string): Generator<Parsed> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return;
+    throw err;
+  }
+  try {
+    let position = fstatSync(fd).size;
+    let carry = Buffer.alloc(0);
+    while (position > 0) {
+      const size = Math.min(CHUNK, position);
+      position -= size;
+      const chunk = Buffer.alloc(size);
+      let read = 0;
+      while (read < size) read += readFileChunk(fd, chunk, read, size - read, position + read);
+      const data = Buffer.concat([chunk, carry]);
+      let end = data.length;
+      for (let i = data.length - 1; i >= 0; i--) {
+        if (data[i] !== 0x0a) continue;
+        const text = data.subarray(i + 1, end).toString("utf8");
+        if (text !== "") yield parseLine(text);
+        end = i;
+      }
+      carry = data.subarray(0, end);
+    }
+    const first = carry.toString("utf8");
+    if (first !== "") yield parseLine(first);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFileChunk(fd: number, buffer: Buffer, offset: number, length: number, position: number): number {
+  const n = readSync(fd, buffer, offset, length, position);
+  if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
+  return n;
+}
+
+export type { Entry };

@@ -1,0 +1,50 @@
+/**
+ * The one clock. Tests inject a fixed time with MAJORDOMUS_NOW (an ISO 8601 time); everything
+ * that stamps or judges time reads it through here.
+ */
+import { Failure } from "./failure.ts";
+
+export function now(): Date {
+  const injected = process.env.MAJORDOMUS_NOW;
+  if (injected === undefined || injected === "") return new Date();
+  const parsed = parseIsoTime(injected);
+  if (!parsed) {
+    throw new Failure("usage", `MAJORDOMUS_NOW is not an ISO time: ${JSON.stringify(injected)}`, "set it like 2026-11-30T14:00:00Z or unset it");
+  }
+  return parsed;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Strict ISO 8601 parse: returns undefined for anything else (Date.parse alone accepts too much). */
+export function parseIsoTime(text: string): Date | undefined {
+  if (!ISO.test(text)) return undefined;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** `2026-11-30T14:07:41.123Z`: millisecond resolution, always UTC. */
+export function isoStamp(date: Date): string {
+  return date.toISOString();
+}
+
+/** `20261130T140741Z`: for file names. */
+export function compactStamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `30m`, `2h`, `3d` → milliseconds; undefined when the text is not a duration. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)([smhdw])$/.exec(text.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * UNIT_MS[match[2]!]!;
+}
+
+/** A `--since` value: a duration back from now, or an ISO time. */
+export function parseSince(text: string, at: Date): Date | undefined {
+  const span = parseDuration(text);
+  if (span !== undefined) return new Date(at.getTime() - span);
+  return parseIsoTime(text);
+}

@@ -1,0 +1,105 @@
+/**
+ * Filesystem primitives with the guarantees the product promises: a reader never sees a
+ * half-written file (write a temp file beside the target, then rename or link), and a record
+ * that must not be overwritten is published with link(2), which fails when the name exists.
+ */
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { dirname, basename, join } from "node:path";
+import { errnoCode } from "./failure.ts";
+
+/** Random hex from the global Web Crypto (loading node:crypto costs ~10 ms in a Bun binary). */
+export function randomHex(bytes = 8): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+}
+
+function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomHex(4)}.tmp`);
+}
+
+function writeTemp(target: string, content: string | Uint8Array, mode: number): string {
+  const temp = tempPathFor(target);
+  const fd = openSync(temp, "wx", mode);
+  try {
+    const data = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkQuiet(temp);
+    throw err;
+  }
+  closeSync(fd);
+  // The umask may have narrowed the mode given to open(); records promise an exact mode.
+  chmodSync(temp, mode);
+  return temp;
+}
+
+/** Replace `target` atomically: readers see the old content or the new, never a mix. */
+export function writeFileAtomic(target: string, content: string | Uint8Array, mode = 0o644): void {
+  const temp = writeTemp(target, content, mode);
+  try {
+    renameSync(temp, target);
+  } catch (err) {
+    unlinkQuiet(temp);
+    throw err;
+  }
+}
+
+/**
+ * Publish `target` only if no file has that name; returns false (and writes nothing) when one
+ * does. The content is complete before the name appears.
+ */
+export function publishNew(target: string, content: string | Uint8Array, mode = 0o600): boolean {
+  const temp = writeTemp(target, content, mode);
+  try {
+    linkSync(temp, target);
+    return true;
+  } catch (err) {
+    if (errnoCode(err) === "EEXIST") return false;
+    throw err;
+  } finally {
+    unlinkQuiet(temp);
+  }
+}
+
+export function unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone: nothing to clean up
+  }
+}
+
+export function ensureDir(path: string, mode?: number): boolean {
+  let created = false;
+  try {
+    mkdirSync(path, { recursive: false, mode: mode ?? 0o755 });
+    created = true;
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") {
+      ensureDir(dirname(path));
+      return ensureDir(path, mode);
+    }
+    if (errnoCode(err) !== "EEXIST") throw err;
+  }
+  if (created && mode !== undefined) chmodSync(path, mode);
+  return created;
+}
+
+export function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Logging: always stderr. consola's full build writes `info` to stdout and costs ~19 ms of
+ * start-up in a compiled Bun binary; `consola/core` with a reporter on `console.error` costs
+ * nothing measurable (see ../shared/reference/bun.md §4). `console.error` is used instead of
+ * `process.stderr.write` because the first touch of `process.stderr` costs ~9 ms in Bun 1.4.
+ */
+import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
+
+const LEVEL_BY_ENV: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
+
+function levelFromEnv(): number {
+  const raw = (process.env.MAJORDOMUS_LOG ?? "").toLowerCase();
+  return LEVEL_BY_ENV[raw] ?? LEVEL_BY_ENV.info!;
+}
+
+const TAG_BY_TYPE: Record<string, string> = { warn: "warning", error: "error", fatal: "error", debug: "debug", trace: "trace" };
+
+function report(entry: LogObject): void {
+  const label = TAG_BY_TYPE[entry.type];
+  const prefix = label ? `majordomus: ${label}:` : "majordomus:";
+  const tag = entry.tag ? `[${entry.tag}] ` : "";
+  const text = entry.args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a))).join(" ");
+  console.error(`${prefix} ${tag}${text}`);
+}
+
+export const log: ConsolaInstance = createConsola({ level: levelFromEnv(), reporters: [{ log: report }] });

@@ -1,0 +1,9 @@
+/**
+ * MAJORDOMUS_TRACE=1 prints, on stderr, how many milliseconds after process start each phase of a
+ * command ended. For finding what a slow hook spends its time on; free when unset.
+ */
+const ON = process.env.MAJORDOMUS_TRACE === "1";
+
+export function mark(label: string): void {
+  if (ON) console.error(`majordomus: trace ${performance.now().toFixed(2)} ms ${label}`);
+}

@@ -1,0 +1,97 @@
+/**
+ * The policy (`.ai/repo/policy.yaml`): the only home of every threshold and switch. The loader
+ * checks it against `share/schemas/policy.schema.json` and reports every problem with its key
+ * path. Nothing here supplies a default: a key that is absent stays absent, and each reader says
+ * what it does without it.
+ */
+import { readFileSync } from "node:fs";
+import { readAsset } from "../assets/index.ts";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
+import { validate, type Schema } from "../lib/schema.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import { describeProblems } from "../layer/problems.ts";
+
+export type Policy = {
+  schema: "policy/v1";
+  session?: {
+    briefing_on_start?: boolean;
+    briefing_budget_lines?: number;
+    handover_on_fill?: boolean;
+    checkpoint_on_compact?: boolean;
+    handover_on_end?: boolean;
+    freshness?: { fresh_minutes: number; stale_minutes: number };
+    stranded_after?: string;
+    record_sections?: string[];
+    commit_record_on_end?: boolean;
+    push_record_on_end?: boolean;
+  };
+  checkpoint?: { max_body_lines?: number };
+  handover?: { required_sections?: string[] };
+  context?: { builder_budget_lines?: number; max_list_items?: number; recent_decisions?: number };
+  ledger?: { retention_max_lines?: number };
+  prompts?: { retention_max_days?: number; retention_max_bytes?: number };
+};
+
+export type LoadedPolicy = { path: string; policy: Policy };
+
+/** Rules a JSON Schema cannot say: relations between keys. */
+function crossChecks(policy: Policy, file: string): string[] {
+  const out: string[] = [];
+  const f = policy.session?.freshness;
+  if (f && f.fresh_minutes >= f.stale_minutes) {
+    out.push(`${file}: session.freshness: fresh_minutes (${f.fresh_minutes}) must be less than stale_minutes (${f.stale_minutes})`);
+  }
+  if (policy.session?.push_record_on_end === true && policy.session.commit_record_on_end !== true) {
+    out.push(`${file}: session.push_record_on_end: is true but commit_record_on_end is not; there would be nothing to push`);
+  }
+  return out;
+}
+
+/** Check policy text; `strict` also refuses duplicate keys (slower parser, used by checks). */
+export async function parsePolicy(text: string, file: string, options: { strict?: boolean } = {}): Promise<Policy> {
+  let data: unknown;
+  try {
+    data = await parseYaml(text, options);
+  } catch (err) {
+    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, "fix the syntax; `majordomus init --extend` never overwrites an existing policy");
+    throw err;
+  }
+  const schema = JSON.parse(readAsset("share/schemas/policy.schema.json")) as Schema;
+  const problems = describeProblems(file, validate(schema, data));
+  if (problems.length === 0) problems.push(...crossChecks(data as Policy, file));
+  if (problems.length > 0) {
+    throw new Failure("contract", `${file} is not a valid policy (${problems.length} problem(s))`, "correct each key named above; the policy schema allows no other keys", problems);
+  }
+  return data as Policy;
+}
+
+export async function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
+  const path = sectionPath(layer, "policy");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") throw new Failure("missing", `policy file ${path} is missing`, "run `majordomus init --extend` to restore it from the skeleton");
+    throw err;
+  }
+  return { path, policy: await parsePolicy(text, path, options) };
+}
+
+/** The switches that let majordomus write into the user's own tree: on only when exactly `true`. */
+export const CONSENT_KEYS = ["handover_on_fill", "commit_record_on_end", "push_record_on_end"] as const;
+export type ConsentKey = (typeof CONSENT_KEYS)[number];
+
+export function consents(policy: Policy | undefined, key: ConsentKey): boolean {
+  return policy?.session?.[key] === true;
+}
+
+/** A required number from the policy, or a `missing` failure naming the key to add. */
+export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
+  let value: unknown = loaded.policy;
+  for (const part of keyPath.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
+  if (typeof value !== "number") {
+    throw new Failure("missing", `${loaded.path} declares no ${keyPath}`, `add ${keyPath} to the policy (see the policy keys in the README)`);
+  }
+  return value;
+}

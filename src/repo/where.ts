@@ -1,0 +1,134 @@
+/**
+ * "Where am I": the one place that answers which repository, worktree, branch and commit a
+ * command runs in. Every record and ledger line takes its identity from here.
+ *
+ * Branch and head are read from git's own files (HEAD, loose refs, packed-refs) because a hook
+ * runs on every client event and spawning git costs more than the rest of the hook. Anything
+ * this reader does not understand (GIT_DIR overrides, the reftable ref store) falls back to
+ * asking git, so the answer is always git's.
+ */
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { git, gitLine } from "./git.ts";
+
+export const DETACHED = "DETACHED";
+export const NO_HEAD = "NONE";
+
+export type Position = {
+  /** Absolute path of git's common dir: shared by every worktree of one repository. */
+  repositoryId: string;
+  /** Absolute path of this worktree's root. */
+  worktree: string;
+  /** This worktree's own git dir (differs from the common dir in a linked worktree). */
+  gitDir: string;
+  /** Short branch name, or DETACHED. */
+  branch: string;
+  /** Full commit id of HEAD, or NONE in a repository with no commits. */
+  head: string;
+};
+
+export type WorkingTree = "clean" | "dirty" | "unknown";
+
+/** A file's text, or undefined when it does not exist (checked first: a thrown ENOENT costs more). */
+function readText(path: string): string | undefined {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return undefined;
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+type Dirs = { worktree: string; gitDir: string; commonDir: string };
+
+/** Walk up from `start` to the first `.git` (directory, or file naming a linked worktree's git dir). */
+function findDirs(start: string): Dirs | undefined {
+  let dir = real(start);
+  for (;;) {
+    const dotGit = join(dir, ".git");
+    const stat = statSync(dotGit, { throwIfNoEntry: false });
+    if (stat?.isDirectory() && existsSync(join(dotGit, "HEAD"))) {
+      return { worktree: dir, gitDir: dotGit, commonDir: dotGit };
+    }
+    if (stat?.isFile()) {
+      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "")?.[1];
+      if (!pointer) return undefined;
+      const gitDir = real(isAbsolute(pointer) ? pointer : join(dir, pointer));
+      const common = readText(join(gitDir, "commondir"))?.trim();
+      const commonDir = common ? real(isAbsolute(common) ? common : join(gitDir, common)) : gitDir;
+      return { worktree: dir, gitDir, commonDir };
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+function packedRef(commonDir: string, ref: string): string | undefined {
+  const packed = readText(join(commonDir, "packed-refs"));
+  if (!packed) return undefined;
+  for (const line of packed.split("\n")) {
+    if (line.endsWith(` ${ref}`)) {
+      const sha = line.slice(0, line.indexOf(" "));
+      if (SHA.test(sha)) return sha;
+    }
+  }
+  return undefined;
+}
+
+/** Branch and head from files; undefined when the files are in a form we do not read. */
+function headFromFiles(dirs: Dirs): { branch: string; head: string } | undefined {
+  if (existsSync(join(dirs.commonDir, "reftable"))) return undefined;
+  const headText = readText(join(dirs.gitDir, "HEAD"))?.trim();
+  if (!headText) return undefined;
+  if (SHA.test(headText)) return { branch: DETACHED, head: headText };
+  const ref = /^ref:\s*(refs\/heads\/.+)$/.exec(headText)?.[1];
+  if (!ref) return undefined;
+  const branch = ref.slice("refs/heads/".length);
+  const loose = readText(join(dirs.commonDir, ref))?.trim();
+  if (loose !== undefined) return SHA.test(loose) ? { branch, head: loose } : undefined;
+  return { branch, head: packedRef(dirs.commonDir, ref) ?? NO_HEAD };
+}
+
+async function headFromGit(worktree: string): Promise<{ branch: string; head: string }> {
+  const branch = (await gitLine(worktree, ["symbolic-ref", "--quiet", "--short", "HEAD"])) ?? DETACHED;
+  const head = (await gitLine(worktree, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])) ?? NO_HEAD;
+  return { branch, head };
+}
+
+async function dirsFromGit(cwd: string): Promise<Dirs | undefined> {
+  const out = await git(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"]);
+  if (!out.ok) return undefined;
+  const [worktree, gitDir, commonDir] = out.stdout.trim().split("\n");
+  if (!worktree || !gitDir || !commonDir) return undefined;
+  return { worktree: real(worktree), gitDir: real(gitDir), commonDir: real(commonDir) };
+}
+
+/** Where `cwd` is, or a usage failure saying it is not inside a git work tree. */
+export async function locate(cwd: string = process.cwd()): Promise<Position> {
+  const overridden = process.env.GIT_DIR !== undefined || process.env.GIT_WORK_TREE !== undefined;
+  const dirs = overridden ? await dirsFromGit(cwd) : findDirs(cwd);
+  if (!dirs) {
+    throw new Failure("usage", `not inside a git work tree: ${cwd}`, "run majordomus from inside a git repository (`git init` makes one)");
+  }
+  const state = (!overridden && headFromFiles(dirs)) || (await headFromGit(dirs.worktree));
+  return { repositoryId: dirs.commonDir, worktree: dirs.worktree, gitDir: dirs.gitDir, ...state };
+}
+
+/** `clean` when git reports no changes (untracked files count), `unknown` when git cannot say. */
+export async function workingTree(position: Position): Promise<WorkingTree> {
+  const status = await git(position.worktree, ["status", "--porcelain=v1", "--untracked-files=normal"]);
+  if (!status.ok) return "unknown";
+  return status.stdout.trim() === "" ? "clean" : "dirty";
+}

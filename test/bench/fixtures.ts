@@ -1,0 +1,36 @@
+/** Repositories with a lot of history, built with majordomus's own modules and binary. */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { BIN } from "../support/env.ts";
+import { scratch } from "../support/repo.ts";
+
+function run(cwd: string, cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}`);
+}
+
+export function emptyRepo(): string {
+  const dir = scratch("majordomus-bench-");
+  run(dir, "git", ["init", "-q", "-b", "main"]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "start"]);
+  run(dir, BIN, ["init"]);
+  return dir;
+}
+
+/**
+ * Append `count` well-formed lines in the ledger's own format. Written in one go rather than
+ * through 10,000 processes; `history --validate` on the result must pass (checked here).
+ */
+export function withLedgerLines(dir: string, count: number): string {
+  const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: dir, encoding: "utf8" }).stdout.trim();
+  const start = Date.parse("2026-01-01T00:00:00Z");
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const ts = new Date(start + i * 60_000).toISOString();
+    lines.push(JSON.stringify({ ts, event: "layer.initialized", head, branch: "main", by: "majordomus/bench", mode: "extend", created: i % 7 }));
+  }
+  appendFileSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), `${lines.join("\n")}\n`);
+  run(dir, BIN, ["history", "--validate"]);
+  return dir;
+}

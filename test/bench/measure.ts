@@ -1,0 +1,86 @@
+/**
+ * Process-level benchmarking: run each command many times, interleaved round by round so that
+ * drift in machine load hits every row alike, and report medians, paired ratios and peak RSS.
+ * Prints numbers; never asserts (timings are not tests).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type Row = { name: string; cmd: string[]; cwd: string; stdin?: string; env?: Record<string, string> };
+export type Sample = { ms: number; rssKiB: number; exit: number | null };
+export type Result = { row: Row; samples: Sample[] };
+
+function spawn(row: Row, cmd: string[]) {
+  return Bun.spawnSync(cmd, {
+    cwd: row.cwd,
+    env: { ...process.env, ...row.env },
+    stdin: row.stdin === undefined ? "ignore" : Buffer.from(row.stdin),
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+}
+
+const GNU_TIME = "/usr/bin/time";
+const HAS_GNU_TIME = existsSync(GNU_TIME);
+const RSS_FILE = join(tmpdir(), `majordomus-bench-rss-${process.pid}`);
+
+/**
+ * Wall time from a direct spawn. Peak RSS from a second run under GNU time: Linux counts the
+ * memory a child had before exec (here: a copy of this large bun process) into its ru_maxrss,
+ * so only a small intermediate process that forks reports the command's own peak.
+ */
+function once(row: Row): Sample {
+  const started = performance.now();
+  const timed = spawn(row, row.cmd);
+  const ms = performance.now() - started;
+  let rssKiB = Number.NaN;
+  if (HAS_GNU_TIME) {
+    spawn(row, [GNU_TIME, "-f", "%M", "-o", RSS_FILE, ...row.cmd]);
+    rssKiB = Number.parseInt(readFileSync(RSS_FILE, "utf8").trim().split("\n").pop() ?? "", 10);
+  }
+  return { ms, rssKiB, exit: timed.exitCode };
+}
+
+export function measure(rows: Row[], runs: number, warmup = 5): Result[] {
+  const results = rows.map((row) => ({ row, samples: [] as Sample[] }));
+  for (let round = 0; round < warmup + runs; round++) {
+    for (const result of results) {
+      const sample = once(result.row);
+      if (sample.exit !== 0) throw new Error(`${result.row.name}: exit ${sample.exit} (${result.row.cmd.join(" ")})`);
+      if (round >= warmup) result.samples.push(sample);
+    }
+  }
+  return results;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Median of per-round ratios against the baseline row: robust to slow drift in load. */
+export function pairedRatio(result: Result, base: Result): number {
+  return median(result.samples.map((s, i) => s.ms / base.samples[i]!.ms));
+}
+
+export type Target = { name: string; limit: number; of: "base-ms" | "base-rss" | string };
+
+export function report(title: string, results: Result[], base: Result): string[] {
+  const lines = [`## ${title}`, "", "| command | median ms | min ms | × baseline (median) | × baseline (paired) | peak RSS MiB | × baseline RSS |", "|---|---:|---:|---:|---:|---:|---:|"];
+  const baseMs = median(base.samples.map((s) => s.ms));
+  const baseRss = median(base.samples.map((s) => s.rssKiB));
+  for (const r of results) {
+    const ms = median(r.samples.map((s) => s.ms));
+    const rss = median(r.samples.map((s) => s.rssKiB));
+    const min = Math.min(...r.samples.map((s) => s.ms));
+    lines.push(`| ${r.row.name} | ${ms.toFixed(1)} | ${min.toFixed(1)} | ${(ms / baseMs).toFixed(2)} | ${pairedRatio(r, base).toFixed(2)} | ${(rss / 1024).toFixed(1)} | ${(rss / baseRss).toFixed(2)} |`);
+  }
+  return lines;
+}
+
+/** One line per target: the measured ratio, the limit, and whether it was met. */
+export function verdict(label: string, ratio: number, limit: number): string {
+  return `${ratio <= limit ? "met   " : "MISSED"} ${label}: ${ratio.toFixed(2)} (target <= ${limit})`;
+}
