@@ -62,6 +62,11 @@ async function rejectUnknownFlags(resolved: Resolved): Promise<void> {
   }
 }
 
+/** citty colours its usage text; ours is plain, so it reads the same in a pipe, a file or a log. */
+function plain(text: string): string {
+  return text.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, "");
+}
+
 function wantsHelp(argv: string[]): boolean {
   const end = argv.indexOf("--");
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
@@ -83,11 +88,11 @@ export async function run(argv: string[]): Promise<number> {
     const resolved = await resolve(argv);
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
-      console.log(`${await renderUsage(resolved.cmd, resolved.path.length ? root : undefined)}\n`);
+      console.log(plain(await renderUsage(resolved.cmd, resolved.path.length ? root : undefined)));
       return EXIT.ok;
     }
     if (resolved.cmd === root) {
-      console.error(await renderUsage(root));
+      console.error(plain(await renderUsage(root)));
       return EXIT.usage;
     }
     await rejectUnknownFlags(resolved);
@@ -100,7 +105,7 @@ export async function run(argv: string[]): Promise<number> {
       return err.code;
     }
     if (isCittyUsageError(err)) {
-      printFailure(new Failure("usage", err.message.replace(/\u001b\[[0-9;]*m/g, ""), "run the command with --help to see its arguments"));
+      printFailure(new Failure("usage", plain(err.message), "run the command with --help to see its arguments"));
       return EXIT.usage;
     }
     console.error(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);

@@ -67,11 +67,25 @@ export async function validateLedger(ledger: Ledger): Promise<{ lines: number; f
 
 export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };
 
+/**
+ * Publish the archive under the first free name `ledger.<UTC stamp>-<nn>.archived.jsonl`: names
+ * sort in the order they were made, even for two rotations within one second, and an existing
+ * archive is never overwritten.
+ */
+function publishArchive(dir: string, text: string): string {
+  const stamp = compactStamp(now());
+  for (let n = 1; n < 100; n++) {
+    const archive = join(dir, `ledger.${stamp}-${String(n).padStart(2, "0")}.archived.jsonl`);
+    if (publishNew(archive, text, 0o600)) return archive;
+  }
+  throw new Failure("refused", `99 ledger archives already carry the stamp ${stamp}`, "wait a second and run `majordomus history --rotate` again");
+}
+
 /** How long a rotation waits for appenders to finish before refusing. */
 const ROTATE_WAIT_MS = 10_000;
 
 /**
- * Keep the newest `keep` lines; move every older line, byte for byte, into a dated archive beside
+ * Leave `keep` lines in the ledger (the newest `keep - 1` plus the `ledger.rotated` line); move every older line, byte for byte, into a dated archive beside
  * the ledger. Nothing is deleted: the archive is complete before the ledger is replaced, so a
  * crash in between leaves lines in both places, never in neither.
  */
@@ -82,16 +96,15 @@ export async function rotate(ctx: AppendContext, keep: number): Promise<Rotation
     const size = ledgerSize(ledger.path);
     const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
     if (lines.length <= keep) return { rotated: false as const, lines: lines.length, keep };
-    const cut = lines.length - keep;
-    const archive = join(dirname(ledger.path), `ledger.${compactStamp(now())}.archived.jsonl`);
-    if (!publishNew(archive, `${lines.slice(0, cut).join("\n")}\n`, 0o600)) {
-      throw new Failure("refused", `archive ${archive} already exists`, "wait a second and run `majordomus history --rotate` again; existing archives are never overwritten");
-    }
+    // The rotation's own line counts against the cap, so a second rotation finds nothing to do.
+    const cut = lines.length - (keep - 1);
+    const archive = publishArchive(dirname(ledger.path), `${lines.slice(0, cut).join("\n")}\n`);
     if (ledgerSize(ledger.path) !== size) {
       throw new Failure("refused", `${ledger.path} changed during rotation (an append ignored the lock)`, `nothing was lost: ${archive} holds a copy of the older lines; remove it and run --rotate again`);
     }
-    writeFileAtomic(ledger.path, `${lines.slice(cut).join("\n")}\n`, 0o600);
-    return { rotated: true as const, archived: cut, kept: keep, archive };
+    const rest = lines.slice(cut);
+    writeFileAtomic(ledger.path, rest.length > 0 ? `${rest.join("\n")}\n` : "", 0o600);
+    return { rotated: true as const, archived: cut, kept: keep - 1, archive };
   });
   if (!result.acquired) throw new Failure("refused", `ledger lock ${ledger.lock} is held by a running majordomus`, "retry in a moment");
   const done = result.value;

@@ -95,3 +95,9 @@ export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
   }
   return value;
 }
+
+/** Every leaf of the policy as [`a.b.c`, value], in file order; lists stay whole. */
+export function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [[prefix, value]];
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+}

@@ -32,7 +32,7 @@ export default defineCommand({
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
       const result = await rotate({ ledger: ctx.ledger, position: ctx.position }, keep);
       if (args.json) console.log(JSON.stringify(result));
-      else if (result.rotated) console.log(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept}`);
+      else if (result.rotated) console.log(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`);
       else console.log(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);
       return;
     }

@@ -1,0 +1,20 @@
+import { defineCommand } from "citty";
+import { here } from "../../layer/here.ts";
+import { flatten, loadPolicy } from "../../policy/index.ts";
+import { jsonArg } from "../args.ts";
+
+export default defineCommand({
+  meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
+  args: { ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    // Strict: a key written twice is an error here, although hooks read the file leniently.
+    const loaded = await loadPolicy(ctx.layer, { strict: true });
+    if (args.json) {
+      console.log(JSON.stringify({ path: loaded.path, policy: loaded.policy }));
+      return;
+    }
+    for (const [key, value] of flatten(loaded.policy)) console.log(`${key} = ${JSON.stringify(value)}`);
+    console.error(`majordomus: ${loaded.path} is valid`);
+  },
+});

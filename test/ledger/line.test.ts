@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { parseLine, topLevelKeys } from "../../src/ledger/line.ts";
+
+const GOOD = '{"ts":"2026-11-30T10:00:00.000Z","event":"layer.initialized","head":"NONE","branch":"main","by":"majordomus/1","mode":"init","created":3}';
+
+describe("ledger lines", () => {
+  test("a well-formed line parses with its payload", () => {
+    const parsed = parseLine(GOOD);
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.entry.created).toBe(3);
+  });
+
+  test.each([
+    ["not json", "not valid JSON"],
+    ["[1,2]", "not a JSON object"],
+    ['{"event":"x","ts":"t","head":"h","branch":"b","by":"y"}', "envelope does not start with ts, event"],
+    ['{"ts":"t","event":"x","head":"h","branch":"b"}', 'envelope key "by" is missing or not a string'],
+    ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","event":"other"}', 'key "event" appears twice'],
+    ['{"ts":"t","event":"x","head":1,"branch":"b","by":"y"}', 'envelope key "head" is missing or not a string'],
+  ])("%s is malformed: %s", (text, reason) => {
+    const parsed = parseLine(text);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toBe(reason);
+  });
+
+  test("top-level keys ignore nested objects, arrays and escaped quotes", () => {
+    expect(topLevelKeys('{"a":{"b":1,"c":[{"d":2}]},"e":"x\\",\\"f\\":1","g":[1,{"h":3}]}')).toEqual(["a", "e", "g"]);
+  });
+});
