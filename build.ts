@@ -16,6 +16,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { spawnSync } from "node:child_process";
+import { parse as parseYaml } from "yaml";
 
 const ROOT = import.meta.dirname;
 const DIST = join(ROOT, "dist");
@@ -48,16 +49,30 @@ function isUtf8(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString("utf8"), "utf8").equals(bytes);
 }
 
+/** Data files are parsed here, strictly (duplicate keys refused), so a broken one fails the build. */
+function parsedValue(path: string, text: string): unknown {
+  try {
+    if (path.endsWith(".json")) return JSON.parse(text);
+    if (/\.ya?ml$/.test(path)) return parseYaml(text, { uniqueKeys: true, strict: true });
+  } catch (err) {
+    throw new Error(`${path}: ${(err as Error).message}`);
+  }
+  return undefined;
+}
+
 /** The embedded tree as a module: every file under share/ and mods/ with its mode. */
 function embeddedModule(): string {
   const rows = EMBED_DIRS.flatMap((d) => walk(join(ROOT, d))).map((full) => {
     const bytes = readFileSync(full);
     const utf8 = isUtf8(bytes);
+    const path = relative(ROOT, full).split(sep).join("/");
+    const value = utf8 && path.startsWith("share/") ? parsedValue(path, bytes.toString("utf8")) : undefined;
     return {
-      path: relative(ROOT, full).split(sep).join("/"),
+      path,
       mode: statSync(full).mode & 0o777,
       encoding: utf8 ? "utf8" : "base64",
       data: utf8 ? bytes.toString("utf8") : bytes.toString("base64"),
+      ...(value === undefined ? {} : { value }),
     };
   });
   return `export const EMBEDDED = ${JSON.stringify(rows)};\n`;
@@ -72,29 +87,10 @@ function inputsDigest(): string {
   return hash.digest("hex");
 }
 
-/**
- * citty imports `parseArgs` from `node:util`, and loading `node:util` costs ~4 ms in a compiled
- * binary. Point that one import at our own implementation (held to node's by a differential test).
- */
-const CITTY_UTIL_IMPORT = 'import { parseArgs as parseArgs$1 } from "node:util";';
-
-function cittyWithoutNodeUtil(text: string): string {
-  if (!text.includes(CITTY_UTIL_IMPORT)) throw new Error("citty no longer imports node:util as build.ts expects; update cittyWithoutNodeUtil");
-  const ours = JSON.stringify(join(ROOT, "src", "cli", "parse-args.ts"));
-  return text.replace(CITTY_UTIL_IMPORT, `import { parseArgs as parseArgs$1 } from ${ours};`);
-}
-
 function plugins(embed: boolean): Bun.BunPlugin[] {
-  const generated = embed ? embeddedModule() : undefined;
-  return [
-    {
-      name: "majordomus",
-      setup(b) {
-        if (generated !== undefined) b.onLoad({ filter: /src[\\/]assets[\\/]embedded\.ts$/ }, () => ({ contents: generated, loader: "ts" }));
-        b.onLoad({ filter: /node_modules[\\/]citty[\\/]dist[\\/]index\.mjs$/ }, async (a) => ({ contents: cittyWithoutNodeUtil(await Bun.file(a.path).text()), loader: "js" }));
-      },
-    },
-  ];
+  if (!embed) return [];
+  const generated = embeddedModule();
+  return [{ name: "embed-data-tree", setup: (b) => void b.onLoad({ filter: /src[\\/]assets[\\/]embedded\.ts$/ }, () => ({ contents: generated, loader: "ts" })) }];
 }
 
 async function compile(entry: string, outfile: string, target?: Bun.Build.CompileTarget, embed = true): Promise<void> {

@@ -9,6 +9,8 @@ export type EmbeddedFile = {
   mode: number;
   encoding: "utf8" | "base64";
   data: string;
+  /** For .json and .yaml files: the parsed content, checked at build time, so nothing parses it at run time. */
+  value?: unknown;
 };
 
 export const EMBEDDED: readonly EmbeddedFile[] | null = null;

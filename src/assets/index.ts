@@ -7,6 +7,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { EMBEDDED, type EmbeddedFile } from "./embedded.ts";
 import { Failure } from "../lib/failure.ts";
 import { ensureDir, writeFileAtomic } from "../lib/fsx.ts";
+import { parseYaml } from "../lib/runtime.ts";
 
 export type Asset = { path: string; mode: number; bytes: Uint8Array };
 
@@ -65,6 +66,17 @@ export function readAsset(path: string): string {
     }
   }
   throw new Failure("internal", `embedded data file missing: ${path}`, "rebuild the binary with `bun run build.ts`, or reinstall it");
+}
+
+/**
+ * The parsed content of a .json or .yaml asset. The binary carries it already parsed (and
+ * validated when it was built); from a checkout it is parsed here.
+ */
+export async function readData(path: string): Promise<unknown> {
+  const file = EMBEDDED?.find((f) => f.path === path);
+  if (file && file.value !== undefined) return file.value;
+  const text = readAsset(path);
+  return path.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { strict: true });
 }
 
 /**

@@ -1,20 +1,26 @@
 /**
- * The CLI's edge: parse argv with citty, run one command, and turn every outcome into an exit
- * code. This is the ONLY place that prints errors or decides exit codes; citty's own runMain is
+ * The CLI's edge: find the command, parse its arguments, run it, and turn every outcome into an
+ * exit code. This is the ONLY place that prints errors or decides exit codes; citty's runMain is
  * not used because it prints raw stacks and exits 1 for everything.
  */
-import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
 import { EXIT, Failure, isFailure } from "../lib/failure.ts";
 import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
+import { parseArgv } from "./argv.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { command } from "./define.ts";
 
-const root = defineCommand({
+const root = command({
   meta: { name: "majordomus", version: VERSION, description: "Keeps an AI coding agent's continuity in a git repository." },
   subCommands: COMMANDS,
 });
 
 type Resolved = { cmd: CommandDef<any>; path: string[]; rest: string[] };
+
+function scopeOf(path: string[]): string {
+  return ["majordomus", ...path].join(" ");
+}
 
 /** Follow subcommand names in argv; returns the command that will run and the args meant for it. */
 async function resolve(argv: string[]): Promise<Resolved> {
@@ -26,8 +32,7 @@ async function resolve(argv: string[]): Promise<Resolved> {
     const name = rest[0];
     if (!subs || name === undefined || name.startsWith("-")) return { cmd, path, rest };
     if (!(name in subs)) {
-      const scope = ["majordomus", ...path].join(" ");
-      throw new Failure("usage", `unknown command "${name}" for \`${scope}\``, `run \`${scope} --help\` to list commands`);
+      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\``, `run \`${scopeOf(path)} --help\` to list commands`);
     }
     const next = subs[name] as CommandDef<any> | (() => Promise<CommandDef<any>>);
     cmd = typeof next === "function" ? await next() : next;
@@ -36,35 +41,18 @@ async function resolve(argv: string[]): Promise<Resolved> {
   }
 }
 
-function kebab(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
-/** citty accepts any flag silently; a mistyped flag must be a usage error instead. */
-async function rejectUnknownFlags(resolved: Resolved): Promise<void> {
-  const defs = ((typeof resolved.cmd.args === "function" ? await resolved.cmd.args() : resolved.cmd.args) ?? {}) as ArgsDef;
-  const known = new Map<string, string>();
-  for (const [name, def] of Object.entries(defs)) {
-    if (def.type === "positional") continue;
-    known.set(kebab(name), def.type ?? "string");
-    const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
-    for (const alias of aliases) known.set(alias, def.type ?? "string");
-  }
-  for (const token of resolved.rest) {
-    if (token === "--") break;
-    if (!token.startsWith("-") || token === "-") continue;
-    const name = token.replace(/^--?/, "").split("=")[0]!;
-    const negated = name.startsWith("no-") && known.get(name.slice(3)) === "boolean";
-    if (!known.has(name) && !negated) {
-      const scope = ["majordomus", ...resolved.path].join(" ");
-      throw new Failure("usage", `unknown option ${token.split("=")[0]} for \`${scope}\``, `run \`${scope} --help\` to see its options`);
-    }
-  }
+async function argsOf(cmd: CommandDef<any>): Promise<ArgsDef> {
+  return ((typeof cmd.args === "function" ? await cmd.args() : cmd.args) ?? {}) as ArgsDef;
 }
 
 /** citty colours its usage text; ours is plain, so it reads the same in a pipe, a file or a log. */
 function plain(text: string): string {
   return text.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, "");
+}
+
+async function usageOf(resolved: Resolved): Promise<string> {
+  const { renderUsage } = await import("citty");
+  return plain(await renderUsage(resolved.cmd, resolved.path.length > 0 ? root : undefined));
 }
 
 function wantsHelp(argv: string[]): boolean {
@@ -78,35 +66,26 @@ function printFailure(err: Failure): void {
   if (err.hint) console.error(`  → ${err.hint}`);
 }
 
-/** Errors citty raises for bad arguments (it does not export its error class). */
-function isCittyUsageError(err: unknown): err is Error {
-  return err instanceof Error && err.name === "CLIError";
-}
-
 export async function run(argv: string[]): Promise<number> {
   try {
     const resolved = await resolve(argv);
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
-      console.log(plain(await renderUsage(resolved.cmd, resolved.path.length ? root : undefined)));
+      console.log(await usageOf(resolved));
       return EXIT.ok;
     }
-    if (resolved.cmd === root) {
-      console.error(plain(await renderUsage(root)));
+    if (!resolved.cmd.run) {
+      console.error(await usageOf(resolved));
       return EXIT.usage;
     }
-    await rejectUnknownFlags(resolved);
-    await runCommand(resolved.cmd, { rawArgs: resolved.rest });
+    const args = parseArgv(resolved.rest, await argsOf(resolved.cmd), scopeOf(resolved.path));
+    await resolved.cmd.run({ rawArgs: resolved.rest, args: args as never, cmd: resolved.cmd });
     mark("done");
     return EXIT.ok;
   } catch (err) {
     if (isFailure(err)) {
       printFailure(err);
       return err.code;
-    }
-    if (isCittyUsageError(err)) {
-      printFailure(new Failure("usage", plain(err.message), "run the command with --help to see its arguments"));
-      return EXIT.usage;
     }
     console.error(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
     if (process.env.MAJORDOMUS_LOG === "debug" && err instanceof Error && err.stack) console.error(err.stack);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
-import { readAsset } from "../assets/index.ts";
+import { readAsset, readData } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
 import { validate, type Schema } from "../lib/schema.ts";
@@ -82,7 +82,7 @@ export async function parseManifest(text: string, file: string, options: { stric
     throw err;
   }
   checkVersion(data, file);
-  const schema = JSON.parse(readAsset("share/schemas/manifest.schema.json")) as Schema;
+  const schema = (await readData("share/schemas/manifest.schema.json")) as Schema;
   const problems = describeProblems(file, validate(schema, data));
   if (problems.length === 0) problems.push(...checkSectionPaths(data as Manifest, file));
   if (problems.length > 0) {

@@ -1,7 +1,6 @@
 /** The registered ledger events, read from the embedded `share/events.yaml`. */
-import { readAsset } from "../assets/index.ts";
+import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import { parseYaml } from "../lib/runtime.ts";
 
 export type EventSpec = { id: string; title: string; emittedBy: string; requires: string[] };
 
@@ -9,7 +8,7 @@ let cache: Map<string, EventSpec> | undefined;
 
 export async function eventRegistry(): Promise<Map<string, EventSpec>> {
   if (cache) return cache;
-  const data = (await parseYaml(readAsset("share/events.yaml"))) as { events?: Record<string, { title?: string; emitted_by?: string; requires?: string[] }> };
+  const data = (await readData("share/events.yaml")) as { events?: Record<string, { title?: string; emitted_by?: string; requires?: string[] }> };
   if (!data?.events) throw new Failure("internal", "share/events.yaml declares no events", "rebuild the binary from a clean checkout");
   cache = new Map(
     Object.entries(data.events).map(([id, row]) => [id, { id, title: row.title ?? "", emittedBy: row.emitted_by ?? "", requires: row.requires ?? [] }]),

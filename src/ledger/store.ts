@@ -109,11 +109,14 @@ export function readAll(path: string): Array<Parsed & { line: number }> {
   return out;
 }
 
-const CHUNK = 64 * 1024;
+/** First read from the end; doubles up to MAX_CHUNK while lines are longer than what was read. */
+const FIRST_CHUNK = 8 * 1024;
+const MAX_CHUNK = 1024 * 1024;
 
 /**
  * Lines from the end of the ledger backwards, newest first, reading only as much of the file as
- * the caller consumes: `history --limit 5` on a long ledger reads one chunk.
+ * the caller consumes: `history --limit 5` on a long ledger reads one small chunk. Newlines are
+ * found with the native lastIndexOf, not a JavaScript loop over every byte.
  */
 export function* newestFirst(path: string): Generator<Parsed> {
   let fd: number;
@@ -126,24 +129,24 @@ export function* newestFirst(path: string): Generator<Parsed> {
   try {
     let position = fstatSync(fd).size;
     let carry = Buffer.alloc(0);
+    let chunkSize = FIRST_CHUNK;
     while (position > 0) {
-      const size = Math.min(CHUNK, position);
+      const size = Math.min(chunkSize, position);
+      chunkSize = Math.min(chunkSize * 2, MAX_CHUNK);
       position -= size;
       const chunk = Buffer.alloc(size);
       let read = 0;
       while (read < size) read += readFileChunk(fd, chunk, read, size - read, position + read);
-      const data = Buffer.concat([chunk, carry]);
+      const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
       let end = data.length;
-      for (let i = data.length - 1; i >= 0; i--) {
-        if (data[i] !== 0x0a) continue;
-        const text = data.subarray(i + 1, end).toString("utf8");
-        if (text !== "") yield parseLine(text);
-        end = i;
+      for (let nl = data.lastIndexOf(0x0a, end - 1); nl !== -1; nl = data.lastIndexOf(0x0a, end - 1)) {
+        if (nl + 1 < end) yield parseLine(data.toString("utf8", nl + 1, end));
+        end = nl;
+        if (end === 0) break;
       }
       carry = data.subarray(0, end);
     }
-    const first = carry.toString("utf8");
-    if (first !== "") yield parseLine(first);
+    if (carry.length > 0) yield parseLine(carry.toString("utf8"));
   } finally {
     closeSync(fd);
   }

@@ -5,7 +5,7 @@
  * what it does without it.
  */
 import { readFileSync } from "node:fs";
-import { readAsset } from "../assets/index.ts";
+import { readData } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
 import { validate, type Schema } from "../lib/schema.ts";
@@ -57,7 +57,7 @@ export async function parsePolicy(text: string, file: string, options: { strict?
     if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, "fix the syntax; `majordomus init --extend` never overwrites an existing policy");
     throw err;
   }
-  const schema = JSON.parse(readAsset("share/schemas/policy.schema.json")) as Schema;
+  const schema = (await readData("share/schemas/policy.schema.json")) as Schema;
   const problems = describeProblems(file, validate(schema, data));
   if (problems.length === 0) problems.push(...crossChecks(data as Policy, file));
   if (problems.length > 0) {

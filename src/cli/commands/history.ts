@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { command } from "../define.ts";
 import { Failure } from "../../lib/failure.ts";
 import { now, parseSince } from "../../lib/clock.ts";
 import { here } from "../../layer/here.ts";
@@ -10,7 +10,7 @@ import { exclusive, intOption, jsonArg } from "../args.ts";
 /** The fixed page size of `history` when --limit is not given: a CLI display choice, not policy. */
 const DEFAULT_LIMIT = 20;
 
-export default defineCommand({
+export default command({
   meta: { name: "history", description: "Show the ledger: what happened in this checkout, newest last" },
   args: {
     event: { type: "string", description: "Only this event (e.g. layer.initialized)" },

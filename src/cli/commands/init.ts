@@ -1,9 +1,9 @@
-import { defineCommand } from "citty";
+import { command } from "../define.ts";
 import { initLayer } from "../../layer/init.ts";
 import { locate } from "../../repo/where.ts";
 import { jsonArg } from "../args.ts";
 
-export default defineCommand({
+export default command({
   meta: { name: "init", description: "Create the .ai layer (manifest, policy, local state) in this git repository" },
   args: {
     extend: { type: "boolean", description: "Add only what is missing to an existing layer; never overwrite" },

@@ -1,9 +1,9 @@
-import { defineCommand } from "citty";
+import { command } from "../define.ts";
 import { here } from "../../layer/here.ts";
 import { flatten, loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
 
-export default defineCommand({
+export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
   args: { ...jsonArg },
   async run({ args }) {

@@ -1,0 +1,52 @@
+// install.sh against a local mirror of the release assets (the real download needs GitHub).
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { BIN, PROJECT } from "../support/env.ts";
+import { scratch, sh } from "../support/repo.ts";
+
+const mirror = scratch("majordomus-mirror-");
+const asset = `majordomus-linux-${process.arch === "arm64" ? "arm64" : "x64"}`;
+copyFileSync(BIN, join(mirror, asset));
+const digest = createHash("sha256").update(readFileSync(BIN)).digest("hex");
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (req) => {
+    const file = join(mirror, new URL(req.url).pathname.slice(1));
+    return existsSync(file) ? new Response(Bun.file(file)) : new Response("no", { status: 404 });
+  },
+});
+afterAll(() => server.stop(true));
+
+/** Asynchronous on purpose: a synchronous spawn would block the mirror served from this process. */
+async function install(into: string) {
+  const proc = Bun.spawn(["sh", join(PROJECT, "install.sh"), "--into", into], {
+    env: { ...process.env, MAJORDOMUS_DOWNLOAD_BASE: `http://127.0.0.1:${server.port}` },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [status, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  return { status, stderr };
+}
+
+describe.skipIf(process.platform !== "linux")("install.sh", () => {
+  test("downloads the platform's binary, checks its digest, installs it and runs it", async () => {
+    writeFileSync(join(mirror, "SHA256SUMS"), `${digest}  ${asset}\n`);
+    const into = join(scratch(), "repo", ".majordomus", "bin");
+    const run = await install(into);
+    expect(run.status).toBe(0);
+    expect(sh(into, join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version);
+  });
+
+  test("a digest mismatch installs nothing", async () => {
+    writeFileSync(join(mirror, "SHA256SUMS"), `${"0".repeat(64)}  ${asset}\n`);
+    const into = join(scratch(), "bin");
+    mkdirSync(into);
+    const run = await install(into);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("checksum mismatch");
+    expect(existsSync(join(into, "majordomus"))).toBe(false);
+  });
+});
