@@ -4,12 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
-import { readAsset, readData } from "../assets/index.ts";
+import { readAsset } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
-import { validate, type Schema } from "../lib/schema.ts";
 import { isDirectory } from "../lib/fsx.ts";
-import { describeProblems } from "./problems.ts";
+import { parseDocument, type DocumentKind } from "./document.ts";
 
 export const LAYER_DIR = ".ai";
 export const MANIFEST_FILE = "manifest.yaml";
@@ -72,23 +70,17 @@ function checkSectionPaths(manifest: Manifest, file: string): string[] {
   return problems;
 }
 
+const MANIFEST: DocumentKind<Manifest> = {
+  noun: `${MANIFEST_SCHEMA} manifest`,
+  schema: "share/schemas/manifest.schema.json",
+  syntaxHint: "fix the syntax, or move the file away and run `majordomus init --extend`",
+  precheck: checkVersion,
+  crossChecks: checkSectionPaths,
+};
+
 /** Parse and check a manifest's text; every problem is reported at once. `strict` also refuses duplicate keys. */
-export async function parseManifest(text: string, file: string, options: { strict?: boolean } = {}): Promise<Manifest> {
-  let data: unknown;
-  try {
-    data = await parseYaml(text, options);
-  } catch (err) {
-    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, "fix the syntax, or move the file away and run `majordomus init --extend`");
-    throw err;
-  }
-  checkVersion(data, file);
-  const schema = (await readData("share/schemas/manifest.schema.json")) as Schema;
-  const problems = describeProblems(file, validate(schema, data));
-  if (problems.length === 0) problems.push(...checkSectionPaths(data as Manifest, file));
-  if (problems.length > 0) {
-    throw new Failure("contract", `${file} is not a valid ${MANIFEST_SCHEMA} manifest (${problems.length} problem(s))`, "correct each key named above; the schema allows no other keys", problems);
-  }
-  return data as Manifest;
+export function parseManifest(text: string, file: string, options: { strict?: boolean } = {}): Promise<Manifest> {
+  return parseDocument(MANIFEST, text, file, options);
 }
 
 /** The layer of the worktree at `root`, or a failure saying what is missing and what to run. */

@@ -5,12 +5,9 @@
  * what it does without it.
  */
 import { readFileSync } from "node:fs";
-import { readData } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { parseYaml, YamlSyntaxError } from "../lib/runtime.ts";
-import { validate, type Schema } from "../lib/schema.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
-import { describeProblems } from "../layer/problems.ts";
+import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
 export type Policy = {
   schema: "policy/v1";
@@ -48,22 +45,16 @@ function crossChecks(policy: Policy, file: string): string[] {
   return out;
 }
 
+const POLICY: DocumentKind<Policy> = {
+  noun: "policy",
+  schema: "share/schemas/policy.schema.json",
+  syntaxHint: "fix the syntax; `majordomus init --extend` never overwrites an existing policy",
+  crossChecks,
+};
+
 /** Check policy text; `strict` also refuses duplicate keys (slower parser, used by checks). */
-export async function parsePolicy(text: string, file: string, options: { strict?: boolean } = {}): Promise<Policy> {
-  let data: unknown;
-  try {
-    data = await parseYaml(text, options);
-  } catch (err) {
-    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, "fix the syntax; `majordomus init --extend` never overwrites an existing policy");
-    throw err;
-  }
-  const schema = (await readData("share/schemas/policy.schema.json")) as Schema;
-  const problems = describeProblems(file, validate(schema, data));
-  if (problems.length === 0) problems.push(...crossChecks(data as Policy, file));
-  if (problems.length > 0) {
-    throw new Failure("contract", `${file} is not a valid policy (${problems.length} problem(s))`, "correct each key named above; the policy schema allows no other keys", problems);
-  }
-  return data as Policy;
+export function parsePolicy(text: string, file: string, options: { strict?: boolean } = {}): Promise<Policy> {
+  return parseDocument(POLICY, text, file, options);
 }
 
 export async function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
