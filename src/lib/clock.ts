@@ -33,6 +33,11 @@ export function compactStamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 }
 
+/** `20261130T140741123Z`: for file names that sort by the millisecond. */
+export function compactStampMs(date: Date): string {
+  return date.toISOString().replace(/[-:.]/g, "");
+}
+
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** `30m`, `2h`, `3d` → milliseconds; undefined when the text is not a duration. */

@@ -1,7 +1,7 @@
 /** Real git repositories in temp folders, and the compiled binary run as a process. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "./env.ts";
 
@@ -37,6 +37,7 @@ export class Repo {
   }
 
   commit(message = "change", file = "file.txt", content = `${message}\n`): string {
+    mkdirSync(dirname(join(this.dir, file)), { recursive: true });
     writeFileSync(join(this.dir, file), content);
     this.git("add", file);
     this.git("commit", "-q", "-m", message);

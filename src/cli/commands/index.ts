@@ -10,6 +10,13 @@ export const COMMANDS = {
   init: () => import("./init.ts").then((m) => m.default),
   history: () => import("./history.ts").then((m) => m.default),
   policy: () => import("./policy.ts").then((m) => m.default),
+  start: () => import("./start.ts").then((m) => m.default),
+  finish: () => import("./finish.ts").then((m) => m.default),
+  checkpoint: () => import("./checkpoint.ts").then((m) => m.default),
+  handover: () => import("./handover.ts").then((m) => m.default),
+  question: () => import("./question.ts").then((m) => m.default),
+  decision: () => import("./decision.ts").then((m) => m.default),
+  context: () => import("./context.ts").then((m) => m.default),
 } as const satisfies Record<string, Lazy>;
 
 export type CommandName = keyof typeof COMMANDS;

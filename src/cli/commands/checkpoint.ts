@@ -1,0 +1,35 @@
+import { relative } from "node:path";
+import { here } from "../../layer/here.ts";
+import { gather } from "../../derive/gather.ts";
+import { deriveCheckpoint } from "../../derive/checkpoint.ts";
+import { loadPolicy } from "../../policy/index.ts";
+import { RECORD_KINDS } from "../../records/kinds.ts";
+import { writeRecord } from "../../records/write.ts";
+import { exclusive, jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+import { printListing, printResolved } from "../records.ts";
+import { readBody } from "../stdin.ts";
+
+const KIND = RECORD_KINDS.checkpoint;
+
+export default command({
+  meta: { name: "checkpoint", description: "Record progress (body on stdin, or --derive), or show and list checkpoints" },
+  args: {
+    derive: { type: "boolean", description: "Compose the body from git, the task record and the open questions" },
+    show: { type: "boolean", description: "Print the checkpoint this checkout resolves to, with its labels" },
+    path: { type: "boolean", description: "With --show: print only its path" },
+    list: { type: "boolean", description: "List this checkout's checkpoints, newest first" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    exclusive(args, ["derive", "show", "list"]);
+    const ctx = await here();
+    if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
+    if (args.list) return printListing(KIND, ctx, { json: args.json });
+    const policy = await loadPolicy(ctx.layer);
+    const body = args.derive ? deriveCheckpoint(await gather(ctx, { withCheckpoint: false })) : readBody("majordomus checkpoint");
+    const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
+    if (args.json) console.log(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, created_at: written.record.meta.created_at }));
+    else console.log(relative(process.cwd(), written.record.path) || written.relativePath);
+  },
+});

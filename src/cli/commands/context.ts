@@ -1,0 +1,26 @@
+import { Failure } from "../../lib/failure.ts";
+import { buildContext } from "../../context/builder.ts";
+import { here } from "../../layer/here.ts";
+import { intOption, jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+export default command({
+  meta: { name: "context", description: "Print everything the layer knows, in authority order, within a line budget (read-only)" },
+  args: {
+    "budget-lines": { type: "string", description: "Line budget (default: the policy's context.builder_budget_lines)" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const budget = intOption("budget-lines", args["budget-lines"]);
+    if (budget === 0) throw new Failure("usage", "--budget-lines must be at least 1", "e.g. --budget-lines 120");
+    const ctx = await here();
+    const built = await buildContext(ctx, { budget });
+    if (args.json) {
+      const { lines: _lines, ...rest } = built;
+      console.log(JSON.stringify({ schema: "context/v1", ...rest }));
+    } else console.log(built.lines.join("\n"));
+    if (built.over) {
+      throw new Failure("contract", `the context is ${built.budget.lines} lines, over the budget of ${built.budget.limit} even with everything droppable dropped`, "raise --budget-lines or context.builder_budget_lines; GIT, TASK and OPEN QUESTIONS are never dropped");
+    }
+  },
+});

@@ -1,0 +1,24 @@
+import { now } from "../../lib/clock.ts";
+import { here } from "../../layer/here.ts";
+import { appendDecision } from "../../decisions/store.ts";
+import { appendEvent } from "../../ledger/store.ts";
+import { activeTask } from "../../task/record.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+export default command({
+  meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md" },
+  args: {
+    title: { type: "positional", description: "The decision, in one line" },
+    why: { type: "string", description: "Why it was made" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here();
+    const task = (await activeTask(ctx.layer)).active;
+    const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, now());
+    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "decision.recorded", { task_id: decision.task, decision: decision.title });
+    if (args.json) console.log(JSON.stringify(decision));
+    else console.log(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
+  },
+});

@@ -1,0 +1,20 @@
+import { here } from "../../layer/here.ts";
+import { OUTCOMES } from "../../task/record.ts";
+import { finishTask } from "../../task/lifecycle.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+export default command({
+  meta: { name: "finish", description: "Finish the active task with an outcome and a note" },
+  args: {
+    outcome: { type: "enum", options: [...OUTCOMES], required: true, description: `One of ${OUTCOMES.join(", ")}` },
+    note: { type: "string", description: "Markdown note (default: the newest handover naming the task)" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here();
+    const done = await finishTask(ctx, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
+    if (args.json) console.log(JSON.stringify({ task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath }));
+    else console.log(`finished ${done.task.id} as ${done.task.outcome}; note kept at ${done.notePath}`);
+  },
+});

@@ -1,0 +1,41 @@
+import { relative } from "node:path";
+import { Failure } from "../../lib/failure.ts";
+import { here } from "../../layer/here.ts";
+import { gather } from "../../derive/gather.ts";
+import { deriveHandover } from "../../derive/handover.ts";
+import { loadPolicy } from "../../policy/index.ts";
+import { RECORD_KINDS } from "../../records/kinds.ts";
+import { requiredSections, writeRecord } from "../../records/write.ts";
+import { exclusive, jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+import { printListing, printResolved } from "../records.ts";
+import { readBody } from "../stdin.ts";
+
+const KIND = RECORD_KINDS.handover;
+
+export default command({
+  meta: { name: "handover", description: "Write a handover (body on stdin, or --derive), or resolve and list handovers" },
+  args: {
+    derive: { type: "boolean", description: "Compose the handover from the task record, the ledger, git and the open questions" },
+    close: { type: "boolean", description: "Mark the active task handed over" },
+    "no-task": { type: "boolean", description: "Do not attach the handover to the active task" },
+    resolve: { type: "boolean", description: "Print the handover this checkout resolves to, with its labels" },
+    path: { type: "boolean", description: "With --resolve: print only its path" },
+    list: { type: "boolean", description: "List this checkout's handovers, newest first" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    exclusive(args, ["derive", "resolve", "list"]);
+    const noTask = args["no-task"] === true;
+    if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
+    if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
+    const ctx = await here();
+    if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
+    if (args.list) return printListing(KIND, ctx, { json: args.json });
+    const policy = await loadPolicy(ctx.layer);
+    const body = args.derive ? deriveHandover(await gather(ctx, { withCheckpoint: true }), requiredSections(policy)) : readBody("majordomus handover");
+    const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });
+    if (args.json) console.log(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at }));
+    else console.log(relative(process.cwd(), written.record.path) || written.relativePath);
+  },
+});

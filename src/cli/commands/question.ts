@@ -1,0 +1,64 @@
+import { Failure } from "../../lib/failure.ts";
+import { now } from "../../lib/clock.ts";
+import { here } from "../../layer/here.ts";
+import { appendEvent } from "../../ledger/store.ts";
+import { addQuestion, describeMalformed, readQuestions, resolveQuestion } from "../../questions/store.ts";
+import { activeTask } from "../../task/record.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+async function taskId(ctx: Awaited<ReturnType<typeof here>>): Promise<string> {
+  return (await activeTask(ctx.layer)).active?.id ?? "none";
+}
+
+const add = command({
+  meta: { name: "add", description: "Add an open question (a blocker for finishing as completed)" },
+  args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), now());
+    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "question.opened", { task_id: q.taskId, question: q.text });
+    if (args.json) console.log(JSON.stringify(q));
+    else console.log(`opened: ${q.text} (task ${q.taskId})`);
+  },
+});
+
+const list = command({
+  meta: { name: "list", description: "List open questions, numbered (exit 10 if any line is malformed)" },
+  args: { all: { type: "boolean", description: "Also list resolved questions" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const q = readQuestions(ctx.layer);
+    if (args.json) console.log(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
+    else {
+      q.open.forEach((item, i) => console.log(`${i + 1}. ${item.text}  (task ${item.taskId}, opened ${item.opened})`));
+      if (args.all) for (const item of q.resolved) console.log(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
+      if (q.open.length === 0) console.log("no open questions");
+    }
+    if (q.malformed.length > 0) {
+      throw new Failure("contract", `${q.malformed.length} line(s) of ${q.path} are not questions`, "rewrite each in one of the two shapes shown in the file's comment", describeMalformed(q));
+    }
+  },
+});
+
+const resolve = command({
+  meta: { name: "resolve", description: "Resolve an open question (by number or by a piece of its text) with an answer" },
+  args: {
+    question: { type: "positional", description: "Its number in `question list`, or a unique piece of its text" },
+    answer: { type: "string", required: true, description: "The answer, in one line" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here();
+    const resolverTask = await taskId(ctx);
+    const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), now());
+    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
+    if (args.json) console.log(JSON.stringify(q));
+    else console.log(`resolved: ${q.text} — ${q.answer}`);
+  },
+});
+
+export default command({
+  meta: { name: "question", description: "Open questions: add, list, resolve" },
+  subCommands: { add, list, resolve },
+});

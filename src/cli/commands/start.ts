@@ -1,0 +1,24 @@
+import { here } from "../../layer/here.ts";
+import { startTask } from "../../task/lifecycle.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+export default command({
+  meta: { name: "start", description: "Start a task in this checkout (one active task at a time)" },
+  args: {
+    task: { type: "positional", description: "What the task is, in one line" },
+    scope: { type: "string", required: true, description: "Paths the task may touch, comma-separated (. for everything)" },
+    profile: { type: "string", description: "Work profile name (default implementation)" },
+    owner: { type: "string", description: "Who owns the task (default $USER)" },
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here();
+    const started = await startTask(ctx, { task: String(args.task), scope: String(args.scope), profile: args.profile, owner: args.owner });
+    const t = started.task;
+    if (args.json) console.log(JSON.stringify(t));
+    else console.log(`started ${t.id}  profile=${t.profile}  scope=${t.scope.join(",")}`);
+    if (started.archived) console.error(`majordomus: the previous task record was moved to ${started.archived}`);
+    console.error("majordomus: next: `majordomus handover --resolve` shows what the last session left; `majordomus context` the whole picture");
+  },
+});

@@ -1,0 +1,53 @@
+/** Printing shared by `checkpoint` and `handover`: the resolved record, and the listing. */
+import { log } from "../lib/log.ts";
+import { now } from "../lib/clock.ts";
+import { Failure } from "../lib/failure.ts";
+import type { Here } from "../layer/here.ts";
+import { loadPolicy } from "../policy/index.ts";
+import type { RecordKind } from "../records/kinds.ts";
+import { listRecords } from "../records/list.ts";
+import { explain, resolveLatest } from "../records/resolve.ts";
+import { headerLines, view, withoutNextAction } from "../records/view.ts";
+
+export async function printResolved(kind: RecordKind, here: Here, options: { path?: boolean; json?: boolean }): Promise<void> {
+  const policy = (await loadPolicy(here.layer)).policy;
+  const at = now();
+  if (options.json) {
+    const explained = await explain(kind, here);
+    const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
+    console.log(JSON.stringify({ [kind.name]: record, candidates: explained.candidates }));
+    return;
+  }
+  const resolution = await resolveLatest(kind, here);
+  if (resolution.skipped > 0) log.warn(`skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`);
+  if (!resolution.record) {
+    if (options.path) throw new Failure("missing", `no ${kind.noun} for this worktree and branch (${here.position.branch})`, `records from other branches are never offered; write one with \`majordomus ${kind.name}\``);
+    console.log(`No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`);
+    return;
+  }
+  const v = await view(resolution.record, here.position, policy, at);
+  if (options.path) {
+    console.log(v.path);
+    return;
+  }
+  const lines = headerLines(kind.noun, v);
+  if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
+  lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
+  if (v.next_action_withheld) lines.push("", v.next_action_withheld);
+  console.log(lines.join("\n"));
+}
+
+export async function printListing(kind: RecordKind, here: Here, options: { json?: boolean }): Promise<void> {
+  const policy = (await loadPolicy(here.layer)).policy;
+  const listing = await listRecords(kind, here, policy, now());
+  for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
+  if (options.json) {
+    console.log(JSON.stringify(listing));
+    return;
+  }
+  if (listing.rows.length === 0) {
+    console.log(`no ${kind.noun} records in this checkout`);
+    return;
+  }
+  for (const r of listing.rows) console.log([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
+}

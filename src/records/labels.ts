@@ -1,0 +1,67 @@
+/**
+ * Two independent judgements of a record, always shown side by side:
+ * divergence (where its commit sits against git now) and freshness (how old it is).
+ */
+import { parseIsoTime } from "../lib/clock.ts";
+import type { Policy } from "../policy/index.ts";
+import { git } from "../repo/git.ts";
+import { NO_HEAD, type Position } from "../repo/where.ts";
+
+export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
+
+/** What each label tells the reader to do. */
+export const DIVERGENCE_MEANING: Record<Divergence, string> = {
+  exact: "written at this commit",
+  advanced: "git has moved forward since; expect some of it done",
+  diverged: "its commit is not in this history (reset or rebase); trust git, not the record",
+  different_context: "written on another branch; not about this work",
+  unknown: "git cannot place its commit; trust git",
+};
+
+/** The record's commit and branch against the checkout now. Git failures are `unknown`, never `exact`. */
+export async function divergence(recorded: { head: string; branch: string }, now: Pick<Position, "head" | "branch" | "worktree">): Promise<Divergence> {
+  if (recorded.branch !== now.branch) return "different_context";
+  if (recorded.head === now.head) return "exact";
+  if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
+  if (now.head === NO_HEAD || !/^[0-9a-f]{40,64}$/.test(recorded.head)) return "unknown";
+  const result = await git(now.worktree, ["merge-base", "--is-ancestor", recorded.head, now.head]);
+  if (result.status === 0) return "advanced";
+  if (result.status === 1) return "diverged";
+  return "unknown";
+}
+
+export type Freshness = "fresh" | "aging" | "stale" | "unknown" | "invalid";
+
+export type FreshnessVerdict = { state: Freshness; ageMinutes?: number; reason: string };
+
+const FRESHNESS_KEY = "session.freshness";
+
+/** Human span: minutes under 90, hours under three days, then days. */
+export function span(minutes: number): string {
+  if (minutes < 90) return `${minutes}m`;
+  if (minutes < 72 * 60) return `${Math.floor(minutes / 60)}h`;
+  return `${Math.floor(minutes / (24 * 60))}d`;
+}
+
+/** Judge a `created_at` against the policy's thresholds; the reason is never empty. */
+export function freshness(createdAt: string | undefined, now: Date, policy: Policy | undefined): FreshnessVerdict {
+  if (createdAt === undefined || createdAt.trim() === "") return { state: "unknown", reason: "the record carries no timestamp" };
+  const created = parseIsoTime(createdAt);
+  if (!created) return { state: "invalid", reason: `created_at ${JSON.stringify(createdAt)} is not an ISO time` };
+  const ageMinutes = Math.floor((now.getTime() - created.getTime()) / 60_000);
+  if (ageMinutes < 0) return { state: "invalid", ageMinutes, reason: `created_at is ${span(-ageMinutes)} in the future` };
+  const limits = policy?.session?.freshness;
+  if (!limits) return { state: "unknown", ageMinutes, reason: `${span(ageMinutes)} old; the policy declares no ${FRESHNESS_KEY}` };
+  if (ageMinutes >= limits.stale_minutes) {
+    return { state: "stale", ageMinutes, reason: `${span(ageMinutes)} old, at or past the ${span(limits.stale_minutes)} this repository calls stale` };
+  }
+  if (ageMinutes >= limits.fresh_minutes) {
+    return { state: "aging", ageMinutes, reason: `${span(ageMinutes)} old, past the ${span(limits.fresh_minutes)} this repository calls fresh` };
+  }
+  return { state: "fresh", ageMinutes, reason: `${span(ageMinutes)} old` };
+}
+
+/** Stale and invalid records are history: shown, never followed. */
+export function isHistory(verdict: FreshnessVerdict): boolean {
+  return verdict.state === "stale" || verdict.state === "invalid";
+}

@@ -1,0 +1,53 @@
+/**
+ * The Markdown shapes records use: `---` front matter followed by a body of `# Section` blocks.
+ */
+
+export type Split = { frontMatter: string; body: string };
+
+/** Separate front matter from body; undefined when the text does not open with a closed `---` block. */
+export function splitFrontMatter(text: string): Split | undefined {
+  const normalized = text.replace(/\r\n/g, "\n");
+  if (!normalized.startsWith("---\n")) return undefined;
+  const end = normalized.indexOf("\n---\n", 3);
+  const endAtEof = normalized.endsWith("\n---") ? normalized.length - 4 : -1;
+  const close = end !== -1 ? end : endAtEof;
+  if (close === -1) return undefined;
+  return { frontMatter: normalized.slice(4, close + 1), body: normalized.slice(close + 5).replace(/^\n/, "") };
+}
+
+/** Level-one sections of a body: heading text → lines under it (until the next level-one heading). */
+export function sections(body: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current: string[] | undefined;
+  let fence = false;
+  for (const line of body.split("\n")) {
+    if (/^(```|~~~)/.test(line.trim())) fence = !fence;
+    const heading = fence ? null : /^#\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      current = [];
+      out.set(heading[1]!.trim(), current);
+    } else current?.push(line);
+  }
+  return out;
+}
+
+/** A line that says nothing: blank, or a lone `<placeholder>`. */
+export function isPlaceholder(line: string): boolean {
+  const t = line.trim();
+  return t === "" || /^<[^<>]*>$/.test(t);
+}
+
+/** The section's text with leading and trailing blank lines removed; inner blank lines kept. */
+export function trimmedSection(lines: readonly string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start]!.trim() === "") start++;
+  while (end > start && lines[end - 1]!.trim() === "") end--;
+  return lines.slice(start, end);
+}
+
+/** Required sections that are absent or hold only blank and placeholder lines. */
+export function missingSections(body: string, required: readonly string[]): string[] {
+  const found = sections(body);
+  return required.filter((name) => !(found.get(name) ?? []).some((line) => !isPlaceholder(line)));
+}

@@ -1,0 +1,112 @@
+/**
+ * Publishing and finding records in one checkout's folders.
+ *
+ * A write takes the records lock, draws the next number of this checkout's sequence, publishes
+ * the file under a name that never existed (temp file + link, mode 0600), and points the
+ * branch's index entry at it when it is the newest. The index is what keeps "the newest record
+ * for this branch" from costing a scan of every record ever written.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { ensureDir, publishNew, randomHex, writeFileAtomic } from "../lib/fsx.ts";
+import { withLock } from "../lib/lock.ts";
+import { compactStampMs } from "../lib/clock.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import type { RecordKind } from "./kinds.ts";
+import { newer, readRecord, render, type Loaded, type Meta } from "./record.ts";
+
+const INDEX_DIR = ".index";
+const LOCK_WAIT_MS = 3_000;
+
+export type Store = { kind: RecordKind; dir: string; stateDir: string };
+
+export function storeOf(layer: Layer, kind: RecordKind): Store {
+  return { kind, dir: sectionPath(layer, kind.section), stateDir: sectionPath(layer, "state") };
+}
+
+/** File-name-safe and one-to-one: every byte outside [A-Za-z0-9._-] becomes %XX. */
+export function branchKey(branch: string): string {
+  return [...Buffer.from(branch, "utf8")].map((b) => (/[A-Za-z0-9._-]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+}
+
+function readableBranch(branch: string): string {
+  return branch.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "-";
+}
+
+const SEQ_FILE = "record-seq";
+
+/** The last number drawn; when the counter is lost, the highest one any record name carries. */
+function lastSeq(stateDir: string, dirs: string[]): number {
+  try {
+    const n = Number.parseInt(readFileSync(join(stateDir, SEQ_FILE), "utf8"), 10);
+    if (Number.isInteger(n) && n >= 0) return n;
+  } catch {
+    // rebuilt below
+  }
+  let max = 0;
+  for (const dir of dirs) for (const name of listNames(dir)) max = Math.max(max, Number(/--(\d+)--/.exec(name)?.[1] ?? 0));
+  return max;
+}
+
+export function listNames(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith(".md") && !n.startsWith(".") && n !== "README.md");
+  } catch {
+    return [];
+  }
+}
+
+type IndexEntry = { file: string; created_at: string; seq: number };
+
+function indexPath(store: Store, branch: string): string {
+  return join(store.dir, INDEX_DIR, branchKey(branch));
+}
+
+export function readIndex(store: Store, branch: string): IndexEntry | undefined {
+  try {
+    const entry = JSON.parse(readFileSync(indexPath(store, branch), "utf8")) as IndexEntry;
+    return typeof entry.file === "string" ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type Draft = Omit<Meta, "seq" | "schema">;
+
+/** Publish a record; returns the loaded record (path, meta, body). Never overwrites anything. */
+export function publish(store: Store, draft: Draft, body: string, otherDirs: string[]): Loaded {
+  ensureDir(store.dir, 0o700);
+  const lockPath = join(store.stateDir, "records.lock");
+  const done = withLock(lockPath, LOCK_WAIT_MS, () => {
+    const seq = lastSeq(store.stateDir, [store.dir, ...otherDirs]) + 1;
+    const meta: Meta = { schema: store.kind.schema, seq, ...draft } as Meta;
+    const stamp = compactStampMs(new Date(meta.created_at));
+    const base = `${stamp}--${String(seq).padStart(6, "0")}--${readableBranch(meta.branch)}--${meta.head.slice(0, 7)}`;
+    const content = render(meta, body);
+    let file = `${base}.md`;
+    for (let attempt = 0; !publishNew(join(store.dir, file), content, 0o600); attempt++) {
+      if (attempt >= 10) throw new Failure("internal", `could not find a free name for a ${store.kind.noun} in ${store.dir}`, "check the folder for stray files");
+      file = `${base}-${randomHex(4)}.md`;
+    }
+    writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600);
+    const current = readIndex(store, meta.branch);
+    if (!current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq })) {
+      ensureDir(join(store.dir, INDEX_DIR), 0o700);
+      writeFileAtomic(indexPath(store, meta.branch), `${JSON.stringify({ file, created_at: meta.created_at, seq })}\n`, 0o600);
+    }
+    return { path: join(store.dir, file), file, meta, body };
+  });
+  if (!done.acquired) throw new Failure("refused", `the records lock ${lockPath} is held by another majordomus`, "retry in a moment");
+  return done.value;
+}
+
+/** Every record in the folder, parsed; malformed ones come back with their reason. */
+export async function readAll(store: Store): Promise<Array<{ file: string; path: string; parsed: Awaited<ReturnType<typeof readRecord>> }>> {
+  const out = [];
+  for (const file of listNames(store.dir)) {
+    const path = join(store.dir, file);
+    out.push({ file, path, parsed: await readRecord(store.kind, path, file) });
+  }
+  return out;
+}

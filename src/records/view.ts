@@ -1,0 +1,84 @@
+/** A resolved record as every surface shows it: both labels side by side, its age, its Next Action. */
+import { relative } from "node:path";
+import type { Policy } from "../policy/index.ts";
+import type { Position } from "../repo/where.ts";
+import { DIVERGENCE_MEANING, divergence, freshness, isHistory, span, type Divergence, type FreshnessVerdict } from "./labels.ts";
+import { sections, trimmedSection } from "./markdown.ts";
+import type { Resolved } from "./resolve.ts";
+
+export type View = {
+  path: string;
+  match: string;
+  tier: number;
+  created_at: string;
+  age?: string;
+  task_id: string;
+  how: string;
+  head: string;
+  divergence: Divergence;
+  divergence_meaning: string;
+  freshness: FreshnessVerdict["state"];
+  freshness_reason: string;
+  history: boolean;
+  working_tree_then: string;
+  next_action?: string[];
+  next_action_withheld?: string;
+  body: string;
+};
+
+export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {
+  const label = await divergence(record.meta, position);
+  const fresh = freshness(record.meta.created_at, at, policy);
+  const history = isHistory(fresh);
+  const next = sections(record.body).get("Next Action");
+  const nextLines = next ? trimmedSection(next) : undefined;
+  return {
+    path: relative(position.worktree, record.path),
+    match: record.match,
+    tier: record.tier,
+    created_at: record.meta.created_at,
+    age: fresh.ageMinutes !== undefined && fresh.ageMinutes >= 0 ? span(fresh.ageMinutes) : undefined,
+    task_id: record.meta.task_id,
+    how: record.meta.how,
+    head: record.meta.head,
+    divergence: label,
+    divergence_meaning: DIVERGENCE_MEANING[label],
+    freshness: fresh.state,
+    freshness_reason: fresh.reason,
+    history,
+    working_tree_then: record.meta.working_tree,
+    next_action: history ? undefined : nextLines,
+    next_action_withheld:
+      history && nextLines && nextLines.length > 0
+        ? `It is ${fresh.state} (${fresh.reason}): history, not instruction. Its Next Action was true when written and is withheld; read ${relative(position.worktree, record.path)} for context and decide from the repository as it stands.`
+        : undefined,
+    body: record.body,
+  };
+}
+
+/** The body without its Next Action section: what a stale record may still show. */
+export function withoutNextAction(body: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of body.split("\n")) {
+    const heading = /^#\s+(.+?)\s*$/.exec(line);
+    if (heading) skipping = heading[1] === "Next Action";
+    if (!skipping) out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** The header lines every human surface prints for a record (labels always side by side). */
+export function headerLines(kind: string, v: View): string[] {
+  const lines = [
+    `${kind[0]!.toUpperCase()}${kind.slice(1)}: ${v.path}`,
+    `Match: ${v.match}`,
+    `Git state: ${v.divergence} (${v.divergence_meaning})`,
+    `Freshness: ${v.freshness} (${v.freshness_reason})`,
+    `Created: ${v.created_at}${v.age ? ` (${v.age} ago)` : ""}, ${v.how}`,
+    `Task: ${v.task_id}`,
+  ];
+  if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown") lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);
+  if (v.history) lines.push(`HISTORY: this record is ${v.freshness}; its Next Action is withheld.`);
+  return lines;
+}

@@ -1,0 +1,45 @@
+/** What git says has changed: the working tree now, and the commits and files since a start commit. */
+import { git } from "./git.ts";
+import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
+
+export type Snapshot = { workingTree: WorkingTree; changed: string[] };
+
+/** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
+export async function snapshot(position: Pick<Position, "worktree">): Promise<Snapshot> {
+  const status = await git(position.worktree, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (!status.ok) return { workingTree: "unknown", changed: [] };
+  const fields = status.stdout.split("\0");
+  const changed = new Set<string>();
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (entry.length < 4) continue;
+    changed.add(entry.slice(3));
+    // A rename or copy is followed by its source path, which is not a change of its own.
+    if (entry[0] === "R" || entry[0] === "C") i++;
+  }
+  const list = [...changed].sort();
+  return { workingTree: list.length === 0 ? "clean" : "dirty", changed: list };
+}
+
+/** Whether `from` is an ancestor of (or equal to) `to`. */
+export async function isAncestor(worktree: string, from: string, to: string): Promise<boolean> {
+  if (from === NO_HEAD || to === NO_HEAD) return false;
+  return (await git(worktree, ["merge-base", "--is-ancestor", from, to])).status === 0;
+}
+
+/** `<short> <subject>` for each commit in start..HEAD, newest first; empty when start is not an ancestor. */
+export async function commitsSince(position: Pick<Position, "worktree" | "head">, start: string): Promise<string[]> {
+  if (start === position.head || !(await isAncestor(position.worktree, start, position.head))) return [];
+  const log = await git(position.worktree, ["log", "--format=%h %s", `${start}..${position.head}`]);
+  return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
+}
+
+/** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's. */
+export async function filesSince(position: Pick<Position, "worktree" | "head">, start: string | undefined, now: Snapshot): Promise<string[]> {
+  const files = new Set(now.changed);
+  if (start && start !== position.head && (await isAncestor(position.worktree, start, position.head))) {
+    const diff = await git(position.worktree, ["diff", "--name-only", "-z", `${start}..${position.head}`]);
+    if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "") files.add(f);
+  }
+  return [...files].sort();
+}

@@ -1,0 +1,146 @@
+/** `start` and `finish`: the task's two transitions that are not record writes. */
+import { readFileSync } from "node:fs";
+import { join, normalize, relative } from "node:path";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { log } from "../lib/log.ts";
+import type { Here } from "../layer/here.ts";
+import { sectionPath } from "../layer/manifest.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { readQuestions, describeMalformed } from "../questions/store.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { missingSections } from "../records/markdown.ts";
+import { newer, type Loaded } from "../records/record.ts";
+import { readAll, storeOf } from "../records/store.ts";
+import { requiredSections } from "../records/write.ts";
+import { snapshot } from "../repo/status.ts";
+import { archiveTask, readTask, writeTask, type Outcome, type Task } from "./record.ts";
+
+const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** Scope paths: repository-relative, normalised, never absolute, never above the root. */
+export function normaliseScope(raw: string): string[] {
+  const parts = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (parts.length === 0) throw new Failure("usage", "--scope names no path", "e.g. --scope src,docs (or . for the whole repository)");
+  return [
+    ...new Set(
+      parts.map((part) => {
+        if (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part)) throw new Failure("usage", `scope path ${JSON.stringify(part)} is absolute`, "give paths relative to the repository root");
+        const clean = normalize(part).replace(/\\/g, "/").replace(/\/+$/, "") || ".";
+        if (clean === ".." || clean.startsWith("../")) throw new Failure("usage", `scope path ${JSON.stringify(part)} leaves the repository`, "give paths inside the repository");
+        return clean;
+      }),
+    ),
+  ];
+}
+
+export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
+
+export async function startTask(here: Here, options: StartOptions): Promise<{ task: Task; archived?: string }> {
+  const text = options.task.trim();
+  if (text === "") throw new Failure("usage", "the task description is empty", 'e.g. majordomus start "fix the login timeout" --scope src/auth');
+  const scope = normaliseScope(options.scope);
+  const profile = options.profile ?? "implementation";
+  if (!PROFILE.test(profile)) throw new Failure("usage", `profile ${JSON.stringify(profile)} is not a valid name`, "use lowercase letters, digits, dots, dashes and underscores");
+  const read = await readTask(here.layer);
+  if (read.task?.outcome === "active") {
+    throw new Failure(
+      "refused",
+      `task ${read.task.id} is already active in this checkout: ${read.task.task}`,
+      "hand it over with `majordomus handover --close` (or `--derive --close`), or finish it with `majordomus finish --outcome <outcome>`",
+    );
+  }
+  let archived: string | undefined;
+  if (read.task || read.problem) {
+    if (read.problem) log.warn(`${read.problem}; moving it into the archive`);
+    archived = archiveTask(here.layer, read.task ?? ({ id: `unreadable-${compactStamp(now())}` } as Task));
+  }
+  const at = now();
+  const snap = await snapshot(here.position);
+  const p = here.position;
+  const task: Task = {
+    id: `t-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`,
+    task: text,
+    profile,
+    owner: options.owner?.trim() || process.env.USER || process.env.USERNAME || "unknown",
+    scope,
+    started_at: isoStamp(at),
+    checkpoint_at: isoStamp(at),
+    outcome: "active",
+    repository_id: p.repositoryId,
+    worktree: p.worktree,
+    branch: p.branch,
+    head: p.head,
+    working_tree: snap.workingTree,
+  };
+  writeTask(here.layer, task);
+  await appendEvent({ ledger: here.ledger, position: p }, "task.started", { task_id: task.id, profile, owner: task.owner, scope });
+  return { task, archived };
+}
+
+/** The sections a finishing note must fill, per outcome. */
+const NOTE_RULES: Record<Outcome, (policy: LoadedPolicy) => string[]> = {
+  completed: (policy) => requiredSections(policy),
+  partial: () => ["Next Action"],
+  blocked: () => ["Next Action"],
+  no_match: () => ["Reason"],
+  failed: () => ["Reason"],
+};
+
+async function newestHandoverFor(here: Here, taskId: string): Promise<Loaded | undefined> {
+  let best: Loaded | undefined;
+  for (const row of await readAll(storeOf(here.layer, RECORD_KINDS.handover))) {
+    if (row.parsed.ok && row.parsed.record.meta.task_id === taskId && (!best || newer(row.parsed.record.meta, best.meta))) best = row.parsed.record;
+  }
+  return best;
+}
+
+export type FinishOptions = { outcome: Outcome; note?: string };
+
+export async function finishTask(here: Here, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
+  const read = await readTask(here.layer);
+  if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
+  const task = read.task;
+  if (!task || task.outcome !== "active") throw new Failure("missing", task ? `task ${task.id} is not active (it is ${task.outcome})` : "there is no active task to finish", "start one with `majordomus start`");
+  if (task.worktree !== here.position.worktree) throw new Failure("refused", `task ${task.id} belongs to the worktree ${task.worktree}`, "finish it from that worktree");
+  const policy = await loadPolicy(here.layer);
+
+  let note: string;
+  let source: string;
+  if (options.note !== undefined) {
+    try {
+      note = readFileSync(options.note, "utf8");
+    } catch (err) {
+      throw new Failure(errnoCode(err) === "ENOENT" ? "missing" : "usage", `cannot read the note ${options.note}: ${(err as Error).message}`, "give --note a readable Markdown file");
+    }
+    source = options.note;
+  } else {
+    const handover = await newestHandoverFor(here, task.id);
+    if (!handover) throw new Failure("missing", `no --note was given and no handover names task ${task.id}`, "write one with `majordomus handover`, or pass --note FILE");
+    note = handover.body;
+    source = relative(here.position.worktree, handover.path);
+  }
+  const missing = missingSections(note, NOTE_RULES[options.outcome](policy));
+  if (missing.length > 0) {
+    throw new Failure("contract", `finishing as ${options.outcome} needs a note with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`, "add the section(s) with real content (placeholders do not count)");
+  }
+  if (options.outcome === "completed") {
+    const questions = readQuestions(here.layer);
+    const blockers = [...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`), ...describeMalformed(questions)];
+    if (blockers.length > 0) {
+      throw new Failure("contract", `${questions.open.length} open question(s) and ${questions.malformed.length} malformed line(s) refuse --outcome completed`, "resolve them with `majordomus question resolve`, or finish with another outcome", blockers);
+    }
+  }
+
+  const dir = join(sectionPath(here.layer, "state"), "completed");
+  ensureDir(dir, 0o700);
+  let notePath = join(dir, `${task.id}.md`);
+  for (let n = 2; !publishNew(notePath, note, 0o600); n++) notePath = join(dir, `${task.id}-${n}.md`);
+  const done: Task = { ...task, outcome: options.outcome, checkpoint_at: isoStamp(now()) };
+  writeTask(here.layer, done);
+  const rel = relative(here.position.worktree, notePath);
+  await appendEvent({ ledger: here.ledger, position: here.position }, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });
+  return { task: done, notePath: rel };
+}

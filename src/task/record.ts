@@ -1,0 +1,106 @@
+/**
+ * The task record: `<state>/current.yaml`, at most one per checkout. A task is optional
+ * everywhere on the continuity path; a record that cannot be read is reported, and the
+ * continuity commands carry on as if there were no task.
+ */
+import { readFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { ensureDir, exists, writeFileAtomic } from "../lib/fsx.ts";
+import { parseYaml } from "../lib/runtime.ts";
+import { emitMap } from "../lib/yaml-emit.ts";
+import { log } from "../lib/log.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+
+export const OUTCOMES = ["completed", "partial", "blocked", "no_match", "failed"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export type TaskState = "active" | "handed_over" | Outcome;
+
+export type Task = {
+  id: string;
+  task: string;
+  profile: string;
+  owner: string;
+  scope: string[];
+  started_at: string;
+  checkpoint_at: string;
+  outcome: TaskState;
+  repository_id: string;
+  worktree: string;
+  branch: string;
+  /** The commit the task started at. */
+  head: string;
+  working_tree: string;
+};
+
+const KEYS: ReadonlyArray<keyof Task> = ["id", "task", "profile", "owner", "scope", "started_at", "checkpoint_at", "outcome", "repository_id", "worktree", "branch", "head", "working_tree"];
+const STATES: readonly string[] = ["active", "handed_over", ...OUTCOMES];
+
+export function taskPath(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "current.yaml");
+}
+
+export type TaskRead = { task?: Task; problem?: string; path: string };
+
+/** The recorded task, or why there is none to read. Never throws for a bad file: that is `problem`. */
+export async function readTask(layer: Layer): Promise<TaskRead> {
+  const path = taskPath(layer);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return { path };
+    return { path, problem: `${path}: unreadable (${(err as Error).message})` };
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = (await parseYaml(text)) as Record<string, unknown>;
+  } catch (err) {
+    return { path, problem: `${path}: not valid YAML (${(err as Error).message})` };
+  }
+  if (!data || typeof data !== "object") return { path, problem: `${path}: not a map` };
+  for (const key of KEYS) {
+    const value = data[key];
+    const ok = key === "scope" ? Array.isArray(value) && value.every((v) => typeof v === "string") : typeof value === "string";
+    if (!ok) return { path, problem: `${path}: ${key} is missing or has the wrong type` };
+  }
+  const unknown = Object.keys(data).filter((k) => !(KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0) return { path, problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
+  if (!STATES.includes(String(data.outcome))) return { path, problem: `${path}: outcome ${JSON.stringify(data.outcome)} is not one of ${STATES.join(", ")}` };
+  return { path, task: data as unknown as Task };
+}
+
+let warned = false;
+
+/**
+ * The active task, if any (a finished or handed-over record is not active). A record that cannot
+ * be read is reported once and treated as no task: the continuity path never depends on it.
+ */
+export async function activeTask(layer: Layer): Promise<TaskRead & { active?: Task }> {
+  const read = await readTask(layer);
+  if (read.problem && !warned) {
+    warned = true;
+    log.warn(`${read.problem}; carrying on without a task`);
+  }
+  return { ...read, active: read.task?.outcome === "active" ? read.task : undefined };
+}
+
+export function writeTask(layer: Layer, task: Task): void {
+  ensureDir(sectionPath(layer, "state"), 0o700);
+  writeFileAtomic(taskPath(layer), `# The task this checkout works on. Written by majordomus start/finish/handover; do not edit.\n${emitMap(KEYS.map((k) => [k, task[k]] as const))}`, 0o600);
+}
+
+/** Move a finished record out of the way before a new task starts; archives are never overwritten. */
+export function archiveTask(layer: Layer, task: Task): string {
+  const dir = join(sectionPath(layer, "state"), "archive");
+  ensureDir(dir, 0o700);
+  let target = join(dir, `${task.id}.yaml`);
+  for (let n = 2; exists(target); n++) target = join(dir, `${task.id}-${n}.yaml`);
+  renameSync(taskPath(layer), target);
+  return target;
+}
+
+/** A usable task record or a contract failure naming the file: for the commands that need one. */
+export function requireReadable(read: TaskRead): void {
+  if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
+}

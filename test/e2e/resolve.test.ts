@@ -1,0 +1,147 @@
+// Which handover a checkout resolves to, across worktrees and branches, and how far to trust it.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN } from "../support/env.ts";
+import { scratch, sh } from "../support/repo.ts";
+import { HANDOVER, layered, ok, records } from "../support/layered.ts";
+
+const body = (next: string) => HANDOVER.replace("Write the parser tests.", next);
+
+function resolveJson(cwd: string, env: Record<string, string> = {}) {
+  const run = sh(cwd, BIN, ["handover", "--resolve", "--json"], undefined, env);
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+describe("handover resolution", () => {
+  test("two worktrees, two branches: another branch is never offered; another worktree on this branch is tier 1", () => {
+    using repo = layered();
+    const other = join(scratch(), "wt");
+    repo.git("worktree", "add", "-q", "-b", "feature", other);
+    ok(sh(other, BIN, ["init", "--extend"]));
+
+    // The main worktree writes on main; the other worktree writes on feature, later.
+    ok(repo.mj(["handover"], { input: body("main's next step") }));
+    ok(sh(other, BIN, ["handover"], body("feature's next step")));
+
+    // From main: feature's newer record is not offered.
+    const fromMain = resolveJson(repo.dir);
+    expect(fromMain.handover.match).toBe("same_worktree_same_branch");
+    expect(fromMain.handover.next_action).toEqual(["main's next step"]);
+    const rejected = fromMain.candidates.find((c: { verdict: string }) => c.verdict === "rejected");
+    expect(rejected.reason).toContain("another branch (feature");
+
+    // main moves to another branch; the other worktree checks out main: the main worktree's record is tier 1 there.
+    repo.git("switch", "-q", "-c", "elsewhere");
+    sh(other, "git", ["switch", "-q", "main"]);
+    const fromOther = resolveJson(other);
+    expect(fromOther.handover.tier).toBe(1);
+    expect(fromOther.handover.match).toBe("same_branch");
+    expect(fromOther.handover.next_action).toEqual(["main's next step"]);
+    const human = ok(sh(other, BIN, ["handover", "--resolve"])).stdout;
+    expect(human).toContain("Match: same_branch");
+    expect(human).toContain("Git state: exact");
+    expect(human).toContain("Freshness: fresh");
+
+    // A tier-0 record, even an older one, beats any tier-1 record.
+    const mine = ok(sh(other, BIN, ["handover"], body("other's own step"), { MAJORDOMUS_NOW: "2020-01-01T00:00:00Z" })).stdout.trim();
+    const again = resolveJson(other);
+    expect(again.handover.path).toBe(mine);
+    expect(again.handover.tier).toBe(0);
+    const lost = again.candidates.find((c: { verdict: string; tier?: number }) => c.verdict === "superseded" && c.tier === 1);
+    expect(lost.reason).toContain("the nearer tier wins outright");
+  });
+
+  test("a detached checkout is offered only its own worktree's records", () => {
+    using repo = layered();
+    ok(repo.mj(["handover"], { input: body("on main") }));
+    repo.git("checkout", "-q", "--detach");
+    const run = ok(repo.mj(["handover", "--resolve"]));
+    expect(run.stdout).toContain("No handover for this worktree and branch (DETACHED)");
+  });
+
+  test("two records written within the same second resolve to the later one, deterministically", () => {
+    using repo = layered();
+    const env = { MAJORDOMUS_NOW: "2026-11-30T10:00:00Z" };
+    ok(repo.mj(["handover"], { input: body("first"), env }));
+    const second = ok(repo.mj(["handover"], { input: body("second"), env })).stdout.trim();
+    for (let i = 0; i < 3; i++) {
+      const resolved = resolveJson(repo.dir, env);
+      expect(resolved.handover.path).toBe(second);
+      expect(resolved.handover.next_action).toEqual(["second"]);
+    }
+    const superseded = resolveJson(repo.dir, env).candidates.find((c: { verdict: string }) => c.verdict === "superseded");
+    expect(superseded.reason).toContain("seq 1 vs 2026-11-30T10:00:00.000Z seq 2");
+  });
+
+  test("malformed and newer-schema records are skipped, counted and explained, never fatal", () => {
+    using repo = layered();
+    const good = ok(repo.mj(["handover"], { input: body("the good one") })).stdout.trim();
+    const dir = repo.path(".ai/local/state/handovers");
+    writeFileSync(join(dir, "29990101T000000000Z--000100--main--aaaaaaa.md"), "no front matter at all\n");
+    writeFileSync(join(dir, "29990101T000000000Z--000101--main--bbbbbbb.md"), readFileSync(repo.path(good), "utf8").replace("schema: handover/v1", "schema: handover/v2"));
+    writeFileSync(join(dir, "29990101T000000000Z--000102--main--ccccccc.md"), readFileSync(repo.path(good), "utf8").replace("how: authored", "how: authored\ntranscript: hello"));
+    // Make the index point at a broken record, as if it had been damaged after it was written.
+    const index = join(dir, ".index", "main");
+    writeFileSync(index, JSON.stringify({ file: "29990101T000000000Z--000100--main--aaaaaaa.md", created_at: "2999-01-01T00:00:00.000Z", seq: 100 }));
+    const run = ok(repo.mj(["handover", "--resolve"]));
+    expect(run.stdout).toContain(`Handover: ${good}`);
+    expect(run.stderr).toContain("skipped 3 malformed handover record(s)");
+    const explained = resolveJson(repo.dir);
+    const reasons = explained.candidates.filter((c: { verdict: string }) => c.verdict === "rejected").map((c: { reason: string }) => c.reason);
+    expect(reasons).toContain("no front matter (the file must open with a `---` block)");
+    expect(reasons.some((r: string) => r.includes("handover/v2 is newer"))).toBe(true);
+    expect(reasons.some((r: string) => r.includes("undeclared front matter key(s): transcript"))).toBe(true);
+  });
+
+  test("without its index a folder is scanned, with the same answer", () => {
+    using repo = layered();
+    ok(repo.mj(["handover"], { input: body("one") }));
+    const last = ok(repo.mj(["handover"], { input: body("two") })).stdout.trim();
+    rmSync(repo.path(".ai/local/state/handovers/.index"), { recursive: true });
+    expect(ok(repo.mj(["handover", "--resolve", "--path"])).stdout.trim()).toBe(last);
+  });
+
+  test("a stale record is shown as history with its age, its Next Action withheld", () => {
+    using repo = layered();
+    ok(repo.mj(["handover"], { input: body("do the risky migration"), env: { MAJORDOMUS_NOW: "2026-11-01T00:00:00Z" } }));
+    const later = { MAJORDOMUS_NOW: "2026-11-03T00:00:00Z" }; // 2880 minutes later: stale
+    const run = ok(repo.mj(["handover", "--resolve"], { env: later }));
+    expect(run.stdout).toContain("Freshness: stale (48h old, at or past the 48h this repository calls stale)");
+    expect(run.stdout).toContain("HISTORY:");
+    expect(run.stdout).not.toContain("do the risky migration");
+    const json = resolveJson(repo.dir, later);
+    expect(json.handover.next_action).toBeUndefined();
+    expect(json.handover.next_action_withheld).toContain("withheld");
+    const fresh = resolveJson(repo.dir, { MAJORDOMUS_NOW: "2026-11-01T01:00:00Z" });
+    expect(fresh.handover.freshness).toBe("fresh");
+    expect(fresh.handover.next_action).toEqual(["do the risky migration"]);
+  });
+
+  test("labels side by side: advanced after a commit, diverged after a reset", () => {
+    using repo = layered();
+    repo.commit("base");
+    ok(repo.mj(["handover"], { input: body("x") }));
+    repo.commit("on top");
+    expect(resolveJson(repo.dir).handover).toMatchObject({ divergence: "advanced", freshness: "fresh" });
+    repo.git("reset", "-q", "--hard", "HEAD~2");
+    repo.commit("rewritten");
+    const run = ok(repo.mj(["handover", "--resolve"]));
+    expect(run.stdout).toContain("Git state: diverged");
+    expect(run.stdout).toContain("WARNING: trust git");
+  });
+
+  test("--list shows every record of this checkout with both labels, other branches included", () => {
+    using repo = layered();
+    ok(repo.mj(["handover"], { input: body("main") }));
+    repo.git("switch", "-q", "-c", "side");
+    ok(repo.mj(["handover"], { input: body("side") }));
+    const rows = JSON.parse(ok(repo.mj(["handover", "--list", "--json"])).stdout).rows;
+    expect(rows.map((r: { branch: string; divergence: string }) => [r.branch, r.divergence])).toEqual([
+      ["side", "exact"],
+      ["main", "different_context"],
+    ]);
+    expect(records(repo, "handovers").length).toBe(2);
+  });
+});

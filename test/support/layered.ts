@@ -1,0 +1,29 @@
+/** A real repository with a commit and an initialised layer, driven through the compiled binary. */
+import { readdirSync, readFileSync } from "node:fs";
+import { Repo, type Run } from "./repo.ts";
+
+export function layered(): Repo {
+  const repo = Repo.init();
+  repo.commit("start");
+  const init = repo.mj(["init"]);
+  if (init.status !== 0) throw new Error(`init failed: ${init.stderr}`);
+  // As an adopter would: the tracked half and the ignore line are committed.
+  repo.git("add", ".ai", ".gitignore");
+  repo.git("commit", "-q", "-m", "Add the majordomus layer");
+  return repo;
+}
+
+export function ok(run: Run): Run {
+  if (run.status !== 0) throw new Error(`exit ${run.status}: ${run.stderr}`);
+  return run;
+}
+
+export const HANDOVER = "# Objective\nShip the thing.\n\n# Current State\nHalf done.\n\n# Next Action\nWrite the parser tests.\n";
+
+export function ledger(repo: Repo): Array<Record<string, unknown>> {
+  return readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+}
+
+export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[] {
+  return readdirSync(repo.path(".ai/local/state", kind)).filter((f) => f.endsWith(".md") && f !== "README.md");
+}
