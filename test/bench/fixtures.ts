@@ -34,3 +34,28 @@ export function withLedgerLines(dir: string, count: number): string {
   run(dir, BIN, ["history", "--validate"]);
   return dir;
 }
+
+/**
+ * Publish `count` handovers and `count` checkpoints through the records module itself (the same
+ * code the binary runs), a minute apart, so the folders look like months of sessions.
+ */
+export async function withRecords(dir: string, count: number): Promise<string> {
+  const { here } = await import("../../src/layer/here.ts");
+  const { publish, storeOf } = await import("../../src/records/store.ts");
+  const { RECORD_KINDS } = await import("../../src/records/kinds.ts");
+  const ctx = await here(dir);
+  const start = Date.parse("2026-06-01T00:00:00Z");
+  const body = "# Objective\nKeep going.\n\n# Current State\nSome of it works.\n\n# Next Action\nWrite the next test.\n";
+  for (let i = 0; i < count; i++) {
+    for (const kind of [RECORD_KINDS.handover, RECORD_KINDS.checkpoint]) {
+      const p = ctx.position;
+      publish(
+        storeOf(ctx.layer, kind),
+        { created_at: new Date(start + i * 60_000).toISOString(), how: "derived", task_id: "none", session: "none", repository_id: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: "clean", changed_files: [] },
+        kind.name === "handover" ? body : "Progress: steady.\n",
+        [],
+      );
+    }
+  }
+  return dir;
+}

@@ -6,31 +6,41 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN, PROJECT } from "../support/env.ts";
-import { emptyRepo, withLedgerLines } from "./fixtures.ts";
-import { measure, median, pairedRatio, report, verdict } from "./measure.ts";
+import { emptyRepo, withLedgerLines, withRecords } from "./fixtures.ts";
+import { measure, median, pairedRatio, report, verdict, type Result } from "./measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const NOOP = join(PROJECT, "dist", "noop");
 
-function ensureNoop(): void {
-  if (existsSync(NOOP)) return;
+if (!existsSync(NOOP)) {
   const r = spawnSync(process.execPath, ["run", "build.ts", "--noop"], { cwd: PROJECT, stdio: "inherit" });
   if (r.status !== 0) throw new Error("building the no-op binary failed");
 }
 
-ensureNoop();
-const big = withLedgerLines(emptyRepo(), 10_000);
+console.error("preparing: a repository with 10,000 ledger lines, 1,000 handovers and 1,000 checkpoints …");
+const big = await withRecords(withLedgerLines(emptyRepo(), 10_000), 1_000);
+const small = await withRecords(emptyRepo(), 1);
+
 const rows = [
   { name: "no-op binary", cmd: [NOOP], cwd: big },
   { name: "majordomus --version", cmd: [BIN, "--version"], cwd: big },
-  { name: "history --limit 5 (10,000-line ledger)", cmd: [BIN, "history", "--limit", "5"], cwd: big },
+  { name: "history --limit 5 (10k-line ledger)", cmd: [BIN, "history", "--limit", "5"], cwd: big },
+  { name: "handover --resolve (1 handover)", cmd: [BIN, "handover", "--resolve"], cwd: small },
+  { name: "handover --resolve (1k handovers, 1k checkpoints, 10k ledger)", cmd: [BIN, "handover", "--resolve"], cwd: big },
+  { name: "context (1 record each)", cmd: [BIN, "context"], cwd: small },
+  { name: "context (1k handovers, 1k checkpoints, 10k ledger)", cmd: [BIN, "context"], cwd: big },
 ];
 const results = measure(rows, RUNS);
+const by = (name: string) => results.find((r) => r.row.name.startsWith(name))!;
+const ms = (r: Result) => median(r.samples.map((s) => s.ms));
 const base = results[0]!;
-const out = report(`Start-up (${RUNS} runs each, interleaved; bun ${Bun.version})`, results, base);
+
+const out = report(`Start-up and commands (${RUNS} runs each, interleaved; bun ${Bun.version})`, results, base);
 out.push("");
-for (const r of results.slice(1)) {
-  out.push(verdict(`${r.row.name} wall vs no-op (paired)`, pairedRatio(r, base), 2.0));
-}
-out.push(`no-op median ${median(base.samples.map((s) => s.ms)).toFixed(1)} ms`);
+out.push(verdict("--version vs no-op (paired)", pairedRatio(by("majordomus --version"), base), 2.0));
+out.push(verdict("history --limit 5 vs no-op (paired)", pairedRatio(by("history"), base), 2.0));
+out.push(verdict("handover --resolve, large repo, vs no-op (paired)", pairedRatio(by("handover --resolve (1k"), base), 2.5));
+out.push(verdict("handover --resolve, large vs small repo (does not grow with history)", ms(by("handover --resolve (1k")) / ms(by("handover --resolve (1 ")), 1.15));
+out.push(`${ms(by("context (1k")) < 100 ? "met   " : "MISSED"} context, large repo: ${ms(by("context (1k")).toFixed(1)} ms (target < 100 ms)`);
+out.push(`no-op median ${ms(base).toFixed(1)} ms`);
 console.log(out.join("\n"));

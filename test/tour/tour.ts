@@ -20,7 +20,18 @@ const STEPS: Step[] = [
   { say: "…while `init --extend` restores only what is missing. Here a deleted README comes back.", run: ["sh", "-c", "rm .ai/local/cache/README.md && majordomus init --extend | grep -v '^kept'"] },
   { say: "Bad input is named precisely: a policy with a typo'd key and a wrong type.", run: ["sh", "-c", "sed -i 's/max_body_lines: 40/max_body_lines: forty\\n  max_lines: 1/' .ai/repo/policy.yaml && majordomus policy"], expect: 10 },
   { say: "history --validate checks every ledger line; --json gives machine-readable output.", run: ["majordomus", "history", "--validate"] },
-  { say: "The JSON form, one ledger line per entry.", run: ["majordomus", "history", "--json", "--limit", "2"] },
+  { say: "(Put the policy back the way init wrote it, and commit the layer as an adopter would.)", run: ["sh", "-c", "git checkout -q -- .ai/repo/policy.yaml 2>/dev/null || sed -i 's/max_body_lines: forty/max_body_lines: 40/; /max_lines: 1/d' .ai/repo/policy.yaml; git add .ai .gitignore && git commit -qm 'Add the majordomus layer' && git log --oneline | head -1"] },
+  { say: "A task gives the work an objective and a scope (optional: nothing below requires one).", run: ["majordomus", "start", "make the greeting configurable", "--scope", "src"] },
+  { say: "Work happens; a checkpoint records progress in a few lines (over checkpoint.max_body_lines is refused, never cut).", run: ["sh", "-c", "mkdir -p src && echo 'export const greeting = \"hi\";' > src/greeting.ts && git add src && git commit -qm 'greeting module' && echo 'greeting module exists; config loading not started' | majordomus checkpoint"] },
+  { say: "An open question is a blocker: it refuses finishing as completed until answered.", run: ["majordomus", "question", "add", "Should the greeting come from an env variable or the config file?"] },
+  { say: "A decision is kept with its reason, its task and its commit.", run: ["majordomus", "decision", "Greeting lives in src/greeting.ts", "--why", "one place to change it"] },
+  { say: "The agent (or you) hands over: the policy's required sections, checked; --close marks the task handed over.", run: ["sh", "-c", "printf '# Objective\\nMake the greeting configurable.\\n\\n# Current State\\nThe module exists; nothing reads config yet.\\n\\n# Next Action\\nAnswer the open question, then add the config loader in src/config.ts.\\n' | majordomus handover --close"] },
+  { say: "A handover missing a section is refused (exit 10), and says which.", run: ["sh", "-c", "printf '# Objective\\nx\\n' | majordomus handover"], expect: 10 },
+  { say: "Git moves on: another commit lands after the handover was written.", run: ["sh", "-c", "echo '// configurable soon' >> src/greeting.ts && git commit -qam 'note' && git log --oneline | head -1"] },
+  { say: "The next session resolves the handover: same worktree and branch, labelled against git (advanced) and by age (fresh).", run: ["majordomus", "handover", "--resolve"] },
+  { say: "Why that record: every candidate with its verdict.", run: ["sh", "-c", "majordomus handover --resolve --json | head -c 600; echo"] },
+  { say: "Derived records need no model: --derive composes one from the task record, the ledger, git and the questions.", run: ["sh", "-c", "majordomus checkpoint --derive && majordomus checkpoint --show | head -12"] },
+  { say: "context: everything the layer knows, in authority order, within a line budget (read-only).", run: ["majordomus", "context", "--budget-lines", "60"] },
 ];
 
 function banner(text: string): void {
