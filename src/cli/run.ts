@@ -66,7 +66,19 @@ function printFailure(err: Failure): void {
   if (err.hint) console.error(`  → ${err.hint}`);
 }
 
+/**
+ * Commands a client's hook runs. They never exit 2: to the client a 2 means "refuse this prompt"
+ * or "block this event". A bad invocation is reported as missing (12) instead.
+ */
+const HOOK_COMMANDS = new Set(["capture session", "capture prompt"]);
+
 export async function run(argv: string[]): Promise<number> {
+  const code = await runCommandLine(argv);
+  const hook = HOOK_COMMANDS.has(argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" "));
+  return hook && code === EXIT.usage ? EXIT.missing : code;
+}
+
+async function runCommandLine(argv: string[]): Promise<number> {
   try {
     const resolved = await resolve(argv);
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);

@@ -3,13 +3,25 @@ import { locate, type Position } from "../repo/where.ts";
 import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { loadLayer, type Layer } from "./manifest.ts";
 import { mark } from "../lib/trace.ts";
+import { attributedEpisode } from "../session/attribution.ts";
 
-export type Here = { position: Position; layer: Layer; ledger: Ledger };
+export type Here = {
+  position: Position;
+  layer: Layer;
+  ledger: Ledger;
+  /** The episode this process belongs to (stamped on every ledger line), if one is open. */
+  session?: string;
+};
 
-export async function here(cwd: string = process.cwd()): Promise<Here> {
+/**
+ * Where a command runs. `providerSession` is the client session a hook names; without it the
+ * episode is found from the environment (see session/attribution.ts).
+ */
+export async function here(cwd: string = process.cwd(), providerSession?: string): Promise<Here> {
   const position = await locate(cwd);
   mark("located");
   const layer = await loadLayer(position.worktree);
   mark("layer loaded");
-  return { position, layer, ledger: ledgerOf(layer) };
+  const episode = await attributedEpisode(layer, position, providerSession);
+  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id };
 }

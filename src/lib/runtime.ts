@@ -66,3 +66,17 @@ export async function spawnText(cmd: string, args: readonly string[], options: {
   const run = spawnSync(cmd, args as string[], { cwd: options.cwd, env: options.env, input: options.input, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
   return { status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
 }
+
+type BunHasher = new (algorithm: string) => { update(data: string | Uint8Array): { digest(encoding: "hex"): string } };
+const bunHasher: BunHasher | undefined = (globalThis as { Bun?: { CryptoHasher?: BunHasher } }).Bun?.CryptoHasher;
+
+/**
+ * A hex digest. Bun's hasher is built in; `node:crypto` costs ~10 ms to load in a compiled Bun
+ * binary, so it is the fallback (Deno, Node), loaded synchronously through the runtime's require.
+ */
+export function createHash(algorithm: "sha256", data: string | Uint8Array): string {
+  if (bunHasher) return new bunHasher(algorithm).update(data).digest("hex");
+  const nodeCrypto = (process as unknown as { getBuiltinModule?: (id: string) => typeof import("node:crypto") }).getBuiltinModule?.("node:crypto");
+  if (!nodeCrypto) throw new Error("no hash implementation in this runtime");
+  return nodeCrypto.createHash(algorithm).update(data).digest("hex");
+}

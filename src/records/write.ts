@@ -60,7 +60,7 @@ export async function writeRecord(here: Here, kind: RecordKind, body: string, po
       created_at: isoStamp(now()),
       how: options.how,
       task_id: task?.id ?? "none",
-      session: "none",
+      session: here.session ?? "none",
       repository_id: p.repositoryId,
       worktree: p.worktree,
       branch: p.branch,
@@ -79,6 +79,6 @@ export async function writeRecord(here: Here, kind: RecordKind, body: string, po
   const relativePath = relative(p.worktree, record.path);
   const payload: Record<string, unknown> = { task_id: record.meta.task_id, [kind.pathKey]: relativePath, how: options.how };
   if (kind.name === "handover") payload.closed = options.close === true;
-  await appendEvent({ ledger: here.ledger, position: p }, kind.event, payload);
+  await appendEvent(here, kind.event, payload);
   return { record, task: updated, relativePath };
 }

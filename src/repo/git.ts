@@ -9,8 +9,8 @@ export type GitResult = { ok: boolean; status: number | null; stdout: string; st
 /** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
-export async function git(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
-  const run = await spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET } });
+export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
+  const run = await spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, ...env } });
   return { ok: run.status === 0, ...run };
 }
 

@@ -76,7 +76,7 @@ export async function startTask(here: Here, options: StartOptions): Promise<{ ta
     working_tree: snap.workingTree,
   };
   writeTask(here.layer, task);
-  await appendEvent({ ledger: here.ledger, position: p }, "task.started", { task_id: task.id, profile, owner: task.owner, scope });
+  await appendEvent(here, "task.started", { task_id: task.id, profile, owner: task.owner, scope });
   return { task, archived };
 }
 
@@ -141,6 +141,6 @@ export async function finishTask(here: Here, options: FinishOptions): Promise<{ 
   const done: Task = { ...task, outcome: options.outcome, checkpoint_at: isoStamp(now()) };
   writeTask(here.layer, done);
   const rel = relative(here.position.worktree, notePath);
-  await appendEvent({ ledger: here.ledger, position: here.position }, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });
+  await appendEvent(here, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });
   return { task: done, notePath: rel };
 }

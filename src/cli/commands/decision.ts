@@ -17,7 +17,7 @@ export default command({
     const ctx = await here();
     const task = (await activeTask(ctx.layer)).active;
     const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, now());
-    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "decision.recorded", { task_id: decision.task, decision: decision.title });
+    await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
     if (args.json) console.log(JSON.stringify(decision));
     else console.log(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
   },

@@ -30,7 +30,7 @@ export default command({
     if (args.validate) return printValidation(ctx.ledger, args.json === true);
     if (args.rotate) {
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
-      const result = await rotate({ ledger: ctx.ledger, position: ctx.position }, keep);
+      const result = await rotate(ctx, keep);
       if (args.json) console.log(JSON.stringify(result));
       else if (result.rotated) console.log(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`);
       else console.log(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);

@@ -17,6 +17,9 @@ export const COMMANDS = {
   question: () => import("./question.ts").then((m) => m.default),
   decision: () => import("./decision.ts").then((m) => m.default),
   context: () => import("./context.ts").then((m) => m.default),
+  session: () => import("./session.ts").then((m) => m.default),
+  capture: () => import("./capture/index.ts").then((m) => m.default),
+  recover: () => import("./recover.ts").then((m) => m.default),
 } as const satisfies Record<string, Lazy>;
 
 export type CommandName = keyof typeof COMMANDS;

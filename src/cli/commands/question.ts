@@ -17,7 +17,7 @@ const add = command({
   async run({ args }) {
     const ctx = await here();
     const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), now());
-    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "question.opened", { task_id: q.taskId, question: q.text });
+    await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) console.log(JSON.stringify(q));
     else console.log(`opened: ${q.text} (task ${q.taskId})`);
   },
@@ -52,7 +52,7 @@ const resolve = command({
     const ctx = await here();
     const resolverTask = await taskId(ctx);
     const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), now());
-    await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
+    await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
     if (args.json) console.log(JSON.stringify(q));
     else console.log(`resolved: ${q.text} — ${q.answer}`);
   },

@@ -1,0 +1,179 @@
+/**
+ * `capture install`: write the shims, the client's hook configuration and the policy-switched
+ * mods. Ownership is by marker: what majordomus did not write is never changed, what it wrote is
+ * rewritten when it drifts from the binary's copy, and a second run reports "already present".
+ * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
+ */
+import { chmodSync, copyFileSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { listAssets } from "../assets/index.ts";
+import { Failure, errnoCode } from "../lib/failure.ts";
+import { compactStamp, now } from "../lib/clock.ts";
+import { ensureDir, exists, writeFileAtomic } from "../lib/fsx.ts";
+import type { Here } from "../layer/here.ts";
+import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
+import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import { MARKER, settingsEntry, shimText } from "./shims.ts";
+
+export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "merged" | "refused";
+export type Line = { path: string; action: Action; note?: string };
+export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string };
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** Write a file we own; never touch one without our marker. */
+function converge(path: string, rel: string, content: string, mode: number): Line {
+  const current = readText(path);
+  if (current !== undefined && !current.includes(MARKER)) return { path: rel, action: "left alone", note: "not written by majordomus" };
+  if (current === content && (statSync(path).mode & 0o777) === mode) return { path: rel, action: "already present" };
+  ensureDir(dirname(path));
+  writeFileAtomic(path, content, mode);
+  chmodSync(path, mode);
+  return { path: rel, action: current === undefined ? "written" : "rewritten", note: current === undefined ? undefined : "it had drifted from this majordomus's copy" };
+}
+
+function hookCommands(settings: unknown, event: string): string[] {
+  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
+  if (!Array.isArray(groups)) return [];
+  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? ((g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? ""))) : []));
+}
+
+function settingsFile(here: Here, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
+  const path = join(here.position.worktree, provider.hooks.config);
+  const rel = provider.hooks.config;
+  const text = readText(path);
+  if (text === undefined) {
+    const hooks: Record<string, unknown[]> = {};
+    for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
+    ensureDir(dirname(path));
+    writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
+    report.lines.push({ path: rel, action: "written", note: `with the ${HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ")} hooks` });
+    return;
+  }
+  let settings: Record<string, unknown>;
+  try {
+    settings = JSON.parse(text);
+    if (!settings || typeof settings !== "object" || Array.isArray(settings)) throw new Error("not a JSON object");
+  } catch (err) {
+    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); it was left as it is`, "fix it, then run `majordomus capture install` again");
+  }
+  const missing = HOOK_EVENTS.filter((e) => !hookCommands(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
+  if (missing.length === 0) {
+    report.lines.push({ path: rel, action: "already present", note: "it names every majordomus hook" });
+    return;
+  }
+  if (!merge) {
+    for (const e of missing) report.missing.push({ event: provider.hooks.events[e].event, entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]` });
+    report.lines.push({ path: rel, action: "refused", note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical` });
+    return;
+  }
+  const hooks = (settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>;
+  for (const e of missing) {
+    const name = provider.hooks.events[e].event;
+    hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
+  }
+  settings.hooks = hooks;
+  const backup = `${path}.majordomus-backup-${compactStamp(now())}`;
+  copyFileSync(path, backup);
+  writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
+  report.backup = backup.slice(here.position.worktree.length + 1);
+  report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
+}
+
+/** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
+function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
+  return listAssets(source)
+    .filter((a) => !a.path.endsWith(".test.ts"))
+    .map((a) => ({ rel: a.path.slice(source.length), bytes: a.bytes, mode: a.mode }));
+}
+
+function removeOurs(target: string, files: Array<{ rel: string }>): string[] {
+  for (const f of files) {
+    try {
+      unlinkSync(join(target, f.rel));
+    } catch {
+      // already gone
+    }
+  }
+  // What the client lays beside a mod it loaded is ours to clear too; anything else stays.
+  const types = join(target, ".claude-plugin", "types");
+  const walk = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+    } catch {
+      return [];
+    }
+  };
+  for (const f of walk(types)) unlinkSync(f);
+  const dirs = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).flatMap((n) => [...dirs(join(dir, n)), join(dir, n)]);
+    } catch {
+      return [];
+    }
+  };
+  for (const d of [...dirs(target), target]) {
+    try {
+      rmdirSync(d);
+    } catch {
+      // not empty: someone else's file is in it
+    }
+  }
+  return walk(target);
+}
+
+function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Parameters<typeof consents>[0], report: InstallReport): void {
+  for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
+    const target = join(here.position.worktree, row.target);
+    const rel = row.target.replace(/\/$/, "");
+    const files = modFiles(row.source);
+    const register = readText(join(target, "hooks", "register.ts"));
+    const on = consents(policy, row.switch.replace(/^session\./, "") as ConsentKey);
+    if (exists(target) && (register === undefined || !register.includes(MARKER))) {
+      report.lines.push({ path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` });
+      continue;
+    }
+    if (!on) {
+      if (!exists(target)) {
+        report.lines.push({ path: rel, action: "not written", note: `${row.switch} is not true` });
+        continue;
+      }
+      const left = removeOurs(target, files);
+      report.lines.push({ path: rel, action: "removed", note: left.length ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}` : `${row.switch} is not true` });
+      continue;
+    }
+    const drifted = files.filter((f) => {
+      const current = readText(join(target, f.rel));
+      return current === undefined || current !== Buffer.from(f.bytes).toString("utf8");
+    });
+    if (drifted.length === 0) {
+      report.lines.push({ path: rel, action: "already present" });
+      continue;
+    }
+    const fresh = !exists(target);
+    for (const f of files) {
+      ensureDir(dirname(join(target, f.rel)));
+      writeFileAtomic(join(target, f.rel), f.bytes, f.mode);
+    }
+    report.lines.push({ path: rel, action: fresh ? "written" : "rewritten", note: fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted` });
+  }
+}
+
+export async function install(here: Here, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
+  const report: InstallReport = { lines: [], missing: [] };
+  for (const event of HOOK_EVENTS) {
+    const row = provider.hooks.events[event as HookEvent];
+    report.lines.push(converge(join(here.position.worktree, row.shim), row.shim, shimText(provider, event), 0o755));
+  }
+  const policy = await loadPolicy(here.layer).catch(() => undefined);
+  mods(here, provider, policy?.policy, report);
+  settingsFile(here, provider, options.merge, report);
+  return report;
+}

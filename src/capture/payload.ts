@@ -1,0 +1,50 @@
+/**
+ * A hook's stdin payload. Whatever arrives (nothing, a terminal, garbage, binary, megabytes), the
+ * reader returns an answer and never throws: the event boundary is drawn with or without it.
+ */
+import { readSync } from "node:fs";
+import { isatty } from "node:tty";
+
+/** Payloads are small JSON objects; anything past this is not read (and makes the payload unusable). */
+const MAX_BYTES = 1024 * 1024;
+
+export type Payload = { data?: Record<string, unknown>; problem?: string; bytes: number };
+
+export function readPayload(): Payload {
+  if (isatty(0)) return { bytes: 0 };
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buffer = Buffer.alloc(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === "EAGAIN") continue;
+      if (code === "EOF" || code === "EBADF" || code === "ENXIO") break;
+      return { problem: `stdin could not be read: ${(err as Error).message}`, bytes: total };
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  if (total === 0) return { bytes: 0 };
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.includes("\u0000") || text.includes("\ufffd")) return { problem: "the payload is not UTF-8 text", bytes: total };
+  try {
+    const data = JSON.parse(text);
+    if (data === null || typeof data !== "object" || Array.isArray(data)) return { problem: "the payload is JSON but not an object", bytes: total };
+    return { data: data as Record<string, unknown>, bytes: total };
+  } catch (err) {
+    return { problem: `the payload is not JSON (${(err as Error).message.split("\n")[0]})`, bytes: total };
+  }
+}
+
+/** A provider-supplied identifier fit to store: printable, bounded; anything else is dropped. */
+export function cleanId(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  return value;
+}

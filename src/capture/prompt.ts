@@ -1,0 +1,78 @@
+/**
+ * `capture prompt --provider P`: archive the person's prompt, byte-exact as sent but with secrets
+ * redacted first, as one JSON record per prompt id in `.ai/local/prompts/` (folder 0700, files
+ * 0600), linked to its episode by the provider session it names. Client-injected messages are not
+ * a person's prompt and are skipped. Nothing is printed on stdout; nothing here exits 2.
+ */
+import { join } from "node:path";
+import { isoStamp, compactStampMs, now } from "../lib/clock.ts";
+import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { log } from "../lib/log.ts";
+import { createHash } from "../lib/runtime.ts";
+import type { Here } from "../layer/here.ts";
+import { sectionPath } from "../layer/manifest.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { pick, type Hooks, type Provider } from "../providers/index.ts";
+import { attributedEpisode } from "../session/attribution.ts";
+import { episodeKey } from "../session/keys.ts";
+import { cleanId, type Payload } from "./payload.ts";
+import { redact } from "./redact.ts";
+
+export const PROMPT_SCHEMA = "prompt/v1";
+
+/** Where prompts go: the layer's prompts section, or a throwaway folder for `capture status`'s self-test. */
+export function promptsDir(here: Here): string {
+  return process.env.MAJORDOMUS_CAPTURE_DIR || sectionPath(here.layer, "prompts");
+}
+
+export type PromptOutcome = { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
+
+export async function capturePrompt(here: Here, provider: Provider & { hooks: Hooks }, payload: Payload): Promise<PromptOutcome> {
+  const keys = provider.hooks.keys;
+  const providerSession = cleanId(pick(payload.data, keys.session));
+  const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);
+  const fail = async (why: string): Promise<PromptOutcome> => {
+    log.warn(`capture prompt: ${why}`);
+    if (!selfTest) await appendEvent(here, "provider.event.failed", { provider: provider.id, provider_event: "prompt", reason: why }).catch(() => undefined);
+    return { status: "failed", why };
+  };
+  if (!selfTest) {
+    await appendEvent(here, "provider.event.received", { provider: provider.id, provider_event: "prompt", provider_session: providerSession ?? "none" }).catch((err) =>
+      log.warn(`the receipt could not be written: ${(err as Error).message}`),
+    );
+  }
+  if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
+  const raw = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
+  if (raw === undefined) return fail(`the payload carries none of ${keys.prompt_text.join(", ")} (it has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`);
+  const source = cleanId(pick(payload.data, keys.prompt_source));
+  if (source !== undefined && provider.hooks.person_sources.length > 0 && !provider.hooks.person_sources.includes(source)) return { status: "skipped", why: `source ${source} is not a person` };
+  const trimmed = raw.trimStart();
+  if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m))) return { status: "skipped", why: "a message the client injected" };
+
+  const clean = redact(raw);
+  const promptId = cleanId(pick(payload.data, keys.prompt_id));
+  const at = now();
+  const episode = providerSession ? await attributedEpisode(here.layer, here.position, providerSession) : undefined;
+  const record: Record<string, unknown> = {
+    schema: PROMPT_SCHEMA,
+    captured_at: isoStamp(at),
+    provider: provider.id,
+    prompt_id: promptId ?? null,
+    provider_session: providerSession ?? null,
+    episode: episode?.session_id ?? null,
+    episode_link: episode ? "open" : "orphan",
+    branch: here.position.branch,
+    head: here.position.head,
+    bytes: Buffer.byteLength(clean.text, "utf8"),
+    sha256: createHash("sha256", clean.text),
+    text: clean.text,
+  };
+  if (clean.redacted.length > 0) record.redacted = clean.redacted;
+  const dir = promptsDir(here);
+  ensureDir(dir, 0o700);
+  // One record per prompt id: the id names the file, so a repeated delivery finds it taken.
+  const name = promptId ? `${episodeKey(promptId)}.json` : `${compactStampMs(at)}-${randomHex(4)}.json`;
+  const path = join(dir, name);
+  if (!publishNew(path, `${JSON.stringify(record, null, 2)}\n`, 0o600)) return { status: "skipped", why: `prompt ${promptId} is already archived` };
+  return { status: "archived", path };
+}

@@ -1,0 +1,164 @@
+/**
+ * `capture session --provider P --event start|compact|end`: what the client's hooks run.
+ *
+ * The receipt (`provider.event.received`) is written before anything can fail, and a failure is
+ * recorded (`provider.event.failed` with the reason) rather than raised: a hook must return
+ * success to its client, and returning success is not the same as claiming the work was done.
+ * Only the start event writes to stdout (the briefing); nothing here exits 2.
+ */
+import { isoStamp, now } from "../lib/clock.ts";
+import { log } from "../lib/log.ts";
+import type { Here } from "../layer/here.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import type { HookEvent, Hooks, Provider } from "../providers/index.ts";
+import { pick } from "../providers/index.ts";
+import { gather } from "../derive/gather.ts";
+import { deriveCheckpoint } from "../derive/checkpoint.ts";
+import { deriveHandover } from "../derive/handover.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { requiredSections, writeRecord } from "../records/write.ts";
+import { composeBriefing } from "../session/briefing.ts";
+import { claimClose, closeEpisode } from "../session/close.ts";
+import { logContextFailure, openEpisode } from "../session/open.ts";
+import { episodeKey } from "../session/keys.ts";
+import { episodePath, readEpisode } from "../session/store.ts";
+import { recoverStranded } from "../session/recover.ts";
+import { activeTask } from "../task/record.ts";
+import { cleanId, type Payload } from "./payload.ts";
+
+export type SessionEvent = Exclude<HookEvent, "prompt">;
+
+export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string };
+
+export function describeDelivery(provider: Provider & { hooks: Hooks }, event: SessionEvent, payload: Payload): Delivery {
+  const keys = provider.hooks.keys;
+  const id = cleanId(pick(payload.data, keys.session));
+  return {
+    provider,
+    event,
+    payload,
+    // A client event with no usable session id still draws a boundary, under a key of its own.
+    providerSession: id ?? `${provider.id}-unidentified`,
+    source: cleanId(pick(payload.data, keys.source)),
+    reason: cleanId(pick(payload.data, keys.reason)),
+  };
+}
+
+/** Record that some work this event asked for did not complete. Never throws. */
+async function failed(here: Here, d: Delivery, reason: string): Promise<void> {
+  log.warn(`capture session (${d.event}): ${reason}`);
+  logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
+  try {
+    await appendEvent(here, "provider.event.failed", { provider: d.provider.id, provider_event: d.event, reason });
+  } catch (err) {
+    log.warn(`the failure could not be recorded in the ledger either: ${(err as Error).message}`);
+  }
+}
+
+async function attempt(here: Here, d: Delivery, what: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    await failed(here, d, `${what}: ${(err as Error).message}`);
+  }
+}
+
+async function policyOrFail(here: Here, d: Delivery): Promise<LoadedPolicy | undefined> {
+  try {
+    return await loadPolicy(here.layer);
+  } catch (err) {
+    await failed(here, d, `the policy could not be read (${(err as Error).message.split("\n")[0]})`);
+    return undefined;
+  }
+}
+
+async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<string> {
+  const body = deriveCheckpoint(await gather(here, { withCheckpoint: false }));
+  return (await writeRecord(here, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
+}
+
+type Handler = (here: Here, d: Delivery) => Promise<void>;
+
+const start: Handler = async (here, d) => {
+  let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
+  await attempt(here, d, "the episode did not open", async () => {
+    opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession });
+    log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
+  });
+  const stamped = opened ? { ...here, session: opened.episode.session_id } : here;
+  await attempt(stamped, d, "stranded episodes were not recovered", async () => {
+    const recovered = await recoverStranded(stamped, { limit: 3, except: opened?.episode.session_id });
+    for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
+  });
+  const policy = await policyOrFail(stamped, d);
+  if (!policy || policy.policy.session?.briefing_on_start === false) return;
+  await attempt(stamped, d, "the briefing was not printed", async () => {
+    const briefing = await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined);
+    console.log(briefing.lines.join("\n"));
+  });
+};
+
+const compact: Handler = async (here, d) => {
+  const policy = await policyOrFail(here, d);
+  if (!policy) return;
+  if (policy.policy.session?.checkpoint_on_compact === false) {
+    log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
+    return;
+  }
+  await attempt(here, d, "no checkpoint was derived before compaction", async () => {
+    log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(here, policy)}`);
+  });
+};
+
+const end: Handler = async (here, d) => {
+  const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+  const read = await readEpisode(episodePath(here.layer, episodeKey(d.providerSession)));
+  const episode = read.episode && read.episode.worktree === here.position.worktree ? read.episode : undefined;
+  if (!episode) {
+    log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
+    return;
+  }
+  // End events arrive more than once: only the one that claims the close writes anything.
+  if (!claimClose(here, episode)) {
+    log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
+    return;
+  }
+  const stamped = { ...here, session: episode.session_id };
+  const policy = await policyOrFail(stamped, d);
+  if (policy && policy.policy.session?.checkpoint_on_compact !== false) {
+    await attempt(stamped, d, "no closing checkpoint was derived", async () => void (await derivedCheckpoint(stamped, policy)));
+  }
+  if (policy && policy.policy.session?.handover_on_end !== false) {
+    await attempt(stamped, d, "no continuation record was derived", async () => {
+      const task = (await activeTask(stamped.layer)).active;
+      const body = deriveHandover(await gather(stamped, { withCheckpoint: true }), requiredSections(policy));
+      const written = await writeRecord(stamped, RECORD_KINDS.handover, body, policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
+      log.info(`continuation written to ${written.relativePath}`);
+    });
+  }
+  await attempt(stamped, d, "the episode was not closed", async () => {
+    const closed = await closeEpisode(stamped, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
+    if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${d.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
+  });
+};
+
+/** One handler per session event: a new event is a row here and a row in providers.yaml. */
+export const SESSION_EVENTS: Record<SessionEvent, Handler> = { start, compact, end };
+
+export async function handleSessionEvent(here: Here, d: Delivery): Promise<void> {
+  if (d.payload.problem) logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
+  try {
+    await appendEvent(here, "provider.event.received", {
+      provider: d.provider.id,
+      provider_event: d.event,
+      provider_session: d.providerSession ?? "none",
+      ...(d.source ? { source: d.source } : {}),
+      ...(d.reason ? { reason: d.reason } : {}),
+    });
+  } catch (err) {
+    log.warn(`the receipt could not be written: ${(err as Error).message}`);
+    logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
+  }
+  await SESSION_EVENTS[d.event](here, d);
+}

@@ -1,0 +1,133 @@
+/**
+ * `capture status`: per provider and aspect (prompt, session, mod), how far the wiring goes:
+ *
+ *   unsupported   the client cannot do it (cited)
+ *   unadapted     the client can, majordomus has no adapter for it yet (cited)
+ *   unconfigured  the hook configuration (or the policy switch) does not ask for it
+ *   named         configured, but the shim or folder it names is missing, foreign or not executable
+ *   wired         in place, but executing it did not prove it works
+ *   verified      the installed shim was executed with a synthetic payload and did its job,
+ *                 with mutation disabled (a throwaway prompt archive; an end event as a dry run)
+ */
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { listAssets } from "../assets/index.ts";
+import { spawnText } from "../lib/runtime.ts";
+import type { Here } from "../layer/here.ts";
+import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
+import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import { MARKER } from "./shims.ts";
+
+export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
+export type State = (typeof STATES)[number];
+export type Row = { provider: string; aspect: Aspect; state: State; reason: string };
+
+const ASPECT_EVENTS: Record<Exclude<Aspect, "mod">, HookEvent[]> = { prompt: ["prompt"], session: ["start", "compact", "end"] };
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function runShim(here: Here, shim: string, payload: Record<string, string>, env: Record<string, string>) {
+  return spawnText("/bin/sh", ["-c", 'exec "$0"', join(here.position.worktree, shim)], {
+    cwd: here.position.worktree,
+    input: JSON.stringify(payload),
+    env: { ...process.env, MAJORDOMUS_LOG: "info", ...env },
+  });
+}
+
+async function verifyPrompt(here: Here, hooks: Hooks): Promise<string | undefined> {
+  const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
+  try {
+    const text = `majordomus self test ${process.pid}`;
+    const run = await runShim(here, hooks.events.prompt.shim, { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
+    const archived = readdirSync(dir).some((f) => f.endsWith(".json") && (read(join(dir, f)) ?? "").includes(text));
+    return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function verifySession(here: Here, hooks: Hooks): Promise<string | undefined> {
+  const id = `selftest-${process.pid}`;
+  const run = await runShim(here, hooks.events.end.shim, { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
+  return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
+}
+
+function commandsIn(settings: unknown, event: string): string[] {
+  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
+  if (!Array.isArray(groups)) return [];
+  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? "")) : []));
+}
+
+async function hookAspect(here: Here, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
+  const hooks = provider.hooks;
+  const text = read(join(here.position.worktree, hooks.config));
+  if (text === undefined) return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch {
+    return { state: "unconfigured", reason: `${hooks.config} is not valid JSON` };
+  }
+  for (const event of ASPECT_EVENTS[aspect]) {
+    const row = hooks.events[event];
+    const commands = commandsIn(settings, row.event);
+    if (commands.length === 0) return { state: "unconfigured", reason: `${hooks.config} has no ${row.event} hook; run \`majordomus capture install\`` };
+    if (!commands.some((c) => c.includes(row.shim))) return { state: "named", reason: `${hooks.config} has ${row.event} hooks, none running ${row.shim}` };
+    const shim = join(here.position.worktree, row.shim);
+    const content = read(shim);
+    if (content === undefined) return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
+    if (!content.includes(MARKER)) return { state: "named", reason: `${row.shim} was not written by majordomus` };
+    if (!executable(shim)) return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
+  }
+  if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
+  const problem = aspect === "prompt" ? await verifyPrompt(here, hooks) : await verifySession(here, hooks);
+  if (problem) return { state: "wired", reason: problem };
+  return { state: "verified", reason: aspect === "prompt" ? "the installed shim archived a synthetic prompt into a throwaway folder" : "the installed end shim answered a synthetic end event as a dry run (nothing closed)" };
+}
+
+async function modAspect(here: Here, provider: Provider & { hooks: Hooks }): Promise<Omit<Row, "provider" | "aspect">> {
+  const mods = Object.entries(provider.hooks.mods ?? {});
+  if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
+  const policy = await loadPolicy(here.layer).catch(() => undefined);
+  for (const [name, row] of mods) {
+    if (!consents(policy?.policy, row.switch.replace(/^session\./, "") as ConsentKey)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed` };
+    const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
+    if (register === undefined) return { state: "named", reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\`` };
+    if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };
+    const drifted = listAssets(row.source).filter((a) => !a.path.endsWith(".test.ts") && read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !== Buffer.from(a.bytes).toString("utf8"));
+    if (drifted.length > 0) return { state: "named", reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\`` };
+  }
+  return { state: "wired", reason: "installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it" };
+}
+
+export async function status(here: Here, options: { verify: boolean }): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const provider of (await providers()).values()) {
+    for (const aspect of ASPECTS) {
+      const capability = provider.capabilities[aspect];
+      let row: Omit<Row, "provider" | "aspect">;
+      if (capability.state === "none") row = { state: "unsupported", reason: capability.source };
+      else if (!provider.hooks) row = { state: "unadapted", reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet` };
+      else if (aspect === "mod") row = await modAspect(here, provider as Provider & { hooks: Hooks });
+      else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify);
+      rows.push({ provider: provider.id, aspect, ...row });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,12 @@
+import { command } from "../../define.ts";
+
+export default command({
+  meta: { name: "capture", description: "Wire a coding client's hooks to majordomus, and answer them" },
+  subCommands: {
+    install: () => import("./install.ts").then((m) => m.default),
+    status: () => import("./status.ts").then((m) => m.default),
+    prune: () => import("./prune.ts").then((m) => m.default),
+    session: () => import("./hooks.ts").then((m) => m.session),
+    prompt: () => import("./hooks.ts").then((m) => m.prompt),
+  },
+});

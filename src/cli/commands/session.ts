@@ -1,0 +1,204 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Failure } from "../../lib/failure.ts";
+import { now } from "../../lib/clock.ts";
+import { here } from "../../layer/here.ts";
+import { loadPolicy } from "../../policy/index.ts";
+import { divergence, span } from "../../records/labels.ts";
+import { snapshot, commitsSince } from "../../repo/status.ts";
+import { readClosed } from "../../session/closed.ts";
+import { closeEpisode } from "../../session/close.ts";
+import { openEpisode } from "../../session/open.ts";
+import { episodeEntries } from "../../session/record.ts";
+import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
+import { attributedEpisode } from "../../session/attribution.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+import { readBody } from "../stdin.ts";
+import { isatty } from "node:tty";
+
+const providerArgs = {
+  provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
+  "provider-session": { type: "string", description: "The client's own session id" },
+} as const;
+
+function age(iso: string): string {
+  const minutes = Math.floor((now().getTime() - Date.parse(iso)) / 60_000);
+  return Number.isNaN(minutes) ? "unknown age" : `${span(Math.max(0, minutes))} ago`;
+}
+
+const start = command({
+  meta: { name: "start", description: "Open an episode by hand (hooks open one per client session)" },
+  args: {
+    "if-open": { type: "enum", options: ["refuse", "keep"], default: "refuse", description: "What to do when this episode is already open" },
+    owner: { type: "string", description: "Who works in it (default $USER)" },
+    worker: { type: "string", description: "An id for the agent or worker" },
+    ...providerArgs,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here(process.cwd(), args["provider-session"]);
+    const opened = await openEpisode(ctx, {
+      ifOpen: args["if-open"] as "refuse" | "keep",
+      openedBy: args["provider-session"] ? "hook" : "hand",
+      provider: args.provider,
+      providerSession: args["provider-session"],
+      owner: args.owner,
+      worker: args.worker,
+    });
+    const e = opened.episode;
+    if (args.json) return console.log(JSON.stringify({ ...e, kept: opened.kept }));
+    console.log(`session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`);
+    console.log(`working context: ${e.context_path}`);
+  },
+});
+
+const close = command({
+  meta: { name: "close", description: "Close an episode into its shared record (an authored summary may come on stdin)" },
+  args: {
+    outcome: { type: "enum", options: ["closed", "interrupted"], default: "closed", description: "closed or interrupted" },
+    "if-none": { type: "enum", options: ["refuse", "ignore"], default: "refuse", description: "What to do when no episode is open" },
+    ...providerArgs,
+    ...jsonArg,
+  },
+  async run({ args }) {
+    const ctx = await here(process.cwd(), args["provider-session"]);
+    const summary = isatty(0) ? undefined : readBody("majordomus session close");
+    const policy = await loadPolicy(ctx.layer).catch(() => undefined);
+    const closed = await closeEpisode(ctx, { outcome: args.outcome as "closed" | "interrupted", providerSession: args["provider-session"], summary, policy });
+    if (closed.status === "none") {
+      if (args["if-none"] === "ignore") return;
+      throw new Failure("missing", "no episode is open here for that session", "`majordomus session status` shows what is open");
+    }
+    if (closed.status === "already") {
+      console.error(`majordomus: episode ${closed.episode.session_id} already has its record; this close adds none`);
+      return;
+    }
+    if (args.json) console.log(JSON.stringify({ session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null }));
+    else console.log(closed.path);
+  },
+});
+
+async function describeOpen(ctx: Awaited<ReturnType<typeof here>>, e: OpenEpisode) {
+  const label = await divergence({ head: e.start_head, branch: e.branch }, ctx.position);
+  return { ...e, age: age(e.opened_at), start_label: label };
+}
+
+const status = command({
+  meta: { name: "status", description: "The episode this process belongs to, and every other open one" },
+  args: { ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const mine = await attributedEpisode(ctx.layer, ctx.position);
+    const open = await listOpen(ctx.layer);
+    const others = open.filter((o) => o.episode && o.episode.session_id !== mine?.session_id);
+    const pointer = readPointer(ctx.layer);
+    if (args.json) {
+      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), problems: open.filter((o) => o.problem).map((o) => o.problem) }));
+      return;
+    }
+    if (mine) {
+      const d = await describeOpen(ctx, mine);
+      console.log(`Episode ${d.session_id}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
+      console.log(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
+    } else console.log("This process belongs to no open episode here.");
+    for (const o of others) console.log(`Also open: ${o.episode!.session_id} (${o.episode!.provider !== "none" ? `${o.episode!.provider} session ${o.episode!.provider_session}` : "by hand"}, opened ${age(o.episode!.opened_at)})`);
+    for (const o of open.filter((x) => x.problem)) console.error(`majordomus: warning: ${o.problem}`);
+  },
+});
+
+const list = command({
+  meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
+  args: { all: { type: "boolean", description: "Every branch" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const listing = await readClosed(ctx);
+    const rows = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
+    for (const r of listing.rejected) console.error(`majordomus: warning: ${r.path}: ${r.reason}`);
+    if (args.json) return console.log(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected }));
+    if (rows.length === 0) return console.log(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
+    for (const r of rows) console.log([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
+  },
+});
+
+async function findClosed(ctx: Awaited<ReturnType<typeof here>>, id: string) {
+  const record = (await readClosed(ctx)).records.find((r) => r.meta.session_id === id);
+  if (!record) throw new Failure("missing", `no closed session record for ${id}`, "`majordomus session list --all` lists them");
+  return record;
+}
+
+const show = command({
+  meta: { name: "show", description: "Print one closed session record" },
+  args: { id: { type: "positional", description: "The episode id (s-…)" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const record = await findClosed(ctx, String(args.id));
+    if (args.json) return console.log(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
+    console.log(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+  },
+});
+
+const latest = command({
+  meta: { name: "latest", description: "The newest closed session record of this branch" },
+  args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const record = (await readClosed(ctx)).records.find((r) => r.meta.branch === ctx.position.branch);
+    if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
+    if (args.path) return console.log(record.path);
+    if (args.json) return console.log(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
+    console.log(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+  },
+});
+
+const context = command({
+  meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
+  args: { id: { type: "positional", required: false, description: "An episode id (default: this process's episode)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
+  async run({ args }) {
+    const ctx = await here();
+    const open = (await listOpen(ctx.layer)).map((o) => o.episode).filter((e): e is OpenEpisode => e !== undefined);
+    const wanted = args.id ? String(args.id) : (await attributedEpisode(ctx.layer, ctx.position))?.session_id;
+    if (!wanted) throw new Failure("missing", "this process belongs to no open episode", "give an episode id: `majordomus session context <id>`");
+    const episode = open.find((e) => e.session_id === wanted);
+    if (!episode) {
+      const record = await findClosed(ctx, wanted);
+      if (args.path) throw new Failure("missing", `${wanted} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
+      return console.log(JSON.stringify({ session_id: wanted, closed: true, record: record.path }));
+    }
+    if (args.path) return console.log(episode.context_path);
+    const p = ctx.position;
+    const label = await divergence({ head: episode.start_head, branch: episode.branch }, p);
+    const commits = label === "advanced" ? await commitsSince(p, episode.start_head) : [];
+    const snap = await snapshot(p);
+    const entries = episodeEntries({ ...ctx, session: episode.session_id }, episode.session_id);
+    const of = (event: string, key: string) => entries.filter((e) => e.event === event).map((e) => String(e[key]));
+    const recorded = {
+      checkpoints: of("task.checkpoint", "checkpoint_path"),
+      handovers: of("task.handed_over", "handover_path"),
+      decisions: of("decision.recorded", "decision"),
+      questions: of("question.opened", "question"),
+    };
+    if (args.json) return console.log(JSON.stringify({ episode, git: { at_open: episode.start_head, now: p.head, label, commits_since: commits.length, working_tree: snap.workingTree }, recorded }));
+    const fill: Record<keyof typeof recorded, string> = { checkpoints: "majordomus checkpoint", handovers: "majordomus handover", decisions: "majordomus decision", questions: "majordomus question add" };
+    const lines = [
+      `# Episode ${episode.session_id}`,
+      `opened ${episode.opened_at} (${age(episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
+      "",
+      "## Git now vs at open",
+      `at open: ${episode.branch} ${episode.start_head.slice(0, 7)}, working tree ${episode.start_working_tree}`,
+      `now: ${p.branch} ${p.head.slice(0, 7)}, working tree ${snap.workingTree} — ${label}${commits.length ? `, ${commits.length} commit(s) since` : ""}`,
+      "",
+      "## Recorded in this episode",
+    ];
+    for (const [name, items] of Object.entries(recorded) as Array<[keyof typeof recorded, string[]]>) {
+      lines.push(`${name}: ${items.length ? "" : `none yet (\`${fill[name]}\`)`}`, ...items.map((i) => `- ${i}`));
+    }
+    lines.push("", `Frozen at open: ${episode.context_path}`);
+    console.log(lines.join("\n"));
+  },
+});
+
+export default command({
+  meta: { name: "session", description: "Episodes: one per client session, opened and closed by the client's hooks" },
+  subCommands: { start, close, status, list, show, latest, context },
+});

@@ -1,0 +1,55 @@
+/** The providers table (`share/providers.yaml`): what each client can do, and how its hooks are wired. */
+import { readData } from "../assets/index.ts";
+import { Failure } from "../lib/failure.ts";
+
+export const ASPECTS = ["prompt", "session", "mod"] as const;
+export type Aspect = (typeof ASPECTS)[number];
+export const HOOK_EVENTS = ["prompt", "start", "compact", "end"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export type Capability = { state: "hook" | "none" | "module"; source: string };
+export type EventRow = { event: string; shim: string; timeout: number };
+export type ModRow = { source: string; target: string; switch: string };
+
+export type Hooks = {
+  config: string;
+  session_env?: string;
+  keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[] };
+  deliberate_reasons: string[];
+  person_sources: string[];
+  injected_markers: string[];
+  events: Record<HookEvent, EventRow>;
+  mods?: Record<string, ModRow>;
+};
+
+export type Provider = { id: string; title: string; tested_version: string; capabilities: Record<Aspect, Capability>; hooks?: Hooks };
+
+let cache: Map<string, Provider> | undefined;
+
+export async function providers(): Promise<Map<string, Provider>> {
+  if (cache) return cache;
+  const data = (await readData("share/providers.yaml")) as { providers: Record<string, Omit<Provider, "id">> };
+  cache = new Map(Object.entries(data.providers).map(([id, row]) => [id, { id, ...row }]));
+  return cache;
+}
+
+/** A provider majordomus has an adapter for, or a usage failure naming the ones it has. */
+export async function adapted(id: string): Promise<Provider & { hooks: Hooks }> {
+  const table = await providers();
+  const row = table.get(id);
+  if (row?.hooks) return row as Provider & { hooks: Hooks };
+  const ready = [...table.values()].filter((p) => p.hooks).map((p) => p.id);
+  const why = row ? `${row.title} is known but has no adapter yet (capture status: unadapted)` : `unknown provider "${id}"`;
+  throw new Failure("usage", why, `adapted providers: ${ready.join(", ")}`);
+}
+
+/** The first key of `candidates` present in the payload as a string or number, as a string. */
+export function pick(payload: Record<string, unknown> | undefined, candidates: readonly string[]): string | undefined {
+  if (!payload) return undefined;
+  for (const key of candidates) {
+    const value = payload[key];
+    if (typeof value === "string" && value !== "") return value;
+    if (typeof value === "number") return String(value);
+  }
+  return undefined;
+}

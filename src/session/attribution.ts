@@ -1,0 +1,38 @@
+/**
+ * Which episode a process belongs to, decided strictly, never by time: the provider session it
+ * names; else the provider session it runs inside (MAJORDOMUS_PROVIDER_SESSION, or a client's own
+ * variable such as CLAUDE_CODE_SESSION_ID); else the episode opened by hand. An episode recorded
+ * for another worktree is nobody's here.
+ */
+import type { Layer } from "../layer/manifest.ts";
+import { providers } from "../providers/index.ts";
+import type { Position } from "../repo/where.ts";
+import { episodeKey, HAND } from "./keys.ts";
+import { episodePath, readEpisode, type OpenEpisode } from "./store.ts";
+
+export async function providerSessionFromEnv(): Promise<string | undefined> {
+  const own = process.env.MAJORDOMUS_PROVIDER_SESSION;
+  if (own) return own;
+  for (const p of (await providers()).values()) {
+    const name = p.hooks?.session_env;
+    const value = name ? process.env[name] : undefined;
+    if (value) return value;
+  }
+  return undefined;
+}
+
+async function openFor(layer: Layer, position: Pick<Position, "worktree">, key: string): Promise<OpenEpisode | undefined> {
+  const read = await readEpisode(episodePath(layer, key));
+  return read.episode && read.episode.worktree === position.worktree ? read.episode : undefined;
+}
+
+/** The episode this process belongs to, if any. `named` is the provider session a hook was given. */
+export async function attributedEpisode(layer: Layer, position: Pick<Position, "worktree">, named?: string): Promise<OpenEpisode | undefined> {
+  if (named !== undefined) return openFor(layer, position, episodeKey(named));
+  const fromEnv = await providerSessionFromEnv();
+  if (fromEnv !== undefined) {
+    const episode = await openFor(layer, position, episodeKey(fromEnv));
+    if (episode) return episode;
+  }
+  return openFor(layer, position, HAND);
+}

@@ -1,0 +1,71 @@
+/**
+ * Closing an episode into exactly one shared record, however many end events arrive: the first
+ * closer claims the episode (a file created with O_EXCL), every later one finds the claim and
+ * adds nothing. The snapshot gets a `## Close` section appended; it is never rewritten.
+ */
+import { appendFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { ensureDir, publishNew } from "../lib/fsx.ts";
+import { log } from "../lib/log.ts";
+import type { Here } from "../layer/here.ts";
+import { sectionPath } from "../layer/manifest.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { consents, type LoadedPolicy } from "../policy/index.ts";
+import { bodyRefusal } from "../records/record.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { episodeKey } from "./keys.ts";
+import { composeBody, gatherFacts, renderRecord, type Outcome } from "./record.ts";
+import { commitRecord } from "./commit.ts";
+import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "./store.ts";
+
+export type CloseOptions = { outcome: Outcome; providerSession?: string; reason?: string; summary?: string; policy?: LoadedPolicy; claimed?: boolean };
+export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string } | { status: "none" } | { status: "already"; episode: OpenEpisode };
+
+/**
+ * Take the one right to close this episode. True for exactly one caller, ever; a caller that gets
+ * false must write nothing (the end event arrived more than once).
+ */
+export function claimClose(here: Here, episode: OpenEpisode): boolean {
+  const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
+  ensureDir(claims, 0o700);
+  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600);
+}
+
+export async function closeEpisode(here: Here, options: CloseOptions): Promise<Closed> {
+  const key = episodeKey(options.providerSession);
+  const read = await readEpisode(episodePath(here.layer, key));
+  if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
+  const episode = read.episode;
+  if (!episode || episode.worktree !== here.position.worktree) return { status: "none" };
+  if (options.summary !== undefined && options.summary.trim() !== "") {
+    const refusal = bodyRefusal(RECORD_KINDS.handover, options.summary);
+    if (refusal) throw refusal;
+  }
+
+  if (!options.claimed && !claimClose(here, episode)) return { status: "already", episode };
+
+  const closedAt = isoStamp(now());
+  const facts = await gatherFacts(here, episode, options.outcome, closedAt, options.reason);
+  const body = options.summary?.trim() ? options.summary : composeBody(facts, here, options.policy);
+  const dir = sectionPath(here.layer, "sessions");
+  ensureDir(dir);
+  const path = join(dir, `${compactStamp(new Date(closedAt))}--${episode.session_id}.md`);
+  // Shared with every clone: readable like any tracked file.
+  if (!publishNew(path, renderRecord(facts, body), 0o644)) throw new Failure("internal", `${path} already exists`, "this should be impossible: the claim is taken once");
+  const rel = relative(here.position.worktree, path);
+  const stamped = { ...here, session: episode.session_id };
+  await appendEvent(stamped, "session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel });
+  try {
+    appendFileSync(join(here.position.worktree, episode.context_path), `\n## Close\n\n- closed_at: ${closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
+  } catch (err) {
+    log.warn(`could not append the close to ${episode.context_path}: ${(err as Error).message}`);
+  }
+  removeEpisode(here.layer, key);
+  let committed: string | undefined;
+  if (consents(options.policy?.policy, "commit_record_on_end")) {
+    committed = await commitRecord(here, rel, episode.session_id, consents(options.policy?.policy, "push_record_on_end"));
+  }
+  return { status: "closed", episode, path: rel, committed };
+}

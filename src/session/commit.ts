@@ -1,0 +1,51 @@
+/**
+ * Committing a closed session record when the policy says exactly `true`: one file, through git's
+ * plumbing (a temporary index, commit-tree, a compare-and-swap update-ref), so no commit hook
+ * runs and the person's staged and unstaged work stay as they were.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { log } from "../lib/log.ts";
+import { randomHex } from "../lib/fsx.ts";
+import type { Here } from "../layer/here.ts";
+import { git } from "../repo/git.ts";
+import { DETACHED, NO_HEAD } from "../repo/where.ts";
+
+export async function commitRecord(here: Here, rel: string, sessionId: string, push: boolean): Promise<string | undefined> {
+  const p = here.position;
+  if (p.head === NO_HEAD || p.branch === DETACHED) {
+    log.warn(`the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`);
+    return undefined;
+  }
+  const tempIndex = join(p.gitDir, `majordomus-index-${randomHex(4)}`);
+  const env = { GIT_INDEX_FILE: tempIndex };
+  try {
+    const blob = await git(p.worktree, ["hash-object", "-w", "--", rel]);
+    if (!blob.ok) throw new Error(blob.stderr.trim());
+    const sha = blob.stdout.trim();
+    const steps: string[][] = [["read-tree", p.head], ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`]];
+    for (const step of steps) {
+      const r = await git(p.worktree, step, undefined, env);
+      if (!r.ok) throw new Error(r.stderr.trim());
+    }
+    const tree = await git(p.worktree, ["write-tree"], undefined, env);
+    if (!tree.ok) throw new Error(tree.stderr.trim());
+    const commit = await git(p.worktree, ["commit-tree", tree.stdout.trim(), "-p", p.head, "-m", `chore(session): record ${sessionId}`]);
+    if (!commit.ok) throw new Error(commit.stderr.trim());
+    const id = commit.stdout.trim();
+    const moved = await git(p.worktree, ["update-ref", "-m", `majordomus: session record ${sessionId}`, `refs/heads/${p.branch}`, id, p.head]);
+    if (!moved.ok) throw new Error(`the branch moved meanwhile: ${moved.stderr.trim()}`);
+    // The record is now tracked: record it in the real index too, touching no other entry.
+    await git(p.worktree, ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`]);
+    if (push) {
+      const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:refs/heads/${p.branch}`]);
+      if (!pushed.ok) log.warn(`the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it goes with your next push`);
+    }
+    return id;
+  } catch (err) {
+    log.warn(`the session record was not committed: ${(err as Error).message}`);
+    return undefined;
+  } finally {
+    rmSync(tempIndex, { force: true });
+  }
+}

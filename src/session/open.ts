@@ -1,0 +1,164 @@
+/**
+ * Opening an episode: one per provider session (and one by hand), exactly once however many start
+ * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
+ * written is logged and never stops the episode from opening.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { withLock } from "../lib/lock.ts";
+import { log } from "../lib/log.ts";
+import { emitMap } from "../lib/yaml-emit.ts";
+import type { Here } from "../layer/here.ts";
+import { sectionPath } from "../layer/manifest.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { snapshot } from "../repo/status.ts";
+import { activeTask } from "../task/record.ts";
+import { buildContext } from "../context/builder.ts";
+import { episodeKey } from "./keys.ts";
+import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "./store.ts";
+
+export type OpenOptions = {
+  ifOpen: "refuse" | "keep";
+  openedBy: "hook" | "hand";
+  provider?: string;
+  providerSession?: string;
+  owner?: string;
+  worker?: string;
+};
+
+export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
+
+const LOCK_WAIT_MS = 5_000;
+
+/** The snapshot's front matter keys: a closed set, so no transcript can ride along. */
+export const CONTEXT_KEYS = ["schema", "session_id", "opened_at", "opened_by", "provider", "provider_session", "branch", "head", "task", "profile", "worker"] as const;
+
+async function writeSnapshot(here: Here, episode: OpenEpisode, profile: string): Promise<void> {
+  const path = join(here.position.worktree, episode.context_path);
+  let context: string;
+  try {
+    context = (await buildContext({ ...here, session: episode.session_id }, {})).lines.join("\n");
+  } catch (err) {
+    context = `(the context builder could not run: ${(err as Error).message})`;
+  }
+  const front = emitMap([
+    ["schema", "session-context/v1"],
+    ["session_id", episode.session_id],
+    ["opened_at", episode.opened_at],
+    ["opened_by", episode.opened_by],
+    ["provider", episode.provider],
+    ["provider_session", episode.provider_session],
+    ["branch", episode.branch],
+    ["head", episode.start_head],
+    ["task", episode.task_id],
+    ["profile", profile],
+    ["worker", episode.worker],
+  ]);
+  const body = [
+    `# Working context of ${episode.session_id}, frozen at open`,
+    "",
+    "What this episode was handed when it opened: evidence of what it knew, not the truth now.",
+    "`majordomus session context` composes the live view; this file is appended to, never rewritten.",
+    "",
+    "## Context at open",
+    "",
+    context,
+  ].join("\n");
+  ensureDir(sectionPath(here.layer, "session_contexts"), 0o700);
+  if (!publishNew(path, `---\n${front}---\n\n${body}\n`, 0o600)) throw new Error(`${path} already exists`);
+}
+
+/** A cheap synchronous look at an open record, made inside the lock (the full parse happens after). */
+function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { kind: "none" };
+  }
+  const worktree = /^worktree:\s*(.+)$/m.exec(text)?.[1];
+  const id = /^session_id:\s*(\S+)$/m.exec(text)?.[1];
+  if (!worktree || !id) return { kind: "broken" };
+  return { kind: "open", worktree: worktree.replace(/^"(.*)"$/, "$1") };
+}
+
+export async function openEpisode(here: Here, options: OpenOptions): Promise<Opened> {
+  const key = episodeKey(options.providerSession);
+  const path = episodePath(here.layer, key);
+  ensureDir(openDir(here.layer), 0o700);
+  const at = now();
+  const [read, state] = await Promise.all([activeTask(here.layer), snapshot(here.position)]);
+  const task = read.active;
+  const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`;
+  const p = here.position;
+  const candidate: OpenEpisode = {
+    session_id: id,
+    opened_at: isoStamp(at),
+    opened_by: options.openedBy,
+    owner: options.owner?.trim() || process.env.USER || process.env.USERNAME || "unknown",
+    worker: options.worker ?? "none",
+    provider: options.provider ?? "none",
+    provider_session: options.providerSession ?? "none",
+    repository_id: p.repositoryId,
+    worktree: p.worktree,
+    branch: p.branch,
+    start_head: p.head,
+    start_working_tree: state.workingTree,
+    task_id: task?.id ?? "none",
+    context_path: relative(p.worktree, join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`)),
+  };
+  // Keep-or-create is decided and written under one lock: racing start events open one episode.
+  const lock = `${path}.lock`;
+  const outcome = withLock(lock, LOCK_WAIT_MS, () => {
+    const current = peek(path);
+    if (current.kind === "open" && current.worktree === p.worktree) return "kept" as const;
+    if (current.kind !== "none") {
+      const aside = `${path}.set-aside-${compactStamp(at)}-${randomHex(2)}`;
+      renameSync(path, aside);
+      log.warn(`${path} was ${current.kind === "broken" ? "unreadable" : "another worktree's"}; moved to ${aside}`);
+    }
+    writeEpisode(here.layer, key, candidate);
+    setPointer(here.layer, key);
+    return "created" as const;
+  });
+  if (!outcome.acquired) throw new Failure("refused", `the episode lock ${lock} is held by another majordomus`, "retry in a moment");
+
+  if (outcome.value === "kept") {
+    const kept = (await readEpisode(path)).episode;
+    if (!kept) throw new Failure("contract", `${path} could not be read`, "move it away; the next start opens a new episode");
+    if (options.ifOpen === "refuse") {
+      throw new Failure("refused", `episode ${kept.session_id} is already open here since ${kept.opened_at}`, "close it with `majordomus session close`, or pass --if-open keep");
+    }
+    return { episode: kept, key, kept: true };
+  }
+  const stamped = { ...here, session: candidate.session_id };
+  await appendEvent(stamped, "session.started", {
+    session_id: candidate.session_id,
+    opened_by: candidate.opened_by,
+    owner: candidate.owner,
+    provider: candidate.provider,
+    provider_session: candidate.provider_session,
+    worker: candidate.worker,
+  });
+  try {
+    await writeSnapshot(stamped, candidate, task?.profile ?? "none");
+  } catch (err) {
+    log.warn(`the working context of ${candidate.session_id} was not written: ${(err as Error).message}`);
+    logContextFailure(here, `${isoStamp(now())} ${candidate.session_id}: snapshot not written: ${(err as Error).message}`);
+  }
+  return { episode: candidate, key, kept: false };
+}
+
+/** Failures around working contexts are kept beside them; `doctor` reports a non-empty log. */
+export function logContextFailure(here: Here, line: string): void {
+  try {
+    const dir = sectionPath(here.layer, "session_contexts");
+    ensureDir(dir, 0o700);
+    writeFileSync(join(dir, ".session-context.log"), `${line}\n`, { flag: "a", mode: 0o600 });
+  } catch {
+    // nowhere left to say it but stderr, which the caller already used
+  }
+}

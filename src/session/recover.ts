@@ -1,0 +1,65 @@
+/**
+ * Stranded episodes: their client died without an end event. An open episode that opened before
+ * `session.stranded_after` ago and has no ledger line since then is closed as interrupted, with
+ * its record, like any other close. The policy has the only copy of the threshold: without it
+ * nothing is recovered.
+ */
+import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
+import { log } from "../lib/log.ts";
+import type { Here } from "../layer/here.ts";
+import { appendEvent, newestFirst } from "../ledger/store.ts";
+import { loadPolicy } from "../policy/index.ts";
+import { closeEpisode } from "./close.ts";
+import { listOpen, type OpenEpisode } from "./store.ts";
+
+/** How many ledger lines a staleness check reads back at most (the newest are the ones that matter). */
+const SCAN_LIMIT = 20_000;
+
+export type Stranded = { episode: OpenEpisode; key: string; idleSince: string };
+
+export async function findStranded(here: Here, thresholdMs: number, except?: string): Promise<Stranded[]> {
+  const cutoff = now().getTime() - thresholdMs;
+  const open = (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except);
+  if (open.length === 0) return [];
+  const lastSeen = new Map<string, number>();
+  let read = 0;
+  for (const parsed of newestFirst(here.ledger.path)) {
+    if (++read > SCAN_LIMIT) break;
+    if (!parsed.ok) continue;
+    const at = parseIsoTime(parsed.entry.ts)?.getTime() ?? 0;
+    if (at < cutoff) break;
+    const id = parsed.entry.session;
+    if (id && !lastSeen.has(id)) lastSeen.set(id, at);
+  }
+  const out: Stranded[] = [];
+  for (const o of open) {
+    const e = o.episode!;
+    const opened = parseIsoTime(e.opened_at)?.getTime() ?? 0;
+    if (opened < cutoff && !lastSeen.has(e.session_id)) out.push({ episode: e, key: o.key, idleSince: e.opened_at });
+  }
+  return out;
+}
+
+export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string };
+
+export async function recoverStranded(here: Here, options: { limit: number; except?: string; olderThan?: string; check?: boolean }): Promise<Recovery> {
+  const policy = await loadPolicy(here.layer);
+  const threshold = options.olderThan ?? policy.policy.session?.stranded_after;
+  if (!threshold) {
+    log.info("the policy declares no session.stranded_after; no stranded episode is recovered");
+    return { closed: [], left: 0 };
+  }
+  const ms = parseDuration(threshold);
+  if (ms === undefined) throw new Error(`${JSON.stringify(threshold)} is not a duration like 24h`);
+  const stranded = await findStranded(here, ms, options.except);
+  if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
+  const closed: OpenEpisode[] = [];
+  for (const s of stranded.slice(0, options.limit)) {
+    const stamped = { ...here, session: s.episode.session_id };
+    const result = await closeEpisode(stamped, { outcome: "interrupted", providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session, reason: `stranded: no event for ${threshold}`, policy });
+    if (result.status !== "closed") continue;
+    await appendEvent(here, "session.recovered", { session_id: s.episode.session_id, reason: `no event since ${s.idleSince} (session.stranded_after ${threshold})`, session_path: result.path });
+    closed.push(s.episode);
+  }
+  return { closed, left: stranded.length - closed.length, threshold };
+}

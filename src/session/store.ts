@@ -1,0 +1,99 @@
+/**
+ * Open episodes: `<state>/sessions-open/<key>.yaml`, one per provider session (key from keys.ts;
+ * `hand` for the one opened by hand). The pointer `<state>/session-current` names the key of the
+ * episode opened last, replaced by rename (no symlink: the binary also runs on Windows).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { errnoCode } from "../lib/failure.ts";
+import { ensureDir, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { parseYaml } from "../lib/runtime.ts";
+import { emitMap } from "../lib/yaml-emit.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+
+export const OPEN_KEYS = [
+  "session_id",
+  "opened_at",
+  "opened_by",
+  "owner",
+  "worker",
+  "provider",
+  "provider_session",
+  "repository_id",
+  "worktree",
+  "branch",
+  "start_head",
+  "start_working_tree",
+  "task_id",
+  "context_path",
+] as const;
+
+export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string>;
+
+export function openDir(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "sessions-open");
+}
+
+export function episodePath(layer: Layer, key: string): string {
+  return join(openDir(layer), `${key}.yaml`);
+}
+
+function pointerPath(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "session-current");
+}
+
+export type ReadEpisode = { episode?: OpenEpisode; problem?: string };
+
+export async function readEpisode(path: string): Promise<ReadEpisode> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return {};
+    return { problem: `${path}: unreadable (${(err as Error).message})` };
+  }
+  try {
+    const data = (await parseYaml(text)) as Record<string, unknown>;
+    for (const key of OPEN_KEYS) if (typeof data?.[key] !== "string") return { problem: `${path}: ${key} is missing or not a string` };
+    const unknown = Object.keys(data).filter((k) => !(OPEN_KEYS as readonly string[]).includes(k));
+    if (unknown.length > 0) return { problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
+    return { episode: data as OpenEpisode };
+  } catch (err) {
+    return { problem: `${path}: not valid YAML (${(err as Error).message})` };
+  }
+}
+
+export function writeEpisode(layer: Layer, key: string, episode: OpenEpisode): void {
+  ensureDir(openDir(layer), 0o700);
+  writeFileAtomic(episodePath(layer, key), `# An open majordomus episode. Written by majordomus; removed when the episode closes.\n${emitMap(OPEN_KEYS.map((k) => [k, episode[k]] as const))}`, 0o600);
+}
+
+export function removeEpisode(layer: Layer, key: string): void {
+  unlinkQuiet(episodePath(layer, key));
+  if (readPointer(layer) === key) unlinkQuiet(pointerPath(layer));
+}
+
+export function setPointer(layer: Layer, key: string): void {
+  writeFileAtomic(pointerPath(layer), `${key}\n`, 0o600);
+}
+
+export function readPointer(layer: Layer): string | undefined {
+  try {
+    return readFileSync(pointerPath(layer), "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every open episode of this checkout, with its key; unreadable records come back as problems. */
+export async function listOpen(layer: Layer): Promise<Array<{ key: string } & ReadEpisode>> {
+  let names: string[] = [];
+  try {
+    names = readdirSync(openDir(layer)).filter((n) => n.endsWith(".yaml"));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names.sort()) out.push({ key: name.slice(0, -5), ...(await readEpisode(join(openDir(layer), name))) });
+  return out;
+}
