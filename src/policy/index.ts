@@ -28,6 +28,7 @@ export type Policy = {
   context?: { builder_budget_lines?: number; max_list_items?: number; recent_decisions?: number };
   ledger?: { retention_max_lines?: number };
   prompts?: { retention_max_days?: number; retention_max_bytes?: number };
+  enforcement?: Array<{ name: string; wired_by: string }>;
 };
 
 export type LoadedPolicy = { path: string; policy: Policy };

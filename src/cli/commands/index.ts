@@ -20,6 +20,8 @@ export const COMMANDS = {
   session: () => import("./session.ts").then((m) => m.default),
   capture: () => import("./capture/index.ts").then((m) => m.default),
   recover: () => import("./recover.ts").then((m) => m.default),
+  doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
+  check: () => import("./doctor.ts").then((m) => m.checkCommand),
 } as const satisfies Record<string, Lazy>;
 
 export type CommandName = keyof typeof COMMANDS;

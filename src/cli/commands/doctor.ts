@@ -1,0 +1,29 @@
+import { Failure } from "../../lib/failure.ts";
+import { here } from "../../layer/here.ts";
+import { doctor } from "../../health/doctor.ts";
+import { check } from "../../health/check.ts";
+import { failing, render, type Finding } from "../../health/findings.ts";
+import { jsonArg } from "../args.ts";
+import { command } from "../define.ts";
+
+function report(findings: Finding[], json: boolean, what: string): void {
+  for (const f of findings) console.log(json ? JSON.stringify(f) : render(f));
+  const n = failing(findings);
+  if (n > 0) throw new Failure("contract", `${what}: ${n} failing finding(s) of ${findings.length}`, "each line says what is wrong and how to reproduce it");
+}
+
+export const doctorCommand = command({
+  meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
+  args: { ...jsonArg },
+  async run({ args }) {
+    report(await doctor(await here()), args.json === true, "doctor");
+  },
+});
+
+export const checkCommand = command({
+  meta: { name: "check", description: "The active task against git, and what refuses acceptance (exit 10 on any failure)" },
+  args: { ...jsonArg },
+  async run({ args }) {
+    report(await check(await here()), args.json === true, "check");
+  },
+});

@@ -1,0 +1,200 @@
+/**
+ * `majordomus doctor`: the layer's health. Every record is read the way its reader reads it, every
+ * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
+ * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { Here } from "../layer/here.ts";
+import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
+import { newestFirst } from "../ledger/store.ts";
+import { validateLedger } from "../ledger/history.ts";
+import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { describeMalformed, readQuestions } from "../questions/store.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { readAll, storeOf } from "../records/store.ts";
+import { parseYaml } from "../lib/runtime.ts";
+import { parseDuration, now } from "../lib/clock.ts";
+import { git } from "../repo/git.ts";
+import { splitFrontMatter } from "../records/markdown.ts";
+import { status } from "../capture/status.ts";
+import { readClosed } from "../session/closed.ts";
+import { TRANSCRIPT_KEYS } from "../session/record.ts";
+import { CONTEXT_KEYS } from "../session/open.ts";
+import { listOpen } from "../session/store.ts";
+import type { Finding } from "./findings.ts";
+
+function files(dir: string): string[] {
+  try {
+    return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
+  } catch {
+    return [];
+  }
+}
+
+function dirs(dir: string): string[] {
+  try {
+    return [dir, ...readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).flatMap((n) => dirs(join(dir, n)))];
+  } catch {
+    return [];
+  }
+}
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+async function layerFindings(here: Here, out: Finding[]): Promise<LoadedPolicy | undefined> {
+  try {
+    const strictLayer = await loadLayer(here.position.worktree);
+    void strictLayer;
+    out.push({ level: "OK", category: "layer", subject: "manifest", message: "valid ai-repository/v1", reproduce: "majordomus doctor" });
+  } catch (err) {
+    out.push({ level: "FAIL", category: "layer", subject: "manifest", message: (err as Error).message, reproduce: "majordomus doctor" });
+  }
+  try {
+    const policy = await loadPolicy(here.layer, { strict: true });
+    out.push({ level: "OK", category: "policy", subject: relative(here.position.worktree, policy.path), message: "valid against its schema", reproduce: "majordomus policy" });
+    return policy;
+  } catch (err) {
+    const e = err as Error & { details?: string[] };
+    out.push({ level: "FAIL", category: "policy", subject: "policy.yaml", message: [e.message, ...(e.details ?? [])].join("; "), reproduce: "majordomus policy" });
+    return undefined;
+  }
+}
+
+async function privacyFindings(here: Here, out: Finding[]): Promise<void> {
+  const root = here.position.worktree;
+  const local = join(here.layer.dir, here.layer.manifest.local.path);
+  const probe = relative(root, join(local, "state", "ledger.jsonl"));
+  const ignored = await git(root, ["check-ignore", "-q", "--no-index", probe]);
+  out.push(ignored.status === 0 ? { level: "OK", category: "privacy", subject: relative(root, local), message: "ignored by git", reproduce: `git check-ignore -v ${probe}` } : { level: "FAIL", category: "privacy", subject: relative(root, local), message: "not ignored by git: its files could be committed", reproduce: `git check-ignore -v ${probe}` });
+  const tracked = await git(root, ["ls-files", "--", relative(root, local)]);
+  if (tracked.stdout.trim() !== "") out.push({ level: "FAIL", category: "privacy", subject: relative(root, local), message: `tracked by git: ${tracked.stdout.trim().split("\n").slice(0, 3).join(", ")}`, reproduce: `git ls-files ${relative(root, local)}` });
+  const open = dirs(local).filter((d) => (mode(d) & 0o077) !== 0);
+  for (const d of open) out.push({ level: "FAIL", category: "privacy", subject: relative(root, d), message: `folder mode ${mode(d).toString(8)}; private folders are 0700`, reproduce: `ls -ld ${relative(root, d)}` });
+  const readable = files(local).filter((f) => !f.endsWith("README.md") && (mode(f) & 0o077) !== 0);
+  for (const f of readable.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, f), message: `file mode ${mode(f).toString(8)}; private files are 0600`, reproduce: `ls -l ${relative(root, f)}` });
+  if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
+}
+
+async function recordFindings(here: Here, out: Finding[]): Promise<void> {
+  const root = here.position.worktree;
+  for (const kind of Object.values(RECORD_KINDS)) {
+    const all = await readAll(storeOf(here.layer, kind));
+    const bad = all.filter((r) => !r.parsed.ok);
+    for (const r of bad) out.push({ level: "FAIL", category: "records", subject: relative(root, r.path), message: r.parsed.ok ? "" : r.parsed.reason, reproduce: `majordomus ${kind.name} --list` });
+    if (bad.length === 0) out.push({ level: "OK", category: "records", subject: kind.section, message: `${all.length} ${kind.noun} record(s), all readable with only declared keys`, reproduce: `majordomus ${kind.name} --list` });
+  }
+  const closed = await readClosed(here);
+  for (const r of closed.rejected) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: r.reason, reproduce: "majordomus session list --all" });
+  const ids = new Map<string, number>();
+  for (const r of closed.records) ids.set(String(r.meta.session_id), (ids.get(String(r.meta.session_id)) ?? 0) + 1);
+  for (const [id, n] of ids) if (n > 1) out.push({ level: "FAIL", category: "sessions", subject: id, message: `${n} closed records for one episode`, reproduce: `majordomus session list --all` });
+  for (const r of closed.records) {
+    const absolute = Object.entries(r.meta).find(([, v]) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")));
+    if (absolute) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: `${absolute[0]} holds an absolute path; shared records name none`, reproduce: `majordomus session show ${r.meta.session_id}` });
+  }
+  if (closed.rejected.length === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${closed.records.length} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
+
+  const contexts = sectionPath(here.layer, "session_contexts");
+  for (const f of files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
+    const split = splitFrontMatter(readFileSync(f, "utf8"));
+    const meta = split ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
+    const problem = !meta
+      ? "no readable front matter"
+      : meta.schema !== "session-context/v1"
+        ? `schema ${JSON.stringify(meta.schema)}`
+        : Object.keys(meta).find((k) => !(CONTEXT_KEYS as readonly string[]).includes(k))
+          ? `undeclared key ${Object.keys(meta).find((k) => !(CONTEXT_KEYS as readonly string[]).includes(k))}`
+          : split!.body.split("\n").find((l) => new RegExp(`^(${TRANSCRIPT_KEYS.join("|")})[: ]`, "i").test(l))
+            ? "carries a conversation line"
+            : undefined;
+    if (problem) out.push({ level: "FAIL", category: "contexts", subject: relative(root, f), message: problem, reproduce: `head -20 ${relative(root, f)}` });
+  }
+  const log = join(contexts, ".session-context.log");
+  try {
+    const text = readFileSync(log, "utf8").trim();
+    if (text) out.push({ level: "FAIL", category: "contexts", subject: relative(root, log), message: `${text.split("\n").length} logged failure(s); last: ${text.split("\n").at(-1)}`, reproduce: `cat ${relative(root, log)}  (delete it once read)` });
+  } catch {
+    // no log: nothing failed
+  }
+
+  const prompts = sectionPath(here.layer, "prompts");
+  for (const f of files(prompts).filter((p) => p.endsWith(".json"))) {
+    let record: Record<string, unknown> | undefined;
+    try {
+      record = JSON.parse(readFileSync(f, "utf8"));
+    } catch {
+      record = undefined;
+    }
+    const transcript = record ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k)) : [];
+    if (!record || record.schema !== "prompt/v1" || transcript.length > 0) {
+      out.push({ level: "FAIL", category: "prompts", subject: relative(root, f), message: !record ? "not JSON" : transcript.length ? `carries conversation key(s): ${transcript.join(", ")}` : `schema ${JSON.stringify(record.schema)}`, reproduce: `cat ${relative(root, f)}` });
+    }
+  }
+
+  const questions = readQuestions(here.layer);
+  for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
+  const ledger = await validateLedger(here.ledger);
+  for (const f of ledger.findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
+}
+
+/** What the ledger admits to: failed work, and receipts that produced no record. */
+function lifecycleFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): void {
+  const closed = new Set<string>();
+  const checkpointed = new Set<string>();
+  let failures = 0;
+  for (const parsed of newestFirst(here.ledger.path)) {
+    if (!parsed.ok) continue;
+    const e = parsed.entry;
+    if (e.event === "session.closed") closed.add(String(e.session_id));
+    if (e.event === "task.checkpoint" && e.session) checkpointed.add(e.session);
+    if (e.event === "provider.event.failed") {
+      failures++;
+      if (failures <= 10) out.push({ level: "FAIL", category: "lifecycle", subject: `${e.provider} ${e.provider_event}`, message: `${e.ts}: ${e.reason}`, reproduce: "majordomus history --event provider.event.failed" });
+    }
+    if (e.event === "provider.event.received" && e.session && e.provider_event === "end" && !closed.has(e.session)) {
+      out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
+    }
+    if (e.event === "provider.event.received" && e.session && e.provider_event === "compact" && policy?.policy.session?.checkpoint_on_compact !== false && !checkpointed.has(e.session)) {
+      out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `a compaction at ${e.ts} left no checkpoint`, reproduce: "majordomus history --event task.checkpoint" });
+    }
+  }
+}
+
+async function strandedFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+  const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
+  for (const o of await listOpen(here.layer)) {
+    if (o.problem) {
+      out.push({ level: "FAIL", category: "episodes", subject: o.key, message: o.problem, reproduce: "majordomus session status" });
+      continue;
+    }
+    const age = now().getTime() - Date.parse(o.episode!.opened_at);
+    if (limit !== undefined && age >= limit) out.push({ level: "FAIL", category: "episodes", subject: o.episode!.session_id, message: `open since ${o.episode!.opened_at}, longer than session.stranded_after; it never closed`, reproduce: "majordomus recover --check" });
+  }
+}
+
+async function wiringFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+  const entries = policy?.policy.enforcement ?? [];
+  if (entries.length === 0) return;
+  const rows = await status(here, { verify: true });
+  for (const entry of entries) {
+    const [, provider, aspect = "prompt"] = /^provider-hook:([a-z0-9-]+)(?::(\w+))?$/.exec(entry.wired_by) ?? [];
+    const row = rows.find((r) => r.provider === provider && r.aspect === aspect);
+    const good = row && (row.state === "verified" || (aspect === "mod" && row.state === "wired"));
+    out.push({ level: good ? "OK" : "FAIL", category: "wiring", subject: entry.name, message: row ? `${entry.wired_by}: ${row.state} — ${row.reason}` : `${entry.wired_by}: no such provider or aspect`, reproduce: "majordomus capture status" });
+  }
+}
+
+export async function doctor(here: Here): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const policy = await layerFindings(here, out);
+  for (const name of Object.keys(SECTIONS) as SectionName[]) {
+    if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
+  }
+  await privacyFindings(here, out);
+  await recordFindings(here, out);
+  lifecycleFindings(here, policy, out);
+  await strandedFindings(here, policy, out);
+  await wiringFindings(here, policy, out);
+  return out;
+}
