@@ -1,0 +1,139 @@
+// capture install and capture status through the compiled binary.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT } from "../support/env.ts";
+import { captured, hookEnv, SHIMS } from "../support/capture.ts";
+import { layered, ok } from "../support/layered.ts";
+
+const MOD = ".claude/skills/majordomus-handover";
+
+function statusOf(repo: ReturnType<typeof layered>, env = hookEnv()) {
+  return JSON.parse(ok(repo.mj(["capture", "status", "--json"], { env })).stdout).rows as Array<{ provider: string; aspect: string; state: string; reason: string }>;
+}
+
+describe("capture install", () => {
+  test("writes four executable shims, the settings file and the mod; a second run says already present for everything", () => {
+    using repo = layered();
+    const first = ok(repo.mj(["capture", "install"]));
+    for (const shim of Object.values(SHIMS)) {
+      expect(readFileSync(repo.path(shim), "utf8")).toContain("Written by `majordomus capture install`");
+      expect(readFileSync(repo.path(shim), "utf8")).not.toContain("CLAUDE_PROJECT_DIR");
+      expect(first.stdout).toContain(`written          ${shim}`);
+    }
+    const settings = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
+    expect(Object.keys(settings.hooks)).toEqual(["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]);
+    expect(settings.hooks.SessionEnd[0].hooks[0]).toEqual({ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/majordomus-session-end', timeout: 10 });
+    expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).not.toContain("skills");
+    expect(readdirSync(repo.path(MOD, "hooks")).sort()).toEqual(["hooks.json", "register.ts"]);
+    expect(existsSync(repo.path(MOD, ".gitignore"))).toBe(true);
+    expect(readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")).toBe(readFileSync(join(PROJECT, "mods/claude-code/majordomus-handover/hooks/register.ts"), "utf8"));
+    const second = ok(repo.mj(["capture", "install"])).stdout.trim().split("\n");
+    expect(second.every((l) => l.startsWith("already present"))).toBe(true);
+  });
+
+  test("a settings file that is not ours stays byte-identical: the missing entries are printed and the exit is 15", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"));
+    const mine = '{\n  "model": "opus",\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ]\n  }\n}\n';
+    writeFileSync(repo.path(".claude/settings.json"), mine);
+    const run = repo.mj(["capture", "install"]);
+    expect(run.status).toBe(15);
+    expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
+    for (const event of ["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]) expect(run.stderr).toContain(`"${event}": [ {"matcher":""`);
+    expect(run.stderr).toContain("--merge");
+    // Shims and the mod were still written: only the file that is not ours was left.
+    expect(existsSync(repo.path(SHIMS.start))).toBe(true);
+  });
+
+  test("--merge adds exactly the missing entries, keeps every other key and value, and keeps a backup", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"));
+    const mine = { model: "opus", permissions: { allow: ["Bash(ls)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo done" }] }], SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }] } };
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(mine));
+    const run = ok(repo.mj(["capture", "install", "--merge"]));
+    expect(run.stdout).toContain("merged");
+    const merged = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
+    expect(merged.model).toBe("opus");
+    expect(merged.permissions).toEqual(mine.permissions);
+    expect(merged.hooks.Stop).toEqual(mine.hooks.Stop);
+    expect(merged.hooks.SessionStart[0]).toEqual(mine.hooks.SessionStart[0]);
+    expect(merged.hooks.SessionStart.length).toBe(2);
+    const backup = readdirSync(repo.path(".claude")).find((f) => f.startsWith("settings.json.majordomus-backup-"))!;
+    expect(JSON.parse(readFileSync(repo.path(".claude", backup), "utf8"))).toEqual(mine);
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .claude/settings.json");
+  });
+
+  test("the mod follows the policy switch both ways, is repaired when it drifts, and a folder not ours is never touched", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"]));
+    writeFileSync(repo.path(MOD, "hooks/register.ts"), `${readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")}\n// edited by hand\n`);
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`rewritten        ${MOD}`);
+    // What the client lays beside a loaded mod does not count as drift.
+    mkdirSync(repo.path(MOD, ".claude-plugin/types/claude-code"), { recursive: true });
+    writeFileSync(repo.path(MOD, ".claude-plugin/types/claude-code/index.d.ts"), "export {};\n");
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`already present  ${MOD}`);
+
+    const policy = repo.path(".ai/repo/policy.yaml");
+    const original = readFileSync(policy, "utf8");
+    writeFileSync(policy, original.replace("handover_on_fill: true", "handover_on_fill: false"));
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`removed          ${MOD} — session.handover_on_fill is not true`);
+    expect(existsSync(repo.path(MOD))).toBe(false);
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`not written      ${MOD}`);
+    writeFileSync(policy, original.replace(/\n  # Install the Claude Code mod[^\n]*\n  handover_on_fill: true/, ""));
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`not written      ${MOD}`);
+    writeFileSync(policy, original);
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`written          ${MOD}`);
+
+    rmSync(repo.path(MOD), { recursive: true });
+    mkdirSync(repo.path(MOD, "hooks"), { recursive: true });
+    writeFileSync(repo.path(MOD, "hooks/register.ts"), "// my own mod\n");
+    writeFileSync(policy, original.replace("handover_on_fill: true", "handover_on_fill: false"));
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`left alone       ${MOD}`);
+    expect(readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")).toBe("// my own mod\n");
+  });
+
+  test("a shim that is not ours is left alone", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude/hooks"), { recursive: true });
+    writeFileSync(repo.path(SHIMS.start), "#!/bin/sh\necho mine\n");
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`left alone       ${SHIMS.start}`);
+    expect(readFileSync(repo.path(SHIMS.start), "utf8")).toBe("#!/bin/sh\necho mine\n");
+  });
+});
+
+describe("capture status", () => {
+  test("unconfigured before install; verified after (by executing the shims); named when a shim cannot run", () => {
+    using repo = layered();
+    const before = statusOf(repo);
+    expect(before.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("unconfigured");
+    ok(repo.mj(["capture", "install"]));
+    const after = statusOf(repo);
+    const state = (provider: string, aspect: string) => after.find((r) => r.provider === provider && r.aspect === aspect)?.state;
+    expect(state("claude-code", "prompt")).toBe("verified");
+    expect(state("claude-code", "session")).toBe("verified");
+    expect(state("claude-code", "mod")).toBe("wired");
+    expect(state("codex", "session")).toBe("unadapted");
+    expect(state("gemini", "prompt")).toBe("unadapted");
+    expect(state("codex", "mod")).toBe("unsupported");
+    // The self-tests touched nothing real: no prompt archived, no episode opened, no receipt.
+    expect(readdirSync(repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"))).toEqual([]);
+    expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).not.toContain("provider.event");
+    chmodSync(repo.path(SHIMS.end), 0o644);
+    const broken = statusOf(repo).find((r) => r.aspect === "session" && r.provider === "claude-code")!;
+    expect(broken.state).toBe("named");
+    expect(broken.reason).toContain("not executable");
+  });
+
+  test("wired, not verified, when no majordomus binary can be found from the shim", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"]));
+    const rows = statusOf(repo, { PATH: "/usr/bin:/bin" });
+    expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("wired");
+  });
+
+  test("every capability cell in providers.yaml cites its source", async () => {
+    const { providers } = await import("../../src/providers/index.ts");
+    for (const p of (await providers()).values()) for (const c of Object.values(p.capabilities)) expect(c.source.length).toBeGreaterThan(20);
+  });
+});
