@@ -1,0 +1,45 @@
+/**
+ * The real coding clients, installed from npm into a cache outside the committed tree, pinned to
+ * the versions the payload fixtures were captured from. Idempotent: a cache holding the pinned
+ * version is used as it is.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { PROJECT } from "../support/env.ts";
+
+export const CLIENTS = {
+  "claude-code": { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
+} as const;
+
+export type ClientName = keyof typeof CLIENTS;
+
+export const CACHE = process.env.MAJORDOMUS_CLIENT_CACHE ?? join(PROJECT, ".cache", "clients");
+
+export function clientBin(name: ClientName): string {
+  return join(CACHE, name, "node_modules", ".bin", CLIENTS[name].bin);
+}
+
+function installedVersion(name: ClientName): string | undefined {
+  const bin = clientBin(name);
+  if (!existsSync(bin)) return undefined;
+  const run = spawnSync(bin, ["--version"], { encoding: "utf8", env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
+  return run.stdout?.trim().split(/\s/)[0];
+}
+
+export function ensureClient(name: ClientName): string {
+  const row = CLIENTS[name];
+  if (installedVersion(name) === row.version) return clientBin(name);
+  const dir = join(CACHE, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `majordomus-client-${name}`, private: true }));
+  const npm = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${row.pkg}@${row.version}`], { cwd: dir, encoding: "utf8" });
+  if (npm.status !== 0) throw new Error(`npm install ${row.pkg}@${row.version} failed:\n${npm.stderr}`);
+  const got = installedVersion(name);
+  if (got !== row.version) throw new Error(`${row.pkg} installed, but --version says ${got}, not ${row.version}`);
+  return clientBin(name);
+}
+
+if (import.meta.main) {
+  for (const name of Object.keys(CLIENTS) as ClientName[]) console.log(`${name}: ${ensureClient(name)}`);
+}

@@ -1,0 +1,79 @@
+/**
+ * A mock of the Anthropic Messages API on 127.0.0.1, for running the real Claude Code client
+ * headless. It answers every model call with a short text, streams it as server-sent events the
+ * way the API does, reports the input tokens the test asks for, answers a compaction request with a
+ * summary, and keeps every request it received so a test can read what reached the model.
+ */
+export type Received = { method: string; path: string; body: Record<string, unknown> | undefined; text: string; at: number };
+export type MockOptions = { inputTokens?: (request: Received, index: number) => number; reply?: (request: Received) => string };
+
+export type Mock = { url: string; requests: Received[]; stop(): void; messages(): Received[] };
+
+/** Every piece of text in a request (system prompt, messages, tool results), joined. */
+function textOf(body: unknown): string {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) if (k === "text" || k === "content" || k === "system" || k === "messages") walk(x);
+  };
+  walk(body);
+  return out.join("\n");
+}
+
+function lastUserText(body: Record<string, unknown> | undefined): string {
+  const messages = (body?.messages ?? []) as Array<{ role: string; content: unknown }>;
+  const last = [...messages].reverse().find((m) => m.role === "user");
+  return last ? textOf({ content: last.content }) : "";
+}
+
+function sse(model: string, text: string, inputTokens: number): string {
+  const events: Array<[string, unknown]> = [
+    ["message_start", { type: "message_start", message: { id: `msg_${Math.random().toString(16).slice(2)}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }],
+    ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }],
+    ["content_block_stop", { type: "content_block_stop", index: 0 }],
+    ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) } }],
+    ["message_stop", { type: "message_stop" }],
+  ];
+  return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+}
+
+export function startMock(options: MockOptions = {}): Mock {
+  const requests: Received[] = [];
+  let modelCalls = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const raw = req.method === "POST" ? await req.text() : "";
+      let body: Record<string, unknown> | undefined;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const received: Received = { method: req.method, path: url.pathname, body, text: textOf(body), at: Date.now() };
+      requests.push(received);
+      if (req.method === "POST" && url.pathname === "/v1/messages") {
+        const index = modelCalls++;
+        const asksForSummary = /summar/i.test(lastUserText(body)) && /conversation/i.test(lastUserText(body));
+        const text = asksForSummary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
+        const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
+        const model = String(body?.model ?? "claude-opus-5-5");
+        if (body?.stream) return new Response(sse(model, text, inputTokens), { headers: { "content-type": "text/event-stream" } });
+        return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
+      }
+      if (url.pathname === "/v1/messages/count_tokens") return Response.json({ input_tokens: Math.ceil(raw.length / 4) });
+      if (url.pathname === "/v1/models") return Response.json({ data: [{ type: "model", id: "claude-opus-5-5", display_name: "Mock", created_at: "2026-01-01T00:00:00Z" }], has_more: false, first_id: "claude-opus-5-5", last_id: "claude-opus-5-5" });
+      return Response.json({ type: "error", error: { type: "not_found_error", message: `mock has no ${req.method} ${url.pathname}` } }, { status: 404 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests,
+    stop: () => server.stop(true),
+    messages: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Runs the real Claude Code client headless in a throwaway repository, against the mock API, with
+ * HOME, temp and runtime folders inside the test's own folder: nothing of the machine's is read or
+ * written, and nothing but 127.0.0.1 is reached.
+ */
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { BIN } from "../support/env.ts";
+import { layered, ok } from "../support/layered.ts";
+import { scratch, type Repo } from "../support/repo.ts";
+import { ensureClient } from "./install.ts";
+import { startMock, type Mock, type MockOptions } from "./mock-anthropic.ts";
+
+export type ClientRun = { status: number | null; stdout: string; stderr: string; timedOut: boolean };
+
+/** Client runs are given this long; a hung client is killed and the run fails. */
+const RUN_TIMEOUT_MS = 90_000;
+
+export class ClaudeRig {
+  readonly claude: string;
+  readonly folder: string;
+  readonly home: string;
+  readonly repo: Repo;
+  readonly mock: Mock;
+  readonly debugLog: string;
+
+  constructor(options: { repo?: Repo; mock?: MockOptions; capture?: boolean } = {}) {
+    this.claude = ensureClient("claude-code");
+    this.folder = scratch("majordomus-claude-");
+    this.home = join(this.folder, "home");
+    for (const d of ["home", "tmp", "run"]) mkdirSync(join(this.folder, d), { recursive: true, mode: 0o700 });
+    this.debugLog = join(this.folder, "claude-debug.log");
+    this.mock = startMock(options.mock);
+    this.repo = options.repo ?? layered();
+    if (options.capture !== false && !options.repo) {
+      ok(this.repo.mj(["capture", "install"]));
+      this.repo.git("add", ".claude");
+      this.repo.git("commit", "-q", "-m", "Wire majordomus into Claude Code");
+    }
+  }
+
+  get project(): string {
+    return realpathSync(this.repo.dir);
+  }
+
+  /** Mark the project trusted in this HOME, so the client loads the project's own mod. */
+  trust(): void {
+    const settings = {
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: ["dummy"], rejected: [] },
+      projects: { [this.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+    };
+    writeFileSync(join(this.home, ".claude.json"), JSON.stringify(settings, null, 2));
+  }
+
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ANTHROPIC_|CLAUDE_CODE_OAUTH|CLAUDE_CODE_SESSION)/.test(k)) env[k] = v;
+    return {
+      ...env,
+      PATH: `${dirname(BIN)}:${process.env.PATH}`,
+      HOME: this.home,
+      CLAUDE_CODE_TMPDIR: join(this.folder, "tmp"),
+      XDG_RUNTIME_DIR: join(this.folder, "run"),
+      TMPDIR: join(this.folder, "tmp"),
+      ANTHROPIC_BASE_URL: this.mock.url,
+      ANTHROPIC_API_KEY: "dummy",
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: "1",
+      MAJORDOMUS_LOG: "info",
+      ...extra,
+    };
+  }
+
+  /** `claude <args>` in the project, asynchronously (the mock answers from this same process). */
+  async run(args: string[], extra: Record<string, string> = {}): Promise<ClientRun> {
+    // The plugin subcommands take no debug file; a session does.
+    const debug = args[0] === "plugin" ? [] : ["--debug-file", this.debugLog];
+    const proc = Bun.spawn([this.claude, ...args, ...debug], { cwd: this.repo.dir, env: this.env(extra), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      proc.kill("SIGKILL");
+    }, RUN_TIMEOUT_MS);
+    const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    clearTimeout(timer);
+    return { status, stdout, stderr, timedOut };
+  }
+
+  [Symbol.dispose](): void {
+    this.mock.stop();
+    this.repo[Symbol.dispose]();
+  }
+}
