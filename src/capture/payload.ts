@@ -3,7 +3,7 @@
  * reader returns an answer and never throws: the event boundary is drawn with or without it.
  */
 import { readSync } from "node:fs";
-import { isatty } from "node:tty";
+import { stdinIsTerminal } from "../lib/stdin.ts";
 
 /** Payloads are small JSON objects; anything past this is not read (and makes the payload unusable). */
 const MAX_BYTES = 1024 * 1024;
@@ -11,7 +11,7 @@ const MAX_BYTES = 1024 * 1024;
 export type Payload = { data?: Record<string, unknown>; problem?: string; bytes: number };
 
 export function readPayload(): Payload {
-  if (isatty(0)) return { bytes: 0 };
+  if (stdinIsTerminal()) return { bytes: 0 };
   const chunks: Buffer[] = [];
   let total = 0;
   const buffer = Buffer.alloc(64 * 1024);

@@ -11,39 +11,10 @@ import { log } from "../lib/log.ts";
 import type { Here } from "../layer/here.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
-import type { HookEvent, Hooks, Provider } from "../providers/index.ts";
-import { pick } from "../providers/index.ts";
-import { gather } from "../derive/gather.ts";
-import { deriveCheckpoint } from "../derive/checkpoint.ts";
-import { deriveHandover } from "../derive/handover.ts";
-import { RECORD_KINDS } from "../records/kinds.ts";
-import { requiredSections, writeRecord } from "../records/write.ts";
-import { composeBriefing } from "../session/briefing.ts";
-import { claimClose, closeEpisode } from "../session/close.ts";
-import { logContextFailure, openEpisode } from "../session/open.ts";
+import { logContextFailure } from "../session/context-log.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, readEpisode } from "../session/store.ts";
-import { recoverStranded } from "../session/recover.ts";
-import { activeTask } from "../task/record.ts";
-import { cleanId, type Payload } from "./payload.ts";
-
-export type SessionEvent = Exclude<HookEvent, "prompt">;
-
-export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string };
-
-export function describeDelivery(provider: Provider & { hooks: Hooks }, event: SessionEvent, payload: Payload): Delivery {
-  const keys = provider.hooks.keys;
-  const id = cleanId(pick(payload.data, keys.session));
-  return {
-    provider,
-    event,
-    payload,
-    // A client event with no usable session id still draws a boundary, under a key of its own.
-    providerSession: id ?? `${provider.id}-unidentified`,
-    source: cleanId(pick(payload.data, keys.source)),
-    reason: cleanId(pick(payload.data, keys.reason)),
-  };
-}
+import type { Delivery } from "./delivery.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(here: Here, d: Delivery, reason: string): Promise<void> {
@@ -73,7 +44,14 @@ async function policyOrFail(here: Here, d: Delivery): Promise<LoadedPolicy | und
   }
 }
 
+/** Each event loads only the modules its own work needs: a hook pays for what it does. */
 async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<string> {
+  const [{ gather }, { deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([
+    import("../derive/gather.ts"),
+    import("../derive/checkpoint.ts"),
+    import("../records/write.ts"),
+    import("../records/kinds.ts"),
+  ]);
   const body = deriveCheckpoint(await gather(here, { withCheckpoint: false }));
   return (await writeRecord(here, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
 }
@@ -81,6 +59,7 @@ async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<stri
 type Handler = (here: Here, d: Delivery) => Promise<void>;
 
 const start: Handler = async (here, d) => {
+  const [{ openEpisode }, { recoverStranded }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts"), import("../session/briefing.ts")]);
   let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
   await attempt(here, d, "the episode did not open", async () => {
     opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession });
@@ -119,6 +98,14 @@ const end: Handler = async (here, d) => {
     log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
     return;
   }
+  const [{ claimClose, closeEpisode }, { gather }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
+    import("../session/close.ts"),
+    import("../derive/gather.ts"),
+    import("../derive/handover.ts"),
+    import("../records/write.ts"),
+    import("../records/kinds.ts"),
+    import("../task/record.ts"),
+  ]);
   // End events arrive more than once: only the one that claims the close writes anything.
   if (!claimClose(here, episode)) {
     log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
@@ -144,7 +131,7 @@ const end: Handler = async (here, d) => {
 };
 
 /** One handler per session event: a new event is a row here and a row in providers.yaml. */
-export const SESSION_EVENTS: Record<SessionEvent, Handler> = { start, compact, end };
+export const SESSION_EVENTS: Record<Delivery["event"], Handler> = { start, compact, end };
 
 export async function handleSessionEvent(here: Here, d: Delivery): Promise<void> {
   if (d.payload.problem) logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);

@@ -3,7 +3,7 @@
  * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
  * written is logged and never stops the episode from opening.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { compactStamp, isoStamp, now } from "../lib/clock.ts";
@@ -16,7 +16,6 @@ import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
-import { buildContext } from "../context/builder.ts";
 import { episodeKey } from "./keys.ts";
 import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "./store.ts";
 
@@ -40,6 +39,7 @@ async function writeSnapshot(here: Here, episode: OpenEpisode, profile: string):
   const path = join(here.position.worktree, episode.context_path);
   let context: string;
   try {
+    const { buildContext } = await import("../context/builder.ts");
     context = (await buildContext({ ...here, session: episode.session_id }, {})).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
@@ -146,19 +146,10 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
   try {
     await writeSnapshot(stamped, candidate, task?.profile ?? "none");
   } catch (err) {
+    const { logContextFailure } = await import("./context-log.ts");
     log.warn(`the working context of ${candidate.session_id} was not written: ${(err as Error).message}`);
     logContextFailure(here, `${isoStamp(now())} ${candidate.session_id}: snapshot not written: ${(err as Error).message}`);
   }
   return { episode: candidate, key, kept: false };
 }
 
-/** Failures around working contexts are kept beside them; `doctor` reports a non-empty log. */
-export function logContextFailure(here: Here, line: string): void {
-  try {
-    const dir = sectionPath(here.layer, "session_contexts");
-    ensureDir(dir, 0o700);
-    writeFileSync(join(dir, ".session-context.log"), `${line}\n`, { flag: "a", mode: 0o600 });
-  } catch {
-    // nowhere left to say it but stderr, which the caller already used
-  }
-}

@@ -1,5 +1,5 @@
 /** Repositories with a lot of history, built with majordomus's own modules and binary. */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -56,6 +56,28 @@ export async function withRecords(dir: string, count: number): Promise<string> {
         [],
       );
     }
+  }
+  return dir;
+}
+
+/** Capture installed, as an adopter's repository has it. */
+export function withCapture(dir: string): string {
+  run(dir, BIN, ["capture", "install"]);
+  run(dir, "git", ["add", ".ai", ".gitignore", ".claude"]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "layer"]);
+  return dir;
+}
+
+/** `count` closed session records and `count` archived prompts, in their real formats. */
+export function withSessionsAndPrompts(dir: string, count: number): string {
+  const sessions = join(dir, ".ai", "repo", "sessions");
+  const prompts = join(dir, ".ai", "local", "prompts");
+  const start = Date.parse("2026-06-01T00:00:00Z");
+  for (let i = 0; i < count; i++) {
+    const at = new Date(start + i * 3_600_000).toISOString();
+    const id = `s-bench-${String(i).padStart(5, "0")}`;
+    writeFileSync(join(sessions, `${at.replace(/[-:.]/g, "")}--${id}.md`), `---\nschema: session/v1\nsession_id: ${id}\nprovider: claude-code\nprovider_session: bench-${i}\nopened_by: hook\nworker: none\nopened_at: "${at}"\nclosed_at: "${at}"\noutcome: interrupted\nbranch: main\nstart_head: NONE\nend_head: NONE\ncommits: []\nchanged_files: []\ntasks: []\ncheckpoints: []\nhandovers: []\ndecisions: []\nquestions: []\n---\n\n# What Happened\n\nBench.\n`);
+    writeFileSync(join(prompts, `bench-${i}.json`), `${JSON.stringify({ schema: "prompt/v1", captured_at: at, provider: "claude-code", prompt_id: `bench-${i}`, provider_session: `bench-${i}`, episode: null, episode_link: "orphan", branch: "main", head: "NONE", bytes: 5, sha256: "0".repeat(64), text: "bench" }, null, 2)}\n`, { mode: 0o600 });
   }
   return dir;
 }

@@ -7,15 +7,27 @@ import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type Row = { name: string; cmd: string[]; cwd: string; stdin?: string; env?: Record<string, string> };
+export type Row = {
+  name: string;
+  cmd: string[];
+  cwd: string;
+  /** Fixed input, or a fresh one per run (e.g. a new prompt id each time). */
+  stdin?: string | ((run: number) => string);
+  env?: Record<string, string>;
+  /** Untimed preparation before each run (e.g. opening the episode an end event will close). */
+  before?: (run: number) => void;
+};
 export type Sample = { ms: number; rssKiB: number; exit: number | null };
 export type Result = { row: Row; samples: Sample[] };
 
-function spawn(row: Row, cmd: string[]) {
+let counter = 0;
+
+function spawn(row: Row, cmd: string[], run: number) {
+  const input = typeof row.stdin === "function" ? row.stdin(run) : row.stdin;
   return Bun.spawnSync(cmd, {
     cwd: row.cwd,
     env: { ...process.env, ...row.env },
-    stdin: row.stdin === undefined ? "ignore" : Buffer.from(row.stdin),
+    stdin: input === undefined ? "ignore" : Buffer.from(input),
     stdout: "ignore",
     stderr: "ignore",
   });
@@ -31,12 +43,16 @@ const RSS_FILE = join(tmpdir(), `majordomus-bench-rss-${process.pid}`);
  * so only a small intermediate process that forks reports the command's own peak.
  */
 function once(row: Row): Sample {
+  const run = counter++;
+  row.before?.(run);
   const started = performance.now();
-  const timed = spawn(row, row.cmd);
+  const timed = spawn(row, row.cmd, run);
   const ms = performance.now() - started;
   let rssKiB = Number.NaN;
   if (HAS_GNU_TIME) {
-    spawn(row, [GNU_TIME, "-f", "%M", "-o", RSS_FILE, ...row.cmd]);
+    const again = counter++;
+    row.before?.(again);
+    spawn(row, [GNU_TIME, "-f", "%M", "-o", RSS_FILE, ...row.cmd], again);
     rssKiB = Number.parseInt(readFileSync(RSS_FILE, "utf8").trim().split("\n").pop() ?? "", 10);
   }
   return { ms, rssKiB, exit: timed.exitCode };

@@ -44,3 +44,9 @@ out.push(verdict("handover --resolve, large vs small repo (does not grow with hi
 out.push(`${ms(by("context (1k")) < 100 ? "met   " : "MISSED"} context, large repo: ${ms(by("context (1k")).toFixed(1)} ms (target < 100 ms)`);
 out.push(`no-op median ${ms(base).toFixed(1)} ms`);
 console.log(out.join("\n"));
+
+if (process.env.BENCH_HOOKS !== "0") {
+  console.error("preparing: capture-installed repositories for the hook benchmark …");
+  const { benchHooks } = await import("./hooks.ts");
+  console.log(`\n${(await benchHooks(NOOP, Number(process.env.BENCH_HOOK_RUNS ?? 30))).join("\n")}`);
+}

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT } from "../support/env.ts";
-import { captured, hookEnv, SHIMS } from "../support/capture.ts";
+import { hookEnv, SHIMS } from "../support/capture.ts";
 import { layered, ok } from "../support/layered.ts";
 
 const MOD = ".claude/skills/majordomus-handover";

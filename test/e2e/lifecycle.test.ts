@@ -194,7 +194,7 @@ describe("prompt", () => {
     using repo = captured();
     fire(repo, "start", START);
     const text = 'He said "no"\n\ttabs, unicode ✓ and a trailing space ';
-    const payload = { ...fixture("UserPromptSubmit-print.json"), session_id: SESSION, prompt: text };
+    const payload: Record<string, unknown> = { ...fixture("UserPromptSubmit-print.json"), session_id: SESSION, prompt: text };
     expect(fire(repo, "prompt", payload).stdout).toBe("");
     fire(repo, "prompt", payload);
     const dir = repo.path(".ai/local/prompts");

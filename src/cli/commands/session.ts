@@ -15,7 +15,7 @@ import { attributedEpisode } from "../../session/attribution.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
-import { isatty } from "node:tty";
+import { stdinIsTerminal } from "../../lib/stdin.ts";
 
 const providerArgs = {
   provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
@@ -63,7 +63,7 @@ const close = command({
   },
   async run({ args }) {
     const ctx = await here(process.cwd(), args["provider-session"]);
-    const summary = isatty(0) ? undefined : readBody("majordomus session close");
+    const summary = stdinIsTerminal() ? undefined : readBody("majordomus session close");
     const policy = await loadPolicy(ctx.layer).catch(() => undefined);
     const closed = await closeEpisode(ctx, { outcome: args.outcome as "closed" | "interrupted", providerSession: args["provider-session"], summary, policy });
     if (closed.status === "none") {

@@ -6,7 +6,7 @@ export default command({
     install: () => import("./install.ts").then((m) => m.default),
     status: () => import("./status.ts").then((m) => m.default),
     prune: () => import("./prune.ts").then((m) => m.default),
-    session: () => import("./hooks.ts").then((m) => m.session),
-    prompt: () => import("./hooks.ts").then((m) => m.prompt),
+    session: () => import("./session.ts").then((m) => m.default),
+    prompt: () => import("./prompt.ts").then((m) => m.default),
   },
 });

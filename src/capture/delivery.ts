@@ -1,0 +1,22 @@
+/** What a client's session event delivered: the provider, the event, and the ids its payload names. */
+import { pick, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import { cleanId, type Payload } from "./payload.ts";
+
+export type SessionEvent = Exclude<HookEvent, "prompt">;
+
+export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string };
+
+export function describeDelivery(provider: Provider & { hooks: Hooks }, event: SessionEvent, payload: Payload): Delivery {
+  const keys = provider.hooks.keys;
+  const id = cleanId(pick(payload.data, keys.session));
+  return {
+    provider,
+    event,
+    payload,
+    // A client event with no usable session id still draws a boundary, under a key of its own.
+    providerSession: id ?? `${provider.id}-unidentified`,
+    source: cleanId(pick(payload.data, keys.source)),
+    reason: cleanId(pick(payload.data, keys.reason)),
+  };
+}
+

@@ -1,0 +1,26 @@
+/**
+ * `capture prompt`: what the client's UserPromptSubmit hook runs. Never exits 2 (that would make
+ * the client refuse the person's prompt) and prints nothing on stdout.
+ */
+import { log } from "../../../lib/log.ts";
+import { Failure } from "../../../lib/failure.ts";
+import { here } from "../../../layer/here.ts";
+import { adapted } from "../../../providers/index.ts";
+import { readPayload } from "../../../capture/payload.ts";
+import { capturePrompt } from "../../../capture/prompt.ts";
+import { command } from "../../define.ts";
+
+export default command({
+  meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
+  args: { provider: { type: "string", required: true, description: "The client, e.g. claude-code" }, repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" } },
+  async run({ args }) {
+    const provider = await adapted(String(args.provider));
+    const payload = readPayload();
+    const providerSession = payload.data ? (provider.hooks.keys.session.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined) : undefined;
+    const ctx = await here(args.repo ?? process.cwd(), providerSession);
+    const outcome = await capturePrompt(ctx, provider, payload);
+    if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
+    if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
+    if (outcome.status === "failed" && process.env.MAJORDOMUS_CAPTURE_DIR) throw new Failure("internal", outcome.why);
+  },
+});

@@ -1,0 +1,34 @@
+/**
+ * `capture session`: what the client's session hooks run. Never exits 2 (to a client a 2 means
+ * "block"); prints nothing on stdout but the start event's briefing; a failure inside is recorded.
+ */
+import { log } from "../../../lib/log.ts";
+import { here } from "../../../layer/here.ts";
+import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
+import { readPayload } from "../../../capture/payload.ts";
+import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
+import { command } from "../../define.ts";
+
+const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
+
+export default command({
+  meta: { name: "session", description: "Answer a client's session event (what the shims run): start, compact or end" },
+  args: {
+    provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
+    event: { type: "enum", options: [...SESSION_EVENTS], required: true, description: SESSION_EVENTS.join(", ") },
+    repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" },
+  },
+  async run({ args }) {
+    const provider = await adapted(String(args.provider));
+    const payload = readPayload();
+    const delivery = describeDelivery(provider, args.event as SessionEvent, payload);
+    if (process.env.MAJORDOMUS_DRY_RUN === "1") {
+      log.info(`dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`);
+      return;
+    }
+    const ctx = await here(args.repo ?? process.cwd(), delivery.providerSession);
+    const { handleSessionEvent } = await import("../../../capture/session.ts");
+    await handleSessionEvent(ctx, delivery);
+  },
+});
+
