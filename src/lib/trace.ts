@@ -7,3 +7,8 @@ const ON = process.env.MAJORDOMUS_TRACE === "1";
 export function mark(label: string): void {
   if (ON) console.error(`majordomus: trace ${performance.now().toFixed(2)} ms ${label}`);
 }
+
+/** Count and time every external program a command runs (MAJORDOMUS_TRACE=1). */
+export function traceSpawn(cmd: string, args: readonly string[], ms: number): void {
+  if (ON) console.error(`majordomus: trace spawn ${ms.toFixed(2)} ms ${cmd} ${args.join(" ").slice(0, 80)}`);
+}

@@ -9,10 +9,31 @@ export type GitResult = { ok: boolean; status: number | null; stdout: string; st
 /** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
-export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
-  const run = await spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, ...env } });
-  return { ok: run.status === 0, ...run };
+/**
+ * Questions that cannot change while one command runs (majordomus writes only git-ignored files
+ * before its last step). Each costs a process (~10 ms here), so a command asks each one once.
+ */
+const ANSWERS_ONCE = new Set(["status", "merge-base", "log", "diff", "rev-parse", "symbolic-ref"]);
+const answers = new Map<string, Promise<GitResult>>();
+let remembering = false;
+
+/** One-shot commands (the CLI) remember answers; a long-lived caller would see stale ones, so it is opt-in. */
+export function rememberAnswers(on: boolean): void {
+  remembering = on;
+  answers.clear();
 }
+
+export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
+  const memo = remembering && input === undefined && Object.keys(env).length === 0 && ANSWERS_ONCE.has(args[0] ?? "") ? `${cwd}\0${args.join("\0")}` : undefined;
+  const known = memo ? answers.get(memo) : undefined;
+  if (known) return known;
+  // Optional locks off: a hook must never take the index lock a person's own git command needs.
+  const pending = spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env } }).then((run) => ({ ok: run.status === 0, ...run }));
+  if (memo) answers.set(memo, pending);
+  return pending;
+}
+
+
 
 /** First line of stdout when git succeeded, else undefined. */
 export async function gitLine(cwd: string, args: readonly string[]): Promise<string | undefined> {

@@ -90,6 +90,11 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
   const path = episodePath(here.layer, key);
   ensureDir(openDir(here.layer), 0o700);
   const at = now();
+  // A resumed session keeps its episode: decide that before paying for git status.
+  if (options.ifOpen === "keep" && peek(path).kind === "open") {
+    const kept = (await readEpisode(path)).episode;
+    if (kept && kept.worktree === here.position.worktree) return { episode: kept, key, kept: true };
+  }
   const [read, state] = await Promise.all([activeTask(here.layer), snapshot(here.position)]);
   const task = read.active;
   const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`;

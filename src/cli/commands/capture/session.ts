@@ -7,6 +7,7 @@ import { here } from "../../../layer/here.ts";
 import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
+import { snapshot } from "../../../repo/status.ts";
 import { command } from "../../define.ts";
 
 const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
@@ -27,6 +28,8 @@ export default command({
       return;
     }
     const ctx = await here(args.repo ?? process.cwd(), delivery.providerSession);
+    // Every session event needs `git status`; start it now and load the handler while git runs.
+    void snapshot(ctx.position);
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     await handleSessionEvent(ctx, delivery);
   },
