@@ -20,9 +20,12 @@ export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent
   return `#!/bin/sh
 # ${row.event} hook of ${provider.title}: hands the payload on stdin to \`majordomus ${args}\`.
 # ${MARKER}; a changed copy is rewritten by the next install.
-# The repository is found from this file's own location, not from the client's working directory.
+# The repository is found from this file's own location, not from the client's working directory,
+# without starting any other program (this runs on every client event).
 # Every path out of here exits 0 or execs majordomus, which never exits 2 from a hook.
-CDPATH= root=$(cd -- "$(dirname -- "$0")/${up}" 2>/dev/null && pwd -P) || exit 0
+case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
+CDPATH= cd -P -- "$here/${up}" 2>/dev/null || exit 0
+root=$PWD
 for bin in "$root/bin/majordomus" "$root/.majordomus/bin/majordomus"; do
   if [ -x "$bin" ]; then exec "$bin" ${args} --repo "$root"; fi
 done

@@ -32,6 +32,16 @@ const STEPS: Step[] = [
   { say: "Why that record: every candidate with its verdict.", run: ["sh", "-c", "majordomus handover --resolve --json | head -c 600; echo"] },
   { say: "Derived records need no model: --derive composes one from the task record, the ledger, git and the questions.", run: ["sh", "-c", "majordomus checkpoint --derive && majordomus checkpoint --show | head -12"] },
   { say: "context: everything the layer knows, in authority order, within a line budget (read-only).", run: ["majordomus", "context", "--budget-lines", "60"] },
+  { say: "Now the client's side. `capture install` writes four hook shims, Claude Code's settings and the handover mod (the policy switches it on).", run: ["sh", "-c", "majordomus capture install && git add .claude && git commit -qm 'Wire majordomus into Claude Code'"] },
+  { say: "capture status proves the wiring by executing the installed shims with synthetic payloads, mutation disabled.", run: ["sh", "-c", "majordomus capture status | head -3"] },
+  { say: "Session 1 begins: Claude Code runs the start shim with its payload; stdout is the briefing it adds to the model's context.", run: ["sh", "-c", `printf '{"session_id":"tour-1","source":"startup"}' | .claude/hooks/majordomus-session-start`] },
+  { say: "The person's prompt is archived (private, secrets redacted); the hook prints nothing.", run: ["sh", "-c", `printf '{"session_id":"tour-1","prompt_id":"p-1","prompt":"add the config loader; my token is ghp_abcdefghijklmnopqrstuvwxyz0123"}' | .claude/hooks/majordomus-capture && grep -h '"text"' .ai/local/prompts/*.json`] },
+  { say: "The agent works, commits, and records a decision inside its episode (the ledger line carries the episode).", run: ["sh", "-c", "echo 'export const configPath = \"greeting.json\";' > src/config.ts && git add src && git commit -qm 'config loader' && CLAUDE_CODE_SESSION_ID=tour-1 majordomus decision 'Config lives in greeting.json' --why 'one file to edit'"] },
+  { say: "Before compacting, the client runs the compact shim: a derived checkpoint, the episode stays open.", run: ["sh", "-c", `printf '{"session_id":"tour-1","trigger":"auto"}' | .claude/hooks/majordomus-session-compact; majordomus session status`] },
+  { say: "The session ends (reason other: the client did not say it was deliberate): a final checkpoint, a derived continuation record, and one shared closed record.", run: ["sh", "-c", `printf '{"session_id":"tour-1","reason":"other"}' | .claude/hooks/majordomus-session-end; majordomus session list`] },
+  { say: "The shared record: front matter with ids, commits, files and references; a body composed from the policy's sections. No transcript.", run: ["sh", "-c", "majordomus session latest | head -40"] },
+  { say: "Session 2 begins: its briefing names what session 1 left, labelled against git and by age, with its Next Action.", run: ["sh", "-c", `printf '{"session_id":"tour-2","source":"startup"}' | .claude/hooks/majordomus-session-start`] },
+  { say: "doctor checks the whole layer: validity, privacy, records, lost work, declared wiring.", run: ["majordomus", "doctor"] },
 ];
 
 function banner(text: string): void {
