@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { layered, ledger, ok } from "../support/layered.ts";
 import { hookEnv } from "../support/capture.ts";
-import { ClaudeRig } from "./rig.ts";
+import { ClaudeRig, TmuxSession } from "./rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
@@ -98,6 +98,24 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     quiet.trust();
     expect((await quiet.run(["-p", "say ok"], { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" })).status).toBe(0);
     expect(quiet.mock.messages().some((r) => r.text.includes("write a majordomus handover now"))).toBe(false);
+  }, TIMEOUT);
+
+  test("the interactive UI (in tmux): a person's /exit closes the episode as closed, with its records", async () => {
+    using rig = new ClaudeRig();
+    rig.trust();
+    using tui = new TmuxSession(rig);
+    expect(await tui.until(() => tui.screen().includes("❯"), 30_000)).toBe(true);
+    await Bun.sleep(1_000);
+    tui.type("say ok");
+    expect(await tui.until(() => rig.mock.messages().length > 0 && tui.screen().includes("ok"), 30_000)).toBe(true);
+    await Bun.sleep(1_000);
+    tui.type("/exit");
+    expect(await tui.until(() => sessions(rig.repo).length === 1, 30_000)).toBe(true);
+    const record = sessions(rig.repo)[0]!;
+    expect(field(record, "outcome")).toBe("closed");
+    expect(record).toContain("(client reason: prompt_input_exit)");
+    expect(rig.mock.messages()[0]!.text).toContain("majordomus — what this repository already knows");
+    expect(files(rig.repo, ".ai/local/state/handovers").length).toBe(1);
   }, TIMEOUT);
 
   test("6: a foreign settings file stays byte-identical and the client still runs", async () => {

@@ -95,3 +95,45 @@ export class ClaudeRig {
     this.repo[Symbol.dispose]();
   }
 }
+
+/** The client's interactive UI in tmux, for what `-p` cannot reach (a person typing /exit). */
+export class TmuxSession {
+  readonly name: string;
+  constructor(rig: ClaudeRig, extra: Record<string, string> = {}) {
+    this.name = `mj-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
+    // tmux does not pass our environment on: a wrapper script exports the isolated one itself.
+    const wrapper = join(rig.folder, `${this.name}.sh`);
+    const env = rig.env(extra);
+    const exports = Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n");
+    writeFileSync(wrapper, `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`, { mode: 0o755 });
+    const started = Bun.spawnSync(["tmux", "new-session", "-d", "-s", this.name, "-x", "160", "-y", "45", wrapper]);
+    if (started.exitCode !== 0) throw new Error(`tmux could not start: ${started.stderr.toString()}`);
+  }
+
+  type(text: string): void {
+    Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "-l", text]);
+    Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "Enter"]);
+  }
+
+  screen(): string {
+    return Bun.spawnSync(["tmux", "capture-pane", "-p", "-t", this.name]).stdout.toString();
+  }
+
+  alive(): boolean {
+    return Bun.spawnSync(["tmux", "has-session", "-t", this.name]).exitCode === 0;
+  }
+
+  /** Poll until `done()` or the time is up; true when it happened. */
+  async until(done: () => boolean, ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (done()) return true;
+      await Bun.sleep(200);
+    }
+    return done();
+  }
+
+  [Symbol.dispose](): void {
+    Bun.spawnSync(["tmux", "kill-session", "-t", this.name]);
+  }
+}
