@@ -276,4 +276,21 @@ describe("recover and doctor", () => {
     expect(bad.status).toBe(10);
     expect(bad.stdout).toContain("carries conversation key(s): transcript");
   });
+
+  test("doctor reports a non-empty failure log and the work an event could not do", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    // A policy that does not parse: the end event still closes, but its derived records fail.
+    const policy = repo.path(".ai/repo/policy.yaml");
+    const original = readFileSync(policy, "utf8");
+    writeFileSync(policy, `${original}
+session: [broken
+`);
+    fire(repo, "end", END_OTHER);
+    writeFileSync(policy, original);
+    const run = repo.mj(["doctor"]);
+    expect(run.status).toBe(10);
+    expect(run.stdout).toContain("FAIL lifecycle claude-code end");
+    expect(run.stdout).toMatch(/FAIL contexts \.ai\/local\/session-contexts\/\.session-context\.log — \d+ logged failure/);
+  });
 });
