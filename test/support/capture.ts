@@ -5,7 +5,7 @@ import { BIN, PROJECT } from "./env.ts";
 import { layered, ok } from "./layered.ts";
 import { sh, type Repo, type Run } from "./repo.ts";
 
-export const PAYLOADS = join(PROJECT, "..", "shared", "fixtures", "payloads", "claude-code");
+export const PAYLOADS = join(PROJECT, "test", "fixtures", "claude-code");
 export const SHIMS = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
 
 /** The environment a shim sees: majordomus on PATH, as an adopter who installed the binary has it. */
