@@ -17,11 +17,12 @@ export type Here = {
  * Where a command runs. `providerSession` is the client session a hook names; without it the
  * episode is found from the environment (see session/attribution.ts).
  */
-export async function here(cwd: string = process.cwd(), providerSession?: string): Promise<Here> {
+export async function here(cwd: string = process.cwd(), providerSession?: string, options: { readOnly?: boolean } = {}): Promise<Here> {
   const position = await locate(cwd);
   mark("located");
   const layer = await loadLayer(position.worktree);
   mark("layer loaded");
-  const episode = await attributedEpisode(layer, position, providerSession);
+  // A command that writes nothing stamps nothing: it need not know its episode.
+  const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
   return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id };
 }

@@ -23,7 +23,7 @@ export default command({
   },
   async run({ args }) {
     exclusive(args, ["derive", "show", "list"]);
-    const ctx = await here();
+    const ctx = await here(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);

@@ -13,7 +13,7 @@ export default command({
   async run({ args }) {
     const budget = intOption("budget-lines", args["budget-lines"]);
     if (budget === 0) throw new Failure("usage", "--budget-lines must be at least 1", "e.g. --budget-lines 120");
-    const ctx = await here();
+    const ctx = await here(process.cwd(), undefined, { readOnly: true });
     const built = await buildContext(ctx, { budget });
     if (args.json) {
       const { lines: _lines, ...rest } = built;

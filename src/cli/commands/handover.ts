@@ -29,7 +29,7 @@ export default command({
     const noTask = args["no-task"] === true;
     if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
     if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
-    const ctx = await here();
+    const ctx = await here(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);

@@ -26,7 +26,7 @@ export default command({
     if ((args.validate || args.rotate) && filters.length > 0) {
       throw new Failure("usage", `--${args.validate ? "validate" : "rotate"} works on the whole ledger and takes no --${filters[0]}`, "drop the filter");
     }
-    const ctx = await here();
+    const ctx = await here(process.cwd(), undefined, { readOnly: !args.rotate });
     if (args.validate) return printValidation(ctx.ledger, args.json === true);
     if (args.rotate) {
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
