@@ -4,33 +4,25 @@
  * rewritten when it drifts from the binary's copy, and a second run reports "already present".
  * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
  */
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
-import { Failure, errnoCode } from "../lib/failure.ts";
+import { Failure } from "../lib/failure.ts";
 import { compactStamp, now } from "../lib/clock.ts";
-import { ensureDir, exists, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Here } from "../layer/here.ts";
 import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER, settingsEntry, shimText } from "./shims.ts";
+import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 
 export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "merged" | "refused";
 export type Line = { path: string; action: Action; note?: string };
 export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string };
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return undefined;
-    throw err;
-  }
-}
 
 /** Write a file we own; never touch one without our marker. */
 function converge(path: string, rel: string, content: string, mode: number): Line {
-  const current = readText(path);
+  const current = readIfExists(path);
   if (current !== undefined && !current.includes(MARKER)) return { path: rel, action: "left alone", note: "not written by majordomus" };
   if (current === content && (statSync(path).mode & 0o777) === mode) return { path: rel, action: "already present" };
   ensureDir(dirname(path));
@@ -39,16 +31,10 @@ function converge(path: string, rel: string, content: string, mode: number): Lin
   return { path: rel, action: current === undefined ? "written" : "rewritten", note: current === undefined ? undefined : "it had drifted from this majordomus's copy" };
 }
 
-function hookCommands(settings: unknown, event: string): string[] {
-  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
-  if (!Array.isArray(groups)) return [];
-  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? ((g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? ""))) : []));
-}
-
 function settingsFile(here: Here, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
   const path = join(here.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
-  const text = readText(path);
+  const text = readIfExists(path);
   if (text === undefined) {
     const hooks: Record<string, unknown[]> = {};
     for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
@@ -64,7 +50,7 @@ function settingsFile(here: Here, provider: Provider & { hooks: Hooks }, merge: 
   } catch (err) {
     throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); it was left as it is`, "fix it, then run `majordomus capture install` again");
   }
-  const missing = HOOK_EVENTS.filter((e) => !hookCommands(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
+  const missing = HOOK_EVENTS.filter((e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
   if (missing.length === 0) {
     report.lines.push({ path: rel, action: "already present", note: "it names every majordomus hook" });
     return;
@@ -134,7 +120,7 @@ function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Paramet
     const target = join(here.position.worktree, row.target);
     const rel = row.target.replace(/\/$/, "");
     const files = modFiles(row.source);
-    const register = readText(join(target, "hooks", "register.ts"));
+    const register = readIfExists(join(target, "hooks", "register.ts"));
     const on = consents(policy, row.switch.replace(/^session\./, "") as ConsentKey);
     if (exists(target) && (register === undefined || !register.includes(MARKER))) {
       report.lines.push({ path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` });
@@ -150,7 +136,7 @@ function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Paramet
       continue;
     }
     const drifted = files.filter((f) => {
-      const current = readText(join(target, f.rel));
+      const current = readIfExists(join(target, f.rel));
       return current === undefined || current !== Buffer.from(f.bytes).toString("utf8");
     });
     if (drifted.length === 0) {

@@ -34,6 +34,13 @@ exit 0
 `;
 }
 
+/** Every command a settings file's hooks run for `event` (the shape Claude Code reads). */
+export function commandsIn(settings: unknown, event: string): string[] {
+  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
+  if (!Array.isArray(groups)) return [];
+  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? "")) : []));
+}
+
 /** The hook configuration entry for one event, as the client's settings file holds it. */
 export function settingsEntry(provider: Provider & { hooks: Hooks }, event: HookEvent): Record<string, unknown> {
   const row = provider.hooks.events[event];

@@ -17,7 +17,7 @@ import { spawnText } from "../lib/runtime.ts";
 import type { Here } from "../layer/here.ts";
 import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER } from "./shims.ts";
+import { MARKER, commandsIn } from "./shims.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
@@ -66,12 +66,6 @@ async function verifySession(here: Here, hooks: Hooks): Promise<string | undefin
   const id = `selftest-${process.pid}`;
   const run = await runShim(here, hooks.events.end.shim, { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
   return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
-}
-
-function commandsIn(settings: unknown, event: string): string[] {
-  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
-  if (!Array.isArray(groups)) return [];
-  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? "")) : []));
 }
 
 async function hookAspect(here: Here, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {

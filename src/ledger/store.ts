@@ -10,10 +10,10 @@
  * Order: line order is the ledger's total order. It never depends on file times or on two
  * events sharing a timestamp.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir } from "../lib/fsx.ts";
+import { ensureDir, readIfExists } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { isoStamp, now } from "../lib/clock.ts";
@@ -81,12 +81,7 @@ export async function appendEvent(ctx: AppendContext, event: string, payload: Re
 
 /** The whole ledger text, or "" when it does not exist yet. */
 export function readLedgerText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return "";
-    throw err;
-  }
+  return readIfExists(path) ?? "";
 }
 
 export function ledgerSize(path: string): number {

@@ -3,7 +3,7 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode } from "./failure.ts";
 
@@ -85,6 +85,16 @@ export function ensureDir(path: string, mode?: number): boolean {
   }
   if (created && mode !== undefined) chmodSync(path, mode);
   return created;
+}
+
+/** A file's text, or undefined when it does not exist; any other failure is raised. */
+export function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return undefined;
+    throw err;
+  }
 }
 
 export function exists(path: string): boolean {

@@ -7,11 +7,10 @@
  * Any other list line is malformed and reported, because a gate that cannot read an entry could
  * be bypassed by mistyping it. HTML comments (the template) are never read.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
-import { Failure, errnoCode } from "../lib/failure.ts";
-import { writeFileAtomic } from "../lib/fsx.ts";
+import { Failure } from "../lib/failure.ts";
+import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
@@ -66,18 +65,10 @@ export function parseQuestions(text: string, path: string): Questions {
   return out;
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return undefined;
-    throw err;
-  }
-}
 
 export function readQuestions(layer: Layer): Questions {
   const path = questionsPath(layer);
-  return parseQuestions(readText(path) ?? "", path);
+  return parseQuestions(readIfExists(path) ?? "", path);
 }
 
 function checkSingleLine(what: string, text: string): string {
@@ -98,7 +89,7 @@ function edit<T>(layer: Layer, change: (text: string, path: string) => { text: s
   const path = questionsPath(layer);
   const lock = `${path}.lock`;
   const done = withLock(lock, LOCK_WAIT_MS, () => {
-    const before = readText(path) ?? readAsset("share/skeleton/local/state/open-questions.md");
+    const before = readIfExists(path) ?? readAsset("share/skeleton/local/state/open-questions.md");
     const result = change(before, path);
     writeFileAtomic(path, result.text, 0o600);
     return result.value;

@@ -79,5 +79,8 @@ export function withSessionsAndPrompts(dir: string, count: number): string {
     writeFileSync(join(sessions, `${at.replace(/[-:.]/g, "")}--${id}.md`), `---\nschema: session/v1\nsession_id: ${id}\nprovider: claude-code\nprovider_session: bench-${i}\nopened_by: hook\nworker: none\nopened_at: "${at}"\nclosed_at: "${at}"\noutcome: interrupted\nbranch: main\nstart_head: NONE\nend_head: NONE\ncommits: []\nchanged_files: []\ntasks: []\ncheckpoints: []\nhandovers: []\ndecisions: []\nquestions: []\n---\n\n# What Happened\n\nBench.\n`);
     writeFileSync(join(prompts, `bench-${i}.json`), `${JSON.stringify({ schema: "prompt/v1", captured_at: at, provider: "claude-code", prompt_id: `bench-${i}`, provider_session: `bench-${i}`, episode: null, episode_link: "orphan", branch: "main", head: "NONE", bytes: 5, sha256: "0".repeat(64), text: "bench" }, null, 2)}\n`, { mode: 0o600 });
   }
+  // As in an adopter's repository, the shared records are committed.
+  run(dir, "git", ["add", ".ai/repo/sessions"]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "session records"]);
   return dir;
 }
