@@ -12,6 +12,12 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(VERSION);
 } else {
+  // What the session shims run: `capture session … --repo <root>`. Start git status at once.
+  const repo = argv.indexOf("--repo");
+  if (argv[0] === "capture" && argv[1] === "session" && repo !== -1 && argv[repo + 1]) {
+    const { prefetchStatus } = await import("./repo/prefetch.ts");
+    prefetchStatus(argv[repo + 1]!);
+  }
   const { run } = await import("./cli/run.ts");
   process.exitCode = await run(argv);
 }

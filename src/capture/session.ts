@@ -98,9 +98,10 @@ const end: Handler = async (here, d) => {
     log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
     return;
   }
-  const [{ claimClose, closeEpisode }, { gather }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
+  const [{ claimClose, closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
     import("../session/close.ts"),
     import("../derive/gather.ts"),
+    import("../derive/checkpoint.ts"),
     import("../derive/handover.ts"),
     import("../records/write.ts"),
     import("../records/kinds.ts"),
@@ -113,14 +114,18 @@ const end: Handler = async (here, d) => {
   }
   const stamped = { ...here, session: episode.session_id };
   const policy = await policyOrFail(stamped, d);
-  if (policy && policy.policy.session?.checkpoint_on_compact !== false) {
-    await attempt(stamped, d, "no closing checkpoint was derived", async () => void (await derivedCheckpoint(stamped, policy)));
+  // One gathering serves both derived records; the handover quotes the checkpoint just written.
+  const gathered = policy ? await gather(stamped, { withCheckpoint: true }).catch(async (err) => void (await failed(stamped, d, `nothing could be derived: ${(err as Error).message}`))) : undefined;
+  if (policy && gathered && policy.policy.session?.checkpoint_on_compact !== false) {
+    await attempt(stamped, d, "no closing checkpoint was derived", async () => {
+      const written = await writeRecord(stamped, RECORD_KINDS.checkpoint, deriveCheckpoint(gathered), policy, { how: "derived" });
+      gathered.checkpoint = { ...written.record, tier: 0, match: "same_worktree_same_branch" };
+    });
   }
-  if (policy && policy.policy.session?.handover_on_end !== false) {
+  if (policy && gathered && policy.policy.session?.handover_on_end !== false) {
     await attempt(stamped, d, "no continuation record was derived", async () => {
       const task = (await activeTask(stamped.layer)).active;
-      const body = deriveHandover(await gather(stamped, { withCheckpoint: true }), requiredSections(policy));
-      const written = await writeRecord(stamped, RECORD_KINDS.handover, body, policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
+      const written = await writeRecord(stamped, RECORD_KINDS.handover, deriveHandover(gathered, requiredSections(policy)), policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
       log.info(`continuation written to ${written.relativePath}`);
     });
   }

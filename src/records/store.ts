@@ -89,11 +89,11 @@ export function publish(store: Store, draft: Draft, body: string, otherDirs: str
       if (attempt >= 10) throw new Failure("internal", `could not find a free name for a ${store.kind.noun} in ${store.dir}`, "check the folder for stray files");
       file = `${base}-${randomHex(4)}.md`;
     }
-    writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600);
+    writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
     const current = readIndex(store, meta.branch);
     if (!current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq })) {
       ensureDir(join(store.dir, INDEX_DIR), 0o700);
-      writeFileAtomic(indexPath(store, meta.branch), `${JSON.stringify({ file, created_at: meta.created_at, seq })}\n`, 0o600);
+      writeFileAtomic(indexPath(store, meta.branch), `${JSON.stringify({ file, created_at: meta.created_at, seq })}\n`, 0o600, { durable: false });
     }
     return { path: join(store.dir, file), file, meta, body };
   });

@@ -19,8 +19,8 @@ let remembering = false;
 
 /** One-shot commands (the CLI) remember answers; a long-lived caller would see stale ones, so it is opt-in. */
 export function rememberAnswers(on: boolean): void {
+  if (!on) answers.clear();
   remembering = on;
-  answers.clear();
 }
 
 export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {

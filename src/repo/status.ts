@@ -4,9 +4,11 @@ import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
 
 export type Snapshot = { workingTree: WorkingTree; changed: string[] };
 
+export const STATUS_ARGS = ["status", "--porcelain=v1", "-z", "--untracked-files=all"] as const;
+
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
 export async function snapshot(position: Pick<Position, "worktree">): Promise<Snapshot> {
-  const status = await git(position.worktree, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  const status = await git(position.worktree, STATUS_ARGS);
   if (!status.ok) return { workingTree: "unknown", changed: [] };
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();

@@ -30,7 +30,7 @@ export type Closed = { status: "closed"; episode: OpenEpisode; path: string; com
 export function claimClose(here: Here, episode: OpenEpisode): boolean {
   const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
   ensureDir(claims, 0o700);
-  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600);
+  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
 }
 
 export async function closeEpisode(here: Here, options: CloseOptions): Promise<Closed> {

@@ -74,7 +74,7 @@ export function removeEpisode(layer: Layer, key: string): void {
 }
 
 export function setPointer(layer: Layer, key: string): void {
-  writeFileAtomic(pointerPath(layer), `${key}\n`, 0o600);
+  writeFileAtomic(pointerPath(layer), `${key}\n`, 0o600, { durable: false });
 }
 
 export function readPointer(layer: Layer): string | undefined {

@@ -1,0 +1,12 @@
+/**
+ * A session hook always needs `git status`, and a git process costs ~10 ms here. The entry point
+ * starts it for the repository the shim names before anything else loads, so it runs while the
+ * binary reads its own code; the command then finds the answer waiting.
+ */
+import { git, rememberAnswers } from "./git.ts";
+import { STATUS_ARGS } from "./status.ts";
+
+export function prefetchStatus(root: string): void {
+  rememberAnswers(true);
+  void git(root, STATUS_ARGS);
+}
