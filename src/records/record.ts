@@ -34,12 +34,12 @@ export function render(meta: Meta, body: string): string {
  * A body may not set what is computed: a line that looks like a front-matter key, or a body that
  * opens its own front matter, is refused so nobody can forge a record's identity.
  */
-export function identityProblems(body: string): string[] {
+export function identityProblems(body: string, keys: readonly string[] = FRONT_MATTER_KEYS): string[] {
   const problems: string[] = [];
   if (/^\s*---\s*$/m.test(body.split("\n")[0] ?? "")) problems.push("the body opens with `---`: front matter is computed, never written by hand");
   body.split("\n").forEach((line, i) => {
     const key = /^([a-z_]+):/.exec(line)?.[1];
-    if (key && (FRONT_MATTER_KEYS as readonly string[]).includes(key)) problems.push(`line ${i + 1} sets \`${key}:\`, which majordomus computes`);
+    if (key && keys.includes(key)) problems.push(`line ${i + 1} sets \`${key}:\`, which majordomus computes`);
   });
   return problems;
 }

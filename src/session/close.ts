@@ -13,10 +13,9 @@ import type { Here } from "../layer/here.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { consents, type LoadedPolicy } from "../policy/index.ts";
-import { bodyRefusal } from "../records/record.ts";
-import { RECORD_KINDS } from "../records/kinds.ts";
+import { identityProblems } from "../records/record.ts";
 import { episodeKey } from "./keys.ts";
-import { composeBody, gatherFacts, renderRecord, type Outcome } from "./record.ts";
+import { composeBody, gatherFacts, RECORD_KEYS, renderRecord, type Outcome } from "./record.ts";
 import { commitRecord } from "./commit.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "./store.ts";
 
@@ -40,8 +39,8 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
   const episode = read.episode;
   if (!episode || episode.worktree !== here.position.worktree) return { status: "none" };
   if (options.summary !== undefined && options.summary.trim() !== "") {
-    const refusal = bodyRefusal(RECORD_KINDS.handover, options.summary);
-    if (refusal) throw refusal;
+    const problems = identityProblems(options.summary, RECORD_KEYS);
+    if (problems.length > 0) throw new Failure("contract", "the summary tries to set the record's identity", "remove those lines; majordomus computes them", problems);
   }
 
   if (!options.claimed && !claimClose(here, episode)) return { status: "already", episode };

@@ -163,7 +163,8 @@ const context = command({
     if (!episode) {
       const record = await findClosed(ctx, wanted);
       if (args.path) throw new Failure("missing", `${wanted} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
-      return console.log(JSON.stringify({ session_id: wanted, closed: true, record: record.path }));
+      if (args.json) return console.log(JSON.stringify({ session_id: wanted, closed: true, record: record.path }));
+      return console.log(`${wanted} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${wanted}\``);
     }
     if (args.path) return console.log(episode.context_path);
     const p = ctx.position;

@@ -1,0 +1,49 @@
+// The session commands by hand: an episode opened beside the client's, its live context, its record.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { captured, fire } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
+
+describe("session commands", () => {
+  test("a hand-opened episode: status, live context, snapshot path, close with a summary, list, show, latest", () => {
+    using repo = captured();
+    const opened = JSON.parse(ok(repo.mj(["session", "start", "--worker", "agent-7", "--json"])).stdout);
+    expect(opened).toMatchObject({ opened_by: "hand", worker: "agent-7", kept: false });
+    expect(repo.mj(["session", "start"]).status).toBe(15);
+    expect(JSON.parse(ok(repo.mj(["session", "start", "--if-open", "keep", "--json"])).stdout).kept).toBe(true);
+    // A client window beside it gets its own episode; this process (no client session) is the hand one's.
+    fire(repo, "start", { session_id: "window-a", source: "startup" });
+    const status = JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout);
+    expect(status.current.session_id).toBe(opened.session_id);
+    expect(status.others.map((o: { provider_session: string }) => o.provider_session)).toEqual(["window-a"]);
+
+    repo.commit("work on it", "src/a.ts");
+    ok(repo.mj(["decision", "Keep it small"]));
+    const live = JSON.parse(ok(repo.mj(["session", "context", "--json"])).stdout);
+    expect(live.git).toMatchObject({ label: "advanced", commits_since: 1 });
+    expect(live.recorded.decisions).toEqual(["Keep it small"]);
+    const snapshot = ok(repo.mj(["session", "context", "--path"])).stdout.trim();
+    expect(existsSync(repo.path(snapshot))).toBe(true);
+
+    const path = ok(repo.mj(["session", "close"], { input: "# What Happened\nA small change, by hand.\n" })).stdout.trim();
+    expect(readFileSync(repo.path(path), "utf8")).toContain("# What Happened\nA small change, by hand.");
+    expect(readFileSync(repo.path(path), "utf8")).toContain("decisions:\n  - Keep it small\n");
+    expect(readFileSync(repo.path(snapshot), "utf8")).toContain("\n## Close\n");
+    expect(repo.mj(["session", "close"]).status).toBe(12);
+    expect(ok(repo.mj(["session", "close", "--if-none", "ignore"])).stdout).toBe("");
+
+    expect(ok(repo.mj(["session", "list"])).stdout).toContain(opened.session_id);
+    expect(ok(repo.mj(["session", "show", opened.session_id])).stdout).toContain(`session_id: ${opened.session_id}`);
+    expect(ok(repo.mj(["session", "latest", "--path"])).stdout.trim()).toBe(path);
+    expect(ok(repo.mj(["session", "context", opened.session_id])).stdout).toContain("is closed");
+    expect(repo.mj(["session", "show", "s-nope"]).status).toBe(12);
+  });
+
+  test("a summary that sets identity fields is refused (10) and nothing is closed", () => {
+    using repo = captured();
+    ok(repo.mj(["session", "start"]));
+    const run = repo.mj(["session", "close"], { input: "session_id: forged\n" });
+    expect(run.status).toBe(10);
+    expect(JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout).current).not.toBeNull();
+  });
+});
