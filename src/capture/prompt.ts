@@ -13,7 +13,6 @@ import type { Here } from "../layer/here.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { pick, type Hooks, type Provider } from "../providers/index.ts";
-import { attributedEpisode } from "../session/attribution.ts";
 import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact } from "./redact.ts";
@@ -52,14 +51,15 @@ export async function capturePrompt(here: Here, provider: Provider & { hooks: Ho
   const clean = redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = now();
-  const episode = providerSession ? await attributedEpisode(here.layer, here.position, providerSession) : undefined;
+  // `here` was located for this prompt's client session: its episode, if open, is already known.
+  const episode = providerSession ? here.session : undefined;
   const record: Record<string, unknown> = {
     schema: PROMPT_SCHEMA,
     captured_at: isoStamp(at),
     provider: provider.id,
     prompt_id: promptId ?? null,
     provider_session: providerSession ?? null,
-    episode: episode?.session_id ?? null,
+    episode: episode ?? null,
     episode_link: episode ? "open" : "orphan",
     branch: here.position.branch,
     head: here.position.head,
