@@ -15,7 +15,8 @@ if (build.exitCode !== 0) {
 
 const dir = mkdtempSync(join(tmpdir(), "majordomus-junit-"));
 const report = join(dir, "junit.xml");
-const run = Bun.spawnSync([process.execPath, "test", "--reporter=junit", `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
+// A generous per-test limit: many tests run the compiled binary dozens of times, and CI machines are shared.
+const run = Bun.spawnSync([process.execPath, "test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
   cwd: PROJECT,
   stdout: "inherit",
   stderr: "inherit",
