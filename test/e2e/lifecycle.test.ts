@@ -1,6 +1,6 @@
 // The session lifecycle through the installed shims, fed the payloads Claude Code 2.1.332 really sends.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture, hookEnv, openKeys, sessionFiles } from "../support/capture.ts";
 import { HANDOVER, ledger, ok, records } from "../support/layered.ts";
 
@@ -244,6 +244,20 @@ describe("prompt", () => {
     expect(old.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(old.pruned_bytes).toBe(9);
     expect(all.find((r) => r.text === "new words")).toBeDefined();
+  });
+});
+
+describe("an unsupervised repository", () => {
+  test("with the shims but no layer, every hook succeeds quietly and writes nothing", () => {
+    using repo = captured();
+    rmSync(repo.path(".ai"), { recursive: true });
+    for (const shim of ["start", "prompt", "compact", "end"] as const) {
+      const run = fire(repo, shim, { session_id: SESSION, prompt: "hi", reason: "other" });
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain("no .ai layer");
+    }
+    expect(existsSync(repo.path(".ai"))).toBe(false);
   });
 });
 

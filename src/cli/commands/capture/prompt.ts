@@ -4,7 +4,7 @@
  */
 import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";
-import { here } from "../../../layer/here.ts";
+import { hereForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { capturePrompt } from "../../../capture/prompt.ts";
@@ -17,7 +17,8 @@ export default command({
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
     const providerSession = payload.data ? (provider.hooks.keys.session.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined) : undefined;
-    const ctx = await here(args.repo ?? process.cwd(), providerSession);
+    const ctx = await hereForHook(args.repo ?? process.cwd(), providerSession);
+    if (!ctx) return;
     const outcome = await capturePrompt(ctx, provider, payload);
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);

@@ -3,7 +3,7 @@
  * "block"); prints nothing on stdout but the start event's briefing; a failure inside is recorded.
  */
 import { log } from "../../../lib/log.ts";
-import { here } from "../../../layer/here.ts";
+import { hereForHook } from "./quiet.ts";
 import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
@@ -27,7 +27,8 @@ export default command({
       log.info(`dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`);
       return;
     }
-    const ctx = await here(args.repo ?? process.cwd(), delivery.providerSession);
+    const ctx = await hereForHook(args.repo ?? process.cwd(), delivery.providerSession);
+    if (!ctx) return;
     // Every session event needs `git status`; start it now and load the handler while git runs.
     void snapshot(ctx.position);
     const { handleSessionEvent } = await import("../../../capture/session.ts");

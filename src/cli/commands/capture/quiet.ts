@@ -1,0 +1,18 @@
+/**
+ * A hook in a repository majordomus does not supervise (its layer was never created, or was
+ * removed) must not make the client report an error on every event: it says so once on stderr and
+ * succeeds.
+ */
+import { isFailure } from "../../../lib/failure.ts";
+import { log } from "../../../lib/log.ts";
+import { here, type Here } from "../../../layer/here.ts";
+
+export async function hereForHook(root: string, providerSession: string | undefined): Promise<Here | undefined> {
+  try {
+    return await here(root, providerSession);
+  } catch (err) {
+    if (!isFailure(err) || (err.kind !== "missing" && err.kind !== "usage")) throw err;
+    log.warn(`${err.message}; this event was not recorded`);
+    return undefined;
+  }
+}
