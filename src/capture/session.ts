@@ -56,7 +56,8 @@ async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<stri
   return (await writeRecord(here, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
 }
 
-type Handler = (here: Here, d: Delivery) => Promise<void>;
+/** A handler returns what the client should read on stdout (only the start event has anything). */
+type Handler = (here: Here, d: Delivery) => Promise<string | undefined>;
 
 const start: Handler = async (here, d) => {
   const [{ openEpisode }, { recoverStranded }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts"), import("../session/briefing.ts")]);
@@ -71,23 +72,25 @@ const start: Handler = async (here, d) => {
     for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
   });
   const policy = await policyOrFail(stamped, d);
-  if (!policy || policy.policy.session?.briefing_on_start === false) return;
-  await attempt(stamped, d, "the briefing was not printed", async () => {
-    const briefing = await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined);
-    console.log(briefing.lines.join("\n"));
+  if (!policy || policy.policy.session?.briefing_on_start === false) return undefined;
+  let briefing: string | undefined;
+  await attempt(stamped, d, "the briefing was not composed", async () => {
+    briefing = (await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined)).lines.join("\n");
   });
+  return briefing;
 };
 
 const compact: Handler = async (here, d) => {
   const policy = await policyOrFail(here, d);
-  if (!policy) return;
+  if (!policy) return undefined;
   if (policy.policy.session?.checkpoint_on_compact === false) {
     log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
-    return;
+    return undefined;
   }
   await attempt(here, d, "no checkpoint was derived before compaction", async () => {
     log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(here, policy)}`);
   });
+  return undefined;
 };
 
 const end: Handler = async (here, d) => {
@@ -96,7 +99,7 @@ const end: Handler = async (here, d) => {
   const episode = read.episode && read.episode.worktree === here.position.worktree ? read.episode : undefined;
   if (!episode) {
     log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
-    return;
+    return undefined;
   }
   const [{ claimClose, closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
     import("../session/close.ts"),
@@ -110,7 +113,7 @@ const end: Handler = async (here, d) => {
   // End events arrive more than once: only the one that claims the close writes anything.
   if (!claimClose(here, episode)) {
     log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
-    return;
+    return undefined;
   }
   const stamped = { ...here, session: episode.session_id };
   const policy = await policyOrFail(stamped, d);
@@ -133,12 +136,14 @@ const end: Handler = async (here, d) => {
     const closed = await closeEpisode(stamped, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
     if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${d.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
   });
+  return undefined;
 };
 
 /** One handler per session event: a new event is a row here and a row in providers.yaml. */
 export const SESSION_EVENTS: Record<Delivery["event"], Handler> = { start, compact, end };
 
-export async function handleSessionEvent(here: Here, d: Delivery): Promise<void> {
+/** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
+export async function handleSessionEvent(here: Here, d: Delivery): Promise<string | undefined> {
   if (d.payload.problem) logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
   try {
     await appendEvent(here, "provider.event.received", {
@@ -152,5 +157,5 @@ export async function handleSessionEvent(here: Here, d: Delivery): Promise<void>
     log.warn(`the receipt could not be written: ${(err as Error).message}`);
     logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
-  await SESSION_EVENTS[d.event](here, d);
+  return SESSION_EVENTS[d.event](here, d);
 }

@@ -28,6 +28,11 @@ describe("architecture", () => {
     expect(SOURCES.filter((f) => /process\.exitCode\s*=/.test(code(f.text))).map((f) => f.rel)).toEqual(["main.ts"]);
   });
 
+  test("stdout is written by the CLI layer alone (the domain returns data, never prints it)", () => {
+    const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /console\.log\(|process\.stdout/.test(code(f.text))).map((f) => f.rel);
+    expect(offenders).toEqual([]);
+  });
+
   test("Bun-only APIs live in lib/runtime.ts alone", () => {
     const offenders = SOURCES.filter((f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun/.test(code(f.text))).map((f) => f.rel);
     expect(offenders).toEqual([]);

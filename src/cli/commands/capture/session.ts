@@ -32,7 +32,8 @@ export default command({
     // Every session event needs `git status`; start it now and load the handler while git runs.
     void snapshot(ctx.position);
     const { handleSessionEvent } = await import("../../../capture/session.ts");
-    await handleSessionEvent(ctx, delivery);
+    const briefing = await handleSessionEvent(ctx, delivery);
+    if (briefing !== undefined) console.log(briefing);
   },
 });
 
