@@ -189,6 +189,27 @@ describe("compact and end", () => {
   });
 });
 
+describe("push", () => {
+  test("push_record_on_end: true pushes the record commit to the branch's remote; without it nothing is pushed", () => {
+    using repo = captured();
+    const remote = `${repo.dir}-remote.git`;
+    repo.git("init", "-q", "--bare", remote);
+    repo.git("remote", "add", "origin", remote);
+    repo.git("push", "-q", "origin", "main");
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("commit_record_on_end: false", "commit_record_on_end: true"));
+    fire(repo, "start", START);
+    fire(repo, "end", END_OTHER);
+    const local = repo.git("rev-parse", "HEAD");
+    expect(repo.git("--git-dir", remote, "rev-parse", "main")).not.toBe(local);
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("push_record_on_end: false", "push_record_on_end: true"));
+    fire(repo, "start", { ...START, session_id: "pushed" });
+    fire(repo, "end", { ...END_OTHER, session_id: "pushed" });
+    expect(repo.git("--git-dir", remote, "rev-parse", "main")).toBe(repo.git("rev-parse", "HEAD"));
+    expect(repo.git("--git-dir", remote, "log", "-1", "--format=%s", "main")).toStartWith("chore(session): record ");
+  });
+});
+
 describe("prompt", () => {
   test("archived byte-exact, linked to its episode, once per prompt id, private", () => {
     using repo = captured();
