@@ -7,7 +7,7 @@ import type { ArgsDef, CommandDef } from "citty";
 import { EXIT, Failure, isFailure } from "../lib/failure.ts";
 import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
-import { rememberAnswers } from "../repo/git.ts";
+import { remember } from "../lib/memo.ts";
 import { parseArgv } from "./argv.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { command } from "./define.ts";
@@ -74,7 +74,7 @@ function printFailure(err: Failure): void {
 const HOOK_COMMANDS = new Set(["capture session", "capture prompt"]);
 
 export async function run(argv: string[]): Promise<number> {
-  rememberAnswers(true);
+  remember(true);
   const code = await runCommandLine(argv);
   const hook = HOOK_COMMANDS.has(argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" "));
   return hook && code === EXIT.usage ? EXIT.missing : code;

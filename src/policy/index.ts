@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Failure, errnoCode } from "../lib/failure.ts";
+import { memo } from "../lib/memo.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
@@ -58,8 +59,12 @@ export function parsePolicy(text: string, file: string, options: { strict?: bool
   return parseDocument(POLICY, text, file, options);
 }
 
-export async function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
+export function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
   const path = sectionPath(layer, "policy");
+  return memo(`policy\0${path}\0${options.strict === true}`, () => readPolicy(path, options));
+}
+
+async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

@@ -2,6 +2,7 @@
  * Running git. Only used where reading git's files is not enough (status, ancestry, logs);
  * the hot path of every hook reads HEAD from disk instead (see where.ts).
  */
+import { memo } from "../lib/memo.ts";
 import { spawnText } from "../lib/runtime.ts";
 
 export type GitResult = { ok: boolean; status: number | null; stdout: string; stderr: string };
@@ -14,23 +15,12 @@ const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", 
  * before its last step). Each costs a process (~10 ms here), so a command asks each one once.
  */
 const ANSWERS_ONCE = new Set(["status", "merge-base", "log", "diff", "rev-parse", "symbolic-ref"]);
-const answers = new Map<string, Promise<GitResult>>();
-let remembering = false;
-
-/** One-shot commands (the CLI) remember answers; a long-lived caller would see stale ones, so it is opt-in. */
-export function rememberAnswers(on: boolean): void {
-  if (!on) answers.clear();
-  remembering = on;
-}
 
 export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
-  const memo = remembering && input === undefined && Object.keys(env).length === 0 && ANSWERS_ONCE.has(args[0] ?? "") ? `${cwd}\0${args.join("\0")}` : undefined;
-  const known = memo ? answers.get(memo) : undefined;
-  if (known) return known;
   // Optional locks off: a hook must never take the index lock a person's own git command needs.
-  const pending = spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env } }).then((run) => ({ ok: run.status === 0, ...run }));
-  if (memo) answers.set(memo, pending);
-  return pending;
+  const ask = () => spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env } }).then((run) => ({ ok: run.status === 0, ...run }));
+  const once = input === undefined && Object.keys(env).length === 0 && ANSWERS_ONCE.has(args[0] ?? "");
+  return once ? memo(`git\0${cwd}\0${args.join("\0")}`, ask) : ask();
 }
 
 

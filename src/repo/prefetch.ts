@@ -3,10 +3,11 @@
  * starts it for the repository the shim names before anything else loads, so it runs while the
  * binary reads its own code; the command then finds the answer waiting.
  */
-import { git, rememberAnswers } from "./git.ts";
+import { remember } from "../lib/memo.ts";
+import { git } from "./git.ts";
 import { STATUS_ARGS } from "./status.ts";
 
 export function prefetchStatus(root: string): void {
-  rememberAnswers(true);
+  remember(true);
   void git(root, STATUS_ARGS);
 }
