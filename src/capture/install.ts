@@ -11,7 +11,7 @@ import { Failure } from "../lib/failure.ts";
 import { compactStamp, now } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Here } from "../layer/here.ts";
-import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
+import { consents, loadPolicy } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 
@@ -121,7 +121,7 @@ function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Paramet
     const rel = row.target.replace(/\/$/, "");
     const files = modFiles(row.source);
     const register = readIfExists(join(target, "hooks", "register.ts"));
-    const on = consents(policy, row.switch.replace(/^session\./, "") as ConsentKey);
+    const on = consents(policy, row.switch);
     if (exists(target) && (register === undefined || !register.includes(MARKER))) {
       report.lines.push({ path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` });
       continue;

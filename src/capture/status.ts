@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { spawnText } from "../lib/runtime.ts";
 import type { Here } from "../layer/here.ts";
-import { consents, loadPolicy, type ConsentKey } from "../policy/index.ts";
+import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn } from "./shims.ts";
 
@@ -100,7 +100,7 @@ async function modAspect(here: Here, provider: Provider & { hooks: Hooks }): Pro
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await loadPolicy(here.layer).catch(() => undefined);
   for (const [name, row] of mods) {
-    if (!consents(policy?.policy, row.switch.replace(/^session\./, "") as ConsentKey)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed` };
+    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed` };
     const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
     if (register === undefined) return { state: "named", reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\`` };
     if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };

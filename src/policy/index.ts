@@ -76,11 +76,18 @@ async function readPolicy(path: string, options: { strict?: boolean }): Promise<
 }
 
 /** The switches that let majordomus write into the user's own tree: on only when exactly `true`. */
-export const CONSENT_KEYS = ["handover_on_fill", "commit_record_on_end", "push_record_on_end"] as const;
+export const CONSENT_KEYS = ["session.handover_on_fill", "session.commit_record_on_end", "session.push_record_on_end"] as const;
 export type ConsentKey = (typeof CONSENT_KEYS)[number];
 
+export function isConsentKey(key: string): key is ConsentKey {
+  return (CONSENT_KEYS as readonly string[]).includes(key);
+}
+
+/** Whether the switch at `key` (a dotted policy path, as a provider's mod row names it) is exactly true. */
 export function consents(policy: Policy | undefined, key: ConsentKey): boolean {
-  return policy?.session?.[key] === true;
+  let value: unknown = policy;
+  for (const part of key.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
+  return value === true;
 }
 
 /** A required number from the policy, or a `missing` failure naming the key to add. */

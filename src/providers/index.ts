@@ -1,6 +1,7 @@
 /** The providers table (`share/providers.yaml`): what each client can do, and how its hooks are wired. */
 import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
+import type { ConsentKey } from "../policy/index.ts";
 
 export const ASPECTS = ["prompt", "session", "mod"] as const;
 export type Aspect = (typeof ASPECTS)[number];
@@ -9,7 +10,7 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export type Capability = { state: "hook" | "none" | "module"; source: string };
 export type EventRow = { event: string; shim: string; timeout: number };
-export type ModRow = { source: string; target: string; switch: string };
+export type ModRow = { source: string; target: string; switch: ConsentKey };
 
 export type Hooks = {
   config: string;

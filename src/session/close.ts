@@ -63,8 +63,8 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
   }
   removeEpisode(here.layer, key);
   let committed: string | undefined;
-  if (consents(options.policy?.policy, "commit_record_on_end")) {
-    committed = await commitRecord(here, rel, episode.session_id, consents(options.policy?.policy, "push_record_on_end"));
+  if (consents(options.policy?.policy, "session.commit_record_on_end")) {
+    committed = await commitRecord(here, rel, episode.session_id, consents(options.policy?.policy, "session.push_record_on_end"));
   }
   return { status: "closed", episode, path: rel, committed };
 }
