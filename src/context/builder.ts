@@ -15,7 +15,7 @@ import { newestFirst } from "../ledger/store.ts";
 import { loadPolicy, requireNumber } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
-import { divergence, span, DIVERGENCE_MEANING } from "../records/labels.ts";
+import { ago, divergence, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { resolveLatest } from "../records/resolve.ts";
 import { view, withoutNextAction, type View } from "../records/view.ts";
 import { filesSince, snapshot } from "../repo/status.ts";
@@ -50,10 +50,6 @@ export type Context = {
   handover: View | null;
 };
 
-function ageOf(at: Date, iso: string): string {
-  const minutes = Math.floor((at.getTime() - Date.parse(iso)) / 60_000);
-  return Number.isNaN(minutes) ? "unknown age" : minutes < 0 ? "in the future" : `${span(minutes)} ago`;
-}
 
 function recordLines(v: View): { lines: string[]; short: string[] } {
   const header = [
@@ -104,8 +100,8 @@ export async function buildContext(here: Here, options: { budget?: number }): Pr
         `id: ${task.id} (${task.outcome}, profile ${task.profile}, owner ${task.owner})`,
         `task: ${task.task}`,
         `scope: ${task.scope.join(", ")}`,
-        `started: ${task.started_at} (${ageOf(at, task.started_at)})`,
-        `last checkpoint: ${task.checkpoint_at} (${ageOf(at, task.checkpoint_at)})`,
+        `started: ${task.started_at} (${ago(at, task.started_at)})`,
+        `last checkpoint: ${task.checkpoint_at} (${ago(at, task.checkpoint_at)})`,
       ]
     : ['none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>'];
 

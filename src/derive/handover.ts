@@ -6,7 +6,7 @@
 import { Failure } from "../lib/failure.ts";
 import { readDecisions } from "../decisions/store.ts";
 import { requireNumber } from "../policy/index.ts";
-import { span } from "../records/labels.ts";
+import { ago } from "../records/labels.ts";
 import { capped, type Gathered } from "./gather.ts";
 
 type Writer = (g: Gathered) => string[];
@@ -36,9 +36,8 @@ const currentState: Writer = (g) => {
   else lines.push(`${g.files.length} file(s) changed${g.task ? " since the task started" : " in the working tree"}:`, ...capped(g.files, max, "file(s)"));
   lines.push("", counts(g));
   if (g.checkpoint) {
-    const age = span(Math.max(0, Math.floor((g.at.getTime() - Date.parse(g.checkpoint.meta.created_at)) / 60_000)));
     const quoted = g.checkpoint.body.split("\n").filter((l) => l.trim() !== "");
-    lines.push("", `Newest checkpoint, ${age} old (${relative(g, g.checkpoint.path)}):`, ...quoted.slice(0, requireNumber(g.policy, "checkpoint.max_body_lines")).map((l) => `> ${l}`));
+    lines.push("", `Newest checkpoint, written ${ago(g.at, g.checkpoint.meta.created_at)} (${relative(g, g.checkpoint.path)}):`, ...quoted.slice(0, requireNumber(g.policy, "checkpoint.max_body_lines")).map((l) => `> ${l}`));
   }
   return lines;
 };

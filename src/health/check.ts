@@ -4,7 +4,7 @@
  */
 import type { Here } from "../layer/here.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
-import { DIVERGENCE_MEANING, divergence, span } from "../records/labels.ts";
+import { DIVERGENCE_MEANING, ago, divergence } from "../records/labels.ts";
 import { filesSince, snapshot } from "../repo/status.ts";
 import { now } from "../lib/clock.ts";
 import { activeTask } from "../task/record.ts";
@@ -31,8 +31,7 @@ export async function check(here: Here): Promise<Finding[]> {
         ? { level: "OK", category: "scope", subject: task.id, message: `${files.length} changed file(s), all inside ${task.scope.join(", ")}`, reproduce: "git status; git diff --stat" }
         : { level: "FAIL", category: "scope", subject: task.id, message: `${outside.length} changed file(s) outside ${task.scope.join(", ")}: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}`, reproduce: "git status; git diff --stat" },
     );
-    const minutes = Math.max(0, Math.floor((now().getTime() - Date.parse(task.checkpoint_at)) / 60_000));
-    out.push({ level: "INFO", category: "checkpoint", subject: task.id, message: `last checkpoint or handover ${span(minutes)} ago`, reproduce: "majordomus checkpoint --show" });
+    out.push({ level: "INFO", category: "checkpoint", subject: task.id, message: `last checkpoint or handover ${ago(now(), task.checkpoint_at)}`, reproduce: "majordomus checkpoint --show" });
   }
   const questions = readQuestions(here.layer);
   for (const q of questions.open) out.push({ level: "FAIL", category: "blockers", subject: `question ${q.line}`, message: `open: ${q.text} (refuses finish --outcome completed)`, reproduce: "majordomus question list" });

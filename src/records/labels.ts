@@ -43,6 +43,13 @@ export function span(minutes: number): string {
   return `${Math.floor(minutes / (24 * 60))}d`;
 }
 
+/** How long before `at` the ISO time `iso` was, for a person: `5m ago`, `in the future`, `unknown age`. */
+export function ago(at: Date, iso: string): string {
+  const minutes = Math.floor((at.getTime() - Date.parse(iso)) / 60_000);
+  if (Number.isNaN(minutes)) return "unknown age";
+  return minutes < 0 ? "in the future" : `${span(minutes)} ago`;
+}
+
 /** Judge a `created_at` against the policy's thresholds; the reason is never empty. */
 export function freshness(createdAt: string | undefined, now: Date, policy: Policy | undefined): FreshnessVerdict {
   if (createdAt === undefined || createdAt.trim() === "") return { state: "unknown", reason: "the record carries no timestamp" };

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { divergence, freshness, isHistory, span } from "../../src/records/labels.ts";
+import { ago, divergence, freshness, isHistory, span } from "../../src/records/labels.ts";
 import { locate } from "../../src/repo/where.ts";
 import type { Policy } from "../../src/policy/index.ts";
 import { PROJECT } from "../support/env.ts";
@@ -56,7 +56,7 @@ describe("divergence follows git through a record's life", () => {
 
 describe("freshness at and around the policy's thresholds", () => {
   const now = new Date("2026-11-30T12:00:00.000Z");
-  const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+  const before = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
   test.each([
     [0, "fresh"],
     [FRESH - 1, "fresh"],
@@ -66,7 +66,7 @@ describe("freshness at and around the policy's thresholds", () => {
     [STALE, "stale"],
     [STALE + 1, "stale"],
   ])("%p minutes old is %p", (minutes, state) => {
-    const verdict = freshness(ago(minutes), now, SKELETON);
+    const verdict = freshness(before(minutes), now, SKELETON);
     expect(verdict.state as string).toBe(state as string);
     expect(verdict.ageMinutes).toBe(minutes);
     expect(verdict.reason).not.toBe("");
@@ -85,16 +85,16 @@ describe("freshness at and around the policy's thresholds", () => {
   });
 
   test("thresholds missing from the policy: unknown, and the reason names the key", () => {
-    const verdict = freshness(ago(10), now, { schema: "policy/v1", session: {} });
+    const verdict = freshness(before(10), now, { schema: "policy/v1", session: {} });
     expect(verdict.state).toBe("unknown");
     expect(verdict.reason).toContain("session.freshness");
     expect(verdict.ageMinutes).toBe(10);
   });
 
   test("stale and invalid are history; fresh, aging and unknown are not", () => {
-    expect(isHistory(freshness(ago(STALE), now, SKELETON))).toBe(true);
+    expect(isHistory(freshness(before(STALE), now, SKELETON))).toBe(true);
     expect(isHistory(freshness("garbage", now, SKELETON))).toBe(true);
-    expect(isHistory(freshness(ago(FRESH), now, SKELETON))).toBe(false);
+    expect(isHistory(freshness(before(FRESH), now, SKELETON))).toBe(false);
     expect(isHistory(freshness("", now, SKELETON))).toBe(false);
   });
 
@@ -106,5 +106,14 @@ describe("freshness at and around the policy's thresholds", () => {
     [72 * 60, "3d"],
   ])("%p minutes read as %p", (minutes, text) => {
     expect(span(minutes)).toBe(text);
+  });
+
+  test.each([
+    [before(0), "0m ago"],
+    [before(150), "2h ago"],
+    ["2026-11-30T12:05:00.000Z", "in the future"],
+    ["not a time", "unknown age"],
+  ])("%p is shown as %p", (iso, text) => {
+    expect(ago(now, iso)).toBe(text);
   });
 });

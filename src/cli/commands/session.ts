@@ -4,7 +4,7 @@ import { Failure } from "../../lib/failure.ts";
 import { now } from "../../lib/clock.ts";
 import { here } from "../../layer/here.ts";
 import { loadPolicy } from "../../policy/index.ts";
-import { divergence, span } from "../../records/labels.ts";
+import { ago, divergence } from "../../records/labels.ts";
 import { snapshot, commitsSince } from "../../repo/status.ts";
 import { readClosed } from "../../session/closed.ts";
 import { closeEpisode } from "../../session/close.ts";
@@ -21,11 +21,6 @@ const providerArgs = {
   provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
   "provider-session": { type: "string", description: "The client's own session id" },
 } as const;
-
-function age(iso: string): string {
-  const minutes = Math.floor((now().getTime() - Date.parse(iso)) / 60_000);
-  return Number.isNaN(minutes) ? "unknown age" : `${span(Math.max(0, minutes))} ago`;
-}
 
 const start = command({
   meta: { name: "start", description: "Open an episode by hand (hooks open one per client session)" },
@@ -81,7 +76,7 @@ const close = command({
 
 async function describeOpen(ctx: Awaited<ReturnType<typeof here>>, e: OpenEpisode) {
   const label = await divergence({ head: e.start_head, branch: e.branch }, ctx.position);
-  return { ...e, age: age(e.opened_at), start_label: label };
+  return { ...e, age: ago(now(), e.opened_at), start_label: label };
 }
 
 const status = command({
@@ -102,7 +97,7 @@ const status = command({
       console.log(`Episode ${d.session_id}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
       console.log(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
     } else console.log("This process belongs to no open episode here.");
-    for (const o of others) console.log(`Also open: ${o.episode!.session_id} (${o.episode!.provider !== "none" ? `${o.episode!.provider} session ${o.episode!.provider_session}` : "by hand"}, opened ${age(o.episode!.opened_at)})`);
+    for (const o of others) console.log(`Also open: ${o.episode!.session_id} (${o.episode!.provider !== "none" ? `${o.episode!.provider} session ${o.episode!.provider_session}` : "by hand"}, opened ${ago(now(), o.episode!.opened_at)})`);
     for (const o of open.filter((x) => x.problem)) console.error(`majordomus: warning: ${o.problem}`);
   },
 });
@@ -183,7 +178,7 @@ const context = command({
     const fill: Record<keyof typeof recorded, string> = { checkpoints: "majordomus checkpoint", handovers: "majordomus handover", decisions: "majordomus decision", questions: "majordomus question add" };
     const lines = [
       `# Episode ${episode.session_id}`,
-      `opened ${episode.opened_at} (${age(episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
+      `opened ${episode.opened_at} (${ago(now(), episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
       "",
       "## Git now vs at open",
       `at open: ${episode.branch} ${episode.start_head.slice(0, 7)}, working tree ${episode.start_working_tree}`,
