@@ -6,9 +6,14 @@ export type SessionEvent = Exclude<HookEvent, "prompt">;
 
 export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string };
 
+/** The client session a payload names, under whichever key this provider uses, fit to store; or undefined. */
+export function payloadSession(provider: Provider & { hooks: Hooks }, payload: Payload): string | undefined {
+  return cleanId(pick(payload.data, provider.hooks.keys.session));
+}
+
 export function describeDelivery(provider: Provider & { hooks: Hooks }, event: SessionEvent, payload: Payload): Delivery {
   const keys = provider.hooks.keys;
-  const id = cleanId(pick(payload.data, keys.session));
+  const id = payloadSession(provider, payload);
   return {
     provider,
     event,

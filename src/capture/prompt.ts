@@ -16,6 +16,7 @@ import { pick, type Hooks, type Provider } from "../providers/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact } from "./redact.ts";
+import { payloadSession } from "./delivery.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
 
@@ -28,7 +29,7 @@ export type PromptOutcome = { status: "archived"; path: string } | { status: "sk
 
 export async function capturePrompt(here: Here, provider: Provider & { hooks: Hooks }, payload: Payload): Promise<PromptOutcome> {
   const keys = provider.hooks.keys;
-  const providerSession = cleanId(pick(payload.data, keys.session));
+  const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);
   const fail = async (why: string): Promise<PromptOutcome> => {
     log.warn(`capture prompt: ${why}`);

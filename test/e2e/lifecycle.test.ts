@@ -229,6 +229,19 @@ describe("prompt", () => {
     expect(statSync(`${dir}/${files[0]}`).mode & 0o777).toBe(0o600);
   });
 
+  test("linked by the same session key the session events use, numeric ids included, beside another open window", () => {
+    using repo = captured();
+    fire(repo, "start", { ...START, session_id: 101 });
+    fire(repo, "start", { ...START, session_id: 202 });
+    const status = JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout);
+    const second = [status.current, ...status.others].find((e) => e?.provider_session === "202");
+    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), session_id: 202, prompt: "for the second window" });
+    const dir = repo.path(".ai/local/prompts");
+    const record = JSON.parse(readFileSync(`${dir}/${readdirSync(dir).find((f) => f.endsWith(".json"))}`, "utf8"));
+    expect(second.session_id).toMatch(/^s-/);
+    expect(record).toMatchObject({ episode: second.session_id, episode_link: "open" });
+  });
+
   test.each([
     ["an Anthropic key", "use sk-ant-api03-abcdefghijklmnopqrstuvwx please", "anthropic-key"],
     ["a GitHub token", "token ghp_abcdefghijklmnopqrstuvwxyz0123", "github-token"],

@@ -7,6 +7,7 @@ import { Failure } from "../../../lib/failure.ts";
 import { hereForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
+import { payloadSession } from "../../../capture/delivery.ts";
 import { capturePrompt } from "../../../capture/prompt.ts";
 import { command } from "../../define.ts";
 
@@ -16,8 +17,7 @@ export default command({
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
-    const providerSession = payload.data ? (provider.hooks.keys.session.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined) : undefined;
-    const ctx = await hereForHook(args.repo ?? process.cwd(), providerSession);
+    const ctx = await hereForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
     if (!ctx) return;
     const outcome = await capturePrompt(ctx, provider, payload);
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
