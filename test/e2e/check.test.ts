@@ -6,7 +6,7 @@ import type { Repo } from "../support/repo.ts";
 
 type Finding = { level: string; category: string; subject: string; message: string; reproduce: string };
 
-function findings(repo: Repo): { status: number; rows: Finding[] } {
+function findings(repo: Repo): { status: number | null; rows: Finding[] } {
   const run = repo.mj(["check", "--json"]);
   return { status: run.status, rows: run.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) };
 }
