@@ -102,7 +102,8 @@ async function compile(entry: string, outfile: string, target?: Bun.Build.Compil
     // --bytecode needs ESM here: the CJS default fails on import.meta and still writes a broken binary.
     bytecode: true,
     format: "esm",
-    define: { MAJORDOMUS_VERSION: JSON.stringify(pkg.version) },
+    // MAJORDOMUS_COMPILED: this program is the binary, so a hook can start a copy of it (capture/handoff.ts).
+    define: { MAJORDOMUS_VERSION: JSON.stringify(pkg.version), MAJORDOMUS_COMPILED: "true" },
     plugins: plugins(embed),
     throw: false,
   });

@@ -5,6 +5,11 @@
  * recorded (`provider.event.failed` with the reason) rather than raised: a hook must return
  * success to its client, and returning success is not the same as claiming the work was done.
  * Only the start event writes to stdout (the briefing); nothing here exits 2.
+ *
+ * The client waits for the hook, so each event does here only what the client needs: start
+ * opens the episode and prints the briefing; end claims the close (exactly once); compact nothing.
+ * The derived records and the close itself are handed to a detached worker (`capture work`, see
+ * handoff.ts), or done here where no worker can be started.
  */
 import { isoStamp, now } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
@@ -13,8 +18,9 @@ import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { logContextFailure } from "../session/context-log.ts";
 import { episodeKey } from "../session/keys.ts";
-import { episodePath, readEpisode } from "../session/store.ts";
+import { episodePath, readEpisode, type OpenEpisode } from "../session/store.ts";
 import type { Delivery } from "./delivery.ts";
+import { awaitCloses, handOff, settle, type HandedEvent } from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(here: Here, d: Delivery, reason: string): Promise<void> {
@@ -59,7 +65,12 @@ async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<stri
 /** A handler returns what the client should read on stdout (only the start event has anything). */
 type Handler = (here: Here, d: Delivery) => Promise<string | undefined>;
 
+/** How long a start event waits for a close still being written in its checkout (after /clear). */
+const CLOSE_WAIT_MS = 2_000;
+
 const start: Handler = async (here, d) => {
+  const waited = await awaitCloses(here.layer, CLOSE_WAIT_MS);
+  if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
   const [{ openEpisode }, { recoverStranded }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts"), import("../session/briefing.ts")]);
   let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
   await attempt(here, d, "the episode did not open", async () => {
@@ -80,28 +91,34 @@ const start: Handler = async (here, d) => {
   return briefing;
 };
 
-const compact: Handler = async (here, d) => {
+/** The checkpoint before compaction. */
+async function compactWork(here: Here, d: Delivery): Promise<void> {
   const policy = await policyOrFail(here, d);
-  if (!policy) return undefined;
+  if (!policy) return;
   if (policy.policy.session?.checkpoint_on_compact === false) {
     log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
-    return undefined;
+    return;
   }
   await attempt(here, d, "no checkpoint was derived before compaction", async () => {
     log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(here, policy)}`);
   });
+}
+
+const compact: Handler = async (here, d) => {
+  if (!handOff(here, { ...d, event: "compact" })) await compactWork(here, d);
   return undefined;
 };
 
-const end: Handler = async (here, d) => {
-  const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+/** This delivery's open episode in this checkout, if there is one. */
+async function episodeOf(here: Here, d: Delivery): Promise<OpenEpisode | undefined> {
   const read = await readEpisode(episodePath(here.layer, episodeKey(d.providerSession)));
-  const episode = read.episode && read.episode.worktree === here.position.worktree ? read.episode : undefined;
-  if (!episode) {
-    log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
-    return undefined;
-  }
-  const [{ claimClose, closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
+  return read.episode && read.episode.worktree === here.position.worktree ? read.episode : undefined;
+}
+
+/** The final checkpoint, the continuation record, then the close: after the claim was taken. */
+async function endWork(here: Here, d: Delivery, episode: OpenEpisode): Promise<void> {
+  const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+  const [{ closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
     import("../session/close.ts"),
     import("../derive/gather.ts"),
     import("../derive/checkpoint.ts"),
@@ -110,11 +127,6 @@ const end: Handler = async (here, d) => {
     import("../records/kinds.ts"),
     import("../task/record.ts"),
   ]);
-  // End events arrive more than once: only the one that claims the close writes anything.
-  if (!claimClose(here, episode)) {
-    log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
-    return undefined;
-  }
   const stamped = { ...here, session: episode.session_id };
   const policy = await policyOrFail(stamped, d);
   // One gathering serves both derived records; the handover quotes the checkpoint just written.
@@ -136,6 +148,21 @@ const end: Handler = async (here, d) => {
     const closed = await closeEpisode(stamped, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
     if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${d.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
   });
+}
+
+const end: Handler = async (here, d) => {
+  const episode = await episodeOf(here, d);
+  if (!episode) {
+    log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
+    return undefined;
+  }
+  const { claimClose } = await import("../session/close.ts");
+  // End events arrive more than once: only the one that claims the close writes anything.
+  if (!claimClose(here, episode)) {
+    log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
+    return undefined;
+  }
+  if (!handOff(here, { ...d, event: "end" })) await endWork(here, d, episode);
   return undefined;
 };
 
@@ -158,4 +185,25 @@ export async function handleSessionEvent(here: Here, d: Delivery): Promise<strin
     logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
   return SESSION_EVENTS[d.event](here, d);
+}
+
+/** The work of each handed-off event, as `capture work` runs it. */
+const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery) => Promise<void>> = {
+  compact: compactWork,
+  end: async (here, d) => {
+    const episode = await episodeOf(here, d);
+    if (episode) await endWork(here, d, episode);
+    else await failed(here, d, `the episode of ${d.provider.id} session ${d.providerSession} was no longer open when its close was to be written`);
+  },
+};
+
+/** Do the work a hook handed off, then give its ticket back (whatever happened). */
+export async function doHandedWork(here: Here, d: Delivery & { event: HandedEvent }, ticket: string): Promise<void> {
+  try {
+    await HANDED_WORK[d.event](here, d);
+  } catch (err) {
+    await failed(here, d, `the handed-off work stopped: ${(err as Error).message}`);
+  } finally {
+    settle(here.layer, ticket);
+  }
 }

@@ -71,7 +71,7 @@ function printFailure(err: Failure): void {
  * Commands a client's hook runs. They never exit 2: to the client a 2 means "refuse this prompt"
  * or "block this event". A bad invocation is reported as missing (12) instead.
  */
-const HOOK_COMMANDS = new Set(["capture session", "capture prompt"]);
+const HOOK_COMMANDS = new Set(["capture session", "capture prompt", "capture work"]);
 
 export async function run(argv: string[]): Promise<number> {
   remember(true);

@@ -18,6 +18,7 @@ import { parseDuration, now } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";
+import { abandoned, ticketsDir } from "../capture/handoff.ts";
 import { readClosed } from "../session/closed.ts";
 import { TRANSCRIPT_KEYS } from "../session/record.ts";
 import { CONTEXT_KEYS } from "../session/open.ts";
@@ -173,6 +174,14 @@ async function strandedFindings(here: Here, policy: LoadedPolicy | undefined, ou
   }
 }
 
+/** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
+function handOffFindings(here: Here, out: Finding[]): void {
+  const dir = relative(here.position.worktree, ticketsDir(here.layer));
+  for (const t of abandoned(here.layer)) {
+    out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${t.name}.work`, message: `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`, reproduce: `majordomus history --event provider.event.received  (delete the ticket once read)` });
+  }
+}
+
 async function wiringFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const entries = policy?.policy.enforcement ?? [];
   if (entries.length === 0) return;
@@ -194,6 +203,7 @@ export async function doctor(here: Here): Promise<Finding[]> {
   await privacyFindings(here, out);
   await recordFindings(here, out);
   lifecycleFindings(here, policy, out);
+  handOffFindings(here, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);
   return out;

@@ -25,6 +25,12 @@ export type Briefing = { lines: string[]; withheld: number };
 export async function composeBriefing(here: Here, policy: LoadedPolicy, episode: { session_id: string; kept: boolean } | undefined): Promise<Briefing> {
   const budget = requireNumber(policy, "session.briefing_budget_lines");
   const p = here.position;
+  // The handover is placed against git (a process when its commit differs) while git status runs.
+  const handover = (async () => {
+    const resolved = await resolveLatest(RECORD_KINDS.handover, here);
+    return { resolved, v: resolved.record ? await view(resolved.record, p, policy.policy, now()) : undefined };
+  })();
+  handover.catch(() => undefined);
   const [snap, task] = await Promise.all([snapshot(p), activeTask(here.layer)]);
   const lines = ["## majordomus — what this repository already knows", ""];
   lines.push(`Episode ${episode ? `${episode.session_id} (${episode.kept ? "resumed" : "opened now"})` : "(none open)"}, on ${p.branch} at ${p.head.slice(0, 7)}, working tree ${snap.workingTree}.`);
@@ -43,12 +49,11 @@ export async function composeBriefing(here: Here, policy: LoadedPolicy, episode:
 
   lines.push("");
   try {
-    const resolved = await resolveLatest(RECORD_KINDS.handover, here);
+    const { resolved, v } = await handover;
     if (resolved.skipped > 0) lines.push(`(${resolved.skipped} malformed handover record(s) were skipped.)`);
-    if (!resolved.record) {
+    if (!v) {
       lines.push(`No relevant handover for this worktree and branch (${p.branch}); records from other branches are never offered.`);
     } else {
-      const v = await view(resolved.record, p, policy.policy, now());
       const age = v.age ? `${v.age} old` : "age unknown";
       if (v.history) {
         lines.push(`Historical handover ${v.path} (${v.match}, ${v.divergence}, ${v.freshness}, ${age}).`);

@@ -7,6 +7,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered, ok } from "../support/layered.ts";
+import { settled } from "../support/capture.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 import { ensureClient } from "./install.ts";
 import { startMock, type Mock, type MockOptions } from "./mock-anthropic.ts";
@@ -87,6 +88,8 @@ export class ClaudeRig {
     }, RUN_TIMEOUT_MS);
     const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
+    // The client has exited; the work its compact and end hooks handed off finishes a moment later.
+    settled(this.repo);
     return { status, stdout, stderr, timedOut };
   }
 

@@ -21,9 +21,30 @@ export function captured(): Repo {
   return repo;
 }
 
-export function fire(repo: Repo, shim: keyof typeof SHIMS, payload: Record<string, unknown> | string, env: Record<string, string> = {}): Run {
+/** Hand-off tickets still out: the derived work of compact and end events still running (capture/handoff.ts). */
+export function pendingWork(repo: Repo): string[] {
+  try {
+    return readdirSync(repo.path(".ai/local/state/hook-work")).filter((f) => f.endsWith(".work"));
+  } catch {
+    return [];
+  }
+}
+
+/** Wait until every handed-off piece of work in this checkout is done (what a person sees a moment later). */
+export function settled(repo: Repo, timeoutMs = 15_000): void {
+  const until = Date.now() + timeoutMs;
+  while (pendingWork(repo).length > 0) {
+    if (Date.now() > until) throw new Error(`handed-off hook work still pending after ${timeoutMs} ms: ${pendingWork(repo).join(", ")}`);
+    Bun.sleepSync(5);
+  }
+}
+
+/** Run a shim as the client does; by default also wait for the work it handed off (`handOff: "leave"` does not). */
+export function fire(repo: Repo, shim: keyof typeof SHIMS, payload: Record<string, unknown> | string, env: Record<string, string> = {}, options: { handOff?: "wait" | "leave" } = {}): Run {
   const input = typeof payload === "string" ? payload : JSON.stringify(payload);
-  return sh(repo.dir, join(repo.dir, SHIMS[shim]), [], input, hookEnv(env));
+  const run = sh(repo.dir, join(repo.dir, SHIMS[shim]), [], input, hookEnv(env));
+  if (options.handOff !== "leave") settled(repo);
+  return run;
 }
 
 export function fixture(name: string): Record<string, unknown> {

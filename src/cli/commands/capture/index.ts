@@ -8,5 +8,6 @@ export default command({
     prune: () => import("./prune.ts").then((m) => m.default),
     session: () => import("./session.ts").then((m) => m.default),
     prompt: () => import("./prompt.ts").then((m) => m.default),
+    work: () => import("./work.ts").then((m) => m.default),
   },
 });

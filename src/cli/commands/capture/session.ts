@@ -29,8 +29,8 @@ export default command({
     }
     const ctx = await hereForHook(args.repo ?? process.cwd(), delivery.providerSession);
     if (!ctx) return;
-    // Every session event needs `git status`; start it now and load the handler while git runs.
-    void snapshot(ctx.position);
+    // The briefing needs `git status`: start it now and load the handler while git runs.
+    if (delivery.event === "start") void snapshot(ctx.position);
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);
     if (briefing !== undefined) console.log(briefing);

@@ -1,0 +1,103 @@
+// Compact and end hooks answer the client at once and hand their derived work to a detached worker.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { captured, fire, fixture, hookEnv, pendingWork, sessionFiles, settled } from "../support/capture.ts";
+import { ledger } from "../support/layered.ts";
+import { scratch, type Repo } from "../support/repo.ts";
+
+const START = fixture("SessionStart-startup.json");
+const END_OTHER = fixture("SessionEnd-other.json");
+const REAL_GIT = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+
+/** A PATH on which every git call takes `seconds` longer: the worker's git work is slow, the hook's is none. */
+function slowGit(seconds: number): Record<string, string> {
+  const dir = scratch("majordomus-slow-git-");
+  writeFileSync(join(dir, "git"), `#!/bin/sh\nsleep ${seconds}\nexec ${REAL_GIT} "$@"\n`);
+  chmodSync(join(dir, "git"), 0o755);
+  return { PATH: `${dir}:${hookEnv().PATH}` };
+}
+
+function handovers(repo: Repo): string[] {
+  return ledger(repo)
+    .filter((e) => e.event === "task.handed_over")
+    .map((e) => String(e.handover_path ?? e.path ?? ""));
+}
+
+describe("hand-off of derived work", () => {
+  test("the end hook returns before its work is done; the worker then writes the records and closes the episode", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const run = fire(repo, "end", END_OTHER, slowGit(2), { handOff: "leave" });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("");
+    // The hook has exited; its worker is still inside its first (slow) git call.
+    expect(pendingWork(repo).length).toBe(1);
+    expect(sessionFiles(repo)).toEqual([]);
+    settled(repo);
+    expect(pendingWork(repo)).toEqual([]);
+    expect(sessionFiles(repo).length).toBe(1);
+    const events = ledger(repo).map((e) => e.event);
+    expect(events.filter((e) => e === "session.closed").length).toBe(1);
+    expect(events.filter((e) => e === "task.checkpoint").length).toBe(1);
+    expect(events.filter((e) => e === "task.handed_over").length).toBe(1);
+    expect(events).not.toContain("provider.event.failed");
+  }, 60_000);
+
+  test("the compact hook returns at once and its checkpoint follows; nothing is closed", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const run = fire(repo, "compact", { session_id: START.session_id, hook_event_name: "PreCompact", trigger: "auto" }, slowGit(2), { handOff: "leave" });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(pendingWork(repo).length).toBe(1);
+    settled(repo);
+    expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(1);
+    expect(sessionFiles(repo)).toEqual([]);
+  }, 60_000);
+
+  test("/clear: the start right after an end waits for that close and briefs the continuation it derived", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    fire(repo, "end", { ...END_OTHER, reason: "clear" }, slowGit(0.2), { handOff: "leave" });
+    expect(pendingWork(repo).length).toBe(1);
+    const next = fire(repo, "start", { ...START, session_id: "after-clear", source: "clear" }, {}, { handOff: "leave" });
+    expect(next.status).toBe(0);
+    expect(pendingWork(repo)).toEqual([]);
+    expect(sessionFiles(repo).length).toBe(1);
+    const derived = ledger(repo).find((e) => e.event === "task.handed_over");
+    expect(derived).toBeDefined();
+    const path = Object.values(derived!).find((v) => typeof v === "string" && v.includes("/handovers/")) as string;
+    expect(next.stdout).toContain(`Handover ${path}`);
+  }, 60_000);
+
+  test("MAJORDOMUS_HOOK_WORK=foreground: the hook does the work itself before it returns", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const run = fire(repo, "end", END_OTHER, { MAJORDOMUS_HOOK_WORK: "foreground" }, { handOff: "leave" });
+    expect(run.status).toBe(0);
+    expect(pendingWork(repo)).toEqual([]);
+    expect(sessionFiles(repo).length).toBe(1);
+    expect(handovers(repo).length).toBe(1);
+  });
+
+  test("a worker that died leaves its ticket: doctor names it, and a start event does not wait for it", () => {
+    using repo = captured();
+    const dir = repo.path(".ai/local/state/hook-work");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const ticket = join(dir, "end--mx0000aa-0123abcd.work");
+    writeFileSync(ticket, `${JSON.stringify({ event: "end", provider: "claude-code", provider_session: "gone" })}\n`, { mode: 0o600 });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(ticket, old, old);
+    const doctor = repo.mj(["doctor"]);
+    expect(doctor.status).toBe(10);
+    expect(doctor.stdout + doctor.stderr).toContain(".ai/local/state/hook-work/end--mx0000aa-0123abcd.work");
+    expect(doctor.stdout + doctor.stderr).toContain("never finished");
+    const start = fire(repo, "start", START, { MAJORDOMUS_LOG: "debug" }, { handOff: "leave" });
+    expect(start.status).toBe(0);
+    expect(start.stdout).toContain("## majordomus");
+    expect(start.stderr).not.toContain("waited");
+    expect(readFileSync(ticket, "utf8")).toContain('"provider_session":"gone"');
+  });
+});
