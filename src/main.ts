@@ -12,6 +12,9 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(VERSION);
 } else {
+  // A client's hooks log only warnings unless told otherwise: what they did is in the ledger
+  // (`majordomus history`), and MAJORDOMUS_LOG=info shows it as it happens.
+  if (argv[0] === "capture" && ["session", "prompt", "work"].includes(argv[1] ?? "") && process.env.MAJORDOMUS_LOG === undefined) process.env.MAJORDOMUS_LOG = "warn";
   // What the start shim runs: `capture session … --event start --repo <root>`. Its briefing needs
   // git status: start it at once. (Compact and end hand their git work to a worker.)
   const repo = argv.indexOf("--repo");

@@ -23,4 +23,23 @@ function report(entry: LogObject): void {
   console.error(`${prefix} ${tag}${text}`);
 }
 
-export const log: ConsolaInstance = createConsola({ level: levelFromEnv(), reporters: [{ log: report }] });
+/** The levels majordomus logs at, with consola's numbers. */
+const LEVELS = { error: 0, warn: 1, info: 3, debug: 4 } as const;
+type Level = keyof typeof LEVELS;
+
+const level = levelFromEnv();
+let instance: ConsolaInstance | undefined;
+
+/**
+ * A line below the threshold never reaches consola, and consola is only set up for the first line
+ * that is printed: a hook that logs nothing (MAJORDOMUS_LOG=warn, all well) pays nothing for it.
+ */
+function at(type: Level): (...args: unknown[]) => void {
+  return (...args) => {
+    if (LEVELS[type] > level) return;
+    instance ??= createConsola({ level, reporters: [{ log: report }] });
+    instance[type](...(args as [unknown, ...unknown[]]));
+  };
+}
+
+export const log: Record<Level, (...args: unknown[]) => void> = { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") };

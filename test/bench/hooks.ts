@@ -3,6 +3,7 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -10,26 +11,72 @@ import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPr
 import { measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
 const SHIM = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
-const env = { PATH: `${join(BIN, "..")}:${process.env.PATH}`, MAJORDOMUS_LOG: "warn" };
+const env = { PATH: `${join(BIN, "..")}:${process.env.PATH}` };
 
 function open(dir: string, session: string): void {
   spawnSync(join(dir, SHIM.start), [], { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
 }
 
+/** Wait (untimed) until the work earlier hooks handed to their workers is done, so no run shares the machine with one. */
+function drained(dir: string): void {
+  const tickets = join(dir, ".ai", "local", "state", "hook-work");
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    let pending: string[] = [];
+    try {
+      pending = readdirSync(tickets).filter((f) => f.endsWith(".work"));
+    } catch {
+      return;
+    }
+    if (pending.length === 0) return;
+    Bun.sleepSync(2);
+  }
+  throw new Error(`handed-off work in ${dir} did not finish within 30 s`);
+}
+
+/**
+ * How long after its receipt the handed-off work finished, from the ledger's own timestamps: end
+ * until `session.closed`, compact until `task.checkpoint`, per client session; median in ms.
+ */
+function workLatency(dir: string, event: "compact" | "end", done: string): number {
+  const received = new Map<string, number>();
+  const waits: number[] = [];
+  for (const line of readFileSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), "utf8").split("\n")) {
+    if (line === "") continue;
+    const e = JSON.parse(line) as Record<string, string>;
+    const key = e.session ?? "";
+    if (e.event === "provider.event.received" && e.provider_event === event) received.set(key, Date.parse(e.ts!));
+    else if (e.event === done && received.has(key)) {
+      waits.push(Date.parse(e.ts!) - received.get(key)!);
+      received.delete(key);
+    }
+  }
+  return median(waits);
+}
+
+/** Every repository the rows run in: a run waits until none of them has a worker still busy. */
+const benched: string[] = [];
+
 function hookRows(label: string, dir: string): Row[] {
   open(dir, "bench-live");
+  benched.push(dir);
+  const settle = (extra?: (n: number) => void) => (n: number) => {
+    for (const d of benched) drained(d);
+    extra?.(n);
+    drained(dir);
+  };
   return [
-    { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }) },
-    { name: `start with briefing (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }) },
-    { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }) },
-    { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: (n) => open(dir, `end-${label}-${n}`) },
+    { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
+    { name: `start with briefing (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
+    { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
+    { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: settle((n) => open(dir, `end-${label}-${n}`)) },
   ];
 }
 
 export async function benchHooks(noop: string, runs: number): Promise<string[]> {
   const empty = withCapture(emptyRepo());
   const large = withSessionsAndPrompts(await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000), 1_000);
-  const rows: Row[] = [{ name: "no-op binary", cmd: [noop], cwd: empty }, ...hookRows("empty", empty), ...hookRows("large", large)];
+  const rows: Row[] = [{ name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) }, ...hookRows("empty", empty), ...hookRows("large", large)];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
   const by = (name: string) => results.find((r) => r.row.name === name)!;
@@ -44,5 +91,10 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     out.push(verdict(`${hook}: large vs empty repo`, ms(large) / ms(small), 1.2));
     out.push(verdict(`${hook}: peak RSS vs no-op`, rss(large) / rss(base), 1.5));
   }
+  drained(empty);
+  drained(large);
+  out.push("", "Handed-off work (not waited for by the client), receipt until done, median from the ledger's timestamps:");
+  out.push(`- compact until its checkpoint: ${workLatency(large, "compact", "task.checkpoint").toFixed(0)} ms (large), ${workLatency(empty, "compact", "task.checkpoint").toFixed(0)} ms (empty)`);
+  out.push(`- end until the episode's record: ${workLatency(large, "end", "session.closed").toFixed(0)} ms (large), ${workLatency(empty, "end", "session.closed").toFixed(0)} ms (empty)`);
   return out;
 }
