@@ -73,10 +73,25 @@ function hookRows(label: string, dir: string): Row[] {
   ];
 }
 
+/** test/bench/floor.ts compiled with the binary's settings (see build.ts). */
+function floorBinary(): string {
+  const out = join(BIN, "..", "bench-floor");
+  const r = spawnSync(process.execPath, ["build", "--compile", "--bytecode", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dirname, "floor.ts"), "--outfile", out], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`building the floor program failed: ${r.stderr}`);
+  return out;
+}
+
 export async function benchHooks(noop: string, runs: number): Promise<string[]> {
   const empty = withCapture(emptyRepo());
   const large = withSessionsAndPrompts(await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000), 1_000);
-  const rows: Row[] = [{ name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) }, ...hookRows("empty", empty), ...hookRows("large", large)];
+  const floor = floorBinary();
+  const rows: Row[] = [
+    { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
+    ...hookRows("empty", empty),
+    ...hookRows("large", large),
+    { name: "floor: payload + one line (large)", cmd: [floor, large], cwd: large, stdin: "{}" },
+    { name: "floor: payload + one line + git status (large)", cmd: [floor, large, "--git"], cwd: large, stdin: "{}" },
+  ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
   const by = (name: string) => results.find((r) => r.row.name === name)!;
@@ -91,6 +106,9 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     out.push(verdict(`${hook}: large vs empty repo`, ms(large) / ms(small), 1.2));
     out.push(verdict(`${hook}: peak RSS vs no-op`, rss(large) / rss(base), 1.5));
   }
+  const floorTime = by("floor: payload + one line + git status (large)");
+  const floorLine = by("floor: payload + one line (large)");
+  out.push("", `The floor (no majordomus code, same build settings): payload + one line ${pairedRatio(floorLine, base).toFixed(2)}× / RSS ${(rss(floorLine) / rss(base)).toFixed(2)}×; with one git status ${pairedRatio(floorTime, base).toFixed(2)}× / RSS ${(rss(floorTime) / rss(base)).toFixed(2)}×.`);
   drained(empty);
   drained(large);
   out.push("", "Handed-off work (not waited for by the client), receipt until done, median from the ledger's timestamps:");
