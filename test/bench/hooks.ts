@@ -89,8 +89,8 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
     ...hookRows("empty", empty),
     ...hookRows("large", large),
-    { name: "floor: payload + one line (large)", cmd: [floor, large], cwd: large, stdin: "{}" },
-    { name: "floor: payload + one line + git status (large)", cmd: [floor, large, "--git"], cwd: large, stdin: "{}" },
+    { name: "floor: payload + one line (large)", cmd: [floor, large], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
+    { name: "floor: payload + one line + git status (large)", cmd: [floor, large, "--git"], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
