@@ -20,7 +20,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   const repo = argv.indexOf("--repo");
   if (argv[0] === "capture" && argv[1] === "session" && argv[argv.indexOf("--event") + 1] === "start" && repo !== -1 && argv[repo + 1]) {
     const { prefetchStatus } = await import("./repo/prefetch.ts");
-    prefetchStatus(argv[repo + 1]!);
+    const answer = argv.indexOf("--git-status");
+    prefetchStatus(argv[repo + 1]!, answer === -1 ? undefined : argv[answer + 1]);
   }
   const { run } = await import("./cli/run.ts");
   process.exitCode = await run(argv);

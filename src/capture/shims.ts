@@ -12,6 +12,25 @@ export function shimCommand(provider: Provider, event: HookEvent): string[] {
   return event === "prompt" ? ["capture", "prompt", "--provider", provider.id] : ["capture", "session", "--provider", provider.id, "--event", event];
 }
 
+/** Where the start shim collects `git status` for the binary (inside the git-ignored local half). */
+export const STATUS_ANSWER_DIR = ".ai/local/cache";
+export const STATUS_ANSWER_PREFIX = "git-status.";
+
+/**
+ * The start event's briefing needs `git status`, which costs as much as the binary takes to
+ * start. The start shim runs it in the background first (no stdio of the client's held open) and
+ * tells the binary where the answer will be; the binary falls back to asking git itself.
+ */
+function statusPrefetch(): string {
+  return `# The briefing needs \`git status\`: start it now, while the binary starts, and say where its answer goes.
+if [ -d "$root/${STATUS_ANSWER_DIR}" ]; then
+  answer="$root/${STATUS_ANSWER_DIR}/${STATUS_ANSWER_PREFIX}$$"
+  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; echo $? >"$answer.rc") </dev/null >/dev/null 2>&1 &
+  set -- --git-status "$answer"
+fi
+`;
+}
+
 export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent): string {
   const row = provider.hooks.events[event];
   const args = shimCommand(provider, event).join(" ");
@@ -21,16 +40,21 @@ export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent
 # ${row.event} hook of ${provider.title}: hands the payload on stdin to \`majordomus ${args}\`.
 # ${MARKER}; a changed copy is rewritten by the next install.
 # The repository is found from this file's own location, not from the client's working directory,
-# without starting any other program (this runs on every client event).
+# without starting any other program (this runs on every client event; the start hook alone
+# starts \`git status\` in the background, which its briefing needs anyway).
 # Every path out of here exits 0 or execs majordomus, which never exits 2 from a hook.
 case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
 CDPATH= cd -P -- "$here/${up}" 2>/dev/null || exit 0
 root=$PWD
+mj=
 for bin in "$root/bin/majordomus" "$root/.majordomus/bin/majordomus"; do
-  if [ -x "$bin" ]; then exec "$bin" ${args} --repo "$root"; fi
+  if [ -x "$bin" ]; then mj=$bin; break; fi
 done
-if command -v majordomus >/dev/null 2>&1; then exec majordomus ${args} --repo "$root"; fi
-exit 0
+if [ -z "$mj" ]; then
+  if command -v majordomus >/dev/null 2>&1; then mj=majordomus; else exit 0; fi
+fi
+set --
+${event === "start" ? statusPrefetch() : ""}exec "$mj" ${args} --repo "$root" "$@"
 `;
 }
 

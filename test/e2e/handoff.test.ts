@@ -1,6 +1,6 @@
 // Compact and end hooks answer the client at once and hand their derived work to a detached worker.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { captured, fire, fixture, hookEnv, pendingWork, sessionFiles, settled } from "../support/capture.ts";
@@ -99,5 +99,40 @@ describe("hand-off of derived work", () => {
     expect(start.stdout).toContain("## majordomus");
     expect(start.stderr).not.toContain("waited");
     expect(readFileSync(ticket, "utf8")).toContain('"provider_session":"gone"');
+  });
+});
+
+describe("the start shim collects git status for the briefing", () => {
+  const cacheFiles = (repo: Repo) => readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."));
+
+  test("the briefing reports the working tree from the shim's git status, and its answer files are gone after", () => {
+    using repo = captured();
+    writeFileSync(repo.path("scratch.txt"), "new\n");
+    const run = fire(repo, "start", START);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("working tree dirty");
+    expect(cacheFiles(repo)).toEqual([]);
+  });
+
+  test("the binary reads the answer the shim names instead of asking git", () => {
+    using repo = captured();
+    // A clean checkout, but the answer file says one file changed: the briefing must follow the file.
+    writeFileSync(repo.path(".ai/local/cache/git-status.4242"), "?? only-in-the-answer.txt\0");
+    writeFileSync(repo.path(".ai/local/cache/git-status.4242.rc"), "0\n");
+    const run = repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", repo.path(".ai/local/cache/git-status.4242")], { input: JSON.stringify(START) });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("working tree dirty");
+    expect(cacheFiles(repo)).toEqual([]);
+  });
+
+  test("a --git-status that is not the shim's own answer file is neither read nor removed", () => {
+    using repo = captured();
+    writeFileSync(repo.path("notes.txt"), "mine\n");
+    repo.git("add", "notes.txt");
+    repo.git("commit", "-q", "-m", "notes");
+    const run = repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", repo.path("notes.txt")], { input: JSON.stringify(START) });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("working tree clean");
+    expect(readFileSync(repo.path("notes.txt"), "utf8")).toBe("mine\n");
   });
 });
