@@ -19,7 +19,8 @@ export type Stranded = { episode: OpenEpisode; key: string; idleSince: string };
 
 export async function findStranded(here: Here, thresholdMs: number, except?: string): Promise<Stranded[]> {
   const cutoff = now().getTime() - thresholdMs;
-  const open = (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except);
+  // Only an episode that opened before the cutoff can be stranded: without one, the ledger is not read.
+  const open = (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff);
   if (open.length === 0) return [];
   const lastSeen = new Map<string, number>();
   let read = 0;
