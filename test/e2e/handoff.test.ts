@@ -72,6 +72,16 @@ describe("hand-off of derived work", () => {
     expect(next.stdout).toContain(`Handover ${path}`);
   }, 60_000);
 
+  test("hooks log only warnings by default; MAJORDOMUS_LOG=info shows what they do", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const quiet = fire(repo, "end", { ...END_OTHER, session_id: "never-opened" });
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toBe("");
+    const told = fire(repo, "end", { ...END_OTHER, session_id: "never-opened" }, { MAJORDOMUS_LOG: "info" });
+    expect(told.stderr).toContain("nothing to close");
+  });
+
   test("MAJORDOMUS_HOOK_WORK=foreground: the hook does the work itself before it returns", () => {
     using repo = captured();
     fire(repo, "start", START);
