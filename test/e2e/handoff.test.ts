@@ -114,6 +114,8 @@ describe("hand-off of derived work", () => {
 
 describe("the start shim collects git status for the briefing", () => {
   const cacheFiles = (repo: Repo) => readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."));
+  /** The start event as the shim execs it, told that `answer` holds git status. */
+  const startWith = (repo: Repo, answer: string) => repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", answer], { input: JSON.stringify(START) });
 
   test("the briefing reports the working tree from the shim's git status, and its answer files are gone after", () => {
     using repo = captured();
@@ -129,7 +131,7 @@ describe("the start shim collects git status for the briefing", () => {
     // A clean checkout, but the answer file says one file changed: the briefing must follow the file.
     writeFileSync(repo.path(".ai/local/cache/git-status.4242"), "?? only-in-the-answer.txt\0");
     writeFileSync(repo.path(".ai/local/cache/git-status.4242.rc"), "0\n");
-    const run = repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", repo.path(".ai/local/cache/git-status.4242")], { input: JSON.stringify(START) });
+    const run = startWith(repo, repo.path(".ai/local/cache/git-status.4242"));
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("working tree dirty");
     expect(cacheFiles(repo)).toEqual([]);
@@ -140,7 +142,7 @@ describe("the start shim collects git status for the briefing", () => {
     writeFileSync(repo.path("notes.txt"), "mine\n");
     repo.git("add", "notes.txt");
     repo.git("commit", "-q", "-m", "notes");
-    const run = repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", repo.path("notes.txt")], { input: JSON.stringify(START) });
+    const run = startWith(repo, repo.path("notes.txt"));
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("working tree clean");
     expect(readFileSync(repo.path("notes.txt"), "utf8")).toBe("mine\n");
