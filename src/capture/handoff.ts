@@ -24,8 +24,11 @@ import type { Delivery } from "./delivery.ts";
 
 declare const MAJORDOMUS_COMPILED: boolean | undefined;
 
-/** The events whose work a hook hands off; a start event must print its briefing itself. */
-export type HandedEvent = "compact" | "end";
+/**
+ * The events whose work a hook hands off. A start event prints its briefing itself and hands off
+ * the rest (freezing the new episode's working context, recovering stranded episodes).
+ */
+export type HandedEvent = "start" | "compact" | "end";
 
 export type Ticket = { name: string; event: HandedEvent; path: string };
 
@@ -49,7 +52,7 @@ type BunSpawnDetached = (cmd: string[], opts: { cwd: string; env: Record<string,
  * Start `capture work` for this delivery, detached (own session, no stdio: the client must not
  * wait for a pipe the worker holds open). Returns undefined when the caller must do the work.
  */
-export function handOff(here: Here, d: Delivery & { event: HandedEvent }): Ticket | undefined {
+export function handOff(here: Here, d: Delivery & { event: HandedEvent }, extra: string[] = []): Ticket | undefined {
   const self = selfCommand();
   const spawn = (globalThis as { Bun?: { spawn?: BunSpawnDetached } }).Bun?.spawn;
   if (!self || !spawn) return undefined;
@@ -67,6 +70,7 @@ export function handOff(here: Here, d: Delivery & { event: HandedEvent }): Ticke
   const args = ["capture", "work", `--provider=${d.provider.id}`, `--event=${d.event}`, `--repo=${here.position.worktree}`, `--ticket=${name}`];
   if (d.providerSession !== undefined) args.push(`--provider-session=${d.providerSession}`);
   if (d.reason !== undefined) args.push(`--reason=${d.reason}`);
+  args.push(...extra);
   try {
     const child = spawn([...self, ...args], { cwd: here.position.worktree, env: process.env, stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
     child.unref();
@@ -81,7 +85,7 @@ export function handOff(here: Here, d: Delivery & { event: HandedEvent }): Ticke
 
 /** The worker is done (whatever the outcome): its ticket goes. */
 export function settle(layer: Layer, name: string): void {
-  if (!/^(compact|end)--[0-9a-z]+-[0-9a-f]+$/.test(name)) return;
+  if (!/^(start|compact|end)--[0-9a-z]+-[0-9a-f]+$/.test(name)) return;
   rmSync(join(ticketsDir(layer), `${name}.work`), { force: true });
 }
 
@@ -111,11 +115,12 @@ export function abandoned(layer: Layer): TicketState[] {
 }
 
 /**
- * Wait, at most `budgetMs`, until no close handed off in this checkout is still being written.
- * Returns how long it waited. A ticket past its lifetime is not waited for.
+ * Wait, at most `budgetMs`, until no work of these `events` handed off in this checkout is still
+ * running (a start waits for a close; a close for the working context its episode's start is
+ * still freezing). Returns how long it waited. A ticket past its lifetime is not waited for.
  */
-export async function awaitCloses(layer: Layer, budgetMs: number): Promise<number> {
-  const live = () => tickets(layer).some((t) => t.event === "end" && t.ageMs <= LIVE_TICKET_MS);
+export async function awaitWork(layer: Layer, events: HandedEvent[], budgetMs: number): Promise<number> {
+  const live = () => tickets(layer).some((t) => (events as string[]).includes(t.event) && t.ageMs <= LIVE_TICKET_MS);
   if (!live()) return 0;
   const started = Date.now();
   while (live() && Date.now() - started < budgetMs) await new Promise((wake) => setTimeout(wake, POLL_MS));

@@ -20,7 +20,7 @@ import { logContextFailure } from "../session/context-log.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, readEpisode, type OpenEpisode } from "../session/store.ts";
 import type { Delivery } from "./delivery.ts";
-import { awaitCloses, handOff, settle, type HandedEvent } from "./handoff.ts";
+import { awaitWork, handOff, settle, type HandedEvent } from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(here: Here, d: Delivery, reason: string): Promise<void> {
@@ -67,29 +67,47 @@ type Handler = (here: Here, d: Delivery) => Promise<string | undefined>;
 
 /** How long a start event waits for a close still being written in its checkout (after /clear). */
 const CLOSE_WAIT_MS = 2_000;
+/** How long a close waits for its episode's start work (the worker is not what the client waits for). */
+const START_WAIT_MS = 5_000;
 
 const start: Handler = async (here, d) => {
-  const waited = await awaitCloses(here.layer, CLOSE_WAIT_MS);
+  const waited = await awaitWork(here.layer, ["end"], CLOSE_WAIT_MS);
   if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-  const [{ openEpisode }, { recoverStranded }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts"), import("../session/briefing.ts")]);
+  const [{ openEpisode }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/briefing.ts")]);
   let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
   await attempt(here, d, "the episode did not open", async () => {
-    opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession });
+    opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later" });
     log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
   });
   const stamped = opened ? { ...here, session: opened.episode.session_id } : here;
-  await attempt(stamped, d, "stranded episodes were not recovered", async () => {
-    const recovered = await recoverStranded(stamped, { limit: 3, except: opened?.episode.session_id });
-    for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
-  });
+  const fresh = opened !== undefined && !opened.kept;
+  // The client reads only the briefing: the new episode's working context and the recovery of
+  // stranded episodes go to the worker (or are done here after the briefing is composed).
   const policy = await policyOrFail(stamped, d);
-  if (!policy || policy.policy.session?.briefing_on_start === false) return undefined;
   let briefing: string | undefined;
-  await attempt(stamped, d, "the briefing was not composed", async () => {
-    briefing = (await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined)).lines.join("\n");
-  });
+  if (policy && policy.policy.session?.briefing_on_start !== false) {
+    await attempt(stamped, d, "the briefing was not composed", async () => {
+      briefing = (await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined)).lines.join("\n");
+    });
+  }
+  // Nothing left to do for a resumed episode when no other episode is old enough to be stranded.
+  const { strandedCandidates } = await import("../session/recover.ts");
+  if (!fresh && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return briefing;
+  if (!handOff(stamped, { ...d, event: "start" }, fresh ? ["--fresh-episode"] : [])) await startWork(stamped, d, fresh);
   return briefing;
 };
+
+/** A start event's work besides the briefing: freeze a new episode's working context, recover stranded ones. */
+async function startWork(here: Here, d: Delivery, fresh: boolean): Promise<void> {
+  const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts")]);
+  const episode = await episodeOf(here, d);
+  const stamped = episode ? { ...here, session: episode.session_id } : here;
+  if (episode && fresh) await freezeContext(stamped, episode);
+  await attempt(stamped, d, "stranded episodes were not recovered", async () => {
+    const recovered = await recoverStranded(stamped, { limit: 3, except: episode?.session_id });
+    for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
+  });
+}
 
 /** The checkpoint before compaction. */
 async function compactWork(here: Here, d: Delivery): Promise<void> {
@@ -117,6 +135,9 @@ async function episodeOf(here: Here, d: Delivery): Promise<OpenEpisode | undefin
 
 /** The final checkpoint, the continuation record, then the close: after the claim was taken. */
 async function endWork(here: Here, d: Delivery, episode: OpenEpisode): Promise<void> {
+  // A very short session ends while its start's worker may still be freezing the working context
+  // this close appends to.
+  await awaitWork(here.layer, ["start"], START_WAIT_MS);
   const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
   const [{ closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
     import("../session/close.ts"),
@@ -188,7 +209,8 @@ export async function handleSessionEvent(here: Here, d: Delivery): Promise<strin
 }
 
 /** The work of each handed-off event, as `capture work` runs it. */
-const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery) => Promise<void>> = {
+const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery, fresh: boolean) => Promise<void>> = {
+  start: startWork,
   compact: compactWork,
   end: async (here, d) => {
     const episode = await episodeOf(here, d);
@@ -198,9 +220,9 @@ const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery) => Promise<void
 };
 
 /** Do the work a hook handed off, then give its ticket back (whatever happened). */
-export async function doHandedWork(here: Here, d: Delivery & { event: HandedEvent }, ticket: string): Promise<void> {
+export async function doHandedWork(here: Here, d: Delivery & { event: HandedEvent }, ticket: string, fresh = false): Promise<void> {
   try {
-    await HANDED_WORK[d.event](here, d);
+    await HANDED_WORK[d.event](here, d, fresh);
   } catch (err) {
     await failed(here, d, `the handed-off work stopped: ${(err as Error).message}`);
   } finally {

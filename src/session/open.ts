@@ -3,7 +3,7 @@
  * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
  * written is logged and never stops the episode from opening.
  */
-import { readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { compactStamp, isoStamp, now } from "../lib/clock.ts";
@@ -26,6 +26,11 @@ export type OpenOptions = {
   providerSession?: string;
   owner?: string;
   worker?: string;
+  /**
+   * `later`: the caller freezes the working context itself (a hook hands it to its worker, see
+   * capture/handoff.ts, because the client does not read it); default `now`.
+   */
+  snapshot?: "now" | "later";
 };
 
 export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
@@ -148,13 +153,22 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
     provider_session: candidate.provider_session,
     worker: candidate.worker,
   });
+  if (options.snapshot !== "later") await freezeContext(stamped, candidate, task?.profile ?? "none");
+  return { episode: candidate, key, kept: false };
+}
+
+/**
+ * Write the episode's frozen working context, once: an episode whose snapshot exists already is
+ * left alone. A failure is logged (and kept in the failure log), never raised.
+ */
+export async function freezeContext(here: Here, episode: OpenEpisode, profile?: string): Promise<void> {
   try {
-    await writeSnapshot(stamped, candidate, task?.profile ?? "none");
+    if (existsSync(join(here.position.worktree, episode.context_path))) return;
+    await writeSnapshot(here, episode, profile ?? (await activeTask(here.layer)).active?.profile ?? "none");
   } catch (err) {
     const { logContextFailure } = await import("./context-log.ts");
-    log.warn(`the working context of ${candidate.session_id} was not written: ${(err as Error).message}`);
-    logContextFailure(here, `${isoStamp(now())} ${candidate.session_id}: snapshot not written: ${(err as Error).message}`);
+    log.warn(`the working context of ${episode.session_id} was not written: ${(err as Error).message}`);
+    logContextFailure(here, `${isoStamp(now())} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
   }
-  return { episode: candidate, key, kept: false };
 }
 

@@ -60,6 +60,13 @@ const benched: string[] = [];
 function hookRows(label: string, dir: string): Row[] {
   open(dir, "bench-live");
   benched.push(dir);
+  // Each run of the new-episode row opens one; the next run closes it first (untimed), so open
+  // episodes do not pile up from run to run.
+  let fresh: string | undefined;
+  const closeFresh = () => {
+    if (fresh) spawnSync(join(dir, SHIM.end), [], { cwd: dir, input: JSON.stringify({ session_id: fresh, reason: "other" }), env: { ...process.env, ...env, MAJORDOMUS_HOOK_WORK: "foreground" } });
+    fresh = undefined;
+  };
   const settle = (extra?: (n: number) => void) => (n: number) => {
     for (const d of benched) drained(d);
     extra?.(n);
@@ -67,7 +74,8 @@ function hookRows(label: string, dir: string): Row[] {
   };
   return [
     { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
-    { name: `start with briefing (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
+    { name: `start, new episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }), before: settle(() => closeFresh()) },
+    { name: `start, resumed episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
     { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
     { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: settle((n) => open(dir, `end-${label}-${n}`)) },
   ];
@@ -99,7 +107,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const rss = (r: Result) => median(r.samples.map((s) => s.rssKiB));
   const out = report(`Hooks through their shims (${runs} runs each, interleaved)`, results, base);
   out.push("");
-  for (const hook of ["prompt", "start with briefing", "compact", "end"]) {
+  for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) {
     const large = by(`${hook} (large)`);
     const small = by(`${hook} (empty)`);
     out.push(verdict(`${hook}: large repo vs no-op (paired)`, pairedRatio(large, base), 2.0));

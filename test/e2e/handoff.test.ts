@@ -64,12 +64,27 @@ describe("hand-off of derived work", () => {
     expect(pendingWork(repo).length).toBe(1);
     const next = fire(repo, "start", { ...START, session_id: "after-clear", source: "clear" }, {}, { handOff: "leave" });
     expect(next.status).toBe(0);
-    expect(pendingWork(repo)).toEqual([]);
+    // The close was done before the briefing was composed (the new start's own work may still run).
+    expect(pendingWork(repo).filter((t) => t.startsWith("end--"))).toEqual([]);
     expect(sessionFiles(repo).length).toBe(1);
     const derived = ledger(repo).find((e) => e.event === "task.handed_over");
     expect(derived).toBeDefined();
     const path = Object.values(derived!).find((v) => typeof v === "string" && v.includes("/handovers/")) as string;
     expect(next.stdout).toContain(`Handover ${path}`);
+    settled(repo);
+  }, 60_000);
+
+  test("a session that ends at once: the close waits for the working context its start's worker freezes", () => {
+    using repo = captured();
+    fire(repo, "start", START, slowGit(0.3), { handOff: "leave" });
+    fire(repo, "end", END_OTHER, {}, { handOff: "leave" });
+    settled(repo);
+    const contexts = readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    expect(contexts.length).toBe(1);
+    const snapshot = readFileSync(repo.path(".ai/local/session-contexts", contexts[0]!), "utf8");
+    expect(snapshot).toStartWith("---\nschema: session-context/v1\n");
+    expect(snapshot.indexOf("## Context at open")).toBeLessThan(snapshot.indexOf("## Close"));
+    expect(sessionFiles(repo).length).toBe(1);
   }, 60_000);
 
   test("hooks log only warnings by default; MAJORDOMUS_LOG=info shows what they do", () => {

@@ -1,5 +1,5 @@
 /**
- * `capture work`: the derived half of a compact or end event, which the hook handed to a detached
+ * `capture work`: the derived half of a start, compact or end event, which the hook handed to a detached
  * copy of the binary so the client did not wait for it (see capture/handoff.ts). Started by the
  * hook, not by people; its outcome goes to the ledger (and the failure log), not to a terminal.
  */
@@ -8,10 +8,10 @@ import { adapted } from "../../../providers/index.ts";
 import type { HandedEvent } from "../../../capture/handoff.ts";
 import { command } from "../../define.ts";
 
-const HANDED: HandedEvent[] = ["compact", "end"];
+const HANDED: HandedEvent[] = ["start", "compact", "end"];
 
 export default command({
-  meta: { name: "work", description: "Finish the work a compact or end hook handed off (started by the hook itself)" },
+  meta: { name: "work", description: "Finish the work a start, compact or end hook handed off (started by the hook itself)" },
   args: {
     provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
     event: { type: "enum", options: HANDED, required: true, description: HANDED.join(", ") },
@@ -19,6 +19,7 @@ export default command({
     repo: { type: "string", description: "The repository root (default: the current directory)" },
     "provider-session": { type: "string", description: "The client session the event named" },
     reason: { type: "string", description: "The end event's reason" },
+    "fresh-episode": { type: "boolean", description: "The start event opened its episode: freeze its working context" },
   },
   async run({ args }) {
     const provider = await adapted(String(args.provider));
@@ -28,6 +29,6 @@ export default command({
     const event = args.event as HandedEvent;
     const { doHandedWork } = await import("../../../capture/session.ts");
     const reason = args.reason === undefined ? undefined : String(args.reason);
-    await doHandedWork(ctx, { provider, event, payload: { bytes: 0 }, providerSession, reason }, String(args.ticket));
+    await doHandedWork(ctx, { provider, event, payload: { bytes: 0 }, providerSession, reason }, String(args.ticket), args["fresh-episode"] === true);
   },
 });
