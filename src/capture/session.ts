@@ -177,7 +177,7 @@ const end: Handler = async (here, d) => {
     log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
     return undefined;
   }
-  const { claimClose } = await import("../session/close.ts");
+  const { claimClose } = await import("../session/claim.ts");
   // End events arrive more than once: only the one that claims the close writes anything.
   if (!claimClose(here, episode)) {
     log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);

@@ -18,19 +18,10 @@ import { episodeKey } from "./keys.ts";
 import { composeBody, gatherFacts, RECORD_KEYS, renderRecord, type Outcome } from "./record.ts";
 import { commitRecord } from "./commit.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "./store.ts";
+import { claimClose } from "./claim.ts";
 
 export type CloseOptions = { outcome: Outcome; providerSession?: string; reason?: string; summary?: string; policy?: LoadedPolicy; claimed?: boolean };
 export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string } | { status: "none" } | { status: "already"; episode: OpenEpisode };
-
-/**
- * Take the one right to close this episode. True for exactly one caller, ever; a caller that gets
- * false must write nothing (the end event arrived more than once).
- */
-export function claimClose(here: Here, episode: OpenEpisode): boolean {
-  const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
-  ensureDir(claims, 0o700);
-  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
-}
 
 export async function closeEpisode(here: Here, options: CloseOptions): Promise<Closed> {
   const key = episodeKey(options.providerSession);
