@@ -91,7 +91,7 @@ const start: Handler = async (here, d) => {
     });
   }
   // Nothing left to do for a resumed episode when no other episode is old enough to be stranded.
-  const { strandedCandidates } = await import("../session/recover.ts");
+  const { strandedCandidates } = await import("../session/stranded.ts");
   if (!fresh && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return briefing;
   if (!handOff(stamped, { ...d, event: "start" }, fresh ? ["--fresh-episode"] : [])) await startWork(stamped, d, fresh);
   return briefing;

@@ -8,9 +8,10 @@ import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Here } from "../layer/here.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { loadPolicy } from "../policy/index.ts";
+import { openedBefore } from "./stranded.ts";
 import { closeEpisode } from "./close.ts";
-import { listOpen, type OpenEpisode } from "./store.ts";
+import type { OpenEpisode } from "./store.ts";
 
 /** How many ledger lines a staleness check reads back at most (the newest are the ones that matter). */
 const SCAN_LIMIT = 20_000;
@@ -20,7 +21,7 @@ export type Stranded = { episode: OpenEpisode; key: string; idleSince: string };
 export async function findStranded(here: Here, thresholdMs: number, except?: string): Promise<Stranded[]> {
   const cutoff = now().getTime() - thresholdMs;
   // Only an episode that opened before the cutoff can be stranded: without one, the ledger is not read.
-  const open = (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff);
+  const open = await openedBefore(here, cutoff, except);
   if (open.length === 0) return [];
   const lastSeen = new Map<string, number>();
   let read = 0;
@@ -39,18 +40,6 @@ export async function findStranded(here: Here, thresholdMs: number, except?: str
     if (opened < cutoff && !lastSeen.has(e.session_id)) out.push({ episode: e, key: o.key, idleSince: e.opened_at });
   }
   return out;
-}
-
-/**
- * How many open episodes in this checkout (other than `except`) opened longer ago than
- * `session.stranded_after`: a look at the open records only, without reading the ledger. Zero
- * means no recovery can close anything now.
- */
-export async function strandedCandidates(here: Here, policy: LoadedPolicy | undefined, except?: string): Promise<number> {
-  const ms = parseDuration(policy?.policy.session?.stranded_after ?? "");
-  if (ms === undefined) return 0;
-  const cutoff = now().getTime() - ms;
-  return (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff).length;
 }
 
 export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string };

@@ -1,0 +1,18 @@
+/**
+ * The one right to close an episode: a file created once, with link(2), in
+ * `<state>/sessions-closing/`. However many end events arrive, exactly one caller ever gets it; a
+ * caller that does not must write nothing. Its own module, so an end hook takes the claim without
+ * loading what the close itself needs.
+ */
+import { join } from "node:path";
+import { isoStamp, now } from "../lib/clock.ts";
+import { ensureDir, publishNew } from "../lib/fsx.ts";
+import type { Here } from "../layer/here.ts";
+import { sectionPath } from "../layer/manifest.ts";
+import type { OpenEpisode } from "./store.ts";
+
+export function claimClose(here: Here, episode: OpenEpisode): boolean {
+  const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
+  ensureDir(claims, 0o700);
+  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
+}
