@@ -1,15 +1,16 @@
 /**
- * A hook answers its client at once and hands the derived work (checkpoint, continuation record,
- * the episode's close) to a detached copy of the binary: `capture work`.
+ * A hook answers its client at once and hands the work the client does not read (checkpoint,
+ * continuation record and close; a new episode's working context, stranded-episode recovery) to
+ * a detached copy of the binary: `capture work`.
  *
- * Why: the client waits for its hooks. PreCompact holds the compaction and SessionEnd holds the
- * client's exit (and kills a hook that overruns its ~1.5 s budget, which would lose the close).
- * None of that work produces anything the client reads, so nothing is lost by not waiting for it.
+ * Why: the client waits for its hooks. PreCompact holds the compaction, SessionStart the session,
+ * and SessionEnd the client's exit (it kills a hook that overruns its ~1.5 s budget, which would
+ * lose the close). Nothing is lost by not waiting for work whose result the client never reads.
  *
  * Each hand-off leaves a ticket in `<state>/hook-work/` until its worker is done: a start event
  * waits (bounded) for a close still being written in its checkout, so the briefing after `/clear`
- * shows the continuation record the end event just derived; `doctor` reports a ticket that
- * outlived its worker. Where no detached worker can be started (the source tree, a spawn that
+ * shows the continuation record the end event just derived, and a close waits for the working
+ * context its episode's start is still freezing; `doctor` reports a ticket that outlived its worker. Where no detached worker can be started (the source tree, a spawn that
  * fails, MAJORDOMUS_HOOK_WORK=foreground), the hook does the work itself, as before.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
@@ -32,7 +33,7 @@ export type HandedEvent = "start" | "compact" | "end";
 
 export type Ticket = { name: string; event: HandedEvent; path: string };
 
-/** A close still being written after this long has lost its worker: nobody waits for it any more. */
+/** Work still running after this long has lost its worker: nobody waits for it any more. */
 const LIVE_TICKET_MS = 10_000;
 const POLL_MS = 5;
 
