@@ -107,6 +107,22 @@ describe("hand-off of derived work", () => {
     expect(handovers(repo).length).toBe(1);
   });
 
+  test("capture work removes only a ticket named like one: any other --ticket leaves every file alone", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const policy = readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8");
+    mkdirSync(repo.path(".ai/local/state/hook-work"), { recursive: true, mode: 0o700 });
+    writeFileSync(repo.path(".ai/local/state/hook-work/notes.work"), "mine\n");
+    for (const ticket of ["../../../repo/policy.yaml", "notes", "compact--../../x"]) {
+      const run = repo.mj(["capture", "work", "--provider", "claude-code", "--event", "compact", "--repo", repo.dir, `--ticket=${ticket}`, `--provider-session=${String(START.session_id)}`]);
+      expect(run.status).toBe(0);
+    }
+    expect(readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8")).toBe(policy);
+    expect(readFileSync(repo.path(".ai/local/state/hook-work/notes.work"), "utf8")).toBe("mine\n");
+    // The work itself was done each time: three checkpoints, none failed.
+    expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(3);
+  });
+
   test("a worker that died leaves its ticket: doctor names it, and a start event does not wait for it", () => {
     using repo = captured();
     const dir = repo.path(".ai/local/state/hook-work");
