@@ -10,6 +10,9 @@ import { BIN } from "../support/env.ts";
 
 type Step = { say: string; run: string[]; expect?: number; show?: (out: string) => string };
 
+/** Wait, in the shell, until the work the hooks handed off is done (their tickets are gone). */
+const SETTLE = "while ls .ai/local/state/hook-work/*.work >/dev/null 2>&1; do sleep 0.05; done";
+
 const STEPS: Step[] = [
   { say: "The binary is self-contained: version from package.json, data tree embedded.", run: ["majordomus", "--version"] },
   { say: "A git repository becomes supervised with `init`: the tracked half (.ai/repo) and the private, git-ignored local half (.ai/local).", run: ["majordomus", "init"] },
@@ -37,8 +40,8 @@ const STEPS: Step[] = [
   { say: "Session 1 begins: Claude Code runs the start shim with its payload; stdout is the briefing it adds to the model's context.", run: ["sh", "-c", `printf '{"session_id":"tour-1","source":"startup"}' | .claude/hooks/majordomus-session-start`] },
   { say: "The person's prompt is archived (private, secrets redacted); the hook prints nothing.", run: ["sh", "-c", `printf '{"session_id":"tour-1","prompt_id":"p-1","prompt":"add the config loader; my token is ghp_abcdefghijklmnopqrstuvwxyz0123"}' | .claude/hooks/majordomus-capture && grep -h '"text"' .ai/local/prompts/*.json`] },
   { say: "The agent works, commits, and records a decision inside its episode (the ledger line carries the episode).", run: ["sh", "-c", "echo 'export const configPath = \"greeting.json\";' > src/config.ts && git add src && git commit -qm 'config loader' && CLAUDE_CODE_SESSION_ID=tour-1 majordomus decision 'Config lives in greeting.json' --why 'one file to edit'"] },
-  { say: "Before compacting, the client runs the compact shim: a derived checkpoint, the episode stays open.", run: ["sh", "-c", `printf '{"session_id":"tour-1","trigger":"auto"}' | .claude/hooks/majordomus-session-compact; majordomus session status`] },
-  { say: "The session ends (reason other: the client did not say it was deliberate): a final checkpoint, a derived continuation record, and one shared closed record.", run: ["sh", "-c", `printf '{"session_id":"tour-1","reason":"other"}' | .claude/hooks/majordomus-session-end; majordomus session list`] },
+  { say: "Before compacting, the client runs the compact shim. It answers at once and hands the derived checkpoint to a detached worker (its ticket sits in .ai/local/state/hook-work/ until done); the episode stays open.", run: ["sh", "-c", `printf '{"session_id":"tour-1","trigger":"auto"}' | .claude/hooks/majordomus-session-compact; ls .ai/local/state/hook-work/; ${SETTLE}; majordomus history --event task.checkpoint --limit 1; CLAUDE_CODE_SESSION_ID=tour-1 majordomus session status`] },
+  { say: "The session ends (reason other: the client did not say it was deliberate). The hook claims the close and returns; its worker writes a final checkpoint, a derived continuation record and one shared closed record.", run: ["sh", "-c", `printf '{"session_id":"tour-1","reason":"other"}' | .claude/hooks/majordomus-session-end; ${SETTLE}; majordomus session list`] },
   { say: "The shared record: front matter with ids, commits, files and references; a body composed from the policy's sections. No transcript.", run: ["sh", "-c", "majordomus session latest | head -40"] },
   { say: "Session 2 begins: its briefing names what session 1 left, labelled against git and by age, with its Next Action.", run: ["sh", "-c", `printf '{"session_id":"tour-2","source":"startup"}' | .claude/hooks/majordomus-session-start`] },
   { say: "doctor checks the whole layer: validity, privacy, records, lost work, declared wiring.", run: ["majordomus", "doctor"] },
