@@ -34,7 +34,7 @@ export type HandedEvent = "start" | "compact" | "end";
 export type Ticket = { name: string; event: HandedEvent; path: string };
 
 /** Work still running after this long has lost its worker: nobody waits for it any more. */
-const LIVE_TICKET_MS = 10_000;
+export const LIVE_TICKET_MS = 10_000;
 const POLL_MS = 5;
 
 export function ticketsDir(layer: Layer): string {

@@ -35,6 +35,7 @@ describe("hand-off of derived work", () => {
     // The hook has exited; its worker is still inside its first (slow) git call.
     expect(pendingWork(repo).length).toBe(1);
     expect(sessionFiles(repo)).toEqual([]);
+    expect(repo.mj(["session", "status"]).stdout).toMatch(/Still being written: end work a hook handed off \d+ s ago \(\.ai\/local\/state\/hook-work\/end--[0-9a-z]+-[0-9a-f]+\.work\)\n/);
     settled(repo);
     expect(pendingWork(repo)).toEqual([]);
     expect(sessionFiles(repo).length).toBe(1);
@@ -135,6 +136,9 @@ describe("hand-off of derived work", () => {
     expect(doctor.status).toBe(10);
     expect(doctor.stdout + doctor.stderr).toContain(".ai/local/state/hook-work/end--mx0000aa-0123abcd.work");
     expect(doctor.stdout + doctor.stderr).toContain("never finished");
+    const status = repo.mj(["session", "status", "--json"]);
+    expect(JSON.parse(status.stdout).handed_off).toEqual([{ ticket: ".ai/local/state/hook-work/end--mx0000aa-0123abcd.work", event: "end", age_ms: expect.any(Number), worker_lost: true }]);
+    expect(repo.mj(["session", "status"]).stdout).toContain("its worker died, see `majordomus doctor`");
     const start = fire(repo, "start", START, { MAJORDOMUS_LOG: "debug" }, { handOff: "leave" });
     expect(start.status).toBe(0);
     expect(start.stdout).toContain("## majordomus");

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { now } from "../../lib/clock.ts";
 import { here } from "../../layer/here.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { ago, divergence } from "../../records/labels.ts";
 import { snapshot, commitsSince } from "../../repo/status.ts";
+import { LIVE_TICKET_MS, tickets, ticketsDir } from "../../capture/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
 import { closeEpisode } from "../../session/close.ts";
 import { openEpisode } from "../../session/open.ts";
@@ -88,8 +89,11 @@ const status = command({
     const open = await listOpen(ctx.layer);
     const others = open.filter((o) => o.episode && o.episode.session_id !== mine?.session_id);
     const pointer = readPointer(ctx.layer);
+    // Work hooks handed off and their workers have not finished (or never will: see doctor).
+    const dir = relative(ctx.position.worktree, ticketsDir(ctx.layer));
+    const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.ageMs > LIVE_TICKET_MS }));
     if (args.json) {
-      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), problems: open.filter((o) => o.problem).map((o) => o.problem) }));
+      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
       return;
     }
     if (mine) {
@@ -98,6 +102,7 @@ const status = command({
       console.log(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
     } else console.log("This process belongs to no open episode here.");
     for (const o of others) console.log(`Also open: ${o.episode!.session_id} (${o.episode!.provider !== "none" ? `${o.episode!.provider} session ${o.episode!.provider_session}` : "by hand"}, opened ${ago(now(), o.episode!.opened_at)})`);
+    for (const h of handed) console.log(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see `majordomus doctor`" : ""}`);
     for (const o of open.filter((x) => x.problem)) console.error(`majordomus: warning: ${o.problem}`);
   },
 });
