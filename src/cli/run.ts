@@ -9,6 +9,7 @@ import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
 import { remember } from "../lib/memo.ts";
 import { parseArgv } from "./argv.ts";
+import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { command } from "./define.ts";
 
@@ -67,17 +68,11 @@ function printFailure(err: Failure): void {
   if (err.hint) console.error(`  → ${err.hint}`);
 }
 
-/**
- * Commands a client's hook runs. They never exit 2: to the client a 2 means "refuse this prompt"
- * or "block this event". A bad invocation is reported as missing (12) instead.
- */
-const HOOK_COMMANDS = new Set(["capture session", "capture prompt", "capture work"]);
-
 export async function run(argv: string[]): Promise<number> {
   remember(true);
   const code = await runCommandLine(argv);
-  const hook = HOOK_COMMANDS.has(argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" "));
-  return hook && code === EXIT.usage ? EXIT.missing : code;
+  // A hook never exits 2: a bad invocation is reported as missing (12) instead.
+  return isHookCommand(argv) && code === EXIT.usage ? EXIT.missing : code;
 }
 
 async function runCommandLine(argv: string[]): Promise<number> {
