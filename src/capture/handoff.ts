@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
+import { spawnDetached } from "../lib/runtime.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import type { Here } from "../layer/here.ts";
@@ -47,16 +48,13 @@ function selfCommand(): string[] | undefined {
   return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED ? [process.execPath] : undefined;
 }
 
-type BunSpawnDetached = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: "ignore"; stdout: "ignore"; stderr: "ignore"; detached: boolean }) => { pid: number; unref(): void };
-
 /**
  * Start `capture work` for this delivery, detached (own session, no stdio: the client must not
  * wait for a pipe the worker holds open). Returns undefined when the caller must do the work.
  */
 export function handOff(here: Here, d: Delivery & { event: HandedEvent }, extra: string[] = []): Ticket | undefined {
   const self = selfCommand();
-  const spawn = (globalThis as { Bun?: { spawn?: BunSpawnDetached } }).Bun?.spawn;
-  if (!self || !spawn) return undefined;
+  if (!self) return undefined;
   const dir = ticketsDir(here.layer);
   const name = `${d.event}--${Date.now().toString(36)}-${randomHex(4)}`;
   const path = join(dir, `${name}.work`);
@@ -72,16 +70,18 @@ export function handOff(here: Here, d: Delivery & { event: HandedEvent }, extra:
   if (d.providerSession !== undefined) args.push(`--provider-session=${d.providerSession}`);
   if (d.reason !== undefined) args.push(`--reason=${d.reason}`);
   args.push(...extra);
+  let pid: number | undefined;
   try {
-    const child = spawn([...self, ...args], { cwd: here.position.worktree, env: process.env, stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
-    child.unref();
-    log.debug(`derived work handed to process ${child.pid} (ticket ${name})`);
-    return { name, event: d.event, path };
+    pid = spawnDetached([...self, ...args], here.position.worktree);
   } catch (err) {
-    rmSync(path, { force: true });
     log.debug(`the worker did not start (${(err as Error).message}); doing the work here`);
+  }
+  if (pid === undefined) {
+    rmSync(path, { force: true });
     return undefined;
   }
+  log.debug(`derived work handed to process ${pid} (ticket ${name})`);
+  return { name, event: d.event, path };
 }
 
 /** The worker is done (whatever the outcome): its ticket goes. */

@@ -89,6 +89,21 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
   });
 }
 
+type BunDetachedSpawn = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: "ignore"; stdout: "ignore"; stderr: "ignore"; detached: true }) => { pid: number; unref(): void };
+const bunSpawnDetached = bunSpawn as unknown as BunDetachedSpawn | undefined;
+
+/**
+ * Start a program that outlives this process: its own session, no stdio shared with ours (a hook's
+ * client must not wait for a pipe the child holds open). Returns its pid, or undefined where the
+ * runtime cannot (outside Bun); throws when the program cannot be started.
+ */
+export function spawnDetached(cmd: string[], cwd: string): number | undefined {
+  if (!bunSpawnDetached) return undefined;
+  const child = bunSpawnDetached(cmd, { cwd, env: process.env, stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
+  child.unref();
+  return child.pid;
+}
+
 type BunHasher = new (algorithm: string) => { update(data: string | Uint8Array): { digest(encoding: "hex"): string } };
 const bunHasher: BunHasher | undefined = (globalThis as { Bun?: { CryptoHasher?: BunHasher } }).Bun?.CryptoHasher;
 

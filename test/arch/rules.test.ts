@@ -19,7 +19,8 @@ const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\
 
 describe("architecture", () => {
   test("the domain never imports the CLI layer or citty", () => {
-    const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && /from\s+["'](citty|[./]+cli\/)/.test(code(f.text))).map((f) => f.rel);
+    // main.ts is the entry point that hands over to the CLI layer; it is not domain code.
+    const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /from\s+["'](citty|[./]+cli\/)/.test(code(f.text))).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
@@ -34,7 +35,7 @@ describe("architecture", () => {
   });
 
   test("Bun-only APIs live in lib/runtime.ts alone", () => {
-    const offenders = SOURCES.filter((f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun/.test(code(f.text))).map((f) => f.rel);
+    const offenders = SOURCES.filter((f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun|\)\.Bun\b/.test(code(f.text))).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
