@@ -17,8 +17,7 @@ import type { Here } from "../layer/here.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { logContextFailure } from "../session/context-log.ts";
-import { episodeKey } from "../session/keys.ts";
-import { episodePath, readEpisode, type OpenEpisode } from "../session/store.ts";
+import { attributedEpisode } from "../session/attribution.ts";
 import type { Delivery } from "./delivery.ts";
 import { awaitWork, handOff, settle, type HandedEvent } from "./handoff.ts";
 
@@ -100,11 +99,13 @@ const start: Handler = async (here, d) => {
 /** A start event's work besides the briefing: freeze a new episode's working context, recover stranded ones. */
 async function startWork(here: Here, d: Delivery, fresh: boolean): Promise<void> {
   const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts")]);
-  const episode = await episodeOf(here, d);
-  const stamped = episode ? { ...here, session: episode.session_id } : here;
-  if (episode && fresh) await freezeContext(stamped, episode);
-  await attempt(stamped, d, "stranded episodes were not recovered", async () => {
-    const recovered = await recoverStranded(stamped, { limit: 3, except: episode?.session_id });
+  // `here` was located for this delivery's client session: its episode, if open, is here.session.
+  if (fresh && here.session) {
+    const episode = await attributedEpisode(here.layer, here.position, d.providerSession);
+    if (episode) await freezeContext(here, episode);
+  }
+  await attempt(here, d, "stranded episodes were not recovered", async () => {
+    const recovered = await recoverStranded(here, { limit: 3, except: here.session });
     for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
   });
 }
@@ -127,14 +128,8 @@ const compact: Handler = async (here, d) => {
   return undefined;
 };
 
-/** This delivery's open episode in this checkout, if there is one. */
-async function episodeOf(here: Here, d: Delivery): Promise<OpenEpisode | undefined> {
-  const read = await readEpisode(episodePath(here.layer, episodeKey(d.providerSession)));
-  return read.episode && read.episode.worktree === here.position.worktree ? read.episode : undefined;
-}
-
 /** The final checkpoint, the continuation record, then the close: after the claim was taken. */
-async function endWork(here: Here, d: Delivery, episode: OpenEpisode): Promise<void> {
+async function endWork(here: Here & { session: string }, d: Delivery): Promise<void> {
   // A very short session ends while its start's worker may still be freezing the working context
   // this close appends to.
   await awaitWork(here.layer, ["start"], START_WAIT_MS);
@@ -148,42 +143,46 @@ async function endWork(here: Here, d: Delivery, episode: OpenEpisode): Promise<v
     import("../records/kinds.ts"),
     import("../task/record.ts"),
   ]);
-  const stamped = { ...here, session: episode.session_id };
-  const policy = await policyOrFail(stamped, d);
+  const policy = await policyOrFail(here, d);
   // One gathering serves both derived records; the handover quotes the checkpoint just written.
-  const gathered = policy ? await gather(stamped, { withCheckpoint: true }).catch(async (err) => void (await failed(stamped, d, `nothing could be derived: ${(err as Error).message}`))) : undefined;
+  const gathered = policy ? await gather(here, { withCheckpoint: true }).catch(async (err) => void (await failed(here, d, `nothing could be derived: ${(err as Error).message}`))) : undefined;
   if (policy && gathered && policy.policy.session?.checkpoint_on_compact !== false) {
-    await attempt(stamped, d, "no closing checkpoint was derived", async () => {
-      const written = await writeRecord(stamped, RECORD_KINDS.checkpoint, deriveCheckpoint(gathered), policy, { how: "derived" });
+    await attempt(here, d, "no closing checkpoint was derived", async () => {
+      const written = await writeRecord(here, RECORD_KINDS.checkpoint, deriveCheckpoint(gathered), policy, { how: "derived" });
       gathered.checkpoint = { ...written.record, tier: 0, match: "same_worktree_same_branch" };
     });
   }
   if (policy && gathered && policy.policy.session?.handover_on_end !== false) {
-    await attempt(stamped, d, "no continuation record was derived", async () => {
-      const task = (await activeTask(stamped.layer)).active;
-      const written = await writeRecord(stamped, RECORD_KINDS.handover, deriveHandover(gathered, requiredSections(policy)), policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
+    await attempt(here, d, "no continuation record was derived", async () => {
+      const task = (await activeTask(here.layer)).active;
+      const written = await writeRecord(here, RECORD_KINDS.handover, deriveHandover(gathered, requiredSections(policy)), policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
       log.info(`continuation written to ${written.relativePath}`);
     });
   }
-  await attempt(stamped, d, "the episode was not closed", async () => {
-    const closed = await closeEpisode(stamped, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
+  await attempt(here, d, "the episode was not closed", async () => {
+    const closed = await closeEpisode(here, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
     if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${d.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
   });
 }
 
+/** `here` was located for the delivery's client session, so its episode (if open here) is here.session. */
+function withEpisode(here: Here): (Here & { session: string }) | undefined {
+  return here.session === undefined ? undefined : (here as Here & { session: string });
+}
+
 const end: Handler = async (here, d) => {
-  const episode = await episodeOf(here, d);
-  if (!episode) {
+  const mine = withEpisode(here);
+  if (!mine) {
     log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
     return undefined;
   }
   const { claimClose } = await import("../session/claim.ts");
   // End events arrive more than once: only the one that claims the close writes anything.
-  if (!claimClose(here, episode)) {
-    log.info(`episode ${episode.session_id} is already being closed; this end event adds nothing`);
+  if (!claimClose(mine, mine.session)) {
+    log.info(`episode ${mine.session} is already being closed; this end event adds nothing`);
     return undefined;
   }
-  if (!handOff(here, { ...d, event: "end" })) await endWork(here, d, episode);
+  if (!handOff(mine, { ...d, event: "end" })) await endWork(mine, d);
   return undefined;
 };
 
@@ -213,8 +212,8 @@ const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery, fresh: boolean)
   start: startWork,
   compact: compactWork,
   end: async (here, d) => {
-    const episode = await episodeOf(here, d);
-    if (episode) await endWork(here, d, episode);
+    const mine = withEpisode(here);
+    if (mine) await endWork(mine, d);
     else await failed(here, d, `the episode of ${d.provider.id} session ${d.providerSession} was no longer open when its close was to be written`);
   },
 };

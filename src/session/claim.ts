@@ -9,10 +9,9 @@ import { isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
 import type { Here } from "../layer/here.ts";
 import { sectionPath } from "../layer/manifest.ts";
-import type { OpenEpisode } from "./store.ts";
 
-export function claimClose(here: Here, episode: OpenEpisode): boolean {
+export function claimClose(here: Here, sessionId: string): boolean {
   const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
   ensureDir(claims, 0o700);
-  return publishNew(join(claims, `${episode.session_id}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
+  return publishNew(join(claims, `${sessionId}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
 }

@@ -34,7 +34,7 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
     if (problems.length > 0) throw new Failure("contract", "the summary tries to set the record's identity", "remove those lines; majordomus computes them", problems);
   }
 
-  if (!options.claimed && !claimClose(here, episode)) return { status: "already", episode };
+  if (!options.claimed && !claimClose(here, episode.session_id)) return { status: "already", episode };
 
   const closedAt = isoStamp(now());
   const facts = await gatherFacts(here, episode, options.outcome, closedAt, options.reason);
