@@ -35,7 +35,7 @@ export type HandedEvent = "start" | "compact" | "end";
 export type Ticket = { name: string; event: HandedEvent; path: string };
 
 /** Work still running after this long has lost its worker: nobody waits for it any more. */
-export const LIVE_TICKET_MS = 10_000;
+const LIVE_TICKET_MS = 10_000;
 const POLL_MS = 5;
 
 export function ticketsDir(layer: Layer): string {
@@ -90,7 +90,8 @@ export function settle(layer: Layer, name: string): void {
   rmSync(join(ticketsDir(layer), `${name}.work`), { force: true });
 }
 
-export type TicketState = { name: string; event: string; ageMs: number };
+/** A ticket: its name, the event whose work it stands for, its age, and whether its worker is gone. */
+export type TicketState = { name: string; event: string; ageMs: number; lost: boolean };
 
 /** Every ticket in this checkout, with its age. */
 export function tickets(layer: Layer): TicketState[] {
@@ -106,13 +107,9 @@ export function tickets(layer: Layer): TicketState[] {
     const stat = statSync(join(dir, file), { throwIfNoEntry: false });
     if (!stat) return [];
     const name = file.slice(0, -".work".length);
-    return [{ name, event: name.split("--")[0] ?? "", ageMs: at - stat.mtimeMs }];
+    const ageMs = at - stat.mtimeMs;
+    return [{ name, event: name.split("--")[0] ?? "", ageMs, lost: ageMs > LIVE_TICKET_MS }];
   });
-}
-
-/** A ticket old enough that its worker is gone: what `doctor` reports. */
-export function abandoned(layer: Layer): TicketState[] {
-  return tickets(layer).filter((t) => t.ageMs > LIVE_TICKET_MS);
 }
 
 /**
@@ -121,7 +118,7 @@ export function abandoned(layer: Layer): TicketState[] {
  * still freezing). Returns how long it waited. A ticket past its lifetime is not waited for.
  */
 export async function awaitWork(layer: Layer, events: HandedEvent[], budgetMs: number): Promise<number> {
-  const live = () => tickets(layer).some((t) => (events as string[]).includes(t.event) && t.ageMs <= LIVE_TICKET_MS);
+  const live = () => tickets(layer).some((t) => (events as string[]).includes(t.event) && !t.lost);
   if (!live()) return 0;
   const started = Date.now();
   while (live() && Date.now() - started < budgetMs) await new Promise((wake) => setTimeout(wake, POLL_MS));

@@ -18,7 +18,7 @@ import { parseDuration, now } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";
-import { abandoned, ticketsDir } from "../capture/handoff.ts";
+import { tickets, ticketsDir } from "../capture/handoff.ts";
 import { readClosed } from "../session/closed.ts";
 import { TRANSCRIPT_KEYS } from "../session/record.ts";
 import { CONTEXT_KEYS } from "../session/open.ts";
@@ -177,7 +177,7 @@ async function strandedFindings(here: Here, policy: LoadedPolicy | undefined, ou
 /** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
 function handOffFindings(here: Here, out: Finding[]): void {
   const dir = relative(here.position.worktree, ticketsDir(here.layer));
-  for (const t of abandoned(here.layer)) {
+  for (const t of tickets(here.layer).filter((t) => t.lost)) {
     out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${t.name}.work`, message: `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`, reproduce: `majordomus history --event provider.event.received  (delete the ticket once read)` });
   }
 }

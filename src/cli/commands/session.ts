@@ -6,7 +6,7 @@ import { here } from "../../layer/here.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { ago, divergence } from "../../records/labels.ts";
 import { snapshot, commitsSince } from "../../repo/status.ts";
-import { LIVE_TICKET_MS, tickets, ticketsDir } from "../../capture/handoff.ts";
+import { tickets, ticketsDir } from "../../capture/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
 import { closeEpisode } from "../../session/close.ts";
 import { openEpisode } from "../../session/open.ts";
@@ -91,7 +91,7 @@ const status = command({
     const pointer = readPointer(ctx.layer);
     // Work hooks handed off and their workers have not finished (or never will: see doctor).
     const dir = relative(ctx.position.worktree, ticketsDir(ctx.layer));
-    const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.ageMs > LIVE_TICKET_MS }));
+    const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
     if (args.json) {
       console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
       return;
