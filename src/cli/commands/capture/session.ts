@@ -7,7 +7,6 @@ import { hereForHook } from "./quiet.ts";
 import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
-import { prefetchStatus } from "../../../repo/prefetch.ts";
 import { command } from "../../define.ts";
 
 const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
@@ -18,6 +17,7 @@ export default command({
     provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
     event: { type: "enum", options: [...SESSION_EVENTS], required: true, description: SESSION_EVENTS.join(", ") },
     repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" },
+    // Read by the entry point (main.ts), which starts on git status before this command loads.
     "git-status": { type: "string", description: "Where the start shim is collecting `git status` (read, then removed)" },
   },
   async run({ args }) {
@@ -30,9 +30,6 @@ export default command({
     }
     const ctx = await hereForHook(args.repo ?? process.cwd(), delivery.providerSession);
     if (!ctx) return;
-    // The briefing needs `git status`: have it under way (usually already, from the shim or the
-    // entry point) while the handler loads.
-    if (delivery.event === "start") prefetchStatus(ctx.position.worktree, args["git-status"] === undefined ? undefined : String(args["git-status"]));
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);
     if (briefing !== undefined) console.log(briefing);
