@@ -88,6 +88,24 @@ describe("hand-off of derived work", () => {
     expect(sessionFiles(repo).length).toBe(1);
   }, 60_000);
 
+  test("a start hands off only when there is work: a new episode's context, or an episode old enough to be stranded", () => {
+    using repo = captured();
+    // A new episode: its working context is frozen by a worker (a ticket while it runs).
+    fire(repo, "start", START, slowGit(0.5), { handOff: "leave" });
+    expect(pendingWork(repo).map((t) => t.split("--")[0])).toEqual(["start"]);
+    settled(repo);
+    // Resumed, with no other episode open: nothing to do after the briefing, so no worker.
+    fire(repo, "start", { ...START, source: "resume" }, {}, { handOff: "leave" });
+    expect(pendingWork(repo)).toEqual([]);
+    // Resumed, with another episode opened longer ago than session.stranded_after: a worker recovers it.
+    fire(repo, "start", { ...START, session_id: "old-window" });
+    const later = new Date(Date.now() + 3 * 24 * 3_600_000).toISOString();
+    fire(repo, "start", { ...START, source: "resume" }, { MAJORDOMUS_NOW: later, ...slowGit(0.5) }, { handOff: "leave" });
+    expect(pendingWork(repo).map((t) => t.split("--")[0])).toEqual(["start"]);
+    settled(repo);
+    expect(ledger(repo).filter((e) => e.event === "session.recovered").length).toBe(1);
+  }, 60_000);
+
   test("hooks log only warnings by default; MAJORDOMUS_LOG=info shows what they do", () => {
     using repo = captured();
     fire(repo, "start", START);
