@@ -3,10 +3,11 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
+import { settled } from "../support/capture.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
@@ -18,21 +19,7 @@ function open(dir: string, session: string): void {
 }
 
 /** Wait (untimed) until the work earlier hooks handed to their workers is done, so no run shares the machine with one. */
-function drained(dir: string): void {
-  const tickets = join(dir, ".ai", "local", "state", "hook-work");
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    let pending: string[] = [];
-    try {
-      pending = readdirSync(tickets).filter((f) => f.endsWith(".work"));
-    } catch {
-      return;
-    }
-    if (pending.length === 0) return;
-    Bun.sleepSync(2);
-  }
-  throw new Error(`handed-off work in ${dir} did not finish within 30 s`);
-}
+const drained = (dir: string) => settled(dir, 30_000);
 
 /**
  * How long after its receipt the handed-off work finished, from the ledger's own timestamps: end

@@ -21,21 +21,22 @@ export function captured(): Repo {
   return repo;
 }
 
-/** Hand-off tickets still out: the derived work of compact and end events still running (capture/handoff.ts). */
-export function pendingWork(repo: Repo): string[] {
+/** Hand-off tickets still out in a repository (a Repo or its folder): the derived work of hooks still running (capture/handoff.ts). */
+export function pendingWork(repo: Repo | string): string[] {
+  const dir = typeof repo === "string" ? repo : repo.dir;
   try {
-    return readdirSync(repo.path(".ai/local/state/hook-work")).filter((f) => f.endsWith(".work"));
+    return readdirSync(join(dir, ".ai/local/state/hook-work")).filter((f) => f.endsWith(".work"));
   } catch {
     return [];
   }
 }
 
 /** Wait until every handed-off piece of work in this checkout is done (what a person sees a moment later). */
-export function settled(repo: Repo, timeoutMs = 15_000): void {
+export function settled(repo: Repo | string, timeoutMs = 15_000): void {
   const until = Date.now() + timeoutMs;
   while (pendingWork(repo).length > 0) {
     if (Date.now() > until) throw new Error(`handed-off hook work still pending after ${timeoutMs} ms: ${pendingWork(repo).join(", ")}`);
-    Bun.sleepSync(5);
+    Bun.sleepSync(2);
   }
 }
 
