@@ -3,9 +3,9 @@
  * closer claims the episode (a file created with O_EXCL), every later one finds the claim and
  * adds nothing. The snapshot gets a `## Close` section appended; it is never rewritten.
  */
-import { appendFileSync } from "node:fs";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
-import { Failure } from "../lib/failure.ts";
+import { errnoCode, Failure } from "../lib/failure.ts";
 import { compactStamp, isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
@@ -48,9 +48,17 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
   const stamped = { ...here, session: episode.session_id };
   await appendEvent(stamped, "session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel });
   try {
-    appendFileSync(join(here.position.worktree, episode.context_path), `\n## Close\n\n- closed_at: ${closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
+    // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
+    // be a broken working context.
+    const fd = openSync(join(here.position.worktree, episode.context_path), constants.O_WRONLY | constants.O_APPEND);
+    try {
+      writeSync(fd, `\n## Close\n\n- closed_at: ${closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    log.warn(`could not append the close to ${episode.context_path}: ${(err as Error).message}`);
+    const why = errnoCode(err) === "ENOENT" ? "it was never written" : (err as Error).message;
+    log.warn(`could not append the close to ${episode.context_path}: ${why}`);
   }
   removeEpisode(here.layer, key);
   let committed: string | undefined;

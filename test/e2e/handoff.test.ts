@@ -1,6 +1,6 @@
 // Compact and end hooks answer the client at once and hand their derived work to a detached worker.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { captured, fire, fixture, hookEnv, pendingWork, sessionFiles, settled } from "../support/capture.ts";
@@ -105,6 +105,18 @@ describe("hand-off of derived work", () => {
     settled(repo);
     expect(ledger(repo).filter((e) => e.event === "session.recovered").length).toBe(1);
   }, 60_000);
+
+  test("a close never creates a working context that is missing: the record is written, no stray file appears", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const dir = repo.path(".ai/local/session-contexts");
+    const contexts = () => readdirSync(dir).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const [snapshot] = contexts();
+    rmSync(join(dir, snapshot!));
+    fire(repo, "end", END_OTHER);
+    expect(sessionFiles(repo).length).toBe(1);
+    expect(contexts()).toEqual([]);
+  });
 
   test("hooks log only warnings by default; MAJORDOMUS_LOG=info shows what they do", () => {
     using repo = captured();
