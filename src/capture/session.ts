@@ -51,13 +51,13 @@ async function policyOrFail(here: Here, d: Delivery): Promise<LoadedPolicy | und
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
 async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<string> {
-  const [{ gather }, { deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([
-    import("../derive/gather.ts"),
-    import("../derive/checkpoint.ts"),
+  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([
+    import("../facts/gather.ts"),
+    import("../views/derived.ts"),
     import("../records/write.ts"),
     import("../records/kinds.ts"),
   ]);
-  const body = deriveCheckpoint(await gather(here, { withCheckpoint: false }));
+  const body = deriveCheckpoint(await gatherFacts(here, CHECKPOINT_NEEDS));
   return (await writeRecord(here, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
 }
 
@@ -72,7 +72,7 @@ const START_WAIT_MS = 5_000;
 const start: Handler = async (here, d) => {
   const waited = await awaitWork(here.layer, ["end"], CLOSE_WAIT_MS);
   if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-  const [{ openEpisode }, { composeBriefing }] = await Promise.all([import("../session/open.ts"), import("../session/briefing.ts")]);
+  const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing: briefingOf }] = await Promise.all([import("../session/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
   let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
   await attempt(here, d, "the episode did not open", async () => {
     opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later" });
@@ -86,7 +86,8 @@ const start: Handler = async (here, d) => {
   let briefing: string | undefined;
   if (policy && policy.policy.session?.briefing_on_start !== false) {
     await attempt(stamped, d, "the briefing was not composed", async () => {
-      briefing = (await composeBriefing(stamped, policy, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined)).lines.join("\n");
+      const facts = await gatherFacts(stamped, BRIEFING_NEEDS, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined);
+      briefing = briefingOf(facts).lines.join("\n");
     });
   }
   // Nothing left to do for a resumed episode when no other episode is old enough to be stranded.
@@ -134,28 +135,27 @@ async function endWork(here: Here & { session: string }, d: Delivery): Promise<v
   // this close appends to.
   await awaitWork(here.layer, ["start"], START_WAIT_MS);
   const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
-  const [{ closeEpisode }, { gather }, { deriveCheckpoint }, { deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }, { activeTask }] = await Promise.all([
+  const [{ closeEpisode }, { gatherFacts, withWritten }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }] = await Promise.all([
     import("../session/close.ts"),
-    import("../derive/gather.ts"),
-    import("../derive/checkpoint.ts"),
-    import("../derive/handover.ts"),
+    import("../facts/gather.ts"),
+    import("../views/derived.ts"),
     import("../records/write.ts"),
     import("../records/kinds.ts"),
-    import("../task/record.ts"),
   ]);
   const policy = await policyOrFail(here, d);
   // One gathering serves both derived records; the handover quotes the checkpoint just written.
-  const gathered = policy ? await gather(here, { withCheckpoint: true }).catch(async (err) => void (await failed(here, d, `nothing could be derived: ${(err as Error).message}`))) : undefined;
-  if (policy && gathered && policy.policy.session?.checkpoint_on_compact !== false) {
+  let facts = policy ? await gatherFacts(here, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS]).catch(async (err: Error) => void (await failed(here, d, `nothing could be derived: ${err.message}`))) : undefined;
+  if (policy && facts && policy.policy.session?.checkpoint_on_compact !== false) {
     await attempt(here, d, "no closing checkpoint was derived", async () => {
-      const written = await writeRecord(here, RECORD_KINDS.checkpoint, deriveCheckpoint(gathered), policy, { how: "derived" });
-      gathered.checkpoint = { ...written.record, tier: 0, match: "same_worktree_same_branch" };
+      const written = await writeRecord(here, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived" });
+      facts = await withWritten(facts!, "checkpoint", written.record);
     });
   }
-  if (policy && gathered && policy.policy.session?.handover_on_end !== false) {
+  if (policy && facts && policy.policy.session?.handover_on_end !== false) {
     await attempt(here, d, "no continuation record was derived", async () => {
-      const task = (await activeTask(here.layer)).active;
-      const written = await writeRecord(here, RECORD_KINDS.handover, deriveHandover(gathered, requiredSections(policy)), policy, { how: "derived", close: task !== undefined, noTask: task === undefined });
+      // The continuation record attaches to the active task and leaves it active: a task outlives
+      // client sessions until \`finish\` (or \`handover --close\`) ends it.
+      const written = await writeRecord(here, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined });
       log.info(`continuation written to ${written.relativePath}`);
     });
   }

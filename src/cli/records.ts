@@ -1,6 +1,5 @@
 /** Printing shared by `checkpoint` and `handover`: the resolved record, and the listing. */
 import { log } from "../lib/log.ts";
-import { now } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
 import type { Here } from "../layer/here.ts";
 import { loadPolicy } from "../policy/index.ts";
@@ -11,14 +10,15 @@ import { headerLines, view, withoutNextAction } from "../records/view.ts";
 
 export async function printResolved(kind: RecordKind, here: Here, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
-  const at = now();
+  const at = here.at;
   if (options.json) {
-    const explained = await explain(kind, here);
+    const explained = await explain(kind, here.layer, here.position);
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
-    console.log(JSON.stringify({ [kind.name]: record, candidates: explained.candidates }));
+    const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
+    console.log(JSON.stringify({ [kind.name]: record, since, candidates: explained.candidates }));
     return;
   }
-  const resolution = await resolveLatest(kind, here);
+  const resolution = await resolveLatest(kind, here.layer, here.position);
   if (resolution.skipped > 0) log.warn(`skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`);
   if (!resolution.record) {
     if (options.path) throw new Failure("missing", `no ${kind.noun} for this worktree and branch (${here.position.branch})`, `records from other branches are never offered; write one with \`majordomus ${kind.name}\``);
@@ -32,6 +32,10 @@ export async function printResolved(kind: RecordKind, here: Here, options: { pat
   }
   const lines = headerLines(kind.noun, v);
   if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
+  if (resolution.since) {
+    const s = await view(resolution.since, here.position, policy, at);
+    lines.push(`Since then: derived ${s.path} (${s.age !== undefined ? `${s.age} ago` : "age unknown"}${s.session !== "none" ? `, episode ${s.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${kind.noun}`);
+  }
   lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
   if (v.next_action_withheld) lines.push("", v.next_action_withheld);
   console.log(lines.join("\n"));
@@ -39,7 +43,7 @@ export async function printResolved(kind: RecordKind, here: Here, options: { pat
 
 export async function printListing(kind: RecordKind, here: Here, options: { json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
-  const listing = await listRecords(kind, here, policy, now());
+  const listing = await listRecords(kind, here, policy, here.at);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
     console.log(JSON.stringify(listing));

@@ -8,6 +8,7 @@ import { EXIT, Failure, isFailure } from "../lib/failure.ts";
 import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
 import { remember } from "../lib/memo.ts";
+import { pinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
 import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
@@ -77,6 +78,8 @@ export async function run(argv: string[]): Promise<number> {
 
 async function runCommandLine(argv: string[]): Promise<number> {
   try {
+    // One instant per command: every stamp, age and freshness label below reads this one.
+    pinClock();
     const resolved = await resolve(argv);
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {

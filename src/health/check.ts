@@ -24,7 +24,7 @@ export async function check(here: Here): Promise<Finding[]> {
     const label = await divergence({ head: task.head, branch: task.branch }, here.position);
     const ok = label === "exact" || label === "advanced";
     out.push({ level: ok ? "OK" : "FAIL", category: "task", subject: task.id, message: `task record is ${label} (${DIVERGENCE_MEANING[label]}); recorded on ${task.branch} at ${task.head.slice(0, 7)}`, reproduce: "majordomus context" });
-    const files = await filesSince(here.position, task.head, await snapshot(here.position));
+    const files = await filesSince(here.position, task.head, await snapshot(here.position, here.own), here.own);
     const outside = files.filter((f) => !LAYER_PATHS.some((p) => f === p || f.startsWith(p)) && !task.scope.some((s) => s === "." || f === s || f.startsWith(`${s}/`)));
     out.push(
       outside.length === 0

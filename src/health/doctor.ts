@@ -7,7 +7,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Here } from "../layer/here.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { newestFirst } from "../ledger/store.ts";
+import { newestFirst, readAll as readLedger, type Entry } from "../ledger/store.ts";
+import { readIfExists } from "../lib/fsx.ts";
 import { validateLedger } from "../ledger/history.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
@@ -77,7 +78,7 @@ async function privacyFindings(here: Here, out: Finding[]): Promise<void> {
   if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
 }
 
-async function recordFindings(here: Here, out: Finding[]): Promise<void> {
+async function recordFindings(here: Here, failures: Failures, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const all = await readAll(storeOf(here.layer, kind));
@@ -112,12 +113,16 @@ async function recordFindings(here: Here, out: Finding[]): Promise<void> {
     if (problem) out.push({ level: "FAIL", category: "contexts", subject: relative(root, f), message: problem, reproduce: `head -20 ${relative(root, f)}` });
   }
   const log = join(contexts, ".session-context.log");
-  try {
-    const text = readFileSync(log, "utf8").trim();
-    if (text) out.push({ level: "FAIL", category: "contexts", subject: relative(root, log), message: `${text.split("\n").length} logged failure(s); last: ${text.split("\n").at(-1)}`, reproduce: `cat ${relative(root, log)}  (delete it once read)` });
-  } catch {
-    // no log: nothing failed
-  }
+  const lines = (readIfExists(log) ?? "").split("\n").filter((l) => l.trim() !== "");
+  // A line a hook's failure wrote (`<ts> <provider> <event> …`) is history once a later event of
+  // its kind succeeded, like the ledger's failure line beside it.
+  const current = lines.filter((l) => {
+    const [, ts, provider, event] = /^(\S+) (\S+) (start|compact|end|prompt)\b/.exec(l) ?? [];
+    const success = ts ? failures.lastSuccessAt.get(`${provider} ${event}`) : undefined;
+    return !(success !== undefined && Date.parse(success) >= Date.parse(ts!));
+  });
+  if (current.length > 0) out.push({ level: "FAIL", category: "contexts", subject: relative(root, log), message: `${current.length} logged failure(s) not yet followed by a success; last: ${current.at(-1)}`, reproduce: `cat ${relative(root, log)}  (delete it once read)` });
+  else if (lines.length > 0) out.push({ level: "INFO", category: "contexts", subject: relative(root, log), message: `${lines.length} logged failure(s), all followed by a successful event of their kind`, reproduce: `cat ${relative(root, log)}` });
 
   const prompts = sectionPath(here.layer, "prompts");
   for (const f of files(prompts).filter((p) => p.endsWith(".json"))) {
@@ -139,20 +144,63 @@ async function recordFindings(here: Here, out: Finding[]): Promise<void> {
   for (const f of ledger.findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
 }
 
-/** What the ledger admits to: failed work, and receipts that produced no record. */
-function lifecycleFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): void {
+/** A client event's kind: the provider and the event, as receipts and failures name them. */
+const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
+
+type Failures = { current: Entry[]; recovered: Entry[]; lastSuccessAt: Map<string, string> };
+
+/**
+ * Hook failures that still hold: a failure is current until a later event of the same kind (same
+ * provider and event) is received and records no failure of its own; then it is history. A
+ * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
+ * as a success only once no work handed off for that event is still running.
+ */
+export function converge(entries: readonly Entry[], running: ReadonlySet<string>): Failures {
+  const current = new Map<string, Entry[]>();
+  const recovered: Entry[] = [];
+  const lastSuccessAt = new Map<string, string>();
+  const open = new Map<string, { at: string; failed: boolean }>();
+  const succeed = (kind: string) => {
+    const delivery = open.get(kind);
+    if (!delivery || delivery.failed) return;
+    recovered.push(...(current.get(kind) ?? []));
+    current.set(kind, []);
+    lastSuccessAt.set(kind, delivery.at);
+  };
+  for (const e of entries) {
+    if (e.event === "provider.event.received") {
+      const kind = kindOf(e);
+      succeed(kind);
+      open.set(kind, { at: e.ts, failed: false });
+    } else if (e.event === "provider.event.failed") {
+      const kind = kindOf(e);
+      const delivery = open.get(kind);
+      if (delivery) delivery.failed = true;
+      current.set(kind, [...(current.get(kind) ?? []), e]);
+    }
+  }
+  for (const kind of open.keys()) if (!running.has(String(kind.split(" ")[1]))) succeed(kind);
+  return { current: [...current.values()].flat(), recovered, lastSuccessAt };
+}
+
+/** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
+function lifecycleFindings(here: Here, policy: LoadedPolicy | undefined, failures: Failures, all: boolean, out: Finding[]): void {
   const closed = new Set<string>();
   const checkpointed = new Set<string>();
-  let failures = 0;
+  for (const e of failures.current.slice(-10)) {
+    out.push({ level: "FAIL", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`, reproduce: "majordomus history --event provider.event.failed" });
+  }
+  if (failures.current.length > 10) out.push({ level: "FAIL", category: "lifecycle", subject: "failures", message: `${failures.current.length - 10} more unrecovered failure(s)`, reproduce: "majordomus history --event provider.event.failed" });
+  if (all) {
+    for (const e of failures.recovered) out.push({ level: "INFO", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`, reproduce: "majordomus history --event provider.event.failed" });
+  } else if (failures.recovered.length > 0) {
+    out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${failures.recovered.length} earlier hook failure(s), each followed by a successful event of its kind`, reproduce: "majordomus doctor --all" });
+  }
   for (const parsed of newestFirst(here.ledger.path)) {
     if (!parsed.ok) continue;
     const e = parsed.entry;
     if (e.event === "session.closed") closed.add(String(e.session_id));
     if (e.event === "task.checkpoint" && e.session) checkpointed.add(e.session);
-    if (e.event === "provider.event.failed") {
-      failures++;
-      if (failures <= 10) out.push({ level: "FAIL", category: "lifecycle", subject: `${e.provider} ${e.provider_event}`, message: `${e.ts}: ${e.reason}`, reproduce: "majordomus history --event provider.event.failed" });
-    }
     if (e.event === "provider.event.received" && e.session && e.provider_event === "end" && !closed.has(e.session)) {
       out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
     }
@@ -194,15 +242,17 @@ async function wiringFindings(here: Here, policy: LoadedPolicy | undefined, out:
   }
 }
 
-export async function doctor(here: Here): Promise<Finding[]> {
+export async function doctor(here: Here, options: { all?: boolean } = {}): Promise<Finding[]> {
   const out: Finding[] = [];
+  const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
+  const failures = converge(readLedger(here.ledger.path).flatMap((p) => (p.ok ? [p.entry] : [])), running);
   const policy = await layerFindings(here, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
     if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
   }
   await privacyFindings(here, out);
-  await recordFindings(here, out);
-  lifecycleFindings(here, policy, out);
+  await recordFindings(here, failures, out);
+  lifecycleFindings(here, policy, failures, options.all === true, out);
   handOffFindings(here, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);

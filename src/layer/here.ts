@@ -1,9 +1,17 @@
-/** Everything a command needs to know about where it runs: git position, layer, ledger. */
-import { locate, type Position } from "../repo/where.ts";
-import { ledgerOf, type Ledger } from "../ledger/store.ts";
-import { loadLayer, type Layer } from "./manifest.ts";
+/**
+ * The workspace of one command: where it runs (git position, layer, ledger), the episode it
+ * belongs to, the paths of majordomus's own records, and the command's one instant. Built once by
+ * the command and handed down; nothing below asks these questions a second time.
+ */
+import { relative } from "node:path";
+import { now } from "../lib/clock.ts";
 import { mark } from "../lib/trace.ts";
+import { locate, type Position } from "../repo/where.ts";
+import { repositoryIdentity, type Identity } from "../repo/identity.ts";
+import type { Own } from "../repo/status.ts";
+import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
+import { loadLayer, sectionPath, type Layer } from "./manifest.ts";
 
 export type Here = {
   position: Position;
@@ -11,7 +19,22 @@ export type Here = {
   ledger: Ledger;
   /** The episode this process belongs to (stamped on every ledger line), if one is open. */
   session?: string;
+  /** majordomus's own records, which git's view of the worker's changes leaves out. */
+  own: Own;
+  /** The command's instant: every stamp and age of this command. */
+  at: Date;
 };
+
+const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
+
+/** The shared records folder, repository-relative with a trailing `/` (none when undeclared). */
+export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
+  try {
+    return { recordsDir: `${relative(position.worktree, sectionPath(layer, "sessions")).replace(/\\/g, "/")}/` };
+  } catch {
+    return {};
+  }
+}
 
 /**
  * Where a command runs. `providerSession` is the client session a hook names; without it the
@@ -22,7 +45,9 @@ export async function here(cwd: string = process.cwd(), providerSession?: string
   mark("located");
   const layer = await loadLayer(position.worktree);
   mark("layer loaded");
+  // A command that may write records gives a supervised repository its identity, once.
+  if (!options.readOnly && position.repositoryId === position.commonDir) Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
   // A command that writes nothing stamps nothing: it need not know its episode.
   const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
-  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id };
+  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id, own: ownOf(layer, position), at: now() };
 }

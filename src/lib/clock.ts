@@ -1,10 +1,34 @@
 /**
  * The one clock. Tests inject a fixed time with MAJORDOMUS_NOW (an ISO 8601 time); everything
  * that stamps or judges time reads it through here.
+ *
+ * One instant per command: the CLI pins the clock when a command starts, so every stamp, age and
+ * freshness label of that command uses the same instant, and a record the command wrote a moment
+ * ago is never "in the future". Only `wall()` reads the clock again: a record stamped later than
+ * the wall clock is the one thing that is really in the future.
  */
 import { Failure } from "./failure.ts";
 
+let pinned: Date | undefined;
+
+/** Fix the command's instant (read once); later calls to now() return it. */
+export function pinClock(): Date {
+  pinned = wall();
+  return pinned;
+}
+
+/** Let now() follow the clock again (a long-lived caller, a test). */
+export function unpinClock(): void {
+  pinned = undefined;
+}
+
+/** The command's instant: pinned when the command started, else the clock now. */
 export function now(): Date {
+  return pinned ?? wall();
+}
+
+/** The clock as it reads at this moment, pinned or not. */
+export function wall(): Date {
   const injected = process.env.MAJORDOMUS_NOW;
   if (injected === undefined || injected === "") return new Date();
   const parsed = parseIsoTime(injected);

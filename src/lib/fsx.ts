@@ -78,6 +78,10 @@ export function unlinkQuiet(path: string): void {
   }
 }
 
+/**
+ * Create `path` if missing. Missing parents are created with the same mode: a private folder made
+ * on demand (the local half in a fresh clone) must not sit under a world-readable parent it made.
+ */
 export function ensureDir(path: string, mode?: number): boolean {
   let created = false;
   try {
@@ -85,7 +89,7 @@ export function ensureDir(path: string, mode?: number): boolean {
     created = true;
   } catch (err) {
     if (errnoCode(err) === "ENOENT") {
-      ensureDir(dirname(path));
+      ensureDir(dirname(path), mode);
       return ensureDir(path, mode);
     }
     if (errnoCode(err) !== "EEXIST") throw err;

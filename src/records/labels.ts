@@ -2,7 +2,7 @@
  * Two independent judgements of a record, always shown side by side:
  * divergence (where its commit sits against git now) and freshness (how old it is).
  */
-import { parseIsoTime } from "../lib/clock.ts";
+import { parseIsoTime, wall } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
 import { git } from "../repo/git.ts";
 import { NO_HEAD, type Position } from "../repo/where.ts";
@@ -43,11 +43,23 @@ export function span(minutes: number): string {
   return `${Math.floor(minutes / (24 * 60))}d`;
 }
 
-/** How long before `at` the ISO time `iso` was, for a person: `5m ago`, `in the future`, `unknown age`. */
+/**
+ * Whole minutes from `created` to the command's instant `at`, or "future" when `created` is later
+ * than the wall clock. A record stamped after `at` but not after the wall clock was written while
+ * this command ran (by it, or by a process it waited for): it is 0 minutes old, never in the future.
+ */
+export function ageMinutes(created: Date, at: Date): number | "future" {
+  if (created.getTime() > Math.max(at.getTime(), wall().getTime())) return "future";
+  return Math.max(0, Math.floor((at.getTime() - created.getTime()) / 60_000));
+}
+
+/** How long before `at` the ISO time `iso` was, for a person: `5m ago`, `just now`, `in the future`, `unknown age`. */
 export function ago(at: Date, iso: string): string {
-  const minutes = Math.floor((at.getTime() - Date.parse(iso)) / 60_000);
-  if (Number.isNaN(minutes)) return "unknown age";
-  return minutes < 0 ? "in the future" : `${span(minutes)} ago`;
+  const created = parseIsoTime(iso);
+  if (!created) return "unknown age";
+  const minutes = ageMinutes(created, at);
+  if (minutes === "future") return "in the future";
+  return minutes === 0 ? "just now" : `${span(minutes)} ago`;
 }
 
 /** Judge a `created_at` against the policy's thresholds; the reason is never empty. */
@@ -55,9 +67,19 @@ export function freshness(createdAt: string | undefined, now: Date, policy: Poli
   if (createdAt === undefined || createdAt.trim() === "") return { state: "unknown", reason: "the record carries no timestamp" };
   const created = parseIsoTime(createdAt);
   if (!created) return { state: "invalid", reason: `created_at ${JSON.stringify(createdAt)} is not an ISO time` };
-  const ageMinutes = Math.floor((now.getTime() - created.getTime()) / 60_000);
-  if (ageMinutes < 0) return { state: "invalid", ageMinutes, reason: `created_at is ${span(-ageMinutes)} in the future` };
-  const limits = policy?.session?.freshness;
+  const age = ageMinutes(created, now);
+  if (age === "future") {
+    const ahead = Math.max(1, Math.ceil((created.getTime() - wall().getTime()) / 60_000));
+    return { state: "invalid", reason: `created_at is ${span(ahead)} in the future` };
+  }
+  return judged(age, limits(policy));
+}
+
+function limits(policy: Policy | undefined): { fresh_minutes: number; stale_minutes: number } | undefined {
+  return policy?.session?.freshness;
+}
+
+function judged(ageMinutes: number, limits: { fresh_minutes: number; stale_minutes: number } | undefined): FreshnessVerdict {
   if (!limits) return { state: "unknown", ageMinutes, reason: `${span(ageMinutes)} old; the policy declares no ${FRESHNESS_KEY}` };
   if (ageMinutes >= limits.stale_minutes) {
     return { state: "stale", ageMinutes, reason: `${span(ageMinutes)} old, at or past the ${span(limits.stale_minutes)} this repository calls stale` };

@@ -1,55 +1,60 @@
 /**
  * Which record is "the last handover" (or checkpoint) for this checkout.
  *
- *   tier 0: same repository, same worktree, same branch
- *   tier 1: same repository and branch, another worktree (never for a detached checkout)
+ *   tier 0: this checkout's own records (its local half), same repository and branch
+ *   tier 1: another worktree's records, same repository and branch (never for a detached checkout)
  *
- * Nothing else is ever offered: a record from another branch is not about this work. Inside a
- * tier the newest wins by (created_at, write sequence). Each folder's branch index names its
- * newest record, so resolving reads a handful of files however long the history is; a folder
- * whose index is missing or points at a bad record is scanned instead.
+ * Nothing else is ever offered: a record from another branch is not about this work, and one from
+ * another repository (a copied local half, a clone) is not about this repository. The nearest tier
+ * holding a record wins outright. Inside it the newest record wins by (created_at, write sequence),
+ * with one exception that keeps the agent's own words: when the newest is derived and an authored
+ * record of the same task (or of no task, like it) exists in that tier, the authored record is the
+ * one to resume from, and the newest derived record is reported beside it as "since then".
+ *
+ * Each folder's branch index names its newest record and its newest authored record, so resolving
+ * reads a handful of files however long the history is; a folder whose index is missing or points
+ * at a bad record is read whole instead.
  */
 import { join } from "node:path";
 import { loadLayer } from "../layer/manifest.ts";
-import type { Here } from "../layer/here.ts";
-import { DETACHED } from "../repo/where.ts";
+import type { Layer } from "../layer/manifest.ts";
+import { DETACHED, sameRepository, type Position } from "../repo/where.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
 import type { RecordKind } from "./kinds.ts";
 import { newer, readRecord, type Loaded, type Meta } from "./record.ts";
-import { listNames, readIndex, storeOf, type Store } from "./store.ts";
+import { listNames, readIndex, storeOf, type IndexName, type Store } from "./store.ts";
 
 export const TIERS = ["same_worktree_same_branch", "same_branch"] as const;
 export type Tier = 0 | 1;
 
 export type Resolved = Loaded & { tier: Tier; match: (typeof TIERS)[number] };
 
-export type Verdict = { path: string; verdict: "selected" | "superseded" | "rejected"; reason: string; tier?: Tier; created_at?: string };
+export type Verdict = { path: string; verdict: "selected" | "superseded" | "rejected"; reason: string; tier?: Tier; created_at?: string; how?: string };
 
-type Place = Pick<Here["position"], "repositoryId" | "worktree" | "branch">;
+export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch">;
 
-/** The tier a record earns here, or why it earns none. */
-export function tierOf(meta: Meta, here: Place): { tier: Tier } | { reason: string } {
-  if (meta.repository_id !== here.repositoryId) return { reason: `another repository (${meta.repository_id})` };
-  if (meta.branch !== here.branch) return { reason: `another branch (${meta.branch}; this checkout is on ${here.branch})` };
-  if (meta.worktree === here.worktree) return { tier: 0 };
-  if (here.branch === DETACHED) return { reason: "a detached checkout matches only records of its own worktree" };
+/** The tier a record earns here (`own`: it is in this checkout's own folder), or why it earns none. */
+export function tierOf(meta: Meta, place: Place, own: boolean): { tier: Tier } | { reason: string } {
+  if (!sameRepository(meta.repository_id, place)) return { reason: `another repository (${meta.repository_id})` };
+  if (meta.branch !== place.branch) return { reason: `another branch (${meta.branch}; this checkout is on ${place.branch})` };
+  if (own) return { tier: 0 };
+  if (place.branch === DETACHED) return { reason: "a detached checkout matches only records of its own worktree" };
   return { tier: 1 };
 }
 
-function better(a: Resolved, b: Resolved | undefined): boolean {
+function newest(a: Resolved, b: Resolved | undefined): boolean {
   if (!b) return true;
-  if (a.tier !== b.tier) return a.tier < b.tier;
   if (newer(a.meta, b.meta)) return true;
   if (newer(b.meta, a.meta)) return false;
   return a.path > b.path;
 }
 
-/** The stores to look in: this checkout's, then every other worktree's (through its own manifest). */
-async function storesFor(kind: RecordKind, here: Here): Promise<Store[]> {
-  const stores = [storeOf(here.layer, kind)];
-  for (const root of otherWorktrees(here.position)) {
+/** The stores to look in: this checkout's (own), then every other worktree's (through its own manifest). */
+async function storesFor(kind: RecordKind, layer: Layer, place: Place): Promise<Array<{ store: Store; own: boolean }>> {
+  const stores = [{ store: storeOf(layer, kind), own: true }];
+  for (const root of otherWorktrees(place)) {
     try {
-      stores.push(storeOf(await loadLayer(root), kind));
+      stores.push({ store: storeOf(await loadLayer(root), kind), own: false });
     } catch {
       // that worktree has no readable layer: it holds no records we could trust
     }
@@ -57,49 +62,76 @@ async function storesFor(kind: RecordKind, here: Here): Promise<Store[]> {
   return stores;
 }
 
-export type Resolution = { record?: Resolved; skipped: number };
+export type Resolution = {
+  /** The record to resume from. */
+  record?: Resolved;
+  /** A newer derived record of the same tier and task that did not replace `record` (it is authored). */
+  since?: Resolved;
+  skipped: number;
+};
 
-async function scan(store: Store, here: Place, best: Resolved | undefined, counts: { skipped: number }): Promise<Resolved | undefined> {
-  for (const file of listNames(store.dir)) {
-    const parsed = await readRecord(store.kind, join(store.dir, file), file);
-    if (!parsed.ok) {
-      counts.skipped++;
-      continue;
-    }
-    const tier = tierOf(parsed.record.meta, here);
-    if (!("tier" in tier)) continue;
-    const candidate: Resolved = { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] };
-    if (better(candidate, best)) best = candidate;
-  }
-  return best;
+/** Per tier: the newest record, and the newest authored record. */
+type Best = { any?: Resolved; authored?: Resolved };
+
+function consider(best: Best[], candidate: Resolved): void {
+  const slot = (best[candidate.tier] ??= {});
+  if (newest(candidate, slot.any)) slot.any = candidate;
+  if (candidate.meta.how === "authored" && newest(candidate, slot.authored)) slot.authored = candidate;
+}
+
+/** The rule above, over the per-tier bests. */
+function choose(best: Best[]): Pick<Resolution, "record" | "since"> {
+  const slot = best.find((b) => b?.any !== undefined);
+  if (!slot?.any) return {};
+  const { any, authored } = slot;
+  if (any.meta.how === "authored" || !authored || authored.meta.task_id !== any.meta.task_id) return { record: any };
+  return { record: authored, since: any };
+}
+
+async function candidate(kind: RecordKind, store: Store, file: string, place: Place, own: boolean): Promise<Resolved | { bad: string } | undefined> {
+  const parsed = await readRecord(kind, join(store.dir, file), file);
+  if (!parsed.ok) return { bad: parsed.reason };
+  const tier = tierOf(parsed.record.meta, place, own);
+  return "tier" in tier ? { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] } : undefined;
+}
+
+/** The record one index entry names, if it is usable here; undefined sends the caller to read the folder. */
+async function fromIndex(kind: RecordKind, store: Store, place: Place, own: boolean, which: IndexName): Promise<Resolved | null | undefined> {
+  const entry = readIndex(store, place.branch, which);
+  if (entry === null) return null;
+  if (!entry) return undefined;
+  const found = await candidate(kind, store, entry.file, place, own);
+  return found && !("bad" in found) ? found : undefined;
 }
 
 /** The record this checkout resolves to, if any; malformed records met on the way are counted. */
-export async function resolveLatest(kind: RecordKind, here: Here): Promise<Resolution> {
-  const place = { repositoryId: here.position.repositoryId, worktree: here.position.worktree, branch: here.position.branch };
-  const counts = { skipped: 0 };
-  let best: Resolved | undefined;
-  for (const store of await storesFor(kind, here)) {
-    const entry = readIndex(store, place.branch);
-    const parsed = entry ? await readRecord(kind, join(store.dir, entry.file), entry.file) : undefined;
-    const tier = parsed?.ok ? tierOf(parsed.record.meta, place) : undefined;
-    if (parsed?.ok && tier && "tier" in tier) {
-      const candidate: Resolved = { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] };
-      if (better(candidate, best)) best = candidate;
+export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place): Promise<Resolution> {
+  let skipped = 0;
+  const best: Best[] = [];
+  for (const { store, own } of await storesFor(kind, layer, place)) {
+    const any = await fromIndex(kind, store, place, own, "any");
+    const authored = any ? (any.meta.how === "authored" ? any : await fromIndex(kind, store, place, own, "authored")) : undefined;
+    if (any && authored !== undefined) {
+      consider(best, any);
+      if (authored) consider(best, authored);
       continue;
     }
-    // No usable index entry: read the folder (its malformed records are counted there).
-    best = await scan(store, place, best, counts);
+    // No usable index: read the folder (its malformed records are counted there).
+    for (const file of listNames(store.dir)) {
+      const found = await candidate(kind, store, file, place, own);
+      if (found && "bad" in found) skipped++;
+      else if (found) consider(best, found);
+    }
   }
-  return { record: best, skipped: counts.skipped };
+  return { ...choose(best), skipped };
 }
 
 /** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
-export async function explain(kind: RecordKind, here: Here): Promise<{ record?: Resolved; candidates: Verdict[] }> {
-  const place = { repositoryId: here.position.repositoryId, worktree: here.position.worktree, branch: here.position.branch };
+export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<{ record?: Resolved; since?: Resolved; candidates: Verdict[] }> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
-  for (const store of await storesFor(kind, here)) {
+  const best: Best[] = [];
+  for (const { store, own } of await storesFor(kind, layer, place)) {
     for (const file of listNames(store.dir)) {
       const path = join(store.dir, file);
       const parsed = await readRecord(kind, path, file);
@@ -107,21 +139,29 @@ export async function explain(kind: RecordKind, here: Here): Promise<{ record?: 
         verdicts.push({ path, verdict: "rejected", reason: parsed.reason });
         continue;
       }
-      const tier = tierOf(parsed.record.meta, place);
-      if (!("tier" in tier)) verdicts.push({ path, verdict: "rejected", reason: tier.reason, created_at: parsed.record.meta.created_at });
-      else eligible.push({ ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] });
+      const tier = tierOf(parsed.record.meta, place, own);
+      if (!("tier" in tier)) {
+        verdicts.push({ path, verdict: "rejected", reason: tier.reason, created_at: parsed.record.meta.created_at, how: parsed.record.meta.how });
+        continue;
+      }
+      const c: Resolved = { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] };
+      eligible.push(c);
+      consider(best, c);
     }
   }
-  let best: Resolved | undefined;
-  for (const candidate of eligible) if (better(candidate, best)) best = candidate;
+  const { record, since } = choose(best);
   for (const c of eligible) {
     const reason =
-      c === best
-        ? `${TIERS[c.tier]}, newest in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq})`
-        : c.tier !== best!.tier
-          ? `${TIERS[c.tier]} loses to a ${TIERS[best!.tier]} record: the nearer tier wins outright`
-          : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${best!.meta.created_at} seq ${best!.meta.seq})`;
-    verdicts.push({ path: c.path, verdict: c === best ? "selected" : "superseded", reason, tier: c.tier, created_at: c.meta.created_at });
+      c === record
+        ? since
+          ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written after it for the same task do not replace the agent's own account`
+          : `${TIERS[c.tier]}, newest in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq})`
+        : c.tier !== record!.tier
+          ? `${TIERS[c.tier]} loses to a ${TIERS[record!.tier]} record: the nearer tier wins outright`
+          : since && c.meta.how === "derived" && newer(c.meta, record!.meta) && c.meta.task_id === record!.meta.task_id
+            ? `derived after the selected authored record (created ${c.meta.created_at} seq ${c.meta.seq}); ${c === since ? "shown beside it as what happened since" : "an older one of those"}`
+            : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${record!.meta.created_at} seq ${record!.meta.seq})`;
+    verdicts.push({ path: c.path, verdict: c === record ? "selected" : "superseded", reason, tier: c.tier, created_at: c.meta.created_at, how: c.meta.how });
   }
-  return { record: best, candidates: verdicts };
+  return { record, since, candidates: verdicts };
 }

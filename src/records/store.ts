@@ -59,24 +59,52 @@ export function listNames(dir: string): string[] {
 
 type IndexEntry = { file: string; created_at: string; seq: number };
 
-function indexPath(store: Store, branch: string): string {
-  return join(store.dir, INDEX_DIR, branchKey(branch));
+/**
+ * Two index entries per branch: the newest record of any kind (`<branch>`), and the newest
+ * authored one (`<branch>.authored`), because resolution keeps an authored record over the derived
+ * ones written after it. An authored entry may say `{"file": null}`: the folder holds none.
+ */
+export type IndexName = "any" | "authored";
+
+function indexPath(store: Store, branch: string, which: IndexName = "any"): string {
+  return join(store.dir, INDEX_DIR, `${branchKey(branch)}${which === "authored" ? ".authored" : ""}`);
 }
 
-export function readIndex(store: Store, branch: string): IndexEntry | undefined {
+/** The entry, `null` when the index says there is no such record, undefined when there is no usable index. */
+export function readIndex(store: Store, branch: string, which: IndexName = "any"): IndexEntry | null | undefined {
   try {
-    const entry = JSON.parse(readFileSync(indexPath(store, branch), "utf8")) as IndexEntry;
-    return typeof entry.file === "string" ? entry : undefined;
+    const entry = JSON.parse(readFileSync(indexPath(store, branch, which), "utf8")) as IndexEntry | { file: null };
+    if (entry.file === null) return which === "authored" ? null : undefined;
+    return typeof entry.file === "string" ? (entry as IndexEntry) : undefined;
   } catch {
     return undefined;
   }
 }
 
+function writeIndex(store: Store, branch: string, which: IndexName, entry: IndexEntry | { file: null }): void {
+  ensureDir(join(store.dir, INDEX_DIR), 0o700);
+  writeFileAtomic(indexPath(store, branch, which), `${JSON.stringify(entry)}\n`, 0o600, { durable: false });
+}
+
+/** The newest authored record of `branch` in the folder, found by reading it (a layer older than the authored index). */
+async function newestAuthored(store: Store, branch: string): Promise<IndexEntry | null> {
+  let best: Meta | undefined;
+  let file: string | undefined;
+  for (const name of listNames(store.dir)) {
+    const parsed = await readRecord(store.kind, join(store.dir, name), name);
+    if (!parsed.ok || parsed.record.meta.how !== "authored" || parsed.record.meta.branch !== branch) continue;
+    if (!best || newer(parsed.record.meta, best)) [best, file] = [parsed.record.meta, name];
+  }
+  return best && file ? { file, created_at: best.created_at, seq: best.seq } : null;
+}
+
 export type Draft = Omit<Meta, "seq" | "schema">;
 
 /** Publish a record; returns the loaded record (path, meta, body). Never overwrites anything. */
-export function publish(store: Store, draft: Draft, body: string, otherDirs: string[]): Loaded {
+export async function publish(store: Store, draft: Draft, body: string, otherDirs: string[]): Promise<Loaded> {
   ensureDir(store.dir, 0o700);
+  // A folder written before the authored index existed is read once, so the index can say "none".
+  const authoredBefore = draft.how === "derived" && readIndex(store, draft.branch, "authored") === undefined ? await newestAuthored(store, draft.branch) : undefined;
   const lockPath = join(store.stateDir, "records.lock");
   const done = withLock(lockPath, LOCK_WAIT_MS, () => {
     const seq = lastSeq(store.stateDir, [store.dir, ...otherDirs]) + 1;
@@ -90,11 +118,11 @@ export function publish(store: Store, draft: Draft, body: string, otherDirs: str
       file = `${base}-${randomHex(4)}.md`;
     }
     writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
-    const current = readIndex(store, meta.branch);
-    if (!current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq })) {
-      ensureDir(join(store.dir, INDEX_DIR), 0o700);
-      writeFileAtomic(indexPath(store, meta.branch), `${JSON.stringify({ file, created_at: meta.created_at, seq })}\n`, 0o600, { durable: false });
-    }
+    const entry = { file, created_at: meta.created_at, seq };
+    const isNewer = (current: IndexEntry | null | undefined) => !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
+    if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
+    if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored"))) writeIndex(store, meta.branch, "authored", entry);
+    else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined) writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
     return { path: join(store.dir, file), file, meta, body };
   });
   if (!done.acquired) throw new Failure("refused", `the records lock ${lockPath} is held by another majordomus`, "retry in a moment");

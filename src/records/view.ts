@@ -14,6 +14,8 @@ export type View = {
   age?: string;
   task_id: string;
   how: string;
+  /** The episode that wrote it (`none` outside one). */
+  session: string;
   head: string;
   divergence: Divergence;
   divergence_meaning: string;
@@ -40,6 +42,7 @@ export async function view(record: Resolved, position: Position, policy: Policy 
     age: fresh.ageMinutes !== undefined && fresh.ageMinutes >= 0 ? span(fresh.ageMinutes) : undefined,
     task_id: record.meta.task_id,
     how: record.meta.how,
+    session: record.meta.session,
     head: record.meta.head,
     divergence: label,
     divergence_meaning: DIVERGENCE_MEANING[label],
@@ -75,7 +78,7 @@ export function headerLines(kind: string, v: View): string[] {
     `Match: ${v.match}`,
     `Git state: ${v.divergence} (${v.divergence_meaning})`,
     `Freshness: ${v.freshness} (${v.freshness_reason})`,
-    `Created: ${v.created_at}${v.age ? ` (${v.age} ago)` : ""}, ${v.how}`,
+    `Created: ${v.created_at}${v.age ? ` (${v.age} ago)` : ""}, ${v.how}${v.session !== "none" ? `, in episode ${v.session}` : ""}`,
     `Task: ${v.task_id}`,
   ];
   if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown") lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);

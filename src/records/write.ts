@@ -51,10 +51,10 @@ export async function writeRecord(here: Here, kind: RecordKind, body: string, po
   const read = await activeTask(here.layer);
   const task = options.noTask ? undefined : read.active;
   if (options.close && !task) throw new Failure("missing", "there is no active task to close", "drop --close, or start a task first with `majordomus start`");
-  const snap = await snapshot(here.position);
+  const snap = await snapshot(here.position, here.own);
   const p = here.position;
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
-  const record = publish(
+  const record = await publish(
     storeOf(here.layer, kind),
     {
       created_at: isoStamp(now()),

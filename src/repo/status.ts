@@ -2,25 +2,39 @@
 import { git } from "./git.ts";
 import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
 
-export type Snapshot = { workingTree: WorkingTree; changed: string[] };
+/**
+ * The working tree as git sees it, less majordomus's own records: `ownRecords` are the closed
+ * session records git reports as new (untracked, or added and not committed), which are not the
+ * worker's changes; every other path is in `changed`.
+ */
+export type Snapshot = { workingTree: WorkingTree; changed: string[]; ownRecords: string[] };
 
 export const STATUS_ARGS = ["status", "--porcelain=v1", "-z", "--untracked-files=all"] as const;
 
+/** Where majordomus's own records live (repository-relative, ending in `/`), so git's view can leave them out. */
+export type Own = { recordsDir?: string };
+
+const isOwnRecord = (path: string, own: Own) => own.recordsDir !== undefined && path.startsWith(own.recordsDir) && path.endsWith(".md") && !path.endsWith("/README.md") && !path.slice(own.recordsDir.length).includes("/");
+
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
-export async function snapshot(position: Pick<Position, "worktree">): Promise<Snapshot> {
+export async function snapshot(position: Pick<Position, "worktree">, own: Own = {}): Promise<Snapshot> {
   const status = await git(position.worktree, STATUS_ARGS);
-  if (!status.ok) return { workingTree: "unknown", changed: [] };
+  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [] };
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();
+  const ownRecords = new Set<string>();
   for (let i = 0; i < fields.length; i++) {
     const entry = fields[i]!;
     if (entry.length < 4) continue;
-    changed.add(entry.slice(3));
+    const path = entry.slice(3);
+    const code = entry.slice(0, 2);
+    if ((code === "??" || code === "A ") && isOwnRecord(path, own)) ownRecords.add(path);
+    else changed.add(path);
     // A rename or copy is followed by its source path, which is not a change of its own.
     if (entry[0] === "R" || entry[0] === "C") i++;
   }
   const list = [...changed].sort();
-  return { workingTree: list.length === 0 ? "clean" : "dirty", changed: list };
+  return { workingTree: list.length === 0 ? "clean" : "dirty", changed: list, ownRecords: [...ownRecords].sort() };
 }
 
 /** Whether `from` is an ancestor of (or equal to) `to`. */
@@ -36,12 +50,12 @@ export async function commitsSince(position: Pick<Position, "worktree" | "head">
   return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
 }
 
-/** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's. */
-export async function filesSince(position: Pick<Position, "worktree" | "head">, start: string | undefined, now: Snapshot): Promise<string[]> {
+/** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's; never majordomus's own records. */
+export async function filesSince(position: Pick<Position, "worktree" | "head">, start: string | undefined, now: Snapshot, own: Own = {}): Promise<string[]> {
   const files = new Set(now.changed);
   if (start && start !== position.head && (await isAncestor(position.worktree, start, position.head))) {
     const diff = await git(position.worktree, ["diff", "--name-only", "-z", `${start}..${position.head}`]);
-    if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "") files.add(f);
+    if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "" && !isOwnRecord(f, own)) files.add(f);
   }
   return [...files].sort();
 }

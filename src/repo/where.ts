@@ -11,13 +11,21 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { git, gitLine } from "./git.ts";
+import { repositoryIdentity } from "./identity.ts";
 
 export const DETACHED = "DETACHED";
 export const NO_HEAD = "NONE";
 
 export type Position = {
-  /** Absolute path of git's common dir: shared by every worktree of one repository. */
+  /**
+   * This repository's identity: a random id kept in git's common dir (see identity.ts), so every
+   * worktree shares it, a moved or renamed checkout keeps it, and a fresh clone has its own.
+   */
   repositoryId: string;
+  /** Other ids records of this repository may carry (records written before the id existed name the common dir's path). */
+  repositoryAliases: string[];
+  /** Absolute path of git's common dir: shared by every worktree of one repository. */
+  commonDir: string;
   /** Absolute path of this worktree's root. */
   worktree: string;
   /** This worktree's own git dir (differs from the common dir in a linked worktree). */
@@ -123,7 +131,21 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
     throw new Failure("usage", `not inside a git work tree: ${cwd}`, "run majordomus from inside a git repository (`git init` makes one)");
   }
   const state = (!overridden && headFromFiles(dirs)) || (await headFromGit(dirs.worktree));
-  return { repositoryId: dirs.commonDir, worktree: dirs.worktree, gitDir: dirs.gitDir, ...state };
+  const identity = repositoryIdentity(dirs.commonDir);
+  return { repositoryId: identity.id, repositoryAliases: identity.aliases, commonDir: dirs.commonDir, worktree: dirs.worktree, gitDir: dirs.gitDir, ...state };
+}
+
+/** Whether a record carrying `repositoryId` belongs to the repository at `position`. */
+export function sameRepository(repositoryId: string, position: Pick<Position, "repositoryId" | "repositoryAliases">): boolean {
+  return repositoryId === position.repositoryId || position.repositoryAliases.includes(repositoryId);
+}
+
+/**
+ * Whether something recorded in this checkout's own local half (an open episode, the task) is this
+ * checkout's: written at this worktree's path, or by this repository before the checkout moved.
+ */
+export function sameCheckout(recorded: { worktree: string; repository_id: string }, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">): boolean {
+  return recorded.worktree === position.worktree || sameRepository(recorded.repository_id, position);
 }
 
 /** `clean` when git reports no changes (untracked files count), `unknown` when git cannot say. */

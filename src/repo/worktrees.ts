@@ -15,21 +15,21 @@ function real(path: string): string | undefined {
 }
 
 /** Roots of every worktree of the repository except `position`'s own, that still exist. */
-export function otherWorktrees(position: Pick<Position, "repositoryId" | "worktree">): string[] {
+export function otherWorktrees(position: Pick<Position, "commonDir" | "worktree">): string[] {
   const roots = new Set<string>();
-  if (basename(position.repositoryId) === ".git") {
-    const main = real(dirname(position.repositoryId));
+  if (basename(position.commonDir) === ".git") {
+    const main = real(dirname(position.commonDir));
     if (main) roots.add(main);
   }
   let names: string[] = [];
   try {
-    names = readdirSync(join(position.repositoryId, "worktrees"));
+    names = readdirSync(join(position.commonDir, "worktrees"));
   } catch {
     names = [];
   }
   for (const name of names) {
     try {
-      const dotGit = readFileSync(join(position.repositoryId, "worktrees", name, "gitdir"), "utf8").trim();
+      const dotGit = readFileSync(join(position.commonDir, "worktrees", name, "gitdir"), "utf8").trim();
       const root = real(dirname(dotGit));
       if (root && statSync(root).isDirectory()) roots.add(root);
     } catch {

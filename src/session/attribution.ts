@@ -6,7 +6,7 @@
  */
 import type { Layer } from "../layer/manifest.ts";
 import { providers } from "../providers/index.ts";
-import type { Position } from "../repo/where.ts";
+import { sameCheckout, type Position } from "../repo/where.ts";
 import { episodeKey, HAND } from "./keys.ts";
 import { episodePath, readEpisode, type OpenEpisode } from "./store.ts";
 
@@ -21,13 +21,13 @@ export async function providerSessionFromEnv(): Promise<string | undefined> {
   return undefined;
 }
 
-async function openFor(layer: Layer, position: Pick<Position, "worktree">, key: string): Promise<OpenEpisode | undefined> {
+async function openFor(layer: Layer, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">, key: string): Promise<OpenEpisode | undefined> {
   const read = await readEpisode(episodePath(layer, key));
-  return read.episode && read.episode.worktree === position.worktree ? read.episode : undefined;
+  return read.episode && sameCheckout(read.episode, position) ? read.episode : undefined;
 }
 
 /** The episode this process belongs to, if any. `named` is the provider session a hook was given. */
-export async function attributedEpisode(layer: Layer, position: Pick<Position, "worktree">, named?: string): Promise<OpenEpisode | undefined> {
+export async function attributedEpisode(layer: Layer, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">, named?: string): Promise<OpenEpisode | undefined> {
   if (named !== undefined) return openFor(layer, position, episodeKey(named));
   const fromEnv = await providerSessionFromEnv();
   if (fromEnv !== undefined) {

@@ -3,6 +3,7 @@
  * closer claims the episode (a file created with O_EXCL), every later one finds the claim and
  * adds nothing. The snapshot gets a `## Close` section appended; it is never rewritten.
  */
+import { sameCheckout } from "../repo/where.ts";
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
@@ -28,7 +29,7 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
   const read = await readEpisode(episodePath(here.layer, key));
   if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
   const episode = read.episode;
-  if (!episode || episode.worktree !== here.position.worktree) return { status: "none" };
+  if (!episode || !sameCheckout(episode, here.position)) return { status: "none" };
   if (options.summary !== undefined && options.summary.trim() !== "") {
     const problems = identityProblems(options.summary, RECORD_KEYS);
     if (problems.length > 0) throw new Failure("contract", "the summary tries to set the record's identity", "remove those lines; majordomus computes them", problems);

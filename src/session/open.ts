@@ -3,6 +3,7 @@
  * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
  * written is logged and never stops the episode from opening.
  */
+import { sameCheckout, sameRepository } from "../repo/where.ts";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
@@ -44,8 +45,8 @@ async function writeSnapshot(here: Here, episode: OpenEpisode, profile: string):
   const path = join(here.position.worktree, episode.context_path);
   let context: string;
   try {
-    const { buildContext } = await import("../context/builder.ts");
-    context = (await buildContext({ ...here, session: episode.session_id }, {})).lines.join("\n");
+    const [{ gatherFacts }, { CONTEXT_NEEDS, contextView }] = await Promise.all([import("../facts/gather.ts"), import("../views/context.ts")]);
+    context = contextView(await gatherFacts({ ...here, session: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
   }
@@ -77,7 +78,7 @@ async function writeSnapshot(here: Here, episode: OpenEpisode, profile: string):
 }
 
 /** A cheap synchronous look at an open record, made inside the lock (the full parse happens after). */
-function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string } {
+function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string; repository?: string } {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -87,7 +88,8 @@ function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "op
   const worktree = /^worktree:\s*(.+)$/m.exec(text)?.[1];
   const id = /^session_id:\s*(\S+)$/m.exec(text)?.[1];
   if (!worktree || !id) return { kind: "broken" };
-  return { kind: "open", worktree: worktree.replace(/^"(.*)"$/, "$1") };
+  const repository = /^repository_id:\s*(.+)$/m.exec(text)?.[1]?.replace(/^"(.*)"$/, "$1");
+  return { kind: "open", worktree: worktree.replace(/^"(.*)"$/, "$1"), repository };
 }
 
 export async function openEpisode(here: Here, options: OpenOptions): Promise<Opened> {
@@ -98,9 +100,9 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
   // A resumed session keeps its episode: decide that before paying for git status.
   if (options.ifOpen === "keep" && peek(path).kind === "open") {
     const kept = (await readEpisode(path)).episode;
-    if (kept && kept.worktree === here.position.worktree) return { episode: kept, key, kept: true };
+    if (kept && sameCheckout(kept, here.position)) return { episode: kept, key, kept: true };
   }
-  const [read, state] = await Promise.all([activeTask(here.layer), snapshot(here.position)]);
+  const [read, state] = await Promise.all([activeTask(here.layer), snapshot(here.position, here.own)]);
   const task = read.active;
   const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`;
   const p = here.position;
@@ -124,7 +126,7 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
   const lock = `${path}.lock`;
   const outcome = withLock(lock, LOCK_WAIT_MS, () => {
     const current = peek(path);
-    if (current.kind === "open" && current.worktree === p.worktree) return "kept" as const;
+    if (current.kind === "open" && (current.worktree === p.worktree || (current.repository !== undefined && sameRepository(current.repository, p)))) return "kept" as const;
     if (current.kind !== "none") {
       const aside = `${path}.set-aside-${compactStamp(at)}-${randomHex(2)}`;
       renameSync(path, aside);

@@ -78,7 +78,7 @@ export async function gatherFacts(here: Here, episode: OpenEpisode, outcome: Out
   const start = episode.start_head;
   const diverged = start !== "NONE" && start !== p.head && !(await isAncestor(p.worktree, start, p.head));
   const commits = diverged ? ["diverged"] : start === "NONE" ? [] : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
-  const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p));
+  const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p, here.own), here.own);
   return {
     episode,
     closedAt,

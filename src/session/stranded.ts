@@ -2,6 +2,7 @@
  * Whether a start event has stranded episodes to recover, answered from the open records alone
  * (no ledger read, nothing of the close loaded): the start hook asks this on every event.
  */
+import { sameCheckout } from "../repo/where.ts";
 import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
 import type { Here } from "../layer/here.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
@@ -9,7 +10,7 @@ import { listOpen, type ReadEpisode } from "./store.ts";
 
 /** This checkout's open episodes (other than `except`) that opened before `cutoff` (ms). */
 export async function openedBefore(here: Here, cutoff: number, except?: string): Promise<Array<{ key: string } & ReadEpisode>> {
-  return (await listOpen(here.layer)).filter((o) => o.episode && o.episode.worktree === here.position.worktree && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff);
+  return (await listOpen(here.layer)).filter((o) => o.episode && sameCheckout(o.episode, here.position) && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff);
 }
 
 /**

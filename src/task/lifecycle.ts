@@ -1,4 +1,5 @@
 /** `start` and `finish`: the task's two transitions that are not record writes. */
+import { sameCheckout } from "../repo/where.ts";
 import { readFileSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
@@ -58,7 +59,7 @@ export async function startTask(here: Here, options: StartOptions): Promise<{ ta
     archived = archiveTask(here.layer, read.task ?? ({ id: `unreadable-${compactStamp(now())}` } as Task));
   }
   const at = now();
-  const snap = await snapshot(here.position);
+  const snap = await snapshot(here.position, here.own);
   const p = here.position;
   const task: Task = {
     id: `t-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`,
@@ -104,7 +105,7 @@ export async function finishTask(here: Here, options: FinishOptions): Promise<{ 
   if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
   const task = read.task;
   if (!task || task.outcome !== "active") throw new Failure("missing", task ? `task ${task.id} is not active (it is ${task.outcome})` : "there is no active task to finish", "start one with `majordomus start`");
-  if (task.worktree !== here.position.worktree) throw new Failure("refused", `task ${task.id} belongs to the worktree ${task.worktree}`, "finish it from that worktree");
+  if (!sameCheckout(task, here.position)) throw new Failure("refused", `task ${task.id} belongs to the worktree ${task.worktree}`, "finish it from that worktree");
   const policy = await loadPolicy(here.layer);
 
   let note: string;

@@ -35,9 +35,12 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     const second = await rig.run(["-p", "what next?"]);
     expect(second.status).toBe(0);
     const request = rig.mock.messages().at(-1)!.text;
-    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(same_worktree_same_branch, exact, fresh, 0m old\)/);
-    expect(request).toContain("Its Next Action:");
-    expect(request).toContain("Run `majordomus context` for the whole picture");
+    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(derived, same_worktree_same_branch, exact, fresh, 0m old\)/);
+    // Our own closed record is named as such, not as the worker's change.
+    expect(request).toContain("working tree clean.");
+    expect(request).toContain("1 closed session record(s) not committed");
+    expect(request).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:");
+    expect(request).toContain("No task is active and the working tree has no changes: nothing was left in progress.");
     expect(sessions(rig.repo).length).toBe(2);
   }, TIMEOUT);
 

@@ -31,7 +31,7 @@ describe("check", () => {
     expect(rows.find((r) => r.category === "task")).toMatchObject({ level: "OK" });
     expect(rows.find((r) => r.category === "task")!.message).toContain("advanced");
     expect(rows.find((r) => r.category === "scope")).toMatchObject({ level: "OK" });
-    expect(rows.find((r) => r.category === "checkpoint")!.message).toMatch(/^last checkpoint or handover \d+m ago$/);
+    expect(rows.find((r) => r.category === "checkpoint")!.message).toMatch(/^last checkpoint or handover (\d+m ago|just now)$/);
 
     writeFileSync(repo.path("README.md"), "touched\n");
     ({ status, rows } = findings(repo));

@@ -38,8 +38,8 @@ describe("start", () => {
     ok(repo.mj(["handover"], { input: "# Objective\nShip.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n" }));
     repo.commit("more");
     const run = fire(repo, "start", START);
-    expect(run.stdout).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(same_worktree_same_branch, advanced, fresh, 0m old\)\./);
-    expect(run.stdout).toContain("Its Next Action:\nRun the parser tests.\n\nThen fix the tokenizer.\n");
+    expect(run.stdout).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, advanced, fresh, 0m old\)\./);
+    expect(run.stdout).toContain("Its Next Action, in its author's own words:\nRun the parser tests.\n\nThen fix the tokenizer.\n");
   });
 
   test("a stale handover is history: age and reason shown, its Next Action withheld", () => {
@@ -49,7 +49,7 @@ describe("start", () => {
     expect(run.stdout).toContain("Historical handover");
     expect(run.stdout).toContain("stale");
     expect(run.stdout).not.toContain("Write the parser tests.");
-    expect(run.stdout).not.toContain("Its Next Action:");
+    expect(run.stdout).not.toContain("Its Next Action");
   });
 
   test("over the budget: exactly budget lines, then one line naming how many were withheld", () => {
@@ -128,15 +128,16 @@ describe("compact and end", () => {
     expect(records(repo, "handovers").length).toBe(1);
   });
 
-  test("with an active task the continuation record closes the task; the next start is briefed with it", () => {
+  test("with an active task the continuation record attaches to it and leaves it active; the next start is briefed with both", () => {
     using repo = captured();
     ok(repo.mj(["start", "tidy the parser", "--scope", "src"]));
     fire(repo, "start", START);
     fire(repo, "end", END_OTHER);
-    expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: handed_over");
+    expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: active");
     const next = fire(repo, "start", { ...START, session_id: "another-session" });
+    expect(next.stdout).toMatch(/Task t-\S+ \(active, profile implementation\): tidy the parser/);
     expect(next.stdout).toContain("Handover .ai/local/state/handovers/");
-    expect(next.stdout).toContain("Its Next Action:");
+    expect(next.stdout).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:\nContinue task t-");
   });
 
   test("two client windows get two episodes; an end closes only its own", () => {

@@ -1,5 +1,5 @@
 // Divergence and freshness, judged against a real repository and the skeleton policy's thresholds.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -57,6 +57,9 @@ describe("divergence follows git through a record's life", () => {
 describe("freshness at and around the policy's thresholds", () => {
   const now = new Date("2026-11-30T12:00:00.000Z");
   const before = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+  // The wall clock reads the injected time too: "in the future" means later than the wall clock.
+  beforeAll(() => void (process.env.MAJORDOMUS_NOW = now.toISOString()));
+  afterAll(() => void delete process.env.MAJORDOMUS_NOW);
   test.each([
     [0, "fresh"],
     [FRESH - 1, "fresh"],
@@ -84,6 +87,16 @@ describe("freshness at and around the policy's thresholds", () => {
     expect(verdict.reason).toContain(reason);
   });
 
+  test("one clock per command: a record stamped after the command's instant, but not after the wall clock, is 0 minutes old", () => {
+    const instant = new Date(now.getTime() - 2_000);
+    const written = new Date(now.getTime() - 1_998).toISOString();
+    const verdict = freshness(written, instant, SKELETON);
+    expect(verdict).toMatchObject({ state: "fresh", ageMinutes: 0 });
+    expect(ago(instant, written)).toBe("just now");
+    // Later than the wall clock is the only "in the future".
+    expect(freshness(new Date(now.getTime() + 61_000).toISOString(), instant, SKELETON)).toMatchObject({ state: "invalid", reason: "created_at is 2m in the future" });
+  });
+
   test("thresholds missing from the policy: unknown, and the reason names the key", () => {
     const verdict = freshness(before(10), now, { schema: "policy/v1", session: {} });
     expect(verdict.state).toBe("unknown");
@@ -109,7 +122,7 @@ describe("freshness at and around the policy's thresholds", () => {
   });
 
   test.each([
-    [before(0), "0m ago"],
+    [before(0), "just now"],
     [before(150), "2h ago"],
     ["2026-11-30T12:05:00.000Z", "in the future"],
     ["not a time", "unknown age"],

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { here } from "../../layer/here.ts";
-import { gather } from "../../derive/gather.ts";
-import { deriveCheckpoint } from "../../derive/checkpoint.ts";
+import { gatherFacts } from "../../facts/gather.ts";
+import { CHECKPOINT_NEEDS, deriveCheckpoint } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { writeRecord } from "../../records/write.ts";
@@ -27,7 +27,7 @@ export default command({
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);
-    const body = args.derive ? deriveCheckpoint(await gather(ctx, { withCheckpoint: false })) : readBody("majordomus checkpoint");
+    const body = args.derive ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS)) : readBody("majordomus checkpoint");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
     if (args.json) console.log(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, created_at: written.record.meta.created_at }));
     else console.log(relative(process.cwd(), written.record.path) || written.relativePath);

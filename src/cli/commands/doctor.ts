@@ -14,9 +14,9 @@ function report(findings: Finding[], json: boolean, what: string): void {
 
 export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
-  args: { ...jsonArg },
+  args: { all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" }, ...jsonArg },
   async run({ args }) {
-    report(await doctor(await here()), args.json === true, "doctor");
+    report(await doctor(await here(), { all: args.all === true }), args.json === true, "doctor");
   },
 });
 

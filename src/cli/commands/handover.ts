@@ -1,8 +1,8 @@
 import { relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { here } from "../../layer/here.ts";
-import { gather } from "../../derive/gather.ts";
-import { deriveHandover } from "../../derive/handover.ts";
+import { gatherFacts } from "../../facts/gather.ts";
+import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../records/write.ts";
@@ -33,7 +33,7 @@ export default command({
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);
-    const body = args.derive ? deriveHandover(await gather(ctx, { withCheckpoint: true }), requiredSections(policy)) : readBody("majordomus handover");
+    const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });
     if (args.json) console.log(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at }));
     else console.log(relative(process.cwd(), written.record.path) || written.relativePath);

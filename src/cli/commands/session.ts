@@ -170,7 +170,7 @@ const context = command({
     const p = ctx.position;
     const label = await divergence({ head: episode.start_head, branch: episode.branch }, p);
     const commits = label === "advanced" ? await commitsSince(p, episode.start_head) : [];
-    const snap = await snapshot(p);
+    const snap = await snapshot(p, ctx.own);
     const entries = episodeEntries({ ...ctx, session: episode.session_id }, episode.session_id);
     const of = (event: string, key: string) => entries.filter((e) => e.event === event).map((e) => String(e[key]));
     const recorded = {

@@ -1,25 +1,22 @@
 /**
  * `majordomus context`: one read-only projection of everything the layer knows, in authority
- * order, fitted to a line budget. It writes nothing and calls no model.
+ * order, fitted to a line budget. A pure view over the facts.
  *
  * When the document is over budget, sections give way in DROP_ORDER: whole sections first, then
  * the checkpoint and handover shrink to their header and a pointer to the file, then they go.
  * GIT, TASK and OPEN QUESTIONS are never dropped. Every line printed is counted, the BUDGET
  * trailer included.
  */
-import { isoStamp, now } from "../lib/clock.ts";
-import type { Here } from "../layer/here.ts";
-import { readDecisions } from "../decisions/store.ts";
+import { isoStamp } from "../lib/clock.ts";
+import type { Facts, Need, RecordFact } from "../facts/facts.ts";
 import { formatEntry } from "../ledger/format.ts";
-import { newestFirst } from "../ledger/store.ts";
-import { loadPolicy, requireNumber } from "../policy/index.ts";
-import { describeMalformed, readQuestions } from "../questions/store.ts";
-import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
-import { ago, divergence, DIVERGENCE_MEANING } from "../records/labels.ts";
-import { resolveLatest } from "../records/resolve.ts";
-import { view, withoutNextAction, type View } from "../records/view.ts";
-import { filesSince, snapshot } from "../repo/status.ts";
-import { activeTask, type Task } from "../task/record.ts";
+import { requireNumber } from "../policy/index.ts";
+import { describeMalformed } from "../questions/store.ts";
+import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
+import { withoutNextAction, type View } from "../records/view.ts";
+import type { Task } from "../task/record.ts";
+import { authorship } from "./briefing.ts";
+import { ownRecordsLine, warnsAgainst } from "./common.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
@@ -44,75 +41,78 @@ export type Context = {
   budget: { lines: number; limit: number; dropped: string[] };
   sections: Array<{ id: SectionId; title: string; lines: string[]; shrunk: boolean }>;
   excluded: Excluded[];
-  git: { repository: string; worktree: string; branch: string; head: string; working_tree: string; task_record?: string };
+  git: { repository: string; worktree: string; branch: string; head: string; working_tree: string; own_records_uncommitted: string[]; task_record?: string };
   task: Task | null;
   checkpoint: View | null;
   handover: View | null;
+  handover_since: View | null;
 };
 
-
-function recordLines(v: View): { lines: string[]; short: string[] } {
+function recordLines(v: View, since: View | undefined): { lines: string[]; short: string[] } {
   const header = [
     `path: ${v.path}`,
     `labels: ${v.divergence} · ${v.freshness} (${v.freshness_reason})`,
-    `match: ${v.match}; created ${v.created_at}; task ${v.task_id}; ${v.how}`,
+    `match: ${v.match}; created ${v.created_at}${v.age !== undefined ? ` (${v.age} ago)` : ""}; task ${v.task_id}; ${v.how}${v.session !== "none" ? `; episode ${v.session}` : ""}`,
   ];
-  if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown") header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
+  if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
+  if (!v.history && v.next_action) header.push(`Next Action ${authorship(v)}.`);
+  const sinceLines = since ? [`since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`] : [];
   const body = (v.history ? withoutNextAction(v.body) : v.body).split("\n").filter((l) => l.trim() !== "");
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
-  return { lines: [...header, ...body, ...tail], short: [...header, `body omitted for the budget — read ${v.path}`] };
+  return { lines: [...header, ...sinceLines, ...body, ...tail], short: [...header, ...sinceLines, `body omitted for the budget — read ${v.path}`] };
 }
 
-async function recordSection(id: "checkpoint" | "handover", title: string, kind: RecordKind, here: Here, policy: Awaited<ReturnType<typeof loadPolicy>>, at: Date, excluded: Excluded[]): Promise<{ section?: Section; view: View | null }> {
-  const resolution = await resolveLatest(kind, here);
-  if (resolution.skipped > 0) excluded.push({ item: `${resolution.skipped} malformed ${kind.noun} record(s)`, reason: `skipped; see \`majordomus ${kind.name} --list\`` });
-  if (!resolution.record) {
-    excluded.push({ item: title, reason: `no ${kind.noun} for this worktree and branch (other branches are never offered)` });
-    return { view: null };
+function recordSection(id: "checkpoint" | "handover", title: string, noun: string, command: string, fact: RecordFact, excluded: Excluded[]): Section | undefined {
+  if (fact.error) excluded.push({ item: title, reason: `the records could not be read: ${fact.error}` });
+  if (fact.skipped > 0) excluded.push({ item: `${fact.skipped} malformed ${noun} record(s)`, reason: `skipped; see \`majordomus ${command} --list\`` });
+  if (!fact.view) {
+    if (!fact.error) excluded.push({ item: title, reason: `no ${noun} for this worktree and branch (other branches are never offered)` });
+    return undefined;
   }
-  const v = await view(resolution.record, here.position, policy.policy, at);
-  return { section: { id, title, ...recordLines(v) }, view: v };
+  return { id, title, ...recordLines(fact.view, fact.since) };
 }
 
-export async function buildContext(here: Here, options: { budget?: number }): Promise<Context> {
-  const policy = await loadPolicy(here.layer);
-  const limit = options.budget ?? requireNumber(policy, "context.builder_budget_lines");
-  const maxItems = requireNumber(policy, "context.max_list_items");
-  const recent = requireNumber(policy, "context.recent_decisions");
-  const at = now();
-  const p = here.position;
-  const excluded: Excluded[] = [];
-  const [snap, read] = await Promise.all([snapshot(p), activeTask(here.layer)]);
-  const task = read.active ?? null;
+const inScope = (task: Task, file: string) => task.scope.some((s) => s === "." || file === s || file.startsWith(`${s}/`));
 
-  const git: Context["git"] = { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: snap.workingTree };
+export function contextView(f: Facts, options: { budget?: number } = {}): Context {
+  const limit = options.budget ?? requireNumber(f.policy, "context.builder_budget_lines");
+  const maxItems = requireNumber(f.policy, "context.max_list_items");
+  const recent = requireNumber(f.policy, "context.recent_decisions");
+  const p = f.position;
+  const excluded: Excluded[] = [];
+  const task = f.task ?? null;
+  const snap = f.snapshot;
+
+  const git: Context["git"] = { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: snap.workingTree, own_records_uncommitted: snap.ownRecords };
   const gitLines = [`repository: ${p.repositoryId}`, `worktree: ${p.worktree}`, `branch: ${p.branch}`, `head: ${p.head}`, `working tree: ${snap.workingTree}${snap.changed.length ? ` (${snap.changed.length} path(s) changed)` : ""}`];
-  if (task) {
-    const label = await divergence({ head: task.head, branch: task.branch }, p);
+  const own = ownRecordsLine(snap.ownRecords);
+  if (own) gitLines.push(own);
+  if (task && f.sinceTask) {
+    const label = f.sinceTask.label;
     git.task_record = label;
     gitLines.push(`task record: ${label} (recorded on ${task.branch} at ${task.head.slice(0, 7)})`);
-    if (label === "diverged" || label === "different_context" || label === "unknown") gitLines.push(`WARNING: the task record is ${label}: ${DIVERGENCE_MEANING[label]}. Trust git, not the records below.`);
+    if (warnsAgainst(label)) gitLines.push(`WARNING: the task record is ${label}: ${DIVERGENCE_MEANING[label]}. Trust git, not the records below.`);
   }
-  if (read.problem) gitLines.push(`WARNING: ${read.problem}`);
+  if (f.taskProblem) gitLines.push(`WARNING: ${f.taskProblem}`);
 
   const taskLines = task
     ? [
         `id: ${task.id} (${task.outcome}, profile ${task.profile}, owner ${task.owner})`,
         `task: ${task.task}`,
         `scope: ${task.scope.join(", ")}`,
-        `started: ${task.started_at} (${ago(at, task.started_at)})`,
-        `last checkpoint: ${task.checkpoint_at} (${ago(at, task.checkpoint_at)})`,
+        `started: ${task.started_at} (${ago(f.at, task.started_at)})`,
+        `last checkpoint: ${task.checkpoint_at} (${ago(f.at, task.checkpoint_at)})`,
       ]
     : ['none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>'];
 
-  const questions = readQuestions(here.layer);
+  const q = f.questions;
   const questionLines = [
-    ...(questions.open.length === 0 ? ["none; nothing blocks acceptance in this checkout"] : [`${questions.open.length} unresolved; each refuses \`majordomus finish --outcome completed\`:`]),
-    ...questions.open.map((q, i) => `${i + 1}. ${q.text} (task ${q.taskId}, opened ${q.opened})`),
-    ...describeMalformed(questions).map((m) => `MALFORMED: ${m}`),
+    ...(q.open.length === 0 ? ["none; nothing blocks acceptance in this checkout"] : [`${q.open.length} unresolved; each refuses \`majordomus finish --outcome completed\`:`]),
+    ...q.open.map((item, i) => `${i + 1}. ${item.text} (task ${item.taskId}, opened ${item.opened})`),
+    ...describeMalformed(q).map((m) => `MALFORMED: ${m}`),
   ];
 
-  const decisions = readDecisions(here.layer).reverse().slice(0, recent);
+  const decisions = [...f.decisions].reverse().slice(0, recent);
   const sections: Section[] = [
     { id: "git", title: "GIT", lines: gitLines },
     { id: "task", title: "TASK", lines: taskLines },
@@ -121,35 +121,34 @@ export async function buildContext(here: Here, options: { budget?: number }): Pr
   if (decisions.length > 0) sections.push({ id: "decisions", title: "DECISIONS", lines: decisions.map((d) => `- ${d.date} ${d.title} (task ${d.task}, head ${d.head.slice(0, 7)}): ${d.why}`) });
   else excluded.push({ item: "DECISIONS", reason: "none recorded in this checkout" });
 
-  const checkpoint = await recordSection("checkpoint", "LATEST CHECKPOINT", RECORD_KINDS.checkpoint, here, policy, at, excluded);
-  if (checkpoint.section) sections.push(checkpoint.section);
-  const handover = await recordSection("handover", "LATEST COMPATIBLE HANDOVER", RECORD_KINDS.handover, here, policy, at, excluded);
-  if (handover.section) sections.push(handover.section);
+  const checkpoint = recordSection("checkpoint", "LATEST CHECKPOINT", "checkpoint", "checkpoint", f.checkpoint, excluded);
+  if (checkpoint) sections.push(checkpoint);
+  const handover = recordSection("handover", "LATEST COMPATIBLE HANDOVER", "handover", "handover", f.handover, excluded);
+  if (handover) sections.push(handover);
 
   if (task) {
-    const inScope = (await filesSince(p, task.head, snap)).filter((f) => task.scope.some((s) => s === "." || f === s || f.startsWith(`${s}/`)));
-    const shown = inScope.slice(0, maxItems);
-    if (inScope.length > maxItems) shown.push(`... and ${inScope.length - maxItems} more file(s)`);
-    sections.push({ id: "files", title: `FILES TOUCHED IN SCOPE (${inScope.length})`, lines: inScope.length ? shown : ["none since the task started"] });
+    const files = f.files.filter((file) => inScope(task, file));
+    const shown = files.slice(0, maxItems);
+    if (files.length > maxItems) shown.push(`... and ${files.length - maxItems} more file(s)`);
+    sections.push({ id: "files", title: `FILES TOUCHED IN SCOPE (${files.length})`, lines: files.length ? shown : ["none since the task started"] });
   } else excluded.push({ item: "FILES TOUCHED IN SCOPE", reason: "no active task, so no scope" });
 
-  const history: string[] = [];
-  for (const parsed of newestFirst(here.ledger.path)) {
-    if (history.length >= maxItems) break;
-    if (parsed.ok) history.push(formatEntry(parsed.entry));
-  }
-  sections.push({ id: "history", title: `RECENT HISTORY (last ${history.length} event(s))`, lines: history.reverse() });
+  const history = f.history.slice(0, maxItems).map(formatEntry).reverse();
+  sections.push({ id: "history", title: `RECENT HISTORY (last ${history.length} event(s))`, lines: history });
 
-  const fitted = fit(sections, excluded, limit, at);
   return {
-    generated_at: isoStamp(at),
-    ...fitted,
+    generated_at: isoStamp(f.at),
+    ...fit(sections, excluded, limit, f.at),
     git,
     task,
-    checkpoint: checkpoint.view,
-    handover: handover.view,
+    checkpoint: f.checkpoint.view ?? null,
+    handover: f.handover.view ?? null,
+    handover_since: f.handover.since ?? null,
   };
 }
+
+/** The needs of the context view (what `gatherFacts` must collect for it). */
+export const CONTEXT_NEEDS = ["handover", "checkpoint", "since_task", "decisions", "history"] as const satisfies readonly Need[];
 
 type State = { id: SectionId; title: string; lines: string[]; shrunk: boolean };
 

@@ -1,0 +1,59 @@
+/**
+ * The facts of one command, gathered once: git now, the task, the questions and decisions, the
+ * ledger window the task or episode spans, and the resolved handover and checkpoint with both
+ * labels. Every text majordomus writes (briefing, context, derived checkpoint and handover) is a
+ * pure view over one Facts value (src/views/), so the same account is told everywhere, and each
+ * view can be tested over facts built by hand, without git or a binary.
+ *
+ * A command names what it needs: a fact it does not need is not gathered (the start hook pays
+ * for the briefing's facts only).
+ */
+import type { Decision } from "../decisions/store.ts";
+import type { Entry } from "../ledger/line.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
+import type { Questions } from "../questions/store.ts";
+import type { Divergence } from "../records/labels.ts";
+import type { View } from "../records/view.ts";
+import type { Position } from "../repo/where.ts";
+import type { Snapshot } from "../repo/status.ts";
+import type { Task } from "../task/record.ts";
+
+/** A resolved record as the views show it, or why there is none to show. */
+export type RecordFact = {
+  /** The record to resume from, with both labels and its age. */
+  view?: View;
+  /** A newer derived record the resolver did not put in its place (the selected one is authored). */
+  since?: View;
+  /** Malformed records skipped on the way. */
+  skipped: number;
+  /** The records could not be read at all. */
+  error?: string;
+};
+
+export type Facts = {
+  /** The command's one instant. */
+  at: Date;
+  position: Position;
+  policy: LoadedPolicy;
+  /** The episode the text is for (the briefing names it), when one is open. */
+  episode?: { session_id: string; kept: boolean };
+  snapshot: Snapshot;
+  task?: Task;
+  /** Why the task record could not be read (then there is no task). */
+  taskProblem?: string;
+  /** With a task: where it started, how that commit sits against git now, and what changed since. */
+  sinceTask?: { start: string; label: Divergence; commits: string[] };
+  /** Files changed since the task started (committed or not), or in the working tree without a task. */
+  files: string[];
+  questions: Questions;
+  decisions: Decision[];
+  /** Ledger lines since the task started, newest first (empty without a task). */
+  entries: Entry[];
+  /** The newest ledger lines, newest first. */
+  history: Entry[];
+  handover: RecordFact;
+  checkpoint: RecordFact;
+};
+
+/** What a view may ask for beyond the always-gathered facts (position, policy, git status, task, questions). */
+export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history";

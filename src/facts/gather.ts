@@ -1,0 +1,89 @@
+/** Gathering the facts a command's views need, once, in parallel where git is asked. */
+import type { Here } from "../layer/here.ts";
+import { readDecisions } from "../decisions/store.ts";
+import { newestFirst } from "../ledger/store.ts";
+import type { Entry } from "../ledger/line.ts";
+import { loadPolicy, requireNumber, type LoadedPolicy } from "../policy/index.ts";
+import { readQuestions } from "../questions/store.ts";
+import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
+import { divergence } from "../records/labels.ts";
+import { resolveLatest, type Resolved } from "../records/resolve.ts";
+import { view } from "../records/view.ts";
+import { commitsSince, filesSince, snapshot } from "../repo/status.ts";
+import { activeTask } from "../task/record.ts";
+import type { Facts, Need, RecordFact } from "./facts.ts";
+
+/** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
+function entriesOfTask(here: Here, taskId: string | undefined): Entry[] {
+  if (!taskId) return [];
+  const out: Entry[] = [];
+  for (const parsed of newestFirst(here.ledger.path)) {
+    if (!parsed.ok) continue;
+    out.push(parsed.entry);
+    if (parsed.entry.event === "task.started" && parsed.entry.task_id === taskId) break;
+  }
+  return out;
+}
+
+function recentHistory(here: Here, max: number): Entry[] {
+  const out: Entry[] = [];
+  for (const parsed of newestFirst(here.ledger.path)) {
+    if (out.length >= max) break;
+    if (parsed.ok) out.push(parsed.entry);
+  }
+  return out;
+}
+
+/** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
+async function recordFact(kind: RecordKind, here: Here, policy: LoadedPolicy): Promise<RecordFact> {
+  try {
+    const resolution = await resolveLatest(kind, here.layer, here.position);
+    return {
+      view: resolution.record ? await view(resolution.record, here.position, policy.policy, here.at) : undefined,
+      since: resolution.since ? await view(resolution.since, here.position, policy.policy, here.at) : undefined,
+      skipped: resolution.skipped,
+    };
+  } catch (err) {
+    return { skipped: 0, error: (err as Error).message };
+  }
+}
+
+/** A record written earlier in this command, as the views show it (it is this checkout's newest). */
+export async function withWritten(facts: Facts, kind: "checkpoint" | "handover", record: Omit<Resolved, "tier" | "match">): Promise<Facts> {
+  const resolved: Resolved = { ...record, tier: 0, match: "same_worktree_same_branch" };
+  return { ...facts, [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 } };
+}
+
+const NONE: RecordFact = { skipped: 0 };
+
+export async function gatherFacts(here: Here, needs: readonly Need[], episode?: Facts["episode"]): Promise<Facts> {
+  const want = new Set(needs);
+  const policy = await loadPolicy(here.layer);
+  const p = here.position;
+  // The records are placed against git (a process when a commit differs) while git status runs.
+  const handover = want.has("handover") ? recordFact(RECORD_KINDS.handover, here, policy) : Promise.resolve(NONE);
+  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
+  const [snap, read] = await Promise.all([snapshot(p, here.own), activeTask(here.layer)]);
+  const task = read.active;
+  const sinceTask = task && want.has("since_task")
+    ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(([label, commits]) => ({ start: task.head, label, commits }))
+    : undefined;
+  const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, here.own) : snap.changed;
+  return {
+    at: here.at,
+    position: p,
+    policy,
+    episode,
+    snapshot: snap,
+    task,
+    taskProblem: read.problem,
+    sinceTask,
+    files,
+    questions: readQuestions(here.layer),
+    decisions: want.has("decisions") ? readDecisions(here.layer) : [],
+    entries: want.has("entries") ? entriesOfTask(here, task?.id) : [],
+    history: want.has("history") ? recentHistory(here, requireNumber(policy, "context.max_list_items")) : [],
+    handover: await handover,
+    checkpoint: await checkpoint,
+  };
+}
