@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
-import { now } from "../../lib/clock.ts";
 import { here } from "../../layer/here.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { ago, divergence } from "../../records/labels.ts";
@@ -12,7 +11,7 @@ import { closeEpisode } from "../../session/close.ts";
 import { openEpisode } from "../../session/open.ts";
 import { episodeEntries } from "../../session/record.ts";
 import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
-import { attributedEpisode } from "../../session/attribution.ts";
+import { names, pickEpisode } from "../../session/pick.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
@@ -75,34 +74,48 @@ const close = command({
   },
 });
 
-async function describeOpen(ctx: Awaited<ReturnType<typeof here>>, e: OpenEpisode) {
+type Ctx = Awaited<ReturnType<typeof here>>;
+
+async function describeOpen(ctx: Ctx, e: OpenEpisode) {
   const label = await divergence({ head: e.start_head, branch: e.branch }, ctx.position);
-  return { ...e, age: ago(now(), e.opened_at), start_label: label };
+  return { ...e, age: ago(ctx.at, e.opened_at), start_label: label };
+}
+
+const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand");
+
+/** One line per open episode, for a person choosing between several. */
+const openLine = (ctx: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(ctx.at, e.opened_at)})`;
+
+function several(ctx: Ctx, open: OpenEpisode[], command: string): Failure {
+  return new Failure("missing", `${open.length} episodes are open in this checkout and this process belongs to none of them`, `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`, open.map((e) => openLine(ctx, e)));
 }
 
 const status = command({
-  meta: { name: "status", description: "The episode this process belongs to, and every other open one" },
+  meta: { name: "status", description: "The episode this process belongs to (or the one open here), every other open one, and hook work still being written" },
   args: { ...jsonArg },
   async run({ args }) {
     const ctx = await here();
-    const mine = await attributedEpisode(ctx.layer, ctx.position);
+    const picked = await pickEpisode(ctx.layer, ctx.position);
+    const mine = picked.kind === "open" ? picked.episode : undefined;
     const open = await listOpen(ctx.layer);
     const others = open.filter((o) => o.episode && o.episode.session_id !== mine?.session_id);
     const pointer = readPointer(ctx.layer);
     // Work hooks handed off and their workers have not finished (or never will: see doctor).
     const dir = relative(ctx.position.worktree, ticketsDir(ctx.layer));
     const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
+    const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
-      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
+      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
       return;
     }
     if (mine) {
       const d = await describeOpen(ctx, mine);
-      console.log(`Episode ${d.session_id}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
+      console.log(`Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
       console.log(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
-    } else console.log("This process belongs to no open episode here.");
-    for (const o of others) console.log(`Also open: ${o.episode!.session_id} (${o.episode!.provider !== "none" ? `${o.episode!.provider} session ${o.episode!.provider_session}` : "by hand"}, opened ${ago(now(), o.episode!.opened_at)})`);
-    for (const h of handed) console.log(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see `majordomus doctor`" : ""}`);
+    } else if (picked.kind === "several") console.log(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
+    else console.log("No episode is open in this checkout.");
+    for (const o of others) console.log(`${mine ? "Also open" : "Open"}: ${openLine(ctx, o.episode!)}`);
+    for (const h of handed) console.log(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`);
     for (const o of open.filter((x) => x.problem)) console.error(`majordomus: warning: ${o.problem}`);
   },
 });
@@ -121,19 +134,36 @@ const list = command({
   },
 });
 
-async function findClosed(ctx: Awaited<ReturnType<typeof here>>, id: string) {
-  const record = (await readClosed(ctx)).records.find((r) => r.meta.session_id === id);
-  if (!record) throw new Failure("missing", `no closed session record for ${id}`, "`majordomus session list --all` lists them");
+/** A closed record named by its episode id or its client's session id (the newest, when a client session closed more than one). */
+async function findClosed(ctx: Ctx, id: string) {
+  const record = (await readClosed(ctx)).records.find((r) => names(r.meta as { session_id: unknown; provider_session?: unknown }, id));
+  if (!record) throw new Failure("missing", `no open episode and no closed session record for ${id}`, "`majordomus session status` lists the open ones, `majordomus session list --all` the closed ones");
   return record;
 }
 
+/** The open episode a command without an id is about, saying on stderr how it was chosen. */
+async function chosen(ctx: Ctx, id: string | undefined, command: string): Promise<{ open?: OpenEpisode; closedId?: string }> {
+  const picked = await pickEpisode(ctx.layer, ctx.position, id);
+  if (picked.kind === "several") throw several(ctx, picked.open, command);
+  if (picked.kind === "none") throw new Failure("missing", "no episode is open in this checkout", `give a closed one's id: \`majordomus session ${command} <id>\` (\`majordomus session list\` lists them)`);
+  if (picked.kind === "closed-id") return { closedId: picked.id };
+  if (picked.because === "the only open episode of this checkout") console.error(`majordomus: ${picked.episode.session_id} is the only open episode of this checkout; taking it`);
+  return { open: picked.episode };
+}
+
 const show = command({
-  meta: { name: "show", description: "Print one closed session record" },
-  args: { id: { type: "positional", description: "The episode id (s-…)" }, ...jsonArg },
+  meta: { name: "show", description: "Print one episode: an open one as it stands, a closed one's record" },
+  args: { id: { type: "positional", required: false, description: "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)" }, ...jsonArg },
   async run({ args }) {
     const ctx = await here();
-    const record = await findClosed(ctx, String(args.id));
-    if (args.json) return console.log(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
+    const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
+    if (open) {
+      const d = await describeOpen(ctx, open);
+      if (args.json) return console.log(JSON.stringify({ open: true, ...d }));
+      return console.log([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
+    }
+    const record = await findClosed(ctx, closedId!);
+    if (args.json) return console.log(JSON.stringify({ open: false, path: record.path, ...record.meta, body: record.body }));
     console.log(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
   },
 });
@@ -153,18 +183,16 @@ const latest = command({
 
 const context = command({
   meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
-  args: { id: { type: "positional", required: false, description: "An episode id (default: this process's episode)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
+  args: { id: { type: "positional", required: false, description: "An episode id or the client's session id (default: the episode of this process, or the only open one)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
   async run({ args }) {
     const ctx = await here();
-    const open = (await listOpen(ctx.layer)).map((o) => o.episode).filter((e): e is OpenEpisode => e !== undefined);
-    const wanted = args.id ? String(args.id) : (await attributedEpisode(ctx.layer, ctx.position))?.session_id;
-    if (!wanted) throw new Failure("missing", "this process belongs to no open episode", "give an episode id: `majordomus session context <id>`");
-    const episode = open.find((e) => e.session_id === wanted);
+    const { open: episode, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "context");
     if (!episode) {
-      const record = await findClosed(ctx, wanted);
-      if (args.path) throw new Failure("missing", `${wanted} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
-      if (args.json) return console.log(JSON.stringify({ session_id: wanted, closed: true, record: record.path }));
-      return console.log(`${wanted} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${wanted}\``);
+      const record = await findClosed(ctx, closedId!);
+      const id = String(record.meta.session_id);
+      if (args.path) throw new Failure("missing", `${id} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
+      if (args.json) return console.log(JSON.stringify({ session_id: id, closed: true, record: record.path }));
+      return console.log(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
     }
     if (args.path) return console.log(episode.context_path);
     const p = ctx.position;
@@ -179,11 +207,11 @@ const context = command({
       decisions: of("decision.recorded", "decision"),
       questions: of("question.opened", "question"),
     };
-    if (args.json) return console.log(JSON.stringify({ episode, git: { at_open: episode.start_head, now: p.head, label, commits_since: commits.length, working_tree: snap.workingTree }, recorded }));
+    if (args.json) return console.log(JSON.stringify({ episode, git: { at_open: episode.start_head, now: p.head, label, commits_since: commits.length, working_tree: snap.workingTree, own_records_uncommitted: snap.ownRecords }, recorded }));
     const fill: Record<keyof typeof recorded, string> = { checkpoints: "majordomus checkpoint", handovers: "majordomus handover", decisions: "majordomus decision", questions: "majordomus question add" };
     const lines = [
       `# Episode ${episode.session_id}`,
-      `opened ${episode.opened_at} (${ago(now(), episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
+      `opened ${episode.opened_at} (${ago(ctx.at, episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
       "",
       "## Git now vs at open",
       `at open: ${episode.branch} ${episode.start_head.slice(0, 7)}, working tree ${episode.start_working_tree}`,
