@@ -1,0 +1,189 @@
+// The views over hand-built facts, in process: no git, no binary, no files. Each test states the
+// facts and reads the text a worker would be handed.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import type { Facts } from "../../src/facts/facts.ts";
+import type { Policy } from "../../src/policy/index.ts";
+import type { View } from "../../src/records/view.ts";
+import type { Task } from "../../src/task/record.ts";
+import { briefing } from "../../src/views/briefing.ts";
+import { contextView } from "../../src/views/context.ts";
+import { deriveCheckpoint, deriveHandover } from "../../src/views/derived.ts";
+import { PROJECT } from "../support/env.ts";
+
+const POLICY = parse(readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8")) as Policy;
+const AT = new Date("2026-11-30T12:00:00.000Z");
+const HEAD = "a".repeat(40);
+
+function facts(over: Partial<Facts> = {}): Facts {
+  return {
+    at: AT,
+    position: { repositoryId: "r-0123456789abcdef", repositoryAliases: [], commonDir: "/r/.git", worktree: "/r", gitDir: "/r/.git", branch: "main", head: HEAD },
+    policy: { path: "/r/.ai/repo/policy.yaml", policy: POLICY },
+    snapshot: { workingTree: "clean", changed: [], ownRecords: [] },
+    files: [],
+    questions: { path: "/r/.ai/local/state/open-questions.md", open: [], resolved: [], malformed: [] },
+    decisions: [],
+    entries: [],
+    history: [],
+    handover: { skipped: 0 },
+    checkpoint: { skipped: 0 },
+    ...over,
+  };
+}
+
+function record(over: Partial<View> = {}): View {
+  const body = over.body ?? "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n";
+  return {
+    path: ".ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md",
+    match: "same_worktree_same_branch",
+    tier: 0,
+    created_at: "2026-11-30T11:55:00.000Z",
+    age: "5m",
+    task_id: "none",
+    how: "authored",
+    session: "s-1",
+    head: HEAD,
+    divergence: "exact",
+    divergence_meaning: "written at this commit",
+    freshness: "fresh",
+    freshness_reason: "5m old",
+    history: false,
+    working_tree_then: "clean",
+    next_action: ["Run the parser tests.", "", "Then fix the tokenizer."],
+    body,
+    ...over,
+  };
+}
+
+const TASK: Task = {
+  id: "t-1",
+  task: "teach the parser comments",
+  profile: "implementation",
+  owner: "dev",
+  scope: ["src"],
+  started_at: "2026-11-30T10:00:00.000Z",
+  checkpoint_at: "2026-11-30T11:00:00.000Z",
+  outcome: "active",
+  repository_id: "r-0123456789abcdef",
+  worktree: "/r",
+  branch: "main",
+  head: "b".repeat(40),
+  working_tree: "clean",
+};
+
+describe("briefing", () => {
+  test("an authored handover is quoted in its author's words, verbatim, with its labels; a newer derived record is named as 'since then'", () => {
+    const since = record({ how: "derived", session: "s-2", age: "0m", path: ".ai/local/state/handovers/later.md" });
+    const text = briefing(facts({ handover: { view: record(), since, skipped: 0 } })).lines.join("\n");
+    expect(text).toContain("Handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (authored, same_worktree_same_branch, exact, fresh, 5m old).");
+    expect(text).toContain("Its Next Action, in its author's own words:\nRun the parser tests.\n\nThen fix the tokenizer.\n");
+    expect(text).toContain("Since then: a derived record .ai/local/state/handovers/later.md (0m old, written when episode s-2 ended or compacted)");
+  });
+
+  test("a derived handover says no one wrote it", () => {
+    const text = briefing(facts({ handover: { view: record({ how: "derived" }), skipped: 0 } })).lines.join("\n");
+    expect(text).toContain("(derived, same_worktree_same_branch");
+    expect(text).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:");
+  });
+
+  test("a stale handover is history: its Next Action is not quoted", () => {
+    const text = briefing(facts({ handover: { view: record({ freshness: "stale", history: true, next_action: undefined }), skipped: 0 } })).lines.join("\n");
+    expect(text).toContain("Historical handover");
+    expect(text).not.toContain("Run the parser tests.");
+  });
+
+  test("our own uncommitted closed records are named as such; the tree stays clean", () => {
+    const text = briefing(facts({ snapshot: { workingTree: "clean", changed: [], ownRecords: [".ai/repo/sessions/a.md", ".ai/repo/sessions/b.md"] } })).lines.join("\n");
+    expect(text).toContain("working tree clean.");
+    expect(text).toContain("2 closed session record(s) not committed (majordomus's own, in .ai/repo/sessions/;");
+  });
+
+  test("the task is named; an unreadable task record is a warning, not a stop", () => {
+    expect(briefing(facts({ task: TASK })).lines).toContain("Task t-1 (active, profile implementation): teach the parser comments");
+    expect(briefing(facts({ taskProblem: "current.yaml: not a map" })).lines).toContain("WARNING: current.yaml: not a map");
+  });
+
+  test("over budget: exactly the budget, then one line counting what was withheld", () => {
+    const small = { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 4 } } };
+    const out = briefing(facts({ policy: small, handover: { view: record(), skipped: 0 } }));
+    expect(out.lines.length).toBe(5);
+    expect(out.lines.at(-1)).toBe(`… ${out.withheld} more line(s) withheld by session.briefing_budget_lines; run \`majordomus context\` for the whole briefing.`);
+  });
+
+  test("a record that cannot be read degrades the briefing", () => {
+    expect(briefing(facts({ handover: { skipped: 0, error: "EACCES" } })).lines.join("\n")).toContain("The last handover could not be read (EACCES)");
+  });
+});
+
+const nextActionOf = (body: string) => /# Next Action\n\n([\s\S]*?)\n# /.exec(body)![1]!;
+
+describe("derived handover", () => {
+  const required = POLICY.handover!.required_sections!;
+
+  test("with a task and changed files: it names the task, the files, and the checkpoint it quotes", () => {
+    const checkpoint = record({ path: ".ai/local/state/checkpoints/c.md", how: "derived", body: "At aaaaaaa on main.\n", next_action: undefined, created_at: AT.toISOString(), age: "0m" });
+    const body = deriveHandover(facts({ task: TASK, files: ["src/a.ts", "src/b.ts", "src/c.ts", "src/d.ts"], sinceTask: { start: TASK.head, label: "advanced", commits: [] }, checkpoint: { view: checkpoint, skipped: 0 } }), required);
+    const next = nextActionOf(body);
+    expect(next).toContain("Continue task t-1: teach the parser comments");
+    expect(next).toContain("4 changed file(s) (src/a.ts, src/b.ts, src/c.ts and 1 more); `git diff bbbbbbb` shows them.");
+    expect(next).toContain("The newest checkpoint (.ai/local/state/checkpoints/c.md) is quoted under Current State.");
+    expect(body).toContain("Newest checkpoint, written just now (.ai/local/state/checkpoints/c.md):\n> At aaaaaaa on main.");
+    expect(body).not.toContain("the changes above");
+  });
+
+  test("with a task and nothing changed: it says so and points at the objective and scope", () => {
+    const next = nextActionOf(deriveHandover(facts({ task: TASK, sinceTask: { start: TASK.head, label: "exact", commits: [] } }), required));
+    expect(next).toContain("No file has changed since it started at bbbbbbb: begin from the objective and the declared scope (src).");
+    expect(next).toContain("No checkpoint was recorded during this task");
+  });
+
+  test("without a task: the uncommitted changes, or that nothing was left in progress", () => {
+    expect(nextActionOf(deriveHandover(facts({ files: ["README.md"] }), required))).toContain("No task is active. The working tree holds 1 uncommitted change(s) (README.md)");
+    expect(nextActionOf(deriveHandover(facts(), required))).toContain("nothing was left in progress");
+  });
+
+  test("open questions come first; an authored handover it follows is named as the source of the next step", () => {
+    const questions = { path: "q", open: [{ line: 3, text: "Which dialect?", taskId: "none", opened: "2026-11-30" }], resolved: [], malformed: [] };
+    const next = nextActionOf(deriveHandover(facts({ questions, handover: { view: record(), skipped: 0 } }), required));
+    expect(next).toStartWith("The worker's own handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (written 5m ago) says what to do next; follow its Next Action.");
+    expect(next).toContain("Answer the open question(s) first");
+    expect(next).toContain("- Which dialect?");
+  });
+
+  test("a required section no writer fills is refused, naming the ones that can be derived", () => {
+    expect(() => deriveHandover(facts(), ["Objective", "Risks"])).toThrow("the policy requires section(s) no derivation can write: Risks");
+  });
+});
+
+describe("derived checkpoint", () => {
+  test("fits the policy's cap: the file list gives way first", () => {
+    const many = Array.from({ length: 200 }, (_, i) => `src/f${i}.ts`);
+    const body = deriveCheckpoint(facts({ task: TASK, files: many, sinceTask: { start: TASK.head, label: "advanced", commits: ["abc1234 one"] } }));
+    expect(body.split("\n").length).toBeLessThanOrEqual(POLICY.checkpoint!.max_body_lines!);
+    expect(body).toStartWith(`At aaaaaaa on main, working tree clean; 200 file(s) changed since the task started.`);
+    expect(body).toContain("Commits since the task started (1):\n- abc1234 one");
+  });
+});
+
+describe("context", () => {
+  test("the handover section names who wrote the Next Action and what came since; own records appear under GIT", () => {
+    const since = record({ how: "derived", session: "s-2", age: "0m", path: "later.md" });
+    const c = contextView(facts({ snapshot: { workingTree: "clean", changed: [], ownRecords: [".ai/repo/sessions/a.md"] }, handover: { view: record(), since, skipped: 0 } }));
+    const text = c.lines.join("\n");
+    expect(text).toContain("Next Action in its author's own words.");
+    expect(text).toContain("since then: derived later.md (0m ago, episode s-2)");
+    expect(text).toContain("1 closed session record(s) not committed");
+    expect(c.git.own_records_uncommitted).toEqual([".ai/repo/sessions/a.md"]);
+    expect(c.handover_since?.path).toBe("later.md");
+  });
+
+  test("over budget, sections give way in order and the BUDGET line counts itself", () => {
+    const c = contextView(facts({ task: TASK, sinceTask: { start: TASK.head, label: "advanced", commits: [] }, handover: { view: record(), skipped: 0 } }), { budget: 36 });
+    expect(c.lines.length).toBeLessThanOrEqual(36);
+    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 36 lines (dropped: ${c.budget.dropped.join(", ")})`);
+    expect(c.budget.dropped[0]).toStartWith("RECENT HISTORY");
+  });
+});
