@@ -1,14 +1,14 @@
 /** Printing shared by `checkpoint` and `handover`: the resolved record, and the listing. */
 import { log } from "../lib/log.ts";
 import { Failure } from "../lib/failure.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { loadPolicy } from "../policy/index.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
 
-export async function printResolved(kind: RecordKind, here: Here, options: { path?: boolean; json?: boolean }): Promise<void> {
+export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
   const at = here.at;
   if (options.json) {
@@ -41,9 +41,9 @@ export async function printResolved(kind: RecordKind, here: Here, options: { pat
   console.log(lines.join("\n"));
 }
 
-export async function printListing(kind: RecordKind, here: Here, options: { json?: boolean }): Promise<void> {
+export async function printListing(kind: RecordKind, here: Workspace, options: { json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
-  const listing = await listRecords(kind, here, policy, here.at);
+  const listing = await listRecords(kind, here.layer, here.position, policy, here.at);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
     console.log(JSON.stringify(listing));

@@ -9,6 +9,7 @@
  * for the briefing's facts only).
  */
 import type { Decision } from "../decisions/store.ts";
+import type { EpisodeWindow } from "./episode.ts";
 import type { Entry } from "../ledger/line.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import type { Questions } from "../questions/store.ts";
@@ -53,7 +54,9 @@ export type Facts = {
   history: Entry[];
   handover: RecordFact;
   checkpoint: RecordFact;
+  /** The window of the episode being closed (its ledger lines, git since it opened), when asked for. */
+  window?: EpisodeWindow;
 };
 
 /** What a view may ask for beyond the always-gathered facts (position, policy, git status, task, questions). */
-export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history";
+export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history" | "window";

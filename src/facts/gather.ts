@@ -1,5 +1,5 @@
 /** Gathering the facts a command's views need, once, in parallel where git is asked. */
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { readDecisions } from "../decisions/store.ts";
 import { newestFirst } from "../ledger/store.ts";
 import type { Entry } from "../ledger/line.ts";
@@ -12,9 +12,12 @@ import { view } from "../records/view.ts";
 import { commitsSince, filesSince, snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
+import { gatherEpisode } from "./episode.ts";
+import type { OpenEpisode } from "../session/store.ts";
+import { relative } from "node:path";
 
 /** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
-function entriesOfTask(here: Here, taskId: string | undefined): Entry[] {
+function entriesOfTask(here: Workspace, taskId: string | undefined): Entry[] {
   if (!taskId) return [];
   const out: Entry[] = [];
   for (const parsed of newestFirst(here.ledger.path)) {
@@ -25,7 +28,7 @@ function entriesOfTask(here: Here, taskId: string | undefined): Entry[] {
   return out;
 }
 
-function recentHistory(here: Here, max: number): Entry[] {
+function recentHistory(here: Workspace, max: number): Entry[] {
   const out: Entry[] = [];
   for (const parsed of newestFirst(here.ledger.path)) {
     if (out.length >= max) break;
@@ -35,7 +38,7 @@ function recentHistory(here: Here, max: number): Entry[] {
 }
 
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
-async function recordFact(kind: RecordKind, here: Here, policy: LoadedPolicy): Promise<RecordFact> {
+async function recordFact(kind: RecordKind, here: Workspace, policy: LoadedPolicy): Promise<RecordFact> {
   try {
     const resolution = await resolveLatest(kind, here.layer, here.position);
     return {
@@ -48,15 +51,32 @@ async function recordFact(kind: RecordKind, here: Here, policy: LoadedPolicy): P
   }
 }
 
-/** A record written earlier in this command, as the views show it (it is this checkout's newest). */
+/**
+ * The facts after this command wrote a record: the views see it as this checkout's newest, and
+ * the episode's window lists it (its ledger line was appended after the window was read).
+ */
 export async function withWritten(facts: Facts, kind: "checkpoint" | "handover", record: Omit<Resolved, "tier" | "match">): Promise<Facts> {
   const resolved: Resolved = { ...record, tier: 0, match: "same_worktree_same_branch" };
-  return { ...facts, [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 } };
+  const rel = relative(facts.position.worktree, record.path);
+  const w = facts.window;
+  const window = w && {
+    ...w,
+    tasks: record.meta.task_id === "none" || w.tasks.includes(record.meta.task_id) ? w.tasks : [...w.tasks, record.meta.task_id],
+    ...(kind === "checkpoint"
+      ? { checkpoints: [...w.checkpoints, rel], quotes: { ...w.quotes, [rel]: record.body.split("\n").filter((l) => l.trim() !== "") } }
+      : { handovers: [...w.handovers, rel] }),
+  };
+  // A derived handover written now does not replace an authored one the facts already resolved.
+  if (kind === "handover" && record.meta.how === "derived" && facts.handover.view?.how === "authored") return { ...facts, window };
+  return { ...facts, window, [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 } };
 }
 
 const NONE: RecordFact = { skipped: 0 };
 
-export async function gatherFacts(here: Here, needs: readonly Need[], episode?: Facts["episode"]): Promise<Facts> {
+export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode };
+
+export async function gatherFacts(here: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
+  const episode = options.episode;
   const want = new Set(needs);
   const policy = await loadPolicy(here.layer);
   const p = here.position;
@@ -69,6 +89,7 @@ export async function gatherFacts(here: Here, needs: readonly Need[], episode?: 
     ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(([label, commits]) => ({ start: task.head, label, commits }))
     : undefined;
   const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, here.own) : snap.changed;
+  const window = want.has("window") && options.window ? await gatherEpisode(here, options.window) : undefined;
   return {
     at: here.at,
     position: p,
@@ -85,5 +106,6 @@ export async function gatherFacts(here: Here, needs: readonly Need[], episode?: 
     history: want.has("history") ? recentHistory(here, requireNumber(policy, "context.max_list_items")) : [],
     handover: await handover,
     checkpoint: await checkpoint,
+    window,
   };
 }

@@ -2,7 +2,7 @@
  * `majordomus check`: the active task against git, and what refuses acceptance. Read-only. Used by
  * the briefing's last line and by the handover mod's request ("read the live state first").
  */
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { DIVERGENCE_MEANING, ago, divergence } from "../records/labels.ts";
 import { filesSince, snapshot } from "../repo/status.ts";
@@ -13,7 +13,7 @@ import type { Finding } from "./findings.ts";
 /** Paths majordomus and the clients write themselves: never "outside the task's scope". */
 const LAYER_PATHS = [".ai/", ".claude/", ".gitignore"];
 
-export async function check(here: Here): Promise<Finding[]> {
+export async function check(here: Workspace): Promise<Finding[]> {
   const out: Finding[] = [];
   const read = await activeTask(here.layer);
   if (read.problem) out.push({ level: "FAIL", category: "task", subject: "record", message: read.problem, reproduce: "majordomus check" });

@@ -5,12 +5,12 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import { newestFirst, readAll as readLedger, type Entry } from "../ledger/store.ts";
 import { readIfExists } from "../lib/fsx.ts";
 import { validateLedger } from "../ledger/history.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { readAll, storeOf } from "../records/store.ts";
@@ -21,8 +21,8 @@ import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";
 import { tickets, ticketsDir } from "../capture/handoff.ts";
 import { readClosed } from "../session/closed.ts";
-import { TRANSCRIPT_KEYS } from "../session/record.ts";
-import { CONTEXT_KEYS } from "../session/open.ts";
+import { TRANSCRIPT_KEYS } from "../session/schema.ts";
+import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
 import type { Finding } from "./findings.ts";
 
@@ -44,7 +44,7 @@ function dirs(dir: string): string[] {
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-async function layerFindings(here: Here, out: Finding[]): Promise<LoadedPolicy | undefined> {
+async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPolicy | undefined> {
   try {
     const strictLayer = await loadLayer(here.position.worktree);
     void strictLayer;
@@ -63,7 +63,7 @@ async function layerFindings(here: Here, out: Finding[]): Promise<LoadedPolicy |
   }
 }
 
-async function privacyFindings(here: Here, out: Finding[]): Promise<void> {
+async function privacyFindings(here: Workspace, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   const local = join(here.layer.dir, here.layer.manifest.local.path);
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
@@ -78,7 +78,7 @@ async function privacyFindings(here: Here, out: Finding[]): Promise<void> {
   if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
 }
 
-async function recordFindings(here: Here, failures: Failures, out: Finding[]): Promise<void> {
+async function recordFindings(here: Workspace, failures: Failures, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const all = await readAll(storeOf(here.layer, kind));
@@ -184,7 +184,7 @@ export function converge(entries: readonly Entry[], running: ReadonlySet<string>
 }
 
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
-function lifecycleFindings(here: Here, policy: LoadedPolicy | undefined, failures: Failures, all: boolean, out: Finding[]): void {
+function lifecycleFindings(here: Workspace, policy: LoadedPolicy | undefined, failures: Failures, all: boolean, out: Finding[]): void {
   const closed = new Set<string>();
   const checkpointed = new Set<string>();
   for (const e of failures.current.slice(-10)) {
@@ -204,13 +204,13 @@ function lifecycleFindings(here: Here, policy: LoadedPolicy | undefined, failure
     if (e.event === "provider.event.received" && e.session && e.provider_event === "end" && !closed.has(e.session)) {
       out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
     }
-    if (e.event === "provider.event.received" && e.session && e.provider_event === "compact" && policy?.policy.session?.checkpoint_on_compact !== false && !checkpointed.has(e.session)) {
+    if (e.event === "provider.event.received" && e.session && e.provider_event === "compact" && switchOn(policy?.policy, "session.checkpoint_on_compact") && !checkpointed.has(e.session)) {
       out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `a compaction at ${e.ts} left no checkpoint`, reproduce: "majordomus history --event task.checkpoint" });
     }
   }
 }
 
-async function strandedFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+async function strandedFindings(here: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
   for (const o of await listOpen(here.layer)) {
     if (o.problem) {
@@ -223,14 +223,14 @@ async function strandedFindings(here: Here, policy: LoadedPolicy | undefined, ou
 }
 
 /** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
-function handOffFindings(here: Here, out: Finding[]): void {
+function handOffFindings(here: Workspace, out: Finding[]): void {
   const dir = relative(here.position.worktree, ticketsDir(here.layer));
   for (const t of tickets(here.layer).filter((t) => t.lost)) {
     out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${t.name}.work`, message: `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`, reproduce: `majordomus history --event provider.event.received  (delete the ticket once read)` });
   }
 }
 
-async function wiringFindings(here: Here, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const entries = policy?.policy.enforcement ?? [];
   if (entries.length === 0) return;
   const rows = await status(here, { verify: true });
@@ -242,7 +242,7 @@ async function wiringFindings(here: Here, policy: LoadedPolicy | undefined, out:
   }
 }
 
-export async function doctor(here: Here, options: { all?: boolean } = {}): Promise<Finding[]> {
+export async function doctor(here: Workspace, options: { all?: boolean } = {}): Promise<Finding[]> {
   const out: Finding[] = [];
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
   const failures = converge(readLedger(here.ledger.path).flatMap((p) => (p.ok ? [p.entry] : [])), running);

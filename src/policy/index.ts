@@ -75,19 +75,44 @@ async function readPolicy(path: string, options: { strict?: boolean }): Promise<
   return { path, policy: await parsePolicy(text, path, options) };
 }
 
-/** The switches that let majordomus write into the user's own tree: on only when exactly `true`. */
-export const CONSENT_KEYS = ["session.handover_on_fill", "session.commit_record_on_end", "session.push_record_on_end"] as const;
-export type ConsentKey = (typeof CONSENT_KEYS)[number];
+/**
+ * Every switch majordomus obeys, as a dotted policy path. Two kinds: the lifecycle's own work is on
+ * unless the policy says exactly `false`; a consent (majordomus writing into the user's own tree:
+ * installing the mod, committing or pushing records) is off unless it says exactly `true`.
+ */
+export const SWITCHES = {
+  "session.briefing_on_start": "on unless false",
+  "session.checkpoint_on_compact": "on unless false",
+  "session.handover_on_end": "on unless false",
+  "session.handover_on_fill": "consent",
+  "session.commit_record_on_end": "consent",
+  "session.push_record_on_end": "consent",
+} as const satisfies Record<string, "on unless false" | "consent">;
+
+export type SwitchKey = keyof typeof SWITCHES;
+export type ConsentKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "consent" ? K : never }[SwitchKey];
+
+export const CONSENT_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter((k): k is ConsentKey => SWITCHES[k] === "consent");
 
 export function isConsentKey(key: string): key is ConsentKey {
   return (CONSENT_KEYS as readonly string[]).includes(key);
 }
 
-/** Whether the switch at `key` (a dotted policy path, as a provider's mod row names it) is exactly true. */
-export function consents(policy: Policy | undefined, key: ConsentKey): boolean {
+function valueAt(policy: Policy | undefined, key: string): unknown {
   let value: unknown = policy;
   for (const part of key.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
-  return value === true;
+  return value;
+}
+
+/** Whether a switch is on in this policy (an unreadable policy is `undefined`: consents are then off). */
+export function switchOn(policy: Policy | undefined, key: SwitchKey): boolean {
+  const value = valueAt(policy, key);
+  return SWITCHES[key] === "consent" ? value === true : value !== false;
+}
+
+/** Whether the consent at `key` (a dotted policy path, as a provider's mod row names it) is exactly true. */
+export function consents(policy: Policy | undefined, key: ConsentKey): boolean {
+  return switchOn(policy, key);
 }
 
 /** A required number from the policy, or a `missing` failure naming the key to add. */

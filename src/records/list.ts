@@ -1,6 +1,7 @@
 /** Every record in this checkout's folder, newest first, each with both labels. */
 import { relative } from "node:path";
-import type { Here } from "../layer/here.ts";
+import type { Layer } from "../layer/manifest.ts";
+import type { Position } from "../repo/where.ts";
 import type { Policy } from "../policy/index.ts";
 import type { RecordKind } from "./kinds.ts";
 import { divergence, freshness, type Divergence, type Freshness } from "./labels.ts";
@@ -10,7 +11,8 @@ import { readAll, storeOf } from "./store.ts";
 export type Row = { path: string; created_at: string; branch: string; task_id: string; how: string; divergence: Divergence; freshness: Freshness };
 export type Listing = { rows: Row[]; rejected: Array<{ path: string; reason: string }> };
 
-export async function listRecords(kind: RecordKind, here: Here, policy: Policy | undefined, at: Date): Promise<Listing> {
+export async function listRecords(kind: RecordKind, layer: Layer, position: Position, policy: Policy | undefined, at: Date): Promise<Listing> {
+  const here = { layer, position };
   const loaded: Loaded[] = [];
   const rejected: Listing["rejected"] = [];
   for (const row of await readAll(storeOf(here.layer, kind))) {

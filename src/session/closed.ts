@@ -1,16 +1,15 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Here } from "../layer/here.ts";
-import { sectionPath } from "../layer/manifest.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
-import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./record.ts";
+import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./schema.ts";
 
 export type ClosedRecord = { path: string; meta: Record<string, unknown>; body: string };
 export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: string; reason: string }> };
 
-export async function readClosed(here: Here): Promise<ClosedListing> {
+export async function readClosed(here: { layer: Layer; position: { worktree: string } }): Promise<ClosedListing> {
   const dir = sectionPath(here.layer, "sessions");
   let names: string[] = [];
   try {

@@ -40,10 +40,10 @@ export function withLedgerLines(dir: string, count: number): string {
  * code the binary runs), a minute apart, so the folders look like months of sessions.
  */
 export async function withRecords(dir: string, count: number): Promise<string> {
-  const { here } = await import("../../src/layer/here.ts");
+  const { workspace } = await import("../../src/workspace/workspace.ts");
   const { publish, storeOf } = await import("../../src/records/store.ts");
   const { RECORD_KINDS } = await import("../../src/records/kinds.ts");
-  const ctx = await here(dir);
+  const ctx = await workspace(dir);
   const start = Date.parse("2026-06-01T00:00:00Z");
   const body = "# Objective\nKeep going.\n\n# Current State\nSome of it works.\n\n# Next Action\nWrite the next test.\n";
   for (let i = 0; i < count; i++) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { here } from "../../src/layer/here.ts";
+import { workspace } from "../../src/workspace/workspace.ts";
 import { appendEvent } from "../../src/ledger/store.ts";
 import { Failure } from "../../src/lib/failure.ts";
 import { PROJECT } from "../support/env.ts";
@@ -34,7 +34,7 @@ describe("ledger append", () => {
     using repo = layered();
     process.env.MAJORDOMUS_NOW = "2026-05-06T07:08:09Z";
     try {
-      const ctx = await here(repo.dir);
+      const ctx = await workspace(repo.dir);
       const line = await appendEvent({ ledger: ctx.ledger, position: ctx.position, session: "ep-1" }, "layer.initialized", { mode: "extend", created: 2 });
       expect(Object.keys(JSON.parse(line))).toEqual(["ts", "event", "head", "branch", "by", "session", "mode", "created"]);
       expect(JSON.parse(line).ts).toBe("2026-05-06T07:08:09.000Z");
@@ -47,7 +47,7 @@ describe("ledger append", () => {
 
   test.each(["ts", "event", "head", "branch", "by", "session"])("a payload key %p that repeats an envelope key is refused with 13", async (key) => {
     using repo = layered();
-    const ctx = await here(repo.dir);
+    const ctx = await workspace(repo.dir);
     const before = ledgerLines(repo).length;
     const err = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", { mode: "x", created: 1, [key]: "y" }).catch((e) => e);
     expect(err).toBeInstanceOf(Failure);
@@ -58,7 +58,7 @@ describe("ledger append", () => {
 
   test("an unregistered event, or a missing required field, is refused and nothing is written", async () => {
     using repo = layered();
-    const ctx = await here(repo.dir);
+    const ctx = await workspace(repo.dir);
     const before = ledgerLines(repo).length;
     const unknown = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "made.up", {}).catch((e) => e);
     expect(unknown.code).toBe(13);

@@ -1,10 +1,10 @@
 import { relative } from "node:path";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { CHECKPOINT_NEEDS, deriveCheckpoint } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
-import { writeRecord } from "../../records/write.ts";
+import { writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
@@ -23,7 +23,7 @@ export default command({
   },
   async run({ args }) {
     exclusive(args, ["derive", "show", "list"]);
-    const ctx = await here(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);

@@ -1,7 +1,7 @@
 import { Failure } from "../../lib/failure.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { CONTEXT_NEEDS, contextView } from "../../views/context.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { intOption, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
@@ -14,7 +14,7 @@ export default command({
   async run({ args }) {
     const budget = intOption("budget-lines", args["budget-lines"]);
     if (budget === 0) throw new Failure("usage", "--budget-lines must be at least 1", "e.g. --budget-lines 120");
-    const ctx = await here(process.cwd(), undefined, { readOnly: true });
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const built = contextView(await gatherFacts(ctx, CONTEXT_NEEDS), { budget });
     if (args.json) {
       const { lines: _lines, ...rest } = built;

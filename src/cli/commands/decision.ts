@@ -1,5 +1,5 @@
 import { now } from "../../lib/clock.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { appendDecision } from "../../decisions/store.ts";
 import { appendEvent } from "../../ledger/store.ts";
 import { activeTask } from "../../task/record.ts";
@@ -14,7 +14,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
     const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, now());
     await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });

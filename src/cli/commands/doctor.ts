@@ -1,5 +1,5 @@
 import { Failure } from "../../lib/failure.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { doctor } from "../../health/doctor.ts";
 import { check } from "../../health/check.ts";
 import { failing, render, type Finding } from "../../health/findings.ts";
@@ -16,7 +16,7 @@ export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
   args: { all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" }, ...jsonArg },
   async run({ args }) {
-    report(await doctor(await here(), { all: args.all === true }), args.json === true, "doctor");
+    report(await doctor(await workspace(), { all: args.all === true }), args.json === true, "doctor");
   },
 });
 
@@ -24,6 +24,6 @@ export const checkCommand = command({
   meta: { name: "check", description: "The active task against git, and what refuses acceptance (exit 10 on any failure)" },
   args: { ...jsonArg },
   async run({ args }) {
-    report(await check(await here()), args.json === true, "check");
+    report(await check(await workspace()), args.json === true, "check");
   },
 });

@@ -1,6 +1,6 @@
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { OUTCOMES } from "../../task/record.ts";
-import { finishTask } from "../../task/lifecycle.ts";
+import { finishTask } from "../../lifecycle/task.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
@@ -12,7 +12,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const done = await finishTask(ctx, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
     if (args.json) console.log(JSON.stringify({ task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath }));
     else console.log(`finished ${done.task.id} as ${done.task.outcome}; note kept at ${done.notePath}`);

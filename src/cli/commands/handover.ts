@@ -1,11 +1,11 @@
 import { relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
-import { requiredSections, writeRecord } from "../../records/write.ts";
+import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
@@ -29,7 +29,7 @@ export default command({
     const noTask = args["no-task"] === true;
     if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
     if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
-    const ctx = await here(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json });
     const policy = await loadPolicy(ctx.layer);

@@ -1,7 +1,7 @@
 import { command } from "../define.ts";
 import { Failure } from "../../lib/failure.ts";
 import { now, parseSince } from "../../lib/clock.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { formatEntry } from "../../ledger/format.ts";
 import { query, rotate, validateLedger } from "../../ledger/history.ts";
 import { loadPolicy, requireNumber } from "../../policy/index.ts";
@@ -26,7 +26,7 @@ export default command({
     if ((args.validate || args.rotate) && filters.length > 0) {
       throw new Failure("usage", `--${args.validate ? "validate" : "rotate"} works on the whole ledger and takes no --${filters[0]}`, "drop the filter");
     }
-    const ctx = await here(process.cwd(), undefined, { readOnly: !args.rotate });
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: !args.rotate });
     if (args.validate) return printValidation(ctx.ledger, args.json === true);
     if (args.rotate) {
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");

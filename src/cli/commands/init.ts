@@ -1,5 +1,5 @@
 import { command } from "../define.ts";
-import { initLayer } from "../../layer/init.ts";
+import { initLayer } from "../../lifecycle/init.ts";
 import { locate } from "../../repo/where.ts";
 import { jsonArg } from "../args.ts";
 

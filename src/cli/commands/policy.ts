@@ -1,5 +1,5 @@
 import { command } from "../define.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { flatten, loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
 
@@ -7,7 +7,7 @@ export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     // Strict: a key written twice is an error here, although hooks read the file leniently.
     const loaded = await loadPolicy(ctx.layer, { strict: true });
     if (args.json) {

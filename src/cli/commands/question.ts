@@ -1,13 +1,13 @@
 import { Failure } from "../../lib/failure.ts";
 import { now } from "../../lib/clock.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { appendEvent } from "../../ledger/store.ts";
 import { addQuestion, describeMalformed, readQuestions, resolveQuestion } from "../../questions/store.ts";
 import { activeTask } from "../../task/record.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
-async function taskId(ctx: Awaited<ReturnType<typeof here>>): Promise<string> {
+async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<string> {
   return (await activeTask(ctx.layer)).active?.id ?? "none";
 }
 
@@ -15,7 +15,7 @@ const add = command({
   meta: { name: "add", description: "Add an open question (a blocker for finishing as completed)" },
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), now());
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) console.log(JSON.stringify(q));
@@ -27,7 +27,7 @@ const list = command({
   meta: { name: "list", description: "List open questions, numbered (exit 10 if any line is malformed)" },
   args: { all: { type: "boolean", description: "Also list resolved questions" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const q = readQuestions(ctx.layer);
     if (args.json) console.log(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
     else {
@@ -49,7 +49,7 @@ const resolve = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const resolverTask = await taskId(ctx);
     const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), now());
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });

@@ -1,6 +1,6 @@
 import { Failure } from "../../lib/failure.ts";
-import { here } from "../../layer/here.ts";
-import { recoverStranded } from "../../session/recover.ts";
+import { workspace } from "../../workspace/workspace.ts";
+import { recoverStranded } from "../../lifecycle/recover.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
@@ -12,7 +12,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const result = await recoverStranded(ctx, { limit: Number.MAX_SAFE_INTEGER, olderThan: args["older-than"], check: args.check });
     if (!result.threshold) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
     if (args.json) console.log(JSON.stringify({ threshold: result.threshold, [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));

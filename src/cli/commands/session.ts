@@ -1,15 +1,15 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
-import { here } from "../../layer/here.ts";
+import { workspace } from "../../workspace/workspace.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { ago, divergence } from "../../records/labels.ts";
-import { snapshot, commitsSince } from "../../repo/status.ts";
 import { tickets, ticketsDir } from "../../capture/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
-import { closeEpisode } from "../../session/close.ts";
-import { openEpisode } from "../../session/open.ts";
-import { episodeEntries } from "../../session/record.ts";
+import { closeEpisode } from "../../lifecycle/close.ts";
+import { openEpisode } from "../../lifecycle/open.ts";
+import { gatherSessionContext } from "../../facts/episode.ts";
+import { sessionContextJson, sessionContextLines } from "../../views/session-context.ts";
 import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
 import { names, pickEpisode } from "../../session/pick.ts";
 import { jsonArg } from "../args.ts";
@@ -32,7 +32,7 @@ const start = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here(process.cwd(), args["provider-session"]);
+    const ctx = await workspace(process.cwd(), args["provider-session"]);
     const opened = await openEpisode(ctx, {
       ifOpen: args["if-open"] as "refuse" | "keep",
       openedBy: args["provider-session"] ? "hook" : "hand",
@@ -57,7 +57,7 @@ const close = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here(process.cwd(), args["provider-session"]);
+    const ctx = await workspace(process.cwd(), args["provider-session"]);
     const summary = stdinIsTerminal() ? undefined : readBody("majordomus session close");
     const policy = await loadPolicy(ctx.layer).catch(() => undefined);
     const closed = await closeEpisode(ctx, { outcome: args.outcome as "closed" | "interrupted", providerSession: args["provider-session"], summary, policy });
@@ -74,7 +74,7 @@ const close = command({
   },
 });
 
-type Ctx = Awaited<ReturnType<typeof here>>;
+type Ctx = Awaited<ReturnType<typeof workspace>>;
 
 async function describeOpen(ctx: Ctx, e: OpenEpisode) {
   const label = await divergence({ head: e.start_head, branch: e.branch }, ctx.position);
@@ -94,7 +94,7 @@ const status = command({
   meta: { name: "status", description: "The episode this process belongs to (or the one open here), every other open one, and hook work still being written" },
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const picked = await pickEpisode(ctx.layer, ctx.position);
     const mine = picked.kind === "open" ? picked.episode : undefined;
     const open = await listOpen(ctx.layer);
@@ -124,7 +124,7 @@ const list = command({
   meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
   args: { all: { type: "boolean", description: "Every branch" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const listing = await readClosed(ctx);
     const rows = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
     for (const r of listing.rejected) console.error(`majordomus: warning: ${r.path}: ${r.reason}`);
@@ -155,7 +155,7 @@ const show = command({
   meta: { name: "show", description: "Print one episode: an open one as it stands, a closed one's record" },
   args: { id: { type: "positional", required: false, description: "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
       const d = await describeOpen(ctx, open);
@@ -172,7 +172,7 @@ const latest = command({
   meta: { name: "latest", description: "The newest closed session record of this branch" },
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const record = (await readClosed(ctx)).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return console.log(record.path);
@@ -185,7 +185,7 @@ const context = command({
   meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
   args: { id: { type: "positional", required: false, description: "An episode id or the client's session id (default: the episode of this process, or the only open one)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const { open: episode, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "context");
     if (!episode) {
       const record = await findClosed(ctx, closedId!);
@@ -195,35 +195,9 @@ const context = command({
       return console.log(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
     }
     if (args.path) return console.log(episode.context_path);
-    const p = ctx.position;
-    const label = await divergence({ head: episode.start_head, branch: episode.branch }, p);
-    const commits = label === "advanced" ? await commitsSince(p, episode.start_head) : [];
-    const snap = await snapshot(p, ctx.own);
-    const entries = episodeEntries({ ...ctx, session: episode.session_id }, episode.session_id);
-    const of = (event: string, key: string) => entries.filter((e) => e.event === event).map((e) => String(e[key]));
-    const recorded = {
-      checkpoints: of("task.checkpoint", "checkpoint_path"),
-      handovers: of("task.handed_over", "handover_path"),
-      decisions: of("decision.recorded", "decision"),
-      questions: of("question.opened", "question"),
-    };
-    if (args.json) return console.log(JSON.stringify({ episode, git: { at_open: episode.start_head, now: p.head, label, commits_since: commits.length, working_tree: snap.workingTree, own_records_uncommitted: snap.ownRecords }, recorded }));
-    const fill: Record<keyof typeof recorded, string> = { checkpoints: "majordomus checkpoint", handovers: "majordomus handover", decisions: "majordomus decision", questions: "majordomus question add" };
-    const lines = [
-      `# Episode ${episode.session_id}`,
-      `opened ${episode.opened_at} (${ago(ctx.at, episode.opened_at)}) by ${episode.opened_by}${episode.provider !== "none" ? ` for ${episode.provider} session ${episode.provider_session}` : ""}; task at open ${episode.task_id}`,
-      "",
-      "## Git now vs at open",
-      `at open: ${episode.branch} ${episode.start_head.slice(0, 7)}, working tree ${episode.start_working_tree}`,
-      `now: ${p.branch} ${p.head.slice(0, 7)}, working tree ${snap.workingTree} — ${label}${commits.length ? `, ${commits.length} commit(s) since` : ""}`,
-      "",
-      "## Recorded in this episode",
-    ];
-    for (const [name, items] of Object.entries(recorded) as Array<[keyof typeof recorded, string[]]>) {
-      lines.push(`${name}: ${items.length ? "" : `none yet (\`${fill[name]}\`)`}`, ...items.map((i) => `- ${i}`));
-    }
-    lines.push("", `Frozen at open: ${episode.context_path}`);
-    console.log(lines.join("\n"));
+    const facts = await gatherSessionContext(ctx, episode);
+    if (args.json) return console.log(JSON.stringify(sessionContextJson(facts)));
+    console.log(sessionContextLines(facts).join("\n"));
   },
 });
 

@@ -1,5 +1,5 @@
-import { here } from "../../layer/here.ts";
-import { startTask } from "../../task/lifecycle.ts";
+import { workspace } from "../../workspace/workspace.ts";
+import { startTask } from "../../lifecycle/task.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
@@ -13,7 +13,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const started = await startTask(ctx, { task: String(args.task), scope: String(args.scope), profile: args.profile, owner: args.owner });
     const t = started.task;
     if (args.json) console.log(JSON.stringify(t));

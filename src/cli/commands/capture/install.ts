@@ -1,5 +1,5 @@
 import { Failure } from "../../../lib/failure.ts";
-import { here } from "../../../layer/here.ts";
+import { workspace } from "../../../workspace/workspace.ts";
 import { install } from "../../../capture/install.ts";
 import { adapted, providers } from "../../../providers/index.ts";
 import { jsonArg } from "../../args.ts";
@@ -13,7 +13,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const targets = args.provider ? [await adapted(String(args.provider))] : await Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
     const reports = [];
     for (const provider of targets) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });

@@ -4,7 +4,7 @@
  */
 import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";
-import { hereForHook } from "./quiet.ts";
+import { workspaceForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { payloadSession } from "../../../capture/delivery.ts";
@@ -17,7 +17,7 @@ export default command({
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
-    const ctx = await hereForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
+    const ctx = await workspaceForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
     if (!ctx) return;
     const outcome = await capturePrompt(ctx, provider, payload);
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);

@@ -1,4 +1,4 @@
-import { here } from "../../../layer/here.ts";
+import { workspace } from "../../../workspace/workspace.ts";
 import { prune } from "../../../capture/prune.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
@@ -7,7 +7,7 @@ export default command({
   meta: { name: "prune", description: "Apply prompts.retention_* to the prompt archive (texts pruned; metadata and digests kept)" },
   args: { "dry-run": { type: "boolean", description: "Say what would be pruned, change nothing" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const result = await prune(ctx, { dryRun: args["dry-run"] === true });
     if (args.json) return console.log(JSON.stringify(result));
     console.log(`${result.dry_run ? "would prune" : "pruned"} ${result.pruned} of ${result.records} prompt record(s); ${result.bytes_left} byte(s) of prompt text left`);

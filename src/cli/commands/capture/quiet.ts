@@ -5,11 +5,11 @@
  */
 import { isFailure } from "../../../lib/failure.ts";
 import { log } from "../../../lib/log.ts";
-import { here, type Here } from "../../../layer/here.ts";
+import { workspace, type Workspace } from "../../../workspace/workspace.ts";
 
-export async function hereForHook(root: string, providerSession: string | undefined): Promise<Here | undefined> {
+export async function workspaceForHook(root: string, providerSession: string | undefined): Promise<Workspace | undefined> {
   try {
-    return await here(root, providerSession);
+    return await workspace(root, providerSession);
   } catch (err) {
     if (!isFailure(err) || (err.kind !== "missing" && err.kind !== "usage")) throw err;
     log.warn(`${err.message}; this event was not recorded`);

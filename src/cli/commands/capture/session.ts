@@ -3,7 +3,7 @@
  * "block"); prints nothing on stdout but the start event's briefing; a failure inside is recorded.
  */
 import { log } from "../../../lib/log.ts";
-import { hereForHook } from "./quiet.ts";
+import { workspaceForHook } from "./quiet.ts";
 import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
@@ -28,7 +28,7 @@ export default command({
       log.info(`dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`);
       return;
     }
-    const ctx = await hereForHook(args.repo ?? process.cwd(), delivery.providerSession);
+    const ctx = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
     if (!ctx) return;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);

@@ -1,4 +1,4 @@
-import { here } from "../../../layer/here.ts";
+import { workspace } from "../../../workspace/workspace.ts";
 import { status } from "../../../capture/status.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
@@ -7,7 +7,7 @@ export default command({
   meta: { name: "status", description: "How far each client's prompt, session and mod wiring goes (verified by executing the shims)" },
   args: { verify: { type: "boolean", default: true, description: "Execute the installed shims with a synthetic payload (--no-verify skips it)" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await here();
+    const ctx = await workspace();
     const rows = await status(ctx, { verify: args.verify !== false });
     if (args.json) return console.log(JSON.stringify({ schema: "capture-status/v1", rows }));
     for (const r of rows) console.log(`${`${r.provider}:${r.aspect}`.padEnd(20)} ${r.state.padEnd(13)} ${r.reason}`);

@@ -2,10 +2,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir } from "../lib/fsx.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 
-export function logContextFailure(here: Here, line: string): void {
+export function logContextFailure(here: Workspace, line: string): void {
   try {
     const dir = sectionPath(here.layer, "session_contexts");
     ensureDir(dir, 0o700);

@@ -6,19 +6,19 @@
  */
 import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";
 import { loadPolicy } from "../policy/index.ts";
 import { openedBefore } from "./stranded.ts";
 import { closeEpisode } from "./close.ts";
-import type { OpenEpisode } from "./store.ts";
+import type { OpenEpisode } from "../session/store.ts";
 
 /** How many ledger lines a staleness check reads back at most (the newest are the ones that matter). */
 const SCAN_LIMIT = 20_000;
 
 export type Stranded = { episode: OpenEpisode; key: string; idleSince: string };
 
-export async function findStranded(here: Here, thresholdMs: number, except?: string): Promise<Stranded[]> {
+export async function findStranded(here: Workspace, thresholdMs: number, except?: string): Promise<Stranded[]> {
   const cutoff = now().getTime() - thresholdMs;
   // Only an episode that opened before the cutoff can be stranded: without one, the ledger is not read.
   const open = await openedBefore(here, cutoff, except);
@@ -44,7 +44,7 @@ export async function findStranded(here: Here, thresholdMs: number, except?: str
 
 export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string };
 
-export async function recoverStranded(here: Here, options: { limit: number; except?: string; olderThan?: string; check?: boolean }): Promise<Recovery> {
+export async function recoverStranded(here: Workspace, options: { limit: number; except?: string; olderThan?: string; check?: boolean }): Promise<Recovery> {
   const policy = await loadPolicy(here.layer);
   const threshold = options.olderThan ?? policy.policy.session?.stranded_after;
   if (!threshold) {

@@ -12,13 +12,13 @@ import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
-import { episodeKey } from "./keys.ts";
-import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "./store.ts";
+import { episodeKey } from "../session/keys.ts";
+import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "../session/store.ts";
 
 export type OpenOptions = {
   ifOpen: "refuse" | "keep";
@@ -41,7 +41,7 @@ const LOCK_WAIT_MS = 5_000;
 /** The snapshot's front matter keys: a closed set, so no transcript can ride along. */
 export const CONTEXT_KEYS = ["schema", "session_id", "opened_at", "opened_by", "provider", "provider_session", "branch", "head", "task", "profile", "worker"] as const;
 
-async function writeSnapshot(here: Here, episode: OpenEpisode, profile: string): Promise<void> {
+async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: string): Promise<void> {
   const path = join(here.position.worktree, episode.context_path);
   let context: string;
   try {
@@ -92,7 +92,7 @@ function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "op
   return { kind: "open", worktree: worktree.replace(/^"(.*)"$/, "$1"), repository };
 }
 
-export async function openEpisode(here: Here, options: OpenOptions): Promise<Opened> {
+export async function openEpisode(here: Workspace, options: OpenOptions): Promise<Opened> {
   const key = episodeKey(options.providerSession);
   const path = episodePath(here.layer, key);
   ensureDir(openDir(here.layer), 0o700);
@@ -163,7 +163,7 @@ export async function openEpisode(here: Here, options: OpenOptions): Promise<Ope
  * Write the episode's frozen working context, once: an episode whose snapshot exists already is
  * left alone. A failure is logged (and kept in the failure log), never raised.
  */
-export async function freezeContext(here: Here, episode: OpenEpisode, profile?: string): Promise<void> {
+export async function freezeContext(here: Workspace, episode: OpenEpisode, profile?: string): Promise<void> {
   try {
     if (existsSync(join(here.position.worktree, episode.context_path))) return;
     await writeSnapshot(here, episode, profile ?? (await activeTask(here.layer)).active?.profile ?? "none");

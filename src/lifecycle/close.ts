@@ -10,21 +10,32 @@ import { errnoCode, Failure } from "../lib/failure.ts";
 import { compactStamp, isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { consents, type LoadedPolicy } from "../policy/index.ts";
 import { identityProblems } from "../records/record.ts";
-import { episodeKey } from "./keys.ts";
-import { composeBody, gatherFacts, RECORD_KEYS, renderRecord, type Outcome } from "./record.ts";
+import { episodeKey } from "../session/keys.ts";
+import { gatherEpisode, type EpisodeWindow } from "../facts/episode.ts";
+import { RECORD_KEYS, type Outcome } from "../session/schema.ts";
+import { recordBody, renderRecord } from "../views/session-record.ts";
 import { commitRecord } from "./commit.ts";
-import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "./store.ts";
+import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "../session/store.ts";
 import { claimClose } from "./claim.ts";
 
-export type CloseOptions = { outcome: Outcome; providerSession?: string; reason?: string; summary?: string; policy?: LoadedPolicy; claimed?: boolean };
+export type CloseOptions = {
+  outcome: Outcome;
+  providerSession?: string;
+  reason?: string;
+  summary?: string;
+  policy?: LoadedPolicy;
+  claimed?: boolean;
+  /** The episode's window, when the caller gathered it already (the end hook, with what it just wrote). */
+  window?: EpisodeWindow;
+};
 export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string } | { status: "none" } | { status: "already"; episode: OpenEpisode };
 
-export async function closeEpisode(here: Here, options: CloseOptions): Promise<Closed> {
+export async function closeEpisode(here: Workspace, options: CloseOptions): Promise<Closed> {
   const key = episodeKey(options.providerSession);
   const read = await readEpisode(episodePath(here.layer, key));
   if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
@@ -37,14 +48,15 @@ export async function closeEpisode(here: Here, options: CloseOptions): Promise<C
 
   if (!options.claimed && !claimClose(here, episode.session_id)) return { status: "already", episode };
 
-  const closedAt = isoStamp(now());
-  const facts = await gatherFacts(here, episode, options.outcome, closedAt, options.reason);
-  const body = options.summary?.trim() ? options.summary : composeBody(facts, here, options.policy);
+  const closing = { closedAt: isoStamp(now()), outcome: options.outcome, reason: options.reason };
+  const window = options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
+  const closedAt = closing.closedAt;
+  const body = options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy);
   const dir = sectionPath(here.layer, "sessions");
   ensureDir(dir);
   const path = join(dir, `${compactStamp(new Date(closedAt))}--${episode.session_id}.md`);
   // Shared with every clone: readable like any tracked file.
-  if (!publishNew(path, renderRecord(facts, body), 0o644)) throw new Failure("internal", `${path} already exists`, "this should be impossible: the claim is taken once");
+  if (!publishNew(path, renderRecord(window, closing, body), 0o644)) throw new Failure("internal", `${path} already exists`, "this should be impossible: the claim is taken once");
   const rel = relative(here.position.worktree, path);
   const stamped = { ...here, session: episode.session_id };
   await appendEvent(stamped, "session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel });

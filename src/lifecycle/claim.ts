@@ -7,10 +7,10 @@
 import { join } from "node:path";
 import { isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 
-export function claimClose(here: Here, sessionId: string): boolean {
+export function claimClose(here: Workspace, sessionId: string): boolean {
   const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
   ensureDir(claims, 0o700);
   return publishNew(join(claims, `${sessionId}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });

@@ -4,12 +4,12 @@
  */
 import { sameCheckout } from "../repo/where.ts";
 import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
-import { listOpen, type ReadEpisode } from "./store.ts";
+import { listOpen, type ReadEpisode } from "../session/store.ts";
 
 /** This checkout's open episodes (other than `except`) that opened before `cutoff` (ms). */
-export async function openedBefore(here: Here, cutoff: number, except?: string): Promise<Array<{ key: string } & ReadEpisode>> {
+export async function openedBefore(here: Workspace, cutoff: number, except?: string): Promise<Array<{ key: string } & ReadEpisode>> {
   return (await listOpen(here.layer)).filter((o) => o.episode && sameCheckout(o.episode, here.position) && o.episode.session_id !== except && (parseIsoTime(o.episode.opened_at)?.getTime() ?? 0) < cutoff);
 }
 
@@ -18,7 +18,7 @@ export async function openedBefore(here: Here, cutoff: number, except?: string):
  * `session.stranded_after`: a look at the open records only, without reading the ledger. Zero
  * means no recovery can close anything now.
  */
-export async function strandedCandidates(here: Here, policy: LoadedPolicy | undefined, except?: string): Promise<number> {
+export async function strandedCandidates(here: Workspace, policy: LoadedPolicy | undefined, except?: string): Promise<number> {
   const ms = parseDuration(policy?.policy.session?.stranded_after ?? "");
   if (ms === undefined) return 0;
   return (await openedBefore(here, now().getTime() - ms, except)).length;

@@ -9,7 +9,7 @@ import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, exists, isDirectory, publishNew } from "../lib/fsx.ts";
 import type { Position } from "../repo/where.ts";
 import { appendEvent, ledgerOf } from "../ledger/store.ts";
-import { LAYER_DIR, MANIFEST_FILE, loadLayer, type Manifest } from "./manifest.ts";
+import { LAYER_DIR, MANIFEST_FILE, loadLayer, type Manifest } from "../layer/manifest.ts";
 
 const SKELETON = "share/skeleton/";
 /** Folders and files of the local half hold private data (prompts, working notes). */

@@ -5,15 +5,15 @@
 import { relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { isoStamp, now } from "../lib/clock.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { snapshot } from "../repo/status.ts";
 import { activeTask, writeTask, type Task } from "../task/record.ts";
-import { RECORD_KINDS, type RecordKind } from "./kinds.ts";
-import { missingSections } from "./markdown.ts";
-import { bodyRefusal, type How, type Loaded } from "./record.ts";
-import { publish, storeOf } from "./store.ts";
+import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
+import { missingSections } from "../records/markdown.ts";
+import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
+import { publish, storeOf } from "../records/store.ts";
 
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
@@ -46,7 +46,7 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
 export type WriteOptions = { how: How; noTask?: boolean; close?: boolean };
 export type Written = { record: Loaded; task?: Task; relativePath: string };
 
-export async function writeRecord(here: Here, kind: RecordKind, body: string, policy: LoadedPolicy, options: WriteOptions): Promise<Written> {
+export async function writeRecord(here: Workspace, kind: RecordKind, body: string, policy: LoadedPolicy, options: WriteOptions): Promise<Written> {
   checkBody(kind, body, policy);
   const read = await activeTask(here.layer);
   const task = options.noTask ? undefined : read.active;

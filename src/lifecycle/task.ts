@@ -6,7 +6,7 @@ import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { compactStamp, isoStamp, now } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
@@ -15,9 +15,9 @@ import { RECORD_KINDS } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
 import { newer, type Loaded } from "../records/record.ts";
 import { readAll, storeOf } from "../records/store.ts";
-import { requiredSections } from "../records/write.ts";
+import { requiredSections } from "./records.ts";
 import { snapshot } from "../repo/status.ts";
-import { archiveTask, readTask, writeTask, type Outcome, type Task } from "./record.ts";
+import { archiveTask, readTask, writeTask, type Outcome, type Task } from "../task/record.ts";
 
 const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
 
@@ -39,7 +39,7 @@ export function normaliseScope(raw: string): string[] {
 
 export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
 
-export async function startTask(here: Here, options: StartOptions): Promise<{ task: Task; archived?: string }> {
+export async function startTask(here: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
   const text = options.task.trim();
   if (text === "") throw new Failure("usage", "the task description is empty", 'e.g. majordomus start "fix the login timeout" --scope src/auth');
   const scope = normaliseScope(options.scope);
@@ -90,7 +90,7 @@ const NOTE_RULES: Record<Outcome, (policy: LoadedPolicy) => string[]> = {
   failed: () => ["Reason"],
 };
 
-async function newestHandoverFor(here: Here, taskId: string): Promise<Loaded | undefined> {
+async function newestHandoverFor(here: Workspace, taskId: string): Promise<Loaded | undefined> {
   let best: Loaded | undefined;
   for (const row of await readAll(storeOf(here.layer, RECORD_KINDS.handover))) {
     if (row.parsed.ok && row.parsed.record.meta.task_id === taskId && (!best || newer(row.parsed.record.meta, best.meta))) best = row.parsed.record;
@@ -100,7 +100,7 @@ async function newestHandoverFor(here: Here, taskId: string): Promise<Loaded | u
 
 export type FinishOptions = { outcome: Outcome; note?: string };
 
-export async function finishTask(here: Here, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
+export async function finishTask(here: Workspace, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
   const read = await readTask(here.layer);
   if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
   const task = read.task;

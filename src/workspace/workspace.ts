@@ -11,14 +11,17 @@ import { repositoryIdentity, type Identity } from "../repo/identity.ts";
 import type { Own } from "../repo/status.ts";
 import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
-import { loadLayer, sectionPath, type Layer } from "./manifest.ts";
+import type { OpenEpisode } from "../session/store.ts";
+import { loadLayer, sectionPath, type Layer } from "../layer/manifest.ts";
 
-export type Here = {
+export type Workspace = {
   position: Position;
   layer: Layer;
   ledger: Ledger;
   /** The episode this process belongs to (stamped on every ledger line), if one is open. */
   session?: string;
+  /** That episode as it was read when the command started (read once). */
+  episode?: OpenEpisode;
   /** majordomus's own records, which git's view of the worker's changes leaves out. */
   own: Own;
   /** The command's instant: every stamp and age of this command. */
@@ -40,7 +43,7 @@ export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
  * Where a command runs. `providerSession` is the client session a hook names; without it the
  * episode is found from the environment (see session/attribution.ts).
  */
-export async function here(cwd: string = process.cwd(), providerSession?: string, options: { readOnly?: boolean } = {}): Promise<Here> {
+export async function workspace(cwd: string = process.cwd(), providerSession?: string, options: { readOnly?: boolean } = {}): Promise<Workspace> {
   const position = await locate(cwd);
   mark("located");
   const layer = await loadLayer(position.worktree);
@@ -49,5 +52,5 @@ export async function here(cwd: string = process.cwd(), providerSession?: string
   if (!options.readOnly && position.repositoryId === position.commonDir) Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
   // A command that writes nothing stamps nothing: it need not know its episode.
   const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
-  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id, own: ownOf(layer, position), at: now() };
+  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id, episode, own: ownOf(layer, position), at: now() };
 }

@@ -7,11 +7,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { log } from "../lib/log.ts";
 import { randomHex } from "../lib/fsx.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { git } from "../repo/git.ts";
 import { DETACHED, NO_HEAD } from "../repo/where.ts";
 
-export async function commitRecord(here: Here, rel: string, sessionId: string, push: boolean): Promise<string | undefined> {
+export async function commitRecord(here: Workspace, rel: string, sessionId: string, push: boolean): Promise<string | undefined> {
   const p = here.position;
   if (p.head === NO_HEAD || p.branch === DETACHED) {
     log.warn(`the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`);

@@ -1,0 +1,96 @@
+/**
+ * An episode's own window of facts: its ledger lines (back to its `session.started`, never by
+ * time), the commits and files since it opened, and the first lines of each checkpoint it wrote.
+ * What the closed session record and the session context are composed from.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Entry } from "../ledger/line.ts";
+import { newestFirst } from "../ledger/store.ts";
+import { splitFrontMatter } from "../records/markdown.ts";
+import { divergence, type Divergence } from "../records/labels.ts";
+import { commitsSince, filesSince, isAncestor, snapshot } from "../repo/status.ts";
+import type { OpenEpisode } from "../session/store.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+
+export type EpisodeWindow = {
+  episode: OpenEpisode;
+  /** The episode's ledger lines, oldest first. */
+  entries: Entry[];
+  endHead: string;
+  /** Short ids of the commits since it opened, or ["diverged"] when its start is no longer an ancestor. */
+  commits: string[];
+  files: string[];
+  tasks: string[];
+  checkpoints: string[];
+  handovers: string[];
+  decisions: string[];
+  questions: string[];
+  /** Non-blank body lines of each checkpoint named above (read once, here). */
+  quotes: Record<string, string[]>;
+};
+
+/** This episode's own ledger lines, oldest first: back to its `session.started`, never by time. */
+export function episodeEntries(ledgerPath: string, sessionId: string): Entry[] {
+  const out: Entry[] = [];
+  for (const parsed of newestFirst(ledgerPath)) {
+    if (!parsed.ok) continue;
+    if (parsed.entry.session === sessionId) out.push(parsed.entry);
+    if (parsed.entry.event === "session.started" && parsed.entry.session_id === sessionId) break;
+  }
+  return out.reverse();
+}
+
+function unique(values: unknown[]): string[] {
+  return [...new Set(values.filter((v): v is string => typeof v === "string" && v !== "" && v !== "none"))];
+}
+
+function quote(worktree: string, rel: string): string[] {
+  try {
+    const body = splitFrontMatter(readFileSync(join(worktree, rel), "utf8"))?.body ?? "";
+    return body.split("\n").filter((l) => l.trim() !== "");
+  } catch {
+    return ["(the record is no longer readable)"];
+  }
+}
+
+/** The window from the ledger lines given (the caller may add what it wrote since reading them). */
+export function windowOf(ws: Workspace, episode: OpenEpisode, entries: Entry[], git: Pick<EpisodeWindow, "commits" | "files">): EpisodeWindow {
+  const checkpoints = unique(entries.filter((e) => e.event === "task.checkpoint").map((e) => e.checkpoint_path));
+  return {
+    episode,
+    entries,
+    endHead: ws.position.head,
+    ...git,
+    tasks: unique(entries.map((e) => e.task_id)),
+    checkpoints,
+    handovers: unique(entries.filter((e) => e.event === "task.handed_over").map((e) => e.handover_path)),
+    decisions: unique(entries.filter((e) => e.event === "decision.recorded").map((e) => e.decision)),
+    questions: unique(entries.filter((e) => e.event === "question.opened").map((e) => e.question)),
+    quotes: Object.fromEntries(checkpoints.map((c) => [c, quote(ws.position.worktree, c)])),
+  };
+}
+
+/** What git says changed since the episode opened. */
+export async function episodeGit(ws: Workspace, episode: OpenEpisode): Promise<Pick<EpisodeWindow, "commits" | "files">> {
+  const p = ws.position;
+  const start = episode.start_head;
+  const diverged = start !== "NONE" && start !== p.head && !(await isAncestor(p.worktree, start, p.head));
+  const commits = diverged ? ["diverged"] : start === "NONE" ? [] : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
+  const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p, ws.own), ws.own);
+  return { commits, files };
+}
+
+/** What the session context view is composed from: the window, and where git stands against the episode's start. */
+export type SessionContextFacts = { at: Date; position: Workspace["position"]; window: EpisodeWindow; label: Divergence; commitsSince: string[]; workingTree: string; ownRecords: string[] };
+
+export async function gatherSessionContext(ws: Workspace, episode: OpenEpisode): Promise<SessionContextFacts> {
+  const p = ws.position;
+  const label = await divergence({ head: episode.start_head, branch: episode.branch }, p);
+  const [window, commits, snap] = await Promise.all([gatherEpisode(ws, episode), label === "advanced" ? commitsSince(p, episode.start_head) : Promise.resolve([]), snapshot(p, ws.own)]);
+  return { at: ws.at, position: p, window, label, commitsSince: commits, workingTree: snap.workingTree, ownRecords: snap.ownRecords };
+}
+
+export async function gatherEpisode(ws: Workspace, episode: OpenEpisode): Promise<EpisodeWindow> {
+  return windowOf(ws, episode, episodeEntries(ws.ledger.path, episode.session_id), await episodeGit(ws, episode));
+}

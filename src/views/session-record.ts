@@ -1,0 +1,71 @@
+/**
+ * The shared record of a closed episode: `.ai/repo/sessions/<closed>--<id>.md`, `session/v1`
+ * front matter (a closed key set, no absolute paths) and a body composed from the policy's
+ * `session.record_sections`. No model, no transcript: a pure view over the episode's window.
+ */
+import { emitMap } from "../lib/yaml-emit.ts";
+import type { EpisodeWindow } from "../facts/episode.ts";
+import type { Policy } from "../policy/index.ts";
+import type { Outcome } from "../session/schema.ts";
+
+export type Closing = { closedAt: string; outcome: Outcome; reason?: string };
+
+type Section = (w: EpisodeWindow, c: Closing) => string[];
+
+/** Lines quoted from each checkpoint in Progress Notes: enough to recognise it, not to replace it. */
+const QUOTED_LINES = 12;
+
+/** One writer per record section name; a section with nothing to say says so and names its command. */
+export const RECORD_SECTIONS: Record<string, Section> = {
+  "What Happened": (w, c) => [
+    `Episode ${w.episode.session_id}, opened by ${w.episode.opened_by}${w.episode.provider !== "none" ? ` (${w.episode.provider} session ${w.episode.provider_session})` : ""} at ${w.episode.opened_at}, closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
+    `On ${w.episode.branch}: from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${w.commits[0] === "diverged" ? "the start commit is no longer an ancestor (history was rewritten)" : `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
+    ...(w.tasks.length ? [`Task(s): ${w.tasks.join(", ")}.`] : ["No task was active."]),
+  ],
+  "Progress Notes": (w) =>
+    w.checkpoints.length === 0
+      ? ["No checkpoint was recorded in this episode (`majordomus checkpoint` records one)."]
+      : w.checkpoints.flatMap((c) => [`- ${c}`, ...(w.quotes[c] ?? []).slice(0, QUOTED_LINES).map((l) => `  > ${l}`)]),
+  Decisions: (w) => (w.decisions.length === 0 ? ["None recorded in this episode (`majordomus decision` records one)."] : w.decisions.map((d) => `- ${d}`)),
+  "Open Questions": (w) => (w.questions.length === 0 ? ["None opened in this episode (`majordomus question add` opens one)."] : w.questions.map((q) => `- ${q}`)),
+  Outcome: (w, c) => [
+    `${c.outcome}${c.reason ? ` (client reason: ${c.reason})` : ""}.`,
+    ...(w.handovers.length === 0 ? ["No handover was written in this episode (`majordomus handover` writes one)."] : w.handovers.map((h) => `Continuation record: ${h}`)),
+  ],
+};
+
+export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefined): string {
+  const names = policy?.session?.record_sections;
+  if (!names) return `The policy declares no session.record_sections, so this record has no composed body; \`majordomus session show ${w.episode.session_id}\` shows its facts.`;
+  const out: string[] = [];
+  for (const name of names) {
+    const writer = RECORD_SECTIONS[name];
+    out.push(`# ${name}`, "", ...(writer ? writer(w, c) : [`No majordomus writer fills "${name}"; close the episode with an authored summary on stdin to give it content.`]), "");
+  }
+  return out.join("\n");
+}
+
+export function renderRecord(w: EpisodeWindow, c: Closing, body: string): string {
+  const front = emitMap([
+    ["schema", "session/v1"],
+    ["session_id", w.episode.session_id],
+    ["provider", w.episode.provider],
+    ["provider_session", w.episode.provider_session],
+    ["opened_by", w.episode.opened_by],
+    ["worker", w.episode.worker],
+    ["opened_at", w.episode.opened_at],
+    ["closed_at", c.closedAt],
+    ["outcome", c.outcome],
+    ["branch", w.episode.branch],
+    ["start_head", w.episode.start_head],
+    ["end_head", w.endHead],
+    ["commits", w.commits],
+    ["changed_files", w.files],
+    ["tasks", w.tasks],
+    ["checkpoints", w.checkpoints],
+    ["handovers", w.handovers],
+    ["decisions", w.decisions],
+    ["questions", w.questions],
+  ]);
+  return `---\n${front}---\n\n${body.replace(/\s+$/, "")}\n`;
+}
