@@ -1,19 +1,22 @@
 /**
  * A hook answers its client at once and hands the work the client does not read (checkpoint,
  * continuation record and close; a new episode's working context, stranded-episode recovery) to
- * a detached copy of the binary: `capture work`.
+ * a detached copy of the binary: `capture work --ticket <name>`.
  *
  * Why: the client waits for its hooks. PreCompact holds the compaction, SessionStart the session,
  * and SessionEnd the client's exit (it kills a hook that overruns its ~1.5 s budget, which would
  * lose the close). Nothing is lost by not waiting for work whose result the client never reads.
  *
- * Each hand-off leaves a ticket in `<state>/hook-work/` until its worker is done: a start event
- * waits (bounded) for a close still being written in its checkout, so the briefing after `/clear`
- * shows the continuation record the end event just derived, and a close waits for the working
- * context its episode's start is still freezing; `doctor` reports a ticket that outlived its worker. Where no detached worker can be started (the source tree, a spawn that
- * fails, MAJORDOMUS_HOOK_WORK=foreground), the hook does the work itself, as before.
+ * The ticket is the worker's only input: a small JSON file in `<state>/hook-work/` holding what the
+ * event delivered (provider, client session, source, reason) and what the hook decided (a fresh
+ * episode). It stays until its worker is done, so a start event can wait (bounded) for a close still
+ * being written in its checkout, a close can wait for the working context its episode's start is
+ * freezing, and `doctor` reports a ticket that outlived its worker. Where no detached worker can be
+ * started (the source tree, a spawn that fails, MAJORDOMUS_HOOK_WORK=foreground), the hook does the
+ * work itself. Which events hand work off is the events table's business (events.ts), not this
+ * module's: it knows tickets, not events.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isoStamp, now } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
@@ -21,22 +24,33 @@ import { log } from "../lib/log.ts";
 import { spawnDetached } from "../lib/runtime.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
-import type { Here } from "../layer/here.ts";
-import type { Delivery } from "./delivery.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 
 declare const MAJORDOMUS_COMPILED: boolean | undefined;
 
-/**
- * The events whose work a hook hands off. A start event prints its briefing itself and hands off
- * the rest (freezing the new episode's working context, recovering stranded episodes).
- */
-export type HandedEvent = "start" | "compact" | "end";
+export const TICKET_SCHEMA = "hook-work/v1";
 
-export type Ticket = { name: string; event: HandedEvent; path: string };
+/** What a hook hands its worker: everything the work needs, and nothing else. */
+export type Ticket = {
+  schema: typeof TICKET_SCHEMA;
+  event: string;
+  provider: string;
+  provider_session?: string;
+  source?: string;
+  reason?: string;
+  /** A start event that opened its episode (its working context is still to be frozen). */
+  fresh?: boolean;
+  handed_at: string;
+  by: number;
+};
+
+export type Order = Omit<Ticket, "schema" | "handed_at" | "by">;
 
 /** Work still running after this long has lost its worker: nobody waits for it any more. */
 const LIVE_TICKET_MS = 10_000;
 const POLL_MS = 5;
+/** `<event>--<time36>-<hex>`: the only names a worker reads or removes. */
+const NAME = /^([a-z]+)--[0-9a-z]+-[0-9a-f]+$/;
 
 export function ticketsDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "hook-work");
@@ -49,44 +63,56 @@ function selfCommand(): string[] | undefined {
 }
 
 /**
- * Start `capture work` for this delivery, detached (own session, no stdio: the client must not
- * wait for a pipe the worker holds open). Returns undefined when the caller must do the work.
+ * Write the ticket and start `capture work` on it, detached (own session, no stdio: the client
+ * must not wait for a pipe the worker holds open). Returns false when the caller must do the work.
  */
-export function handOff(here: Here, d: Delivery & { event: HandedEvent }, extra: string[] = []): Ticket | undefined {
+export function handOff(ws: Workspace, order: Order): boolean {
   const self = selfCommand();
-  if (!self) return undefined;
-  const dir = ticketsDir(here.layer);
-  const name = `${d.event}--${Date.now().toString(36)}-${randomHex(4)}`;
+  if (!self) return false;
+  const dir = ticketsDir(ws.layer);
+  const name = `${order.event}--${Date.now().toString(36)}-${randomHex(4)}`;
   const path = join(dir, `${name}.work`);
   try {
     ensureDir(dir, 0o700);
-    const ticket = { event: d.event, provider: d.provider.id, provider_session: d.providerSession ?? "none", handed_at: isoStamp(now()), by: process.pid };
-    if (!publishNew(path, `${JSON.stringify(ticket)}\n`, 0o600, { durable: false })) return undefined;
+    const ticket: Ticket = { schema: TICKET_SCHEMA, ...order, handed_at: isoStamp(now()), by: process.pid };
+    if (!publishNew(path, `${JSON.stringify(ticket)}\n`, 0o600, { durable: false })) return false;
   } catch (err) {
     log.debug(`no ticket for the derived work (${(err as Error).message}); doing it here`);
-    return undefined;
+    return false;
   }
-  const args = ["capture", "work", `--provider=${d.provider.id}`, `--event=${d.event}`, `--repo=${here.position.worktree}`, `--ticket=${name}`];
-  if (d.providerSession !== undefined) args.push(`--provider-session=${d.providerSession}`);
-  if (d.reason !== undefined) args.push(`--reason=${d.reason}`);
-  args.push(...extra);
   let pid: number | undefined;
   try {
-    pid = spawnDetached([...self, ...args], here.position.worktree);
+    pid = spawnDetached([...self, "capture", "work", `--repo=${ws.position.worktree}`, `--ticket=${name}`], ws.position.worktree);
   } catch (err) {
     log.debug(`the worker did not start (${(err as Error).message}); doing the work here`);
   }
   if (pid === undefined) {
     rmSync(path, { force: true });
-    return undefined;
+    return false;
   }
   log.debug(`derived work handed to process ${pid} (ticket ${name})`);
-  return { name, event: d.event, path };
+  return true;
+}
+
+/** The ticket `name` names, or why it cannot be worked (a name not like a ticket's is never opened). */
+export function readTicket(layer: Layer, name: string, events: readonly string[]): { ticket: Ticket } | { problem: string } {
+  const match = NAME.exec(name);
+  if (!match || !events.includes(match[1]!)) return { problem: `${JSON.stringify(name)} is not the name of a hand-off ticket` };
+  const path = join(ticketsDir(layer), `${name}.work`);
+  // Never through a symlink: the ticket is a file the hook wrote, or nothing.
+  if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return { problem: `no ticket ${name}` };
+  try {
+    const data = JSON.parse(readFileSync(path, "utf8")) as Partial<Ticket>;
+    if (data.schema !== TICKET_SCHEMA || data.event !== match[1] || typeof data.provider !== "string") return { problem: `ticket ${name} is not a ${TICKET_SCHEMA} ticket for its event` };
+    return { ticket: data as Ticket };
+  } catch (err) {
+    return { problem: `ticket ${name} is not JSON (${(err as Error).message})` };
+  }
 }
 
 /** The worker is done (whatever the outcome): its ticket goes. */
 export function settle(layer: Layer, name: string): void {
-  if (!/^(start|compact|end)--[0-9a-z]+-[0-9a-f]+$/.test(name)) return;
+  if (!NAME.test(name)) return;
   rmSync(join(ticketsDir(layer), `${name}.work`), { force: true });
 }
 
@@ -114,11 +140,10 @@ export function tickets(layer: Layer): TicketState[] {
 
 /**
  * Wait, at most `budgetMs`, until no work of these `events` handed off in this checkout is still
- * running (a start waits for a close; a close for the working context its episode's start is
- * still freezing). Returns how long it waited. A ticket past its lifetime is not waited for.
+ * running. Returns how long it waited. A ticket past its lifetime is not waited for.
  */
-export async function awaitWork(layer: Layer, events: HandedEvent[], budgetMs: number): Promise<number> {
-  const live = () => tickets(layer).some((t) => (events as string[]).includes(t.event) && !t.lost);
+export async function awaitWork(layer: Layer, events: readonly string[], budgetMs: number): Promise<number> {
+  const live = () => tickets(layer).some((t) => events.includes(t.event) && !t.lost);
   if (!live()) return 0;
   const started = Date.now();
   while (live() && Date.now() - started < budgetMs) await new Promise((wake) => setTimeout(wake, POLL_MS));

@@ -10,7 +10,7 @@ import { listAssets } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
 import { compactStamp, now } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
@@ -31,7 +31,7 @@ function converge(path: string, rel: string, content: string, mode: number): Lin
   return { path: rel, action: current === undefined ? "written" : "rewritten", note: current === undefined ? undefined : "it had drifted from this majordomus's copy" };
 }
 
-function settingsFile(here: Here, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
+function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
   const path = join(here.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
   const text = readIfExists(path);
@@ -115,7 +115,7 @@ function removeOurs(target: string, files: Array<{ rel: string }>): string[] {
   return walk(target);
 }
 
-function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Parameters<typeof consents>[0], report: InstallReport): void {
+function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Parameters<typeof consents>[0], report: InstallReport): void {
   for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
     const target = join(here.position.worktree, row.target);
     const rel = row.target.replace(/\/$/, "");
@@ -152,7 +152,7 @@ function mods(here: Here, provider: Provider & { hooks: Hooks }, policy: Paramet
   }
 }
 
-export async function install(here: Here, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
+export async function install(here: Workspace, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
     const row = provider.hooks.events[event as HookEvent];

@@ -9,7 +9,7 @@ import { isoStamp, compactStampMs, now } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { createHash } from "../lib/runtime.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { pick, type Hooks, type Provider } from "../providers/index.ts";
@@ -21,13 +21,13 @@ import { payloadSession } from "./delivery.ts";
 export const PROMPT_SCHEMA = "prompt/v1";
 
 /** Where prompts go: the layer's prompts section, or a throwaway folder for `capture status`'s self-test. */
-export function promptsDir(here: Here): string {
+export function promptsDir(here: Workspace): string {
   return process.env.MAJORDOMUS_CAPTURE_DIR || sectionPath(here.layer, "prompts");
 }
 
 export type PromptOutcome = { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
 
-export async function capturePrompt(here: Here, provider: Provider & { hooks: Hooks }, payload: Payload): Promise<PromptOutcome> {
+export async function capturePrompt(here: Workspace, provider: Provider & { hooks: Hooks }, payload: Payload): Promise<PromptOutcome> {
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);

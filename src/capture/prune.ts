@@ -7,14 +7,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isoStamp, now } from "../lib/clock.ts";
 import { writeFileAtomic } from "../lib/fsx.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, requireNumber } from "../policy/index.ts";
 import { promptsDir } from "./prompt.ts";
 
 export type PruneResult = { records: number; pruned: number; bytes_left: number; dry_run: boolean };
 
-export async function prune(here: Here, options: { dryRun: boolean }): Promise<PruneResult> {
+export async function prune(here: Workspace, options: { dryRun: boolean }): Promise<PruneResult> {
   const policy = await loadPolicy(here.layer);
   const maxDays = requireNumber(policy, "prompts.retention_max_days");
   const maxBytes = requireNumber(policy, "prompts.retention_max_bytes");

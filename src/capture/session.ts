@@ -1,199 +1,217 @@
 /**
- * `capture session --provider P --event start|compact|end`: what the client's hooks run.
+ * `capture session --provider P --event start|compact|end`: what the client's hooks run, driven by
+ * one table of events (SESSION_EVENTS below).
  *
  * The receipt (`provider.event.received`) is written before anything can fail, and a failure is
  * recorded (`provider.event.failed` with the reason) rather than raised: a hook must return
  * success to its client, and returning success is not the same as claiming the work was done.
  * Only the start event writes to stdout (the briefing); nothing here exits 2.
  *
- * The client waits for the hook, so each event does here only what the client needs: start
- * opens the episode and prints the briefing; end claims the close (exactly once); compact nothing.
- * The derived records and the close itself are handed to a detached worker (`capture work`, see
- * handoff.ts), or done here where no worker can be started.
+ * Each event row says what the client waits for (its answer), the work the client does not read
+ * (handed to a detached worker through a ticket, or done here when no worker can start), which
+ * handed-off work it waits for first, and the policy switch that turns its work off.
  */
 import { isoStamp, now } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
-import { logContextFailure } from "../session/context-log.ts";
-import { attributedEpisode } from "../session/attribution.ts";
-import type { Delivery } from "./delivery.ts";
-import { awaitWork, handOff, settle, type HandedEvent } from "./handoff.ts";
+import { loadPolicy, switchOn, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
+import { adapted } from "../providers/index.ts";
+import { logContextFailure } from "../lifecycle/context-log.ts";
+import type { Delivery, SessionEvent } from "./delivery.ts";
+import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
-async function failed(here: Here, d: Delivery, reason: string): Promise<void> {
+async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, reason: string): Promise<void> {
   log.warn(`capture session (${d.event}): ${reason}`);
-  logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
+  logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
   try {
-    await appendEvent(here, "provider.event.failed", { provider: d.provider.id, provider_event: d.event, reason });
+    await appendEvent(ws, "provider.event.failed", { provider: d.provider.id, provider_event: d.event, reason });
   } catch (err) {
     log.warn(`the failure could not be recorded in the ledger either: ${(err as Error).message}`);
   }
 }
 
-async function attempt(here: Here, d: Delivery, what: string, work: () => Promise<void>): Promise<void> {
+type Who = Parameters<typeof failed>[1];
+
+async function attempt(ws: Workspace, d: Who, what: string, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (err) {
-    await failed(here, d, `${what}: ${(err as Error).message}`);
+    await failed(ws, d, `${what}: ${(err as Error).message}`);
   }
 }
 
-async function policyOrFail(here: Here, d: Delivery): Promise<LoadedPolicy | undefined> {
+async function policyOrFail(ws: Workspace, d: Who): Promise<LoadedPolicy | undefined> {
   try {
-    return await loadPolicy(here.layer);
+    return await loadPolicy(ws.layer);
   } catch (err) {
-    await failed(here, d, `the policy could not be read (${(err as Error).message.split("\n")[0]})`);
+    await failed(ws, d, `the policy could not be read (${(err as Error).message.split("\n")[0]})`);
     return undefined;
   }
 }
+
+/** What the client reads on stdout, and the work left for after the answer (none: nothing to hand off). */
+type Answer = { stdout?: string; work?: Order };
+
+type Row = {
+  /** What the client waits for. `ws` was located for the delivery's client session. */
+  answer(ws: Workspace, d: Delivery): Promise<Answer>;
+  /** The work the client does not read, from its ticket alone. */
+  work(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined): Promise<void>;
+  /** Handed-off work of these events is waited for (at most `ms`) before the answer, or before the work. */
+  waits?: { for: readonly SessionEvent[]; ms: number; before: "answer" | "work" };
+  /** The switch that turns the event's product off (the briefing, the checkpoint, the continuation record). */
+  switch: SwitchKey;
+};
+
+/** The order a delivery leaves for its work: what the worker needs, nothing else. */
+const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({ event: d.event, provider: d.provider.id, provider_session: d.providerSession, source: d.source, reason: d.reason, ...extra });
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
-async function derivedCheckpoint(here: Here, policy: LoadedPolicy): Promise<string> {
-  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([
-    import("../facts/gather.ts"),
-    import("../views/derived.ts"),
-    import("../records/write.ts"),
-    import("../records/kinds.ts"),
-  ]);
-  const body = deriveCheckpoint(await gatherFacts(here, CHECKPOINT_NEEDS));
-  return (await writeRecord(here, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
+async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy): Promise<string> {
+  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([import("../facts/gather.ts"), import("../views/derived.ts"), import("../lifecycle/records.ts"), import("../records/kinds.ts")]);
+  const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
+  return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
 }
 
-/** A handler returns what the client should read on stdout (only the start event has anything). */
-type Handler = (here: Here, d: Delivery) => Promise<string | undefined>;
-
-/** How long a start event waits for a close still being written in its checkout (after /clear). */
-const CLOSE_WAIT_MS = 2_000;
-/** How long a close waits for its episode's start work (the worker is not what the client waits for). */
-const START_WAIT_MS = 5_000;
-
-const start: Handler = async (here, d) => {
-  const waited = await awaitWork(here.layer, ["end"], CLOSE_WAIT_MS);
-  if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-  const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing: briefingOf }] = await Promise.all([import("../session/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
-  let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
-  await attempt(here, d, "the episode did not open", async () => {
-    opened = await openEpisode(here, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later" });
-    log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
-  });
-  const stamped = opened ? { ...here, session: opened.episode.session_id } : here;
-  const fresh = opened !== undefined && !opened.kept;
-  // The client reads only the briefing: the new episode's working context and the recovery of
-  // stranded episodes go to the worker (or are done here after the briefing is composed).
-  const policy = await policyOrFail(stamped, d);
-  let briefing: string | undefined;
-  if (policy && policy.policy.session?.briefing_on_start !== false) {
-    await attempt(stamped, d, "the briefing was not composed", async () => {
-      const facts = await gatherFacts(stamped, BRIEFING_NEEDS, opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined);
-      briefing = briefingOf(facts).lines.join("\n");
+const start: Row = {
+  switch: "session.briefing_on_start",
+  // After /clear the start follows an end at once: its briefing must show the close just derived.
+  waits: { for: ["end"], ms: 2_000, before: "answer" },
+  async answer(ws, d) {
+    const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([import("../lifecycle/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
+    let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
+    await attempt(ws, d, "the episode did not open", async () => {
+      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later" });
+      log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
-  }
-  // Nothing left to do for a resumed episode when no other episode is old enough to be stranded.
-  const { strandedCandidates } = await import("../session/stranded.ts");
-  if (!fresh && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return briefing;
-  if (!handOff(stamped, { ...d, event: "start" }, fresh ? ["--fresh-episode"] : [])) await startWork(stamped, d, fresh);
-  return briefing;
+    const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
+    const fresh = opened !== undefined && !opened.kept;
+    const policy = await policyOrFail(stamped, d);
+    let stdout: string | undefined;
+    if (policy && switchOn(policy.policy, "session.briefing_on_start")) {
+      await attempt(stamped, d, "the briefing was not composed", async () => {
+        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined });
+        stdout = briefing(facts).lines.join("\n");
+      });
+    }
+    // Work is left only for a new episode (its working context) or an episode old enough to be stranded.
+    const { strandedCandidates } = await import("../lifecycle/stranded.ts");
+    if (!fresh && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return { stdout };
+    return { stdout, work: orderOf(d, { fresh }) };
+  },
+  /** Freeze a new episode's working context, recover stranded ones. */
+  async work(ws, t) {
+    const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../lifecycle/open.ts"), import("../lifecycle/recover.ts")]);
+    if (t.fresh && ws.episode) await freezeContext(ws, ws.episode);
+    await attempt(ws, who(t), "stranded episodes were not recovered", async () => {
+      const recovered = await recoverStranded(ws, { limit: 3, except: ws.session });
+      for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
+    });
+  },
 };
 
-/** A start event's work besides the briefing: freeze a new episode's working context, recover stranded ones. */
-async function startWork(here: Here, d: Delivery, fresh: boolean): Promise<void> {
-  const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../session/open.ts"), import("../session/recover.ts")]);
-  // `here` was located for this delivery's client session: its episode, if open, is here.session.
-  if (fresh && here.session) {
-    const episode = await attributedEpisode(here.layer, here.position, d.providerSession);
-    if (episode) await freezeContext(here, episode);
-  }
-  await attempt(here, d, "stranded episodes were not recovered", async () => {
-    const recovered = await recoverStranded(here, { limit: 3, except: here.session });
-    for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
-  });
-}
-
-/** The checkpoint before compaction. */
-async function compactWork(here: Here, d: Delivery): Promise<void> {
-  const policy = await policyOrFail(here, d);
-  if (!policy) return;
-  if (policy.policy.session?.checkpoint_on_compact === false) {
-    log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
-    return;
-  }
-  await attempt(here, d, "no checkpoint was derived before compaction", async () => {
-    log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(here, policy)}`);
-  });
-}
-
-const compact: Handler = async (here, d) => {
-  if (!handOff(here, { ...d, event: "compact" })) await compactWork(here, d);
-  return undefined;
+const compact: Row = {
+  switch: "session.checkpoint_on_compact",
+  answer: async (_ws, d) => ({ work: orderOf(d) }),
+  /** The checkpoint before compaction. */
+  async work(ws, t, policy) {
+    if (!policy) return;
+    if (!switchOn(policy.policy, "session.checkpoint_on_compact")) return log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
+    await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
+      log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(ws, policy)}`);
+    });
+  },
 };
 
-/** The final checkpoint, the continuation record, then the close: after the claim was taken. */
-async function endWork(here: Here & { session: string }, d: Delivery): Promise<void> {
-  // A very short session ends while its start's worker may still be freezing the working context
-  // this close appends to.
-  await awaitWork(here.layer, ["start"], START_WAIT_MS);
-  const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
-  const [{ closeEpisode }, { gatherFacts, withWritten }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }] = await Promise.all([
-    import("../session/close.ts"),
-    import("../facts/gather.ts"),
-    import("../views/derived.ts"),
-    import("../records/write.ts"),
-    import("../records/kinds.ts"),
-  ]);
-  const policy = await policyOrFail(here, d);
-  // One gathering serves both derived records; the handover quotes the checkpoint just written.
-  let facts = policy ? await gatherFacts(here, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS]).catch(async (err: Error) => void (await failed(here, d, `nothing could be derived: ${err.message}`))) : undefined;
-  if (policy && facts && policy.policy.session?.checkpoint_on_compact !== false) {
-    await attempt(here, d, "no closing checkpoint was derived", async () => {
-      const written = await writeRecord(here, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived" });
-      facts = await withWritten(facts!, "checkpoint", written.record);
+const end: Row = {
+  switch: "session.handover_on_end",
+  // A very short session ends while its start's worker may still be freezing the working context this close appends to.
+  waits: { for: ["start"], ms: 5_000, before: "work" },
+  async answer(ws, d) {
+    if (!ws.episode) {
+      log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
+      return {};
+    }
+    const { claimClose } = await import("../lifecycle/claim.ts");
+    // End events arrive more than once: only the one that claims the close writes anything.
+    if (!claimClose(ws, ws.episode.session_id)) {
+      log.info(`episode ${ws.episode.session_id} is already being closed; this end event adds nothing`);
+      return {};
+    }
+    return { work: orderOf(d) };
+  },
+  /** The final checkpoint, the continuation record, then the close, from one gathering of the facts. */
+  async work(ws, t, policy) {
+    const episode = ws.episode;
+    if (!episode) return failed(ws, who(t), `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`);
+    const provider = await adapted(t.provider);
+    const outcome = t.reason !== undefined && provider.hooks.deliberate_reasons.includes(t.reason) ? "closed" : "interrupted";
+    const [{ closeEpisode }, { gatherFacts, withWritten }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }] = await Promise.all([
+      import("../lifecycle/close.ts"),
+      import("../facts/gather.ts"),
+      import("../views/derived.ts"),
+      import("../lifecycle/records.ts"),
+      import("../records/kinds.ts"),
+    ]);
+    let facts = policy
+      ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch(async (err: Error) => void (await failed(ws, who(t), `nothing could be derived: ${err.message}`)))
+      : undefined;
+    if (policy && facts && switchOn(policy.policy, "session.checkpoint_on_compact")) {
+      await attempt(ws, who(t), "no closing checkpoint was derived", async () => {
+        const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived" });
+        facts = await withWritten(facts!, "checkpoint", written.record);
+      });
+    }
+    if (policy && facts && switchOn(policy.policy, "session.handover_on_end")) {
+      await attempt(ws, who(t), "no continuation record was derived", async () => {
+        // The continuation record attaches to the active task and leaves it active: a task outlives
+        // client sessions until `finish` (or `handover --close`) ends it.
+        const written = await writeRecord(ws, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined });
+        facts = await withWritten(facts!, "handover", written.record);
+        log.info(`continuation written to ${written.relativePath}`);
+      });
+    }
+    await attempt(ws, who(t), "the episode was not closed", async () => {
+      const closed = await closeEpisode(ws, { outcome, providerSession: t.provider_session, reason: t.reason, policy, claimed: true, window: facts?.window });
+      if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${t.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
     });
-  }
-  if (policy && facts && policy.policy.session?.handover_on_end !== false) {
-    await attempt(here, d, "no continuation record was derived", async () => {
-      // The continuation record attaches to the active task and leaves it active: a task outlives
-      // client sessions until \`finish\` (or \`handover --close\`) ends it.
-      const written = await writeRecord(here, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined });
-      log.info(`continuation written to ${written.relativePath}`);
-    });
-  }
-  await attempt(here, d, "the episode was not closed", async () => {
-    const closed = await closeEpisode(here, { outcome, providerSession: d.providerSession, reason: d.reason, policy, claimed: true });
-    if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${d.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
-  });
-}
-
-/** `here` was located for the delivery's client session, so its episode (if open here) is here.session. */
-function withEpisode(here: Here): (Here & { session: string }) | undefined {
-  return here.session === undefined ? undefined : (here as Here & { session: string });
-}
-
-const end: Handler = async (here, d) => {
-  const mine = withEpisode(here);
-  if (!mine) {
-    log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
-    return undefined;
-  }
-  const { claimClose } = await import("../session/claim.ts");
-  // End events arrive more than once: only the one that claims the close writes anything.
-  if (!claimClose(mine, mine.session)) {
-    log.info(`episode ${mine.session} is already being closed; this end event adds nothing`);
-    return undefined;
-  }
-  if (!handOff(mine, { ...d, event: "end" })) await endWork(mine, d);
-  return undefined;
+  },
 };
 
-/** One handler per session event: a new event is a row here and a row in providers.yaml. */
-export const SESSION_EVENTS: Record<Delivery["event"], Handler> = { start, compact, end };
+/** One row per session event: a new event is a row here and a row in providers.yaml. */
+export const SESSION_EVENTS: Record<SessionEvent, Row> = { start, compact, end };
+
+/** The events whose work is handed off: the names a ticket may carry. */
+export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
+
+const who = (t: Ticket): Who => ({ event: t.event as SessionEvent, providerSession: t.provider_session, provider: { id: t.provider } });
+
+async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promise<void> {
+  if (row.waits?.before !== when) return;
+  const waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
+  if (waited > 0) log.debug(`waited ${waited} ms for ${row.waits.for.join(", ")} work in progress`);
+}
+
+/**
+ * Do an event's work, from its ticket: the episode is the one the ticket's client session has open
+ * now (a start's answer may just have opened it), and the policy is read once, here.
+ */
+async function doWork(base: Workspace, t: Ticket): Promise<void> {
+  const row = SESSION_EVENTS[t.event as SessionEvent];
+  await waitFor(base, row, "work");
+  const { attributedEpisode } = await import("../session/attribution.ts");
+  const episode = await attributedEpisode(base.layer, base.position, t.provider_session);
+  const ws: Workspace = { ...base, episode, session: episode?.session_id };
+  await row.work(ws, t, await policyOrFail(ws, who(t)));
+}
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
-export async function handleSessionEvent(here: Here, d: Delivery): Promise<string | undefined> {
-  if (d.payload.problem) logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
+export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
+  if (d.payload?.problem) logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
   try {
-    await appendEvent(here, "provider.event.received", {
+    await appendEvent(ws, "provider.event.received", {
       provider: d.provider.id,
       provider_event: d.event,
       provider_session: d.providerSession ?? "none",
@@ -202,29 +220,25 @@ export async function handleSessionEvent(here: Here, d: Delivery): Promise<strin
     });
   } catch (err) {
     log.warn(`the receipt could not be written: ${(err as Error).message}`);
-    logContextFailure(here, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
+    logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
-  return SESSION_EVENTS[d.event](here, d);
+  const row = SESSION_EVENTS[d.event];
+  await waitFor(ws, row, "answer");
+  const answer = await row.answer(ws, d);
+  // No worker could start: the work is done here, from the same ticket a worker would have read.
+  if (answer.work && !handOff(ws, answer.work)) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: isoStamp(now()), by: process.pid });
+  return answer.stdout;
 }
 
-/** The work of each handed-off event, as `capture work` runs it. */
-const HANDED_WORK: Record<HandedEvent, (here: Here, d: Delivery, fresh: boolean) => Promise<void>> = {
-  start: startWork,
-  compact: compactWork,
-  end: async (here, d) => {
-    const mine = withEpisode(here);
-    if (mine) await endWork(mine, d);
-    else await failed(here, d, `the episode of ${d.provider.id} session ${d.providerSession} was no longer open when its close was to be written`);
-  },
-};
-
-/** Do the work a hook handed off, then give its ticket back (whatever happened). */
-export async function doHandedWork(here: Here, d: Delivery & { event: HandedEvent }, ticket: string, fresh = false): Promise<void> {
+/** `capture work`: do the work a hook handed off, from its ticket alone, then give the ticket back (whatever happened). */
+export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
+  const read = readTicket(ws.layer, name, HANDED_EVENTS);
+  if ("problem" in read) return log.warn(`capture work: ${read.problem}; nothing done`);
   try {
-    await HANDED_WORK[d.event](here, d, fresh);
+    await doWork(ws, read.ticket);
   } catch (err) {
-    await failed(here, d, `the handed-off work stopped: ${(err as Error).message}`);
+    await failed(ws, who(read.ticket), `the handed-off work stopped: ${(err as Error).message}`);
   } finally {
-    settle(here.layer, ticket);
+    settle(ws.layer, name);
   }
 }

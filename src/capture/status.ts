@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { spawnText } from "../lib/runtime.ts";
-import type { Here } from "../layer/here.ts";
+import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn } from "./shims.ts";
@@ -42,7 +42,7 @@ function executable(path: string): boolean {
   }
 }
 
-async function runShim(here: Here, shim: string, payload: Record<string, string>, env: Record<string, string>) {
+async function runShim(here: Workspace, shim: string, payload: Record<string, string>, env: Record<string, string>) {
   return spawnText("/bin/sh", ["-c", 'exec "$0"', join(here.position.worktree, shim)], {
     cwd: here.position.worktree,
     input: JSON.stringify(payload),
@@ -50,7 +50,7 @@ async function runShim(here: Here, shim: string, payload: Record<string, string>
   });
 }
 
-async function verifyPrompt(here: Here, hooks: Hooks): Promise<string | undefined> {
+async function verifyPrompt(here: Workspace, hooks: Hooks): Promise<string | undefined> {
   const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
   try {
     const text = `majordomus self test ${process.pid}`;
@@ -62,13 +62,13 @@ async function verifyPrompt(here: Here, hooks: Hooks): Promise<string | undefine
   }
 }
 
-async function verifySession(here: Here, hooks: Hooks): Promise<string | undefined> {
+async function verifySession(here: Workspace, hooks: Hooks): Promise<string | undefined> {
   const id = `selftest-${process.pid}`;
   const run = await runShim(here, hooks.events.end.shim, { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
   return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
 }
 
-async function hookAspect(here: Here, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
+async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
   const hooks = provider.hooks;
   const text = read(join(here.position.worktree, hooks.config));
   if (text === undefined) return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
@@ -95,7 +95,7 @@ async function hookAspect(here: Here, provider: Provider & { hooks: Hooks }, asp
   return { state: "verified", reason: aspect === "prompt" ? "the installed shim archived a synthetic prompt into a throwaway folder" : "the installed end shim answered a synthetic end event as a dry run (nothing closed)" };
 }
 
-async function modAspect(here: Here, provider: Provider & { hooks: Hooks }): Promise<Omit<Row, "provider" | "aspect">> {
+async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Omit<Row, "provider" | "aspect">> {
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await loadPolicy(here.layer).catch(() => undefined);
@@ -110,7 +110,7 @@ async function modAspect(here: Here, provider: Provider & { hooks: Hooks }): Pro
   return { state: "wired", reason: "installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it" };
 }
 
-export async function status(here: Here, options: { verify: boolean }): Promise<Row[]> {
+export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const provider of (await providers()).values()) {
     for (const aspect of ASPECTS) {

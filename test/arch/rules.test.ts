@@ -1,7 +1,7 @@
 // Architecture rules, checked on the source text so a violation fails the build, not a review.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { PROJECT } from "../support/env.ts";
 
 const SRC = join(PROJECT, "src");
@@ -17,7 +17,72 @@ const SOURCES = files(SRC).map((path) => ({ rel: relative(SRC, path), text: read
 /** Source without comments, so prose about a rule does not count as breaking it. */
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
 
+/**
+ * The layer order, lowest first: a folder may import its own layer and the ones below, never one
+ * above. Utilities; the embedded data; git; the layer's manifest; policy and providers; the ledger;
+ * the stores (records, task, questions, decisions, episodes); the command's workspace; the facts
+ * gathered from it; the views over the facts; the operations that write (lifecycle); the client
+ * hooks (capture); health checks; the CLI.
+ */
+const LAYERS: ReadonlyArray<readonly string[]> = [
+  ["lib"],
+  ["assets"],
+  ["repo"],
+  ["layer"],
+  ["policy", "providers"],
+  ["ledger"],
+  ["records", "task", "questions", "decisions", "session"],
+  ["workspace"],
+  ["facts"],
+  ["views"],
+  ["lifecycle"],
+  ["capture"],
+  ["health"],
+  ["cli"],
+];
+const rankOf = (folder: string) => LAYERS.findIndex((l) => l.includes(folder));
+const folderOf = (rel: string) => rel.split("/")[0]!;
+
+/** Every relative import of a source file (static, dynamic and type-only), as a path under src/. */
+function importsOf(f: { rel: string; text: string }): string[] {
+  const out: string[] = [];
+  for (const m of code(f.text).matchAll(/(?:from|import\()\s*["'](\.{1,2}\/[^"']+)["']/g)) out.push(join(dirname(f.rel), m[1]!));
+  return out;
+}
+
 describe("architecture", () => {
+  test("every folder of src/ has a place in the layer order", () => {
+    const folders = [...new Set(SOURCES.filter((f) => f.rel.includes("/")).map((f) => folderOf(f.rel)))];
+    expect(folders.filter((d) => rankOf(d) === -1)).toEqual([]);
+  });
+
+  test("no import reaches from a lower layer into a higher one", () => {
+    const offenders = SOURCES.flatMap((f) => {
+      if (!f.rel.includes("/")) return [];
+      const from = rankOf(folderOf(f.rel));
+      return importsOf(f)
+        .filter((target) => rankOf(folderOf(target)) > from)
+        .map((target) => `${f.rel} -> ${target}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  test("views are pure: they touch no file, no process and no git, and gather nothing", () => {
+    const IMPURE = /^(repo\/|ledger\/store|facts\/gather|lib\/(runtime|fsx|lock|stdin)|workspace\/|lifecycle\/|capture\/)/;
+    const views = SOURCES.filter((f) => f.rel.startsWith("views/"));
+    expect(views.length).toBeGreaterThan(3);
+    const offenders = views.flatMap((f) => [
+      ...(/from\s+["']node:/.test(code(f.text)) ? [`${f.rel}: node:*`] : []),
+      ...importsOf(f).filter((t) => IMPURE.test(t)).map((t) => `${f.rel} -> ${t}`),
+    ]);
+    expect(offenders).toEqual([]);
+  });
+
+  test("policy switches are read through switchOn, never as inline key checks", () => {
+    const inline = /\.session\?\.(briefing_on_start|checkpoint_on_compact|handover_on_end|handover_on_fill|commit_record_on_end|push_record_on_end)\b/;
+    expect(SOURCES.filter((f) => f.rel !== "policy/index.ts" && inline.test(code(f.text))).map((f) => f.rel)).toEqual([]);
+  });
+
   test("the domain never imports the CLI layer or citty", () => {
     // main.ts is the entry point that hands over to the CLI layer; it is not domain code.
     const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /from\s+["'](citty|[./]+cli\/)/.test(code(f.text))).map((f) => f.rel);

@@ -138,20 +138,27 @@ describe("hand-off of derived work", () => {
     expect(handovers(repo).length).toBe(1);
   });
 
-  test("capture work removes only a ticket named like one: any other --ticket leaves every file alone", () => {
+  test("capture work takes its whole input from the ticket, and reads or removes only a ticket named like one", () => {
     using repo = captured();
     fire(repo, "start", START);
     const policy = readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8");
-    mkdirSync(repo.path(".ai/local/state/hook-work"), { recursive: true, mode: 0o700 });
-    writeFileSync(repo.path(".ai/local/state/hook-work/notes.work"), "mine\n");
-    for (const ticket of ["../../../repo/policy.yaml", "notes", "compact--../../x"]) {
-      const run = repo.mj(["capture", "work", "--provider", "claude-code", "--event", "compact", "--repo", repo.dir, `--ticket=${ticket}`, `--provider-session=${String(START.session_id)}`]);
+    const dir = repo.path(".ai/local/state/hook-work");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, "notes.work"), "mine\n");
+    for (const ticket of ["../../../repo/policy.yaml", "notes", "compact--../../x", "compact--mx0000aa-0123abcd"]) {
+      const run = repo.mj(["capture", "work", "--repo", repo.dir, `--ticket=${ticket}`]);
       expect(run.status).toBe(0);
     }
     expect(readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8")).toBe(policy);
-    expect(readFileSync(repo.path(".ai/local/state/hook-work/notes.work"), "utf8")).toBe("mine\n");
-    // The work itself was done each time: three checkpoints, none failed.
-    expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(3);
+    expect(readFileSync(join(dir, "notes.work"), "utf8")).toBe("mine\n");
+    expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(0);
+    // A ticket as a compact hook writes it: its work is done in the episode it names, and the ticket goes.
+    writeFileSync(join(dir, "compact--mx0000ab-0123abcd.work"), `${JSON.stringify({ schema: "hook-work/v1", event: "compact", provider: "claude-code", provider_session: String(START.session_id), handed_at: "2026-11-30T12:00:00.000Z", by: 1 })}\n`, { mode: 0o600 });
+    expect(repo.mj(["capture", "work", "--repo", repo.dir, "--ticket=compact--mx0000ab-0123abcd"]).status).toBe(0);
+    const checkpoints = ledger(repo).filter((e) => e.event === "task.checkpoint");
+    expect(checkpoints.length).toBe(1);
+    expect(checkpoints[0]!.session).toBe(ledger(repo).find((e) => e.event === "session.started")!.session_id);
+    expect(readdirSync(dir).sort()).toEqual(["notes.work"]);
   });
 
   test("a worker that died leaves its ticket: doctor names it, and a start event does not wait for it", () => {

@@ -20,7 +20,7 @@ const STEPS: Step[] = [
   { say: "Every threshold and switch lives in the policy; `policy` validates it against its schema.", run: ["majordomus", "policy"], show: (o) => o.split("\n").slice(0, 8).join("\n") + "\n…" },
   { say: "The ledger records what happened, one JSON line per event.", run: ["majordomus", "history"] },
   { say: "A second `init` refuses (exit 15) rather than overwrite anything…", run: ["majordomus", "init"], expect: 15 },
-  { say: "…while `init --extend` restores only what is missing. Here a deleted README comes back.", run: ["sh", "-c", "rm .ai/local/cache/README.md && majordomus init --extend | grep -v '^kept'"] },
+  { say: "…while `init --extend` restores only what is missing. Workspace a deleted README comes back.", run: ["sh", "-c", "rm .ai/local/cache/README.md && majordomus init --extend | grep -v '^kept'"] },
   { say: "Bad input is named precisely: a policy with a typo'd key and a wrong type.", run: ["sh", "-c", "sed -i 's/max_body_lines: 40/max_body_lines: forty\\n  max_lines: 1/' .ai/repo/policy.yaml && majordomus policy"], expect: 10 },
   { say: "history --validate checks every ledger line; --json gives machine-readable output.", run: ["majordomus", "history", "--validate"] },
   { say: "(Put the policy back the way init wrote it, and commit the layer as an adopter would.)", run: ["sh", "-c", "git checkout -q -- .ai/repo/policy.yaml 2>/dev/null || sed -i 's/max_body_lines: forty/max_body_lines: 40/; /max_lines: 1/d' .ai/repo/policy.yaml; git add .ai .gitignore && git commit -qm 'Add the majordomus layer' && git log --oneline | head -1"] },
