@@ -44,6 +44,37 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     expect(sessions(rig.repo).length).toBe(2);
   }, TIMEOUT);
 
+  test("the agent's own handover, written with `majordomus handover` in one run, reaches the model in the next run, not a derived one", async () => {
+    const next = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
+    const body = `# Objective\nA config parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${next}\n`;
+    let asked = false;
+    using rig = new ClaudeRig({
+      mock: {
+        // The first request of the first run offers the Bash tool: the agent answers by writing its handover.
+        tool: (request) => {
+          if (asked || !JSON.stringify(request.body?.tools ?? []).includes('"Bash"')) return undefined;
+          asked = true;
+          return { name: "Bash", input: { command: `majordomus handover <<'EOF'\n${body}EOF`, description: "Write my handover" } };
+        },
+      },
+    });
+    const first = await rig.run(["-p", "work on the parser", "--allowedTools", "Bash"]);
+    expect(first).toMatchObject({ status: 0, timedOut: false });
+    expect(asked).toBe(true);
+    const lines = ledger(rig.repo).filter((e) => e.event === "task.handed_over");
+    // The agent's record, inside its episode, then the end's derived continuation record.
+    expect(lines.map((e) => e.how)).toEqual(["authored", "derived"]);
+    expect(lines[0]!.session).toBe(lines[1]!.session);
+    expect(lines[0]!.session).toMatch(/^s-/);
+
+    const second = await rig.run(["-p", "what next?"]);
+    expect(second.status).toBe(0);
+    const request = rig.mock.messages().at(-1)!.text;
+    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/);
+    expect(request).toContain(`Its Next Action, in its author's own words:\n${next}`);
+    expect(request).toContain("Since then: a derived record");
+  }, TIMEOUT);
+
   test("3: /compact derives a checkpoint inside the episode and closes nothing; a --continue run is one episode of the same client session", async () => {
     using rig = new ClaudeRig();
     expect((await rig.run(["-p", "say ok"])).status).toBe(0);

@@ -5,7 +5,9 @@
  * summary, and keeps every request it received so a test can read what reached the model.
  */
 export type Received = { method: string; path: string; body: Record<string, unknown> | undefined; text: string; at: number };
-export type MockOptions = { inputTokens?: (request: Received, index: number) => number; reply?: (request: Received) => string };
+/** A tool call the mock makes instead of answering in text (the client runs it and asks again with its result). */
+export type ToolCall = { name: string; input: Record<string, unknown> };
+export type MockOptions = { inputTokens?: (request: Received, index: number) => number; reply?: (request: Received) => string; tool?: (request: Received, index: number) => ToolCall | undefined };
 
 export type Mock = { url: string; requests: Received[]; stop(): void; messages(): Received[] };
 
@@ -27,13 +29,21 @@ function lastUserText(body: Record<string, unknown> | undefined): string {
   return last ? textOf({ content: last.content }) : "";
 }
 
-function sse(model: string, text: string, inputTokens: number): string {
+function sse(model: string, text: string, inputTokens: number, tool?: ToolCall): string {
+  const block: Array<[string, unknown]> = tool
+    ? [
+        ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_${Math.random().toString(16).slice(2)}`, name: tool.name, input: {} } }],
+        ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.input) } }],
+      ]
+    : [
+        ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+        ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }],
+      ];
   const events: Array<[string, unknown]> = [
     ["message_start", { type: "message_start", message: { id: `msg_${Math.random().toString(16).slice(2)}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }],
-    ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
-    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }],
+    ...block,
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
-    ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) } }],
+    ["message_delta", { type: "message_delta", delta: { stop_reason: tool ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) } }],
     ["message_stop", { type: "message_stop" }],
   ];
   return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
@@ -62,7 +72,8 @@ export function startMock(options: MockOptions = {}): Mock {
         const text = asksForSummary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
         const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
         const model = String(body?.model ?? "claude-opus-5-5");
-        if (body?.stream) return new Response(sse(model, text, inputTokens), { headers: { "content-type": "text/event-stream" } });
+        const tool = asksForSummary ? undefined : options.tool?.(received, index);
+        if (body?.stream) return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
         return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
       }
       if (url.pathname === "/v1/messages/count_tokens") return Response.json({ input_tokens: Math.ceil(raw.length / 4) });
