@@ -18,7 +18,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isoStamp, now } from "../lib/clock.ts";
+import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { spawnDetached } from "../lib/runtime.ts";
@@ -74,7 +74,7 @@ export function handOff(ws: Workspace, order: Order): boolean {
   const path = join(dir, `${name}.work`);
   try {
     ensureDir(dir, 0o700);
-    const ticket: Ticket = { schema: TICKET_SCHEMA, ...order, handed_at: isoStamp(now()), by: process.pid };
+    const ticket: Ticket = { schema: TICKET_SCHEMA, ...order, handed_at: stamp(), by: process.pid };
     if (!publishNew(path, `${JSON.stringify(ticket)}\n`, 0o600, { durable: false })) return false;
   } catch (err) {
     log.debug(`no ticket for the derived work (${(err as Error).message}); doing it here`);

@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, readdirSync, rmdirSync, statSync, unlinkSync }
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import { compactStamp, now } from "../lib/clock.ts";
+import { wall, compactStamp } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
@@ -66,7 +66,7 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
     hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
   }
   settings.hooks = hooks;
-  const backup = `${path}.majordomus-backup-${compactStamp(now())}`;
+  const backup = `${path}.majordomus-backup-${compactStamp(wall())}`;
   copyFileSync(path, backup);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
   report.backup = backup.slice(here.position.worktree.length + 1);

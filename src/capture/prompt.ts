@@ -5,7 +5,7 @@
  * a person's prompt and are skipped. Nothing is printed on stdout; nothing here exits 2.
  */
 import { join } from "node:path";
-import { isoStamp, compactStampMs, now } from "../lib/clock.ts";
+import { wall, isoStamp, compactStampMs } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { createHash } from "../lib/runtime.ts";
@@ -51,7 +51,7 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
 
   const clean = redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
-  const at = now();
+  const at = wall();
   // `here` was located for this prompt's client session: its episode, if open, is already known.
   const episode = providerSession ? here.session : undefined;
   const record: Record<string, unknown> = {

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isoStamp, now } from "../lib/clock.ts";
+import { now, isoStamp } from "../lib/clock.ts";
 import { writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";

@@ -11,7 +11,7 @@
  * (handed to a detached worker through a ticket, or done here when no worker can start), which
  * handed-off work it waits for first, and the policy switch that turns its work off.
  */
-import { isoStamp, now } from "../lib/clock.ts";
+import { stamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
@@ -24,7 +24,7 @@ import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, reason: string): Promise<void> {
   log.warn(`capture session (${d.event}): ${reason}`);
-  logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
+  logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
   try {
     await appendEvent(ws, "provider.event.failed", { provider: d.provider.id, provider_event: d.event, reason });
   } catch (err) {
@@ -209,7 +209,7 @@ async function doWork(base: Workspace, t: Ticket): Promise<void> {
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
-  if (d.payload?.problem) logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
+  if (d.payload?.problem) logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
   try {
     await appendEvent(ws, "provider.event.received", {
       provider: d.provider.id,
@@ -220,13 +220,13 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
     });
   } catch (err) {
     log.warn(`the receipt could not be written: ${(err as Error).message}`);
-    logContextFailure(ws, `${isoStamp(now())} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
+    logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
   const row = SESSION_EVENTS[d.event];
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);
   // No worker could start: the work is done here, from the same ticket a worker would have read.
-  if (answer.work && !handOff(ws, answer.work)) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: isoStamp(now()), by: process.pid });
+  if (answer.work && !handOff(ws, answer.work)) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
   return answer.stdout;
 }
 

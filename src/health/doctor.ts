@@ -15,7 +15,7 @@ import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { readAll, storeOf } from "../records/store.ts";
 import { parseYaml } from "../lib/runtime.ts";
-import { parseDuration, now } from "../lib/clock.ts";
+import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { publishNew, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
-import { compactStamp, now, parseIsoTime } from "../lib/clock.ts";
+import { wall, compactStamp, parseIsoTime } from "../lib/clock.ts";
 import { eventRegistry } from "./events.ts";
 import type { Entry } from "./line.ts";
 import { appendEvent, ledgerSize, newestFirst, readAll, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
@@ -73,7 +73,7 @@ export type Rotation = { rotated: false; lines: number; keep: number } | { rotat
  * archive is never overwritten.
  */
 function publishArchive(dir: string, text: string): string {
-  const stamp = compactStamp(now());
+  const stamp = compactStamp(wall());
   for (let n = 1; n < 100; n++) {
     const archive = join(dir, `ledger.${stamp}-${String(n).padStart(2, "0")}.archived.jsonl`);
     if (publishNew(archive, text, 0o600)) return archive;

@@ -16,7 +16,7 @@ import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, readIfExists } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
-import { isoStamp, now } from "../lib/clock.ts";
+import { stamp } from "../lib/clock.ts";
 import { WRITER } from "../lib/version.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Position } from "../repo/where.ts";
@@ -49,7 +49,7 @@ async function checkedLine(ctx: AppendContext, event: string, payload: Record<st
   for (const key of spec.requires) {
     if (payload[key] === undefined) throw new Failure("internal", `ledger payload for "${event}" lacks required field "${key}"`, "see share/events.yaml for what the event requires");
   }
-  const envelope: Record<string, unknown> = { ts: isoStamp(now()), event, head: ctx.position.head, branch: ctx.position.branch, by: WRITER };
+  const envelope: Record<string, unknown> = { ts: stamp(), event, head: ctx.position.head, branch: ctx.position.branch, by: WRITER };
   if (ctx.session) envelope.session = ctx.session;
   const line = `${JSON.stringify({ ...envelope, ...payload })}\n`;
   if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw new Failure("internal", `ledger line for "${event}" is over ${MAX_LINE_BYTES} bytes`, "put large content in a record file and reference its path");

@@ -2,10 +2,11 @@
  * The one clock. Tests inject a fixed time with MAJORDOMUS_NOW (an ISO 8601 time); everything
  * that stamps or judges time reads it through here.
  *
- * One instant per command: the CLI pins the clock when a command starts, so every stamp, age and
- * freshness label of that command uses the same instant, and a record the command wrote a moment
- * ago is never "in the future". Only `wall()` reads the clock again: a record stamped later than
- * the wall clock is the one thing that is really in the future.
+ * One instant per command: the CLI pins the clock when a command starts, so every age, freshness
+ * label and "in the future" judgement of that command (`now()`) uses the same instant. Stamps
+ * (`stamp()`, `wall()`) say when something was written, so they read the clock as it is: a record
+ * stamped after the command's instant but not after the wall clock was written while the command
+ * ran, and is 0 minutes old (records/labels.ts), never in the future.
  */
 import { Failure } from "./failure.ts";
 
@@ -45,6 +46,11 @@ export function parseIsoTime(text: string): Date | undefined {
   if (!ISO.test(text)) return undefined;
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The wall clock as a stamp: when something is written, to the millisecond. */
+export function stamp(): string {
+  return isoStamp(wall());
 }
 
 /** `2026-11-30T14:07:41.123Z`: millisecond resolution, always UTC. */

@@ -5,7 +5,7 @@
  * loading what the close itself needs.
  */
 import { join } from "node:path";
-import { isoStamp, now } from "../lib/clock.ts";
+import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
@@ -13,5 +13,5 @@ import { sectionPath } from "../layer/manifest.ts";
 export function claimClose(here: Workspace, sessionId: string): boolean {
   const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
   ensureDir(claims, 0o700);
-  return publishNew(join(claims, `${sessionId}.claim`), `${process.pid} ${isoStamp(now())}\n`, 0o600, { durable: false });
+  return publishNew(join(claims, `${sessionId}.claim`), `${process.pid} ${stamp()}\n`, 0o600, { durable: false });
 }

@@ -7,7 +7,7 @@ import { sameCheckout } from "../repo/where.ts";
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
-import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { stamp, compactStamp } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -48,7 +48,7 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
 
   if (!options.claimed && !claimClose(here, episode.session_id)) return { status: "already", episode };
 
-  const closing = { closedAt: isoStamp(now()), outcome: options.outcome, reason: options.reason };
+  const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
   const window = options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
   const closedAt = closing.closedAt;
   const body = options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy);

@@ -7,7 +7,7 @@ import { sameCheckout, sameRepository } from "../repo/where.ts";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { wall, stamp, isoStamp, compactStamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
@@ -96,7 +96,7 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
   const key = episodeKey(options.providerSession);
   const path = episodePath(here.layer, key);
   ensureDir(openDir(here.layer), 0o700);
-  const at = now();
+  const at = wall();
   // A resumed session keeps its episode: decide that before paying for git status.
   if (options.ifOpen === "keep" && peek(path).kind === "open") {
     const kept = (await readEpisode(path)).episode;
@@ -170,7 +170,7 @@ export async function freezeContext(here: Workspace, episode: OpenEpisode, profi
   } catch (err) {
     const { logContextFailure } = await import("./context-log.ts");
     log.warn(`the working context of ${episode.session_id} was not written: ${(err as Error).message}`);
-    logContextFailure(here, `${isoStamp(now())} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
+    logContextFailure(here, `${stamp()} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { isoStamp, now } from "../lib/clock.ts";
+import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
@@ -57,7 +57,7 @@ export async function writeRecord(here: Workspace, kind: RecordKind, body: strin
   const record = await publish(
     storeOf(here.layer, kind),
     {
-      created_at: isoStamp(now()),
+      created_at: stamp(),
       how: options.how,
       task_id: task?.id ?? "none",
       session: here.session ?? "none",

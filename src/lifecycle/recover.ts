@@ -4,7 +4,7 @@
  * its record, like any other close. The policy has the only copy of the threshold: without it
  * nothing is recovered.
  */
-import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
+import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";

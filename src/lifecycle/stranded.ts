@@ -3,7 +3,7 @@
  * (no ledger read, nothing of the close loaded): the start hook asks this on every event.
  */
 import { sameCheckout } from "../repo/where.ts";
-import { parseDuration, parseIsoTime, now } from "../lib/clock.ts";
+import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { listOpen, type ReadEpisode } from "../session/store.ts";

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
-import { compactStamp, isoStamp, now } from "../lib/clock.ts";
+import { wall, stamp, isoStamp, compactStamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
@@ -56,9 +56,9 @@ export async function startTask(here: Workspace, options: StartOptions): Promise
   let archived: string | undefined;
   if (read.task || read.problem) {
     if (read.problem) log.warn(`${read.problem}; moving it into the archive`);
-    archived = archiveTask(here.layer, read.task ?? ({ id: `unreadable-${compactStamp(now())}` } as Task));
+    archived = archiveTask(here.layer, read.task ?? ({ id: `unreadable-${compactStamp(wall())}` } as Task));
   }
-  const at = now();
+  const at = wall();
   const snap = await snapshot(here.position, here.own);
   const p = here.position;
   const task: Task = {
@@ -139,7 +139,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
   ensureDir(dir, 0o700);
   let notePath = join(dir, `${task.id}.md`);
   for (let n = 2; !publishNew(notePath, note, 0o600); n++) notePath = join(dir, `${task.id}-${n}.md`);
-  const done: Task = { ...task, outcome: options.outcome, checkpoint_at: isoStamp(now()) };
+  const done: Task = { ...task, outcome: options.outcome, checkpoint_at: stamp() };
   writeTask(here.layer, done);
   const rel = relative(here.position.worktree, notePath);
   await appendEvent(here, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });

@@ -2,7 +2,7 @@
  * Two independent judgements of a record, always shown side by side:
  * divergence (where its commit sits against git now) and freshness (how old it is).
  */
-import { parseIsoTime, wall } from "../lib/clock.ts";
+import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
 import { git } from "../repo/git.ts";
 import { NO_HEAD, type Position } from "../repo/where.ts";

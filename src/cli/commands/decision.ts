@@ -1,4 +1,4 @@
-import { now } from "../../lib/clock.ts";
+import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { appendDecision } from "../../decisions/store.ts";
 import { appendEvent } from "../../ledger/store.ts";
@@ -16,7 +16,7 @@ export default command({
   async run({ args }) {
     const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
-    const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, now());
+    const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, wall());
     await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
     if (args.json) console.log(JSON.stringify(decision));
     else console.log(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);

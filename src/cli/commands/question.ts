@@ -1,5 +1,5 @@
 import { Failure } from "../../lib/failure.ts";
-import { now } from "../../lib/clock.ts";
+import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { appendEvent } from "../../ledger/store.ts";
 import { addQuestion, describeMalformed, readQuestions, resolveQuestion } from "../../questions/store.ts";
@@ -16,7 +16,7 @@ const add = command({
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace();
-    const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), now());
+    const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), wall());
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) console.log(JSON.stringify(q));
     else console.log(`opened: ${q.text} (task ${q.taskId})`);
@@ -51,7 +51,7 @@ const resolve = command({
   async run({ args }) {
     const ctx = await workspace();
     const resolverTask = await taskId(ctx);
-    const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), now());
+    const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), wall());
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
     if (args.json) console.log(JSON.stringify(q));
     else console.log(`resolved: ${q.text} — ${q.answer}`);
