@@ -1,5 +1,6 @@
 /** Repositories with a lot of history, built with majordomus's own modules and binary. */
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
+import { IDENTITY_FILE } from "../../src/repo/identity.ts";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -37,9 +38,11 @@ export function withLedgerLines(dir: string, count: number): string {
 
 /**
  * Publish `count` handovers and `count` checkpoints through the records module itself (the same
- * code the binary runs), a minute apart, so the folders look like months of sessions.
+ * code the binary runs), a minute apart, so the folders look like months of sessions. `legacy`
+ * writes them as a majordomus from before repository identities did (the common dir's path as
+ * the repository id, no identity file), so an older binary resolves them too.
  */
-export async function withRecords(dir: string, count: number): Promise<string> {
+export async function withRecords(dir: string, count: number, options: { legacy?: boolean } = {}): Promise<string> {
   const { workspace } = await import("../../src/workspace/workspace.ts");
   const { publish, storeOf } = await import("../../src/records/store.ts");
   const { RECORD_KINDS } = await import("../../src/records/kinds.ts");
@@ -49,16 +52,19 @@ export async function withRecords(dir: string, count: number): Promise<string> {
   for (let i = 0; i < count; i++) {
     for (const kind of [RECORD_KINDS.handover, RECORD_KINDS.checkpoint]) {
       const p = ctx.position;
-      publish(
+      await publish(
         storeOf(ctx.layer, kind),
-        { created_at: new Date(start + i * 60_000).toISOString(), how: "derived", task_id: "none", session: "none", repository_id: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: "clean", changed_files: [] },
+        { created_at: new Date(start + i * 60_000).toISOString(), how: "derived", task_id: "none", session: "none", repository_id: options.legacy ? p.commonDir : p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: "clean", changed_files: [] },
         kind.name === "handover" ? body : "Progress: steady.\n",
         [],
       );
     }
   }
+  if (options.legacy) rmSync(join(ctx.position.commonDir, IDENTITY_FILE), { force: true });
   return dir;
 }
+
+
 
 /** Capture installed, as an adopter's repository has it. */
 export function withCapture(dir: string): string {

@@ -1,21 +1,79 @@
 /**
- * The least a hook could do, compiled the way the binary is: read the payload, append one line
- * to a file and, with `--git`, run `git status` and write its answer to a second file. No
- * majordomus code at all. The benchmark runs it beside the real hooks to show how much of their
- * cost is the runtime, node:fs and one git process rather than ours.
+ * The least a hook could do, compiled the way the binary is, with no majordomus code at all: the
+ * same file I/O its hook does, and nothing else. The benchmark runs each floor beside its hook to
+ * show how much of the hook's cost is the runtime, node:fs and git rather than ours.
  *
- *   floor <repo> [--git]
+ *   floor <repo> line             read the payload, append one line (the least any hook does)
+ *   floor <repo> prompt           the prompt hook's I/O: read HEAD, its ref, the repository id,
+ *                                 the manifest and the episode; append the receipt under the
+ *                                 ledger lock; publish one record (temp file, link, unlink)
+ *   floor <repo> start            the start hook's I/O: git status started at once; the reads
+ *                                 above plus the policy, the open questions, the hand-off folder
+ *                                 and the handover index and record; the receipt under the lock;
+ *                                 a dozen lines of briefing on stdout
  */
-import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
 
-const [repo, flag] = process.argv.slice(2);
-if (!repo) throw new Error("usage: floor <repo> [--git]");
-const status = flag === "--git" ? Bun.spawn(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd: repo, stdin: "ignore", stdout: "pipe", stderr: "ignore" }) : undefined;
+const [repo, mode = "line"] = process.argv.slice(2);
+if (!repo) throw new Error("usage: floor <repo> line|prompt|start");
+const status = mode === "start" ? Bun.spawn(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd: repo, stdin: "ignore", stdout: "pipe", stderr: "ignore" }) : undefined;
+const state = join(repo, ".ai/local/state");
+const read = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+};
+const list = (path: string) => {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+};
 const payload = readFileSync(0, "utf8");
-appendFileSync(`${repo}/.ai/local/state/floor.jsonl`, `${JSON.stringify({ ts: new Date().toISOString(), bytes: payload.length })}\n`);
-if (status) {
-  const text = await new Response(status.stdout).text();
-  await status.exited;
-  writeFileSync(`${repo}/.ai/local/state/floor.tmp`, text);
-  renameSync(`${repo}/.ai/local/state/floor.tmp`, `${repo}/.ai/local/state/floor.status`);
+const line = `${JSON.stringify({ ts: new Date().toISOString(), event: "floor", bytes: payload.length })}\n`;
+
+function append(): void {
+  const lock = join(state, "floor.lock");
+  closeSync(openSync(lock, "wx", 0o600));
+  const fd = openSync(join(state, "floor.jsonl"), "a", 0o600);
+  writeSync(fd, line);
+  closeSync(fd);
+  unlinkSync(lock);
+}
+
+if (mode === "line") {
+  const fd = openSync(join(state, "floor.jsonl"), "a", 0o600);
+  writeSync(fd, line);
+  closeSync(fd);
+} else {
+  const head = read(join(repo, ".git/HEAD")).trim();
+  read(join(repo, ".git", head.replace(/^ref: /, "")));
+  read(join(repo, ".git/majordomus-repository"));
+  read(join(repo, ".ai/manifest.yaml"));
+  read(join(state, "sessions-open/bench-live.yaml"));
+  append();
+  if (mode === "prompt") {
+    const target = join(repo, ".ai/local/prompts", `floor-${process.pid}-${Date.now()}.json`);
+    const temp = `${target}.tmp`;
+    const fd = openSync(temp, "wx", 0o600);
+    writeSync(fd, JSON.stringify({ schema: "prompt/v1", text: payload }));
+    closeSync(fd);
+    linkSync(temp, target);
+    unlinkSync(temp);
+  } else {
+    read(join(repo, ".ai/repo/policy.yaml"));
+    read(join(state, "open-questions.md"));
+    list(join(state, "hook-work"));
+    const index = read(join(state, "handovers/.index/main"));
+    const file = /"file":"([^"]+)"/.exec(index)?.[1];
+    if (file) read(join(state, "handovers", file));
+    const text = await new Response(status!.stdout).text();
+    await status!.exited;
+    const lines = ["## floor", "", `working tree ${text === "" ? "clean" : "dirty"}`, ...Array.from({ length: 10 }, (_, i) => `line ${i}`)];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
 }

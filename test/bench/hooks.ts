@@ -3,7 +3,7 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, cpSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -14,44 +14,71 @@ import { measure, median, pairedRatio, report, verdict, type Result, type Row } 
 const SHIM = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
 const env = { PATH: `${join(BIN, "..")}:${process.env.PATH}` };
 
-function open(dir: string, session: string): void {
-  spawnSync(join(dir, SHIM.start), [], { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
+function open(dir: string, session: string, withEnv: Record<string, string> = env): void {
+  spawnSync(join(dir, SHIM.start), [], { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...withEnv } });
 }
 
 /** Wait (untimed) until the work earlier hooks handed to their workers is done, so no run shares the machine with one. */
 const drained = (dir: string) => settled(dir, 30_000);
 
+/** Lines of the ledger so far: how the bench sees a record land without reading the whole file each poll. */
+const ledgerSize = (dir: string) => statSync(join(dir, ".ai", "local", "state", "ledger.jsonl")).size;
+
 /**
- * How long after its receipt the handed-off work finished, from the ledger's own timestamps: end
- * until `session.closed`, compact until `task.checkpoint`, per client session; median in ms.
+ * From spawning the hook (as the client does) until the work it handed off has written its record
+ * (compact: the checkpoint's ledger line; end: the episode's `session.closed` line): the latency
+ * the person sees. Median over `runs`, in ms. Polls the ledger's tail every millisecond.
  */
-function workLatency(dir: string, event: "compact" | "end", done: string): number {
-  const received = new Map<string, number>();
+function eventToRecord(dir: string, event: "compact" | "end", runs: number): number {
   const waits: number[] = [];
-  for (const line of readFileSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), "utf8").split("\n")) {
-    if (line === "") continue;
-    const e = JSON.parse(line) as Record<string, string>;
-    const key = e.session ?? "";
-    if (e.event === "provider.event.received" && e.provider_event === event) received.set(key, Date.parse(e.ts!));
-    else if (e.event === done && received.has(key)) {
-      waits.push(Date.parse(e.ts!) - received.get(key)!);
-      received.delete(key);
+  const done = event === "compact" ? '"event":"task.checkpoint"' : '"event":"session.closed"';
+  for (let n = 0; n < runs; n++) {
+    const session = event === "compact" ? "bench-live" : `latency-${n}-${Date.now()}`;
+    if (event === "end") open(dir, session);
+    drained(dir);
+    const from = ledgerSize(dir);
+    const started = performance.now();
+    spawnSync(join(dir, SHIM[event]), [], { cwd: dir, input: JSON.stringify(event === "end" ? { session_id: session, reason: "other" } : { session_id: session, trigger: "auto" }), env: { ...process.env, ...env } });
+    for (;;) {
+      const fd = openSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), "r");
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(size - from);
+      readSync(fd, tail, 0, tail.length, from);
+      closeSync(fd);
+      if (tail.toString("utf8").includes(done)) break;
+      if (performance.now() - started > 10_000) throw new Error(`${event}: no record after 10 s`);
+      Bun.sleepSync(1);
     }
+    waits.push(performance.now() - started);
   }
+  drained(dir);
   return median(waits);
+}
+
+/**
+ * BENCH_BASELINE=<folder holding another build named majordomus>: the same hooks run through the
+ * same shims with that binary first on PATH, in the same run, for a paired before/after figure.
+ * They run in a copy of the large repository made before any hook ran, so neither binary ever
+ * reads what the other wrote (an older binary does not know a newer one's repository id).
+ */
+const BASELINE = process.env.BENCH_BASELINE;
+
+function baselineRows(copy: string): Row[] {
+  const baseEnv = { PATH: `${BASELINE}:${process.env.PATH}` };
+  return hookRows("large", copy, baseEnv).map((row) => ({ ...row, name: `baseline ${row.name}` }));
 }
 
 /** Every repository the rows run in: a run waits until none of them has a worker still busy. */
 const benched: string[] = [];
 
-function hookRows(label: string, dir: string): Row[] {
-  open(dir, "bench-live");
+function hookRows(label: string, dir: string, rowEnv: Record<string, string> = env): Row[] {
+  open(dir, "bench-live", rowEnv);
   benched.push(dir);
   // Each run of the new-episode row opens one; the next run closes it first (untimed), so open
   // episodes do not pile up from run to run.
   let fresh: string | undefined;
   const closeFresh = () => {
-    if (fresh) spawnSync(join(dir, SHIM.end), [], { cwd: dir, input: JSON.stringify({ session_id: fresh, reason: "other" }), env: { ...process.env, ...env, MAJORDOMUS_HOOK_WORK: "foreground" } });
+    if (fresh) spawnSync(join(dir, SHIM.end), [], { cwd: dir, input: JSON.stringify({ session_id: fresh, reason: "other" }), env: { ...process.env, ...rowEnv, MAJORDOMUS_HOOK_WORK: "foreground" } });
     fresh = undefined;
   };
   const settle = (extra?: (n: number) => void) => (n: number) => {
@@ -60,11 +87,11 @@ function hookRows(label: string, dir: string): Row[] {
     drained(dir);
   };
   return [
-    { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
-    { name: `start, new episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }), before: settle(() => closeFresh()) },
-    { name: `start, resumed episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
-    { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
-    { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: settle((n) => open(dir, `end-${label}-${n}`)) },
+    { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
+    { name: `start, new episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }), before: settle(() => closeFresh()) },
+    { name: `start, resumed episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
+    { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
+    { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: settle((n) => open(dir, `end-${label}-${n}`, rowEnv)) },
   ];
 }
 
@@ -78,14 +105,20 @@ function floorBinary(): string {
 
 export async function benchHooks(noop: string, runs: number): Promise<string[]> {
   const empty = withCapture(emptyRepo());
-  const large = withSessionsAndPrompts(await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000), 1_000);
+  // Records as an adopter upgrading has them (written before repository identities), so the baseline binary resolves them as well.
+  const large = withSessionsAndPrompts(await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000, { legacy: true }), 1_000);
+  // The baseline's own copy, made before any hook ran in either.
+  const baseline = BASELINE ? `${large}-baseline` : undefined;
+  if (baseline) cpSync(large, baseline, { recursive: true });
   const floor = floorBinary();
   const rows: Row[] = [
     { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
     ...hookRows("empty", empty),
     ...hookRows("large", large),
-    { name: "floor: payload + one line (large)", cmd: [floor, large], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
-    { name: "floor: payload + one line + git status (large)", cmd: [floor, large, "--git"], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
+    { name: "floor: payload + one line (large)", cmd: [floor, large, "line"], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
+    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
+    ...(baseline ? baselineRows(baseline) : []),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
@@ -101,13 +134,26 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     out.push(verdict(`${hook}: large vs empty repo`, ms(large) / ms(small), 1.2));
     out.push(verdict(`${hook}: peak RSS vs no-op`, rss(large) / rss(base), 1.5));
   }
-  const floorTime = by("floor: payload + one line + git status (large)");
   const floorLine = by("floor: payload + one line (large)");
-  out.push("", `The floor (no majordomus code, same build settings): payload + one line ${pairedRatio(floorLine, base).toFixed(2)}× / RSS ${(rss(floorLine) / rss(base)).toFixed(2)}×; with one git status ${pairedRatio(floorTime, base).toFixed(2)}× / RSS ${(rss(floorTime) / rss(base)).toFixed(2)}×.`);
+  const floorPrompt = by("floor: the prompt hook's I/O (large)");
+  const floorStart = by("floor: the start hook's I/O, git status included (large)");
+  out.push("", `The floors (no majordomus code, same build settings), × no-op: payload + one line ${pairedRatio(floorLine, base).toFixed(2)}×; the prompt hook's I/O ${pairedRatio(floorPrompt, base).toFixed(2)}× (RSS ${(rss(floorPrompt) / rss(base)).toFixed(2)}×); the start hook's I/O ${pairedRatio(floorStart, base).toFixed(2)}× (RSS ${(rss(floorStart) / rss(base)).toFixed(2)}×).`);
+  out.push("", "The client waits for these two before the model sees anything; each against the floor doing its I/O (paired):");
+  out.push(verdict("prompt (large) vs its floor", pairedRatio(by("prompt (large)"), floorPrompt), 1.3));
+  out.push(verdict("start, resumed episode (large) vs its floor", pairedRatio(by("start, resumed episode (large)"), floorStart), 1.3));
+  out.push(verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), floorStart), 1.3));
+  if (BASELINE) {
+    out.push("", `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`);
+    for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
+  }
   drained(empty);
   drained(large);
-  out.push("", "Handed-off work (not waited for by the client), receipt until done, median from the ledger's timestamps:");
-  out.push(`- compact until its checkpoint: ${workLatency(large, "compact", "task.checkpoint").toFixed(0)} ms (large), ${workLatency(empty, "compact", "task.checkpoint").toFixed(0)} ms (empty)`);
-  out.push(`- end until the episode's record: ${workLatency(large, "end", "session.closed").toFixed(0)} ms (large), ${workLatency(empty, "end", "session.closed").toFixed(0)} ms (empty)`);
+  out.push("", "Compact and end, from the event to the finished record (the hook, then the work it handed off), median:");
+  for (const [label, dir] of [["large", large], ["empty", empty]] as const) {
+    const compact = eventToRecord(dir, "compact", runs);
+    const end = eventToRecord(dir, "end", runs);
+    out.push(verdict(`compact until its checkpoint (${label}), ms`, compact, 150));
+    out.push(verdict(`end until the episode's closed record (${label}), ms`, end, 150));
+  }
   return out;
 }

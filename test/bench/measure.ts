@@ -3,7 +3,7 @@
  * drift in machine load hits every row alike, and report medians, paired ratios and peak RSS.
  * Prints numbers; never asserts (timings are not tests).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -36,6 +36,7 @@ function spawn(row: Row, cmd: string[], run: number) {
 const GNU_TIME = "/usr/bin/time";
 const HAS_GNU_TIME = existsSync(GNU_TIME);
 const RSS_FILE = join(tmpdir(), `majordomus-bench-rss-${process.pid}`);
+process.on("exit", () => rmSync(RSS_FILE, { force: true }));
 
 /**
  * Wall time from a direct spawn. Peak RSS from a second run under GNU time: Linux counts the

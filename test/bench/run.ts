@@ -2,7 +2,8 @@
  * `npm run bench`: start-up and per-command cost of the binary, side by side with a no-op binary
  * built with the same settings. Medians over >= 30 interleaved runs; ratios; peak RSS.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN, PROJECT } from "../support/env.ts";
@@ -10,6 +11,11 @@ import { emptyRepo, withLedgerLines, withRecords } from "./fixtures.ts";
 import { measure, median, pairedRatio, report, verdict, type Result } from "./measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+
+// Every repository the benchmark builds goes under one folder, removed when it ends.
+const ROOT = mkdtempSync(join(tmpdir(), "majordomus-bench-"));
+process.env.TMPDIR = ROOT;
+process.on("exit", () => rmSync(ROOT, { recursive: true, force: true }));
 const NOOP = join(PROJECT, "dist", "noop");
 
 if (!existsSync(NOOP)) {
