@@ -16,7 +16,6 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, switchOn, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
-import { adapted } from "../providers/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
@@ -61,6 +60,10 @@ type Row = {
   work(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined): Promise<void>;
   /** Handed-off work of these events is waited for (at most `ms`) before the answer, or before the work. */
   waits?: { for: readonly SessionEvent[]; ms: number; before: "answer" | "work" };
+  /** The work is done in the hook before it answers the client's wait, never handed to a worker. */
+  inHook?: boolean;
+  /** What the event records before even its receipt (the end's claim). */
+  beforeReceipt?(ws: Workspace, d: Delivery): Promise<void>;
   /** The switch that turns the event's product off (the briefing, the checkpoint, the continuation record). */
   switch: SwitchKey;
 };
@@ -73,6 +76,16 @@ async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy): Promise<s
   const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([import("../facts/gather.ts"), import("../views/derived.ts"), import("../lifecycle/records.ts"), import("../records/kinds.ts")]);
   const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
   return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
+}
+
+/** Any event's work finishes the closes whose taker died: a claimed close is a promise the checkout keeps. */
+async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined): Promise<void> {
+  const { readClaims } = await import("../lifecycle/claim.ts");
+  if (readClaims(ws.layer).length === 0) return;
+  const { finishUnfinished } = await import("../lifecycle/finish.ts");
+  await attempt(ws, who(t), "unfinished closes were not finished", async () => {
+    for (const f of await finishUnfinished(ws, policy)) log.info(`finished the close of ${f.sessionId} (${f.result})`);
+  });
 }
 
 const start: Row = {
@@ -96,15 +109,17 @@ const start: Row = {
         stdout = briefing(facts).lines.join("\n");
       });
     }
-    // Work is left only for a new episode (its working context) or an episode old enough to be stranded.
-    const { strandedCandidates } = await import("../lifecycle/stranded.ts");
-    if (!fresh && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return { stdout };
+    // Work is left only for a new episode (its working context), an episode old enough to be
+    // stranded, or a close whose taker died before finishing it.
+    const [{ strandedCandidates }, { readClaims }] = await Promise.all([import("../lifecycle/stranded.ts"), import("../lifecycle/claim.ts")]);
+    if (!fresh && readClaims(stamped.layer).length === 0 && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return { stdout };
     return { stdout, work: orderOf(d, { fresh }) };
   },
-  /** Freeze a new episode's working context, recover stranded ones. */
-  async work(ws, t) {
+  /** Freeze a new episode's working context, finish closes a dead taker left, recover stranded episodes. */
+  async work(ws, t, policy) {
     const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../lifecycle/open.ts"), import("../lifecycle/recover.ts")]);
     if (t.fresh && ws.episode) await freezeContext(ws, ws.episode);
+    await finishLeftCloses(ws, t, policy);
     await attempt(ws, who(t), "stranded episodes were not recovered", async () => {
       const recovered = await recoverStranded(ws, { limit: 3, except: ws.session });
       for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
@@ -115,8 +130,9 @@ const start: Row = {
 const compact: Row = {
   switch: "session.checkpoint_on_compact",
   answer: async (_ws, d) => ({ work: orderOf(d) }),
-  /** The checkpoint before compaction. */
+  /** The checkpoint before compaction (and any close a dead taker left). */
   async work(ws, t, policy) {
+    await finishLeftCloses(ws, t, policy);
     if (!policy) return;
     if (!switchOn(policy.policy, "session.checkpoint_on_compact")) return log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
@@ -127,56 +143,46 @@ const compact: Row = {
 
 const end: Row = {
   switch: "session.handover_on_end",
-  // A very short session ends while its start's worker may still be freezing the working context this close appends to.
-  waits: { for: ["start"], ms: 5_000, before: "work" },
+  // Done in the hook itself, never handed off: a client that exits at once (a container, `claude -p`
+  // in CI) takes a detached worker with it, and the close would be lost. It takes tens of ms.
+  inHook: true,
+  // A very short session ends while its start's worker may still be freezing the working context
+  // this close appends to; a compaction just before the end may still be writing its checkpoint.
+  waits: { for: ["start", "compact"], ms: 5_000, before: "work" },
+  // The claim is the end event's first trace, before its receipt: an end event that left a receipt
+  // has always left the promise of its close, which any later event can keep.
+  async beforeReceipt(ws, d) {
+    if (!ws.episode) return;
+    const { claimClose } = await import("../lifecycle/claim.ts");
+    const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+    claimClose(ws.layer, { session_id: ws.episode.session_id, provider: d.provider.id, provider_session: ws.episode.provider_session, reason: d.reason, outcome });
+  },
   async answer(ws, d) {
     if (!ws.episode) {
       log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
       return {};
     }
-    const { claimClose } = await import("../lifecycle/claim.ts");
-    // End events arrive more than once: only the one that claims the close writes anything.
-    if (!claimClose(ws, ws.episode.session_id)) {
+    const [{ inProgress, readClaim }, { alive, me }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lib/holder.ts")]);
+    // End events arrive more than once: only the one that took the claim writes anything, unless the
+    // claim's taker died before finishing it (then this event finishes it).
+    const taken = readClaim(ws.layer, ws.episode.session_id)?.claim;
+    const mine = taken !== undefined && taken.by.pid === me().pid && alive(taken.by);
+    if (!taken || (!mine && inProgress(taken))) {
       log.info(`episode ${ws.episode.session_id} is already being closed; this end event adds nothing`);
       return {};
     }
+    if (!mine) log.info(`the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`);
     return { work: orderOf(d) };
   },
-  /** The final checkpoint, the continuation record, then the close, from one gathering of the facts. */
+  /** The final checkpoint, the continuation record, then the close: what the claim promised. */
   async work(ws, t, policy) {
     const episode = ws.episode;
     if (!episode) return failed(ws, who(t), `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`);
-    const provider = await adapted(t.provider);
-    const outcome = t.reason !== undefined && provider.hooks.deliberate_reasons.includes(t.reason) ? "closed" : "interrupted";
-    const [{ closeEpisode }, { gatherFacts, withWritten }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }] = await Promise.all([
-      import("../lifecycle/close.ts"),
-      import("../facts/gather.ts"),
-      import("../views/derived.ts"),
-      import("../lifecycle/records.ts"),
-      import("../records/kinds.ts"),
-    ]);
-    let facts = policy
-      ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch(async (err: Error) => void (await failed(ws, who(t), `nothing could be derived: ${err.message}`)))
-      : undefined;
-    if (policy && facts && switchOn(policy.policy, "session.checkpoint_on_compact")) {
-      await attempt(ws, who(t), "no closing checkpoint was derived", async () => {
-        const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived" });
-        facts = await withWritten(facts!, "checkpoint", written.record);
-      });
-    }
-    if (policy && facts && switchOn(policy.policy, "session.handover_on_end")) {
-      await attempt(ws, who(t), "no continuation record was derived", async () => {
-        // The continuation record attaches to the active task and leaves it active: a task outlives
-        // client sessions until `finish` (or `handover --close`) ends it.
-        const written = await writeRecord(ws, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined });
-        facts = await withWritten(facts!, "handover", written.record);
-        log.info(`continuation written to ${written.relativePath}`);
-      });
-    }
-    await attempt(ws, who(t), "the episode was not closed", async () => {
-      const closed = await closeEpisode(ws, { outcome, providerSession: t.provider_session, reason: t.reason, policy, claimed: true, window: facts?.window });
-      if (closed.status === "closed") log.info(`episode closed (${outcome}, reason ${t.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
-    });
+    const [{ readClaim }, { finishClose }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lifecycle/finish.ts")]);
+    const claim = readClaim(ws.layer, episode.session_id)?.claim;
+    if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
+    await attempt(ws, who(t), "the episode was not closed", async () => void (await finishClose(ws, claim, policy)));
+    await finishLeftCloses(ws, t, policy);
   },
 };
 
@@ -210,6 +216,8 @@ async function doWork(base: Workspace, t: Ticket): Promise<void> {
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
   if (d.payload?.problem) logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
+  const row = SESSION_EVENTS[d.event];
+  await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
     await appendEvent(ws, "provider.event.received", {
       provider: d.provider.id,
@@ -222,11 +230,10 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
     log.warn(`the receipt could not be written: ${(err as Error).message}`);
     logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
-  const row = SESSION_EVENTS[d.event];
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);
   // No worker could start: the work is done here, from the same ticket a worker would have read.
-  if (answer.work && !handOff(ws, answer.work)) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
+  if (answer.work && (row.inHook || !handOff(ws, answer.work))) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
   return answer.stdout;
 }
 

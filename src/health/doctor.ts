@@ -20,6 +20,7 @@ import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";
 import { tickets, ticketsDir } from "../capture/handoff.ts";
+import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { readClosed } from "../session/closed.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
@@ -222,6 +223,19 @@ async function strandedFindings(here: Workspace, policy: LoadedPolicy | undefine
   }
 }
 
+/** Closes an end event claimed whose taker died before the record existed: a promise `recover` (or `doctor --fix`) keeps. */
+function claimFindings(here: Workspace, out: Finding[]): void {
+  const dir = relative(here.position.worktree, claimsDir(here.layer));
+  for (const r of readClaims(here.layer)) {
+    if (!r.claim) {
+      out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${r.sessionId}.claim`, message: r.problem ?? "unreadable claim", reproduce: `cat ${dir}/${r.sessionId}.claim` });
+      continue;
+    }
+    if (inProgress(r.claim)) out.push({ level: "INFO", category: "lifecycle", subject: r.sessionId, message: `its close is being written (claimed at ${r.claim.claimed_at} by a live process)`, reproduce: "majordomus session status" });
+    else out.push({ level: "FAIL", category: "lifecycle", subject: r.sessionId, message: `an end event claimed its close at ${r.claim.claimed_at}, and the process that took the claim is gone before the record was written`, reproduce: "majordomus recover  (or majordomus doctor --fix)" });
+  }
+}
+
 /** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
 function handOffFindings(here: Workspace, out: Finding[]): void {
   const dir = relative(here.position.worktree, ticketsDir(here.layer));
@@ -242,8 +256,15 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
   }
 }
 
-export async function doctor(here: Workspace, options: { all?: boolean } = {}): Promise<Finding[]> {
+export async function doctor(here: Workspace, options: { all?: boolean; fix?: boolean } = {}): Promise<Finding[]> {
   const out: Finding[] = [];
+  if (options.fix) {
+    // What doctor can repair without asking: the closes a dead taker left, and stranded episodes.
+    const { recoverClaims, recoverStranded } = await import("../lifecycle/recover.ts");
+    for (const f of await recoverClaims(here, {})) out.push({ level: "INFO", category: "fix", subject: f.sessionId, message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`, reproduce: "majordomus session list" });
+    const stranded = await recoverStranded(here, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({ closed: [] as Array<{ session_id: string }> }));
+    for (const e of stranded.closed) out.push({ level: "INFO", category: "fix", subject: e.session_id, message: "closed as interrupted (stranded)", reproduce: "majordomus session list" });
+  }
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
   const failures = converge(readLedger(here.ledger.path).flatMap((p) => (p.ok ? [p.entry] : [])), running);
   const policy = await layerFindings(here, out);
@@ -254,6 +275,7 @@ export async function doctor(here: Workspace, options: { all?: boolean } = {}): 
   await recordFindings(here, failures, out);
   lifecycleFindings(here, policy, failures, options.all === true, out);
   handOffFindings(here, out);
+  claimFindings(here, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);
   return out;

@@ -20,7 +20,7 @@ import { stamp } from "../lib/clock.ts";
 import { WRITER } from "../lib/version.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Position } from "../repo/where.ts";
-import { eventRegistry } from "./events.ts";
+import { eventRegistry, type EventSpec } from "./events.ts";
 import { ENVELOPE_KEYS, parseLine, type Entry, type Parsed } from "./line.ts";
 
 export const LEDGER_FILE = "ledger.jsonl";
@@ -39,7 +39,11 @@ export function ledgerOf(layer: Layer): Ledger {
 export type AppendContext = { ledger: Ledger; position: Pick<Position, "head" | "branch">; session?: string };
 
 async function checkedLine(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
-  const spec = (await eventRegistry()).get(event);
+  return lineWith(await eventRegistry(), ctx, event, payload);
+}
+
+function lineWith(registry: Map<string, EventSpec>, ctx: AppendContext, event: string, payload: Record<string, unknown>): string {
+  const spec = registry.get(event);
   if (!spec) throw new Failure("internal", `ledger event "${event}" is not registered in share/events.yaml`, "register the event before writing it");
   for (const key of Object.keys(payload)) {
     if ((ENVELOPE_KEYS as readonly string[]).includes(key)) {
@@ -69,7 +73,20 @@ function writeLine(path: string, line: string): void {
 
 /** Append one event; returns the line written (without its newline). */
 export async function appendEvent(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
-  const line = await checkedLine(ctx, event, payload);
+  return appendPrepared(ctx, await checkedLine(ctx, event, payload));
+}
+
+/**
+ * A maker of checked lines that needs no more waiting: for a writer that decides a line's payload
+ * inside a lock of its own and appends it there, synchronously (`appendPrepared`).
+ */
+export async function lineMaker(ctx: AppendContext): Promise<(event: string, payload: Record<string, unknown>) => string> {
+  const registry = await eventRegistry();
+  return (event, payload) => lineWith(registry, ctx, event, payload);
+}
+
+/** Append a line `prepareEvent` made; returns it without its newline. */
+export function appendPrepared(ctx: AppendContext, line: string): string {
   ensureDir(dirname(ctx.ledger.path), 0o700);
   const locked = withLock(ctx.ledger.lock, APPEND_WAIT_MS, () => writeLine(ctx.ledger.path, line));
   if (!locked.acquired) {

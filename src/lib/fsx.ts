@@ -21,10 +21,18 @@ function tempPathFor(target: string): string {
  * cannot leave an empty file under it. Pointers that majordomus can rebuild skip the flush: each
  * costs about a millisecond on a hook path.
  */
-export type WriteOptions = { durable?: boolean };
+export type WriteOptions = {
+  durable?: boolean;
+  /**
+   * Write the temp file here instead of beside the target (same filesystem): a writer killed
+   * between the two steps then leaves its temp file in this folder, never in the target's (a
+   * tracked folder must not collect them).
+   */
+  tempDir?: string;
+};
 
 function writeTemp(target: string, content: string | Uint8Array, mode: number, options: WriteOptions = {}): string {
-  const temp = tempPathFor(target);
+  const temp = options.tempDir ? join(options.tempDir, basename(tempPathFor(target))) : tempPathFor(target);
   const fd = openSync(temp, "wx", mode);
   try {
     const data = typeof content === "string" ? Buffer.from(content, "utf8") : content;
@@ -64,6 +72,8 @@ export function publishNew(target: string, content: string | Uint8Array, mode = 
     return true;
   } catch (err) {
     if (errnoCode(err) === "EEXIST") return false;
+    // Another filesystem after all: write the temp file beside the target.
+    if (errnoCode(err) === "EXDEV" && options.tempDir) return publishNew(target, content, mode, { ...options, tempDir: undefined });
     throw err;
   } finally {
     unlinkQuiet(temp);

@@ -1,68 +1,69 @@
 /**
- * A short-lived exclusive lock between processes of this machine: a lock file created with
- * O_EXCL that names its holder's pid. A holder that died (killed mid-write) is detected by its
- * pid no longer existing, so a crash never wedges the next writer. There is no advisory flock in
- * node:fs, and this works the same under Bun, Deno and Node, on Linux, macOS and Windows.
+ * A short-lived exclusive lock between processes of this machine: a lock file that appears whole
+ * (written beside it, then linked into place, so it is never empty) and names its holder (see
+ * holder.ts: pid, and on Linux the boot and the process's start time). A holder that cannot be
+ * shown alive (died mid-write, a reused pid, a container that has ended, or a file that names no
+ * holder at all) is broken safely, so a crash never wedges the next writer. There is no advisory
+ * flock in node:fs, and this works the same under Bun, Deno and Node, on Linux, macOS and Windows.
  */
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
-import { errnoCode } from "./failure.ts";
-import { unlinkQuiet } from "./fsx.ts";
+import { readFileSync, statSync } from "node:fs";
+import { publishNew, unlinkQuiet } from "./fsx.ts";
+import { alive, formatHolder, me, parseHolder, type Holder } from "./holder.ts";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** A lock file that names no holder is someone's half-written file only this long (older writers wrote the pid after creating it). */
+const UNNAMED_GRACE_MS = 1_000;
 
 function sleepMs(ms: number): void {
   Atomics.wait(pause, 0, 0, ms);
 }
 
-/** The holder's pid, or undefined while the file is missing or still being written. */
-function holderOf(path: string): number | undefined {
+type Seen = { text: string; holder?: Holder; ageMs: number } | undefined;
+
+function look(path: string): Seen {
   try {
-    const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    const text = readFileSync(path, "utf8");
+    const ageMs = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    return { text, holder: parseHolder(text), ageMs };
   } catch {
     return undefined;
   }
 }
 
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) === "EPERM";
-  }
+/** The state of a lock file, for `doctor`: held by a live process, stale (breakable), or gone. */
+export function lockState(path: string): { state: "held" | "stale" | "free"; holder?: Holder } {
+  const seen = look(path);
+  if (!seen) return { state: "free" };
+  return { state: stale(seen) ? "stale" : "held", holder: seen.holder };
+}
+
+function stale(seen: NonNullable<Seen>): boolean {
+  if (!seen.holder) return seen.ageMs > UNNAMED_GRACE_MS;
+  return !alive(seen.holder);
 }
 
 /**
- * Remove a lock whose holder died. Two waiters may both see the dead holder; the second must
- * not remove the lock the first one has taken since. So breaking is itself done under a
- * breaker lock, and the holder is read again inside it.
+ * Remove a lock whose holder is gone. Two waiters may both see it; the second must not remove the
+ * lock the first one has taken since. So breaking is itself done under a breaker lock, and the
+ * file is read again inside it: it goes only if it still says what was judged stale.
  */
-function breakStale(path: string, deadPid: number): void {
+function breakStale(path: string, judged: string): void {
   const breaker = `${path}.break`;
   if (!tryAcquire(breaker)) {
-    const other = holderOf(breaker);
-    if (other !== undefined && !pidAlive(other)) unlinkQuiet(breaker);
+    const other = look(breaker);
+    if (other && stale(other)) unlinkQuiet(breaker);
     return;
   }
   try {
-    if (holderOf(path) === deadPid) unlinkQuiet(path);
+    if (look(path)?.text === judged) unlinkQuiet(path);
   } finally {
     unlinkQuiet(breaker);
   }
 }
 
 function tryAcquire(path: string): boolean {
-  try {
-    const fd = openSync(path, "wx", 0o600);
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
-    return true;
-  } catch (err) {
-    if (errnoCode(err) === "EEXIST") return false;
-    throw err;
-  }
+  return publishNew(path, `${formatHolder(me())}\n`, 0o600, { durable: false });
 }
 
 /**
@@ -73,9 +74,9 @@ export function withLock<T>(path: string, waitMs: number, work: () => T): { acqu
   const deadline = Date.now() + waitMs;
   let delay = 1;
   while (!tryAcquire(path)) {
-    const holder = holderOf(path);
-    if (holder !== undefined && !pidAlive(holder)) {
-      breakStale(path, holder);
+    const seen = look(path);
+    if (seen && stale(seen)) {
+      breakStale(path, seen.text);
       continue;
     }
     if (Date.now() >= deadline) return { acquired: false };

@@ -1,17 +1,95 @@
 /**
- * The one right to close an episode: a file created once, with link(2), in
- * `<state>/sessions-closing/`. However many end events arrive, exactly one caller ever gets it; a
- * caller that does not must write nothing. Its own module, so an end hook takes the claim without
- * loading what the close itself needs.
+ * The one right to close an episode, and the promise to do it: a claim file created once, with
+ * link(2), in `<state>/sessions-closing/<episode>.claim`. However many end events arrive, exactly
+ * one takes the claim. The claim says what was asked (the client session, its reason, the outcome)
+ * and who took it, so the close is an intent that outlives its taker: when the taker dies before the
+ * record exists (a killed hook, a container that ends with its client), any later event in the
+ * checkout, `recover`, `session close` or `doctor --fix` completes it (see finish.ts). Its own
+ * module, so an end hook takes the claim without loading what the close itself needs.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew } from "../lib/fsx.ts";
-import type { Workspace } from "../workspace/workspace.ts";
-import { sectionPath } from "../layer/manifest.ts";
+import { ensureDir, publishNew, unlinkQuiet } from "../lib/fsx.ts";
+import { alive, me, type Holder } from "../lib/holder.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import type { Outcome } from "../session/schema.ts";
 
-export function claimClose(here: Workspace, sessionId: string): boolean {
-  const claims = join(sectionPath(here.layer, "state"), "sessions-closing");
-  ensureDir(claims, 0o700);
-  return publishNew(join(claims, `${sessionId}.claim`), `${process.pid} ${stamp()}\n`, 0o600, { durable: false });
+export const CLAIM_SCHEMA = "close-claim/v1";
+
+export type Claim = {
+  schema: typeof CLAIM_SCHEMA;
+  session_id: string;
+  provider: string;
+  provider_session: string;
+  reason?: string;
+  outcome: Outcome;
+  claimed_at: string;
+  by: Holder;
+};
+
+export type Intent = Omit<Claim, "schema" | "claimed_at" | "by">;
+
+export function claimsDir(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "sessions-closing");
+}
+
+const claimPath = (layer: Layer, sessionId: string) => join(claimsDir(layer), `${sessionId}.claim`);
+
+/** Take the claim for this close; false when another event took it first. */
+export function claimClose(layer: Layer, intent: Intent): boolean {
+  ensureDir(claimsDir(layer), 0o700);
+  const claim: Claim = { schema: CLAIM_SCHEMA, ...intent, claimed_at: stamp(), by: me() };
+  return publishNew(claimPath(layer, intent.session_id), `${JSON.stringify(claim)}\n`, 0o600, { durable: false });
+}
+
+export type ClaimRead = { sessionId: string; claim?: Claim; problem?: string };
+
+/** A claim file, read; a claim an older majordomus wrote (`<pid> <time>`) says only who took it. */
+function parse(sessionId: string, text: string): ClaimRead {
+  try {
+    const data = JSON.parse(text) as Partial<Claim>;
+    if (data.schema === CLAIM_SCHEMA && data.session_id === sessionId && typeof data.provider_session === "string") return { sessionId, claim: data as Claim };
+  } catch {
+    const legacy = /^(\d+) (\S+)$/.exec(text.trim());
+    if (legacy) return { sessionId, claim: { schema: CLAIM_SCHEMA, session_id: sessionId, provider: "none", provider_session: "", outcome: "interrupted", claimed_at: legacy[2]!, by: { pid: Number(legacy[1]) } } };
+  }
+  return { sessionId, problem: `claims/${sessionId}.claim is not a close claim` };
+}
+
+export function readClaim(layer: Layer, sessionId: string): ClaimRead | undefined {
+  try {
+    return parse(sessionId, readFileSync(claimPath(layer, sessionId), "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every claim in this checkout. */
+export function readClaims(layer: Layer): ClaimRead[] {
+  let names: string[];
+  try {
+    names = readdirSync(claimsDir(layer)).filter((n) => n.endsWith(".claim"));
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const read = readClaim(layer, n.slice(0, -".claim".length));
+    return read ? [read] : [];
+  });
+}
+
+/** Whether the claim's taker may still be writing the close (then nobody else touches it). */
+export function inProgress(claim: Claim): boolean {
+  return alive(claim.by);
+}
+
+/** The close is done: its claim goes. */
+export function releaseClaim(layer: Layer, sessionId: string): void {
+  unlinkQuiet(claimPath(layer, sessionId));
+}
+
+/** The lock under which a close is written and checked, so two completers never write two records. */
+export function closeLock(layer: Layer, sessionId: string): string {
+  return join(claimsDir(layer), `${sessionId}.lock`);
 }

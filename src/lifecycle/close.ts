@@ -1,27 +1,32 @@
 /**
- * Closing an episode into exactly one shared record, however many end events arrive: the first
- * closer claims the episode (a file created with O_EXCL), every later one finds the claim and
- * adds nothing. The snapshot gets a `## Close` section appended; it is never rewritten.
+ * Closing an episode into exactly one shared record, however many end events arrive and whoever
+ * dies on the way. The first closer takes the claim (claim.ts): an intent that names the close.
+ * The close itself is written under a per-episode lock, and every step checks what is already
+ * there, so a completer that comes after a killed one finishes the same close instead of starting
+ * a second: the record is published once (its temp file written in the local half, so a kill never
+ * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
+ * `## Close` section appended once, then the open episode and the claim go.
  */
-import { sameCheckout } from "../repo/where.ts";
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
 import { stamp, compactStamp } from "../lib/clock.ts";
 import { ensureDir, publishNew } from "../lib/fsx.ts";
+import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
-import { appendEvent } from "../ledger/store.ts";
+import { appendPrepared, lineMaker, newestFirst } from "../ledger/store.ts";
 import { consents, type LoadedPolicy } from "../policy/index.ts";
 import { identityProblems } from "../records/record.ts";
+import { sameCheckout } from "../repo/where.ts";
 import { episodeKey } from "../session/keys.ts";
 import { gatherEpisode, type EpisodeWindow } from "../facts/episode.ts";
 import { RECORD_KEYS, type Outcome } from "../session/schema.ts";
 import { recordBody, renderRecord } from "../views/session-record.ts";
 import { commitRecord } from "./commit.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "../session/store.ts";
-import { claimClose } from "./claim.ts";
+import { claimClose, closeLock, inProgress, readClaim, releaseClaim } from "./claim.ts";
 
 export type CloseOptions = {
   outcome: Outcome;
@@ -29,11 +34,52 @@ export type CloseOptions = {
   reason?: string;
   summary?: string;
   policy?: LoadedPolicy;
+  /** The caller holds the claim already (the end hook took it; a completer took over a dead taker's). */
   claimed?: boolean;
   /** The episode's window, when the caller gathered it already (the end hook, with what it just wrote). */
   window?: EpisodeWindow;
 };
-export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string } | { status: "none" } | { status: "already"; episode: OpenEpisode };
+export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string; completed: boolean } | { status: "none" } | { status: "already"; episode: OpenEpisode };
+
+/** How long a close waits for another writer of the same close (a completer racing a slow taker). */
+const CLOSE_LOCK_MS = 5_000;
+
+/** The shared record already written for this episode, if any (a completer after a killed closer finds it). */
+function recordOf(dir: string, sessionId: string): string | undefined {
+  try {
+    return readdirSync(dir).find((n) => n.endsWith(`--${sessionId}.md`) && !n.startsWith("."));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the ledger already says this episode closed (read back to the episode's start only). */
+function closedInLedger(ledgerPath: string, sessionId: string): boolean {
+  for (const parsed of newestFirst(ledgerPath)) {
+    if (!parsed.ok) continue;
+    if (parsed.entry.event === "session.closed" && parsed.entry.session_id === sessionId) return true;
+    if (parsed.entry.event === "session.started" && parsed.entry.session_id === sessionId) return false;
+  }
+  return false;
+}
+
+function appendClose(worktree: string, episode: OpenEpisode, text: string): void {
+  const path = join(worktree, episode.context_path);
+  try {
+    if (readFileSync(path, "utf8").includes("\n## Close\n")) return;
+    // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
+    // be a broken working context.
+    const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    const why = errnoCode(err) === "ENOENT" ? "it was never written" : (err as Error).message;
+    log.warn(`could not append the close to ${episode.context_path}: ${why}`);
+  }
+}
 
 export async function closeEpisode(here: Workspace, options: CloseOptions): Promise<Closed> {
   const key = episodeKey(options.providerSession);
@@ -45,38 +91,40 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
     const problems = identityProblems(options.summary, RECORD_KEYS);
     if (problems.length > 0) throw new Failure("contract", "the summary tries to set the record's identity", "remove those lines; majordomus computes them", problems);
   }
-
-  if (!options.claimed && !claimClose(here, episode.session_id)) return { status: "already", episode };
+  const intent = { session_id: episode.session_id, provider: episode.provider, provider_session: episode.provider_session, reason: options.reason, outcome: options.outcome };
+  if (!options.claimed && !claimClose(here.layer, intent)) {
+    // Someone took the claim. Still writing it: leave it to them. Gone: finish their close.
+    const claim = readClaim(here.layer, episode.session_id)?.claim;
+    if (claim && inProgress(claim)) return { status: "already", episode };
+    log.info(`the close of ${episode.session_id} was claimed at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`);
+  }
 
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
   const window = options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
-  const closedAt = closing.closedAt;
   const body = options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy);
   const dir = sectionPath(here.layer, "sessions");
   ensureDir(dir);
-  const path = join(dir, `${compactStamp(new Date(closedAt))}--${episode.session_id}.md`);
-  // Shared with every clone: readable like any tracked file.
-  if (!publishNew(path, renderRecord(window, closing, body), 0o644)) throw new Failure("internal", `${path} already exists`, "this should be impossible: the claim is taken once");
-  const rel = relative(here.position.worktree, path);
   const stamped = { ...here, session: episode.session_id };
-  await appendEvent(stamped, "session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel });
-  try {
-    // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
-    // be a broken working context.
-    const fd = openSync(join(here.position.worktree, episode.context_path), constants.O_WRONLY | constants.O_APPEND);
-    try {
-      writeSync(fd, `\n## Close\n\n- closed_at: ${closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    const why = errnoCode(err) === "ENOENT" ? "it was never written" : (err as Error).message;
-    log.warn(`could not append the close to ${episode.context_path}: ${why}`);
-  }
-  removeEpisode(here.layer, key);
+  const fresh = `${compactStamp(new Date(closing.closedAt))}--${episode.session_id}.md`;
+  const line = await lineMaker(stamped);
+  const state = sectionPath(here.layer, "state");
+
+  const done = withLock(closeLock(here.layer, episode.session_id), CLOSE_LOCK_MS, () => {
+    // Every step looks first: another closer may have done it before it died (or before this lock).
+    const existing = recordOf(dir, episode.session_id);
+    const name = existing ?? fresh;
+    const rel = relative(here.position.worktree, join(dir, name));
+    if (!existing && !publishNew(join(dir, fresh), renderRecord(window, closing, body), 0o644, { tempDir: state })) throw new Failure("internal", `${rel} already exists`, "this should be impossible: the name carries the episode id");
+    if (!existing || !closedInLedger(here.ledger.path, episode.session_id)) appendPrepared(stamped, line("session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel }));
+    appendClose(here.position.worktree, episode, `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
+    removeEpisode(here.layer, key);
+    releaseClaim(here.layer, episode.session_id);
+    return { rel, completed: existing !== undefined };
+  });
+  if (!done.acquired) throw new Failure("refused", `another majordomus is writing the close of ${episode.session_id}`, "retry in a moment; `majordomus recover` finishes it if that writer died");
   let committed: string | undefined;
-  if (consents(options.policy?.policy, "session.commit_record_on_end")) {
-    committed = await commitRecord(here, rel, episode.session_id, consents(options.policy?.policy, "session.push_record_on_end"));
+  if (!done.value.completed && consents(options.policy?.policy, "session.commit_record_on_end")) {
+    committed = await commitRecord(here, done.value.rel, episode.session_id, consents(options.policy?.policy, "session.push_record_on_end"));
   }
-  return { status: "closed", episode, path: rel, committed };
+  return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };
 }

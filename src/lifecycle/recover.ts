@@ -12,6 +12,7 @@ import { loadPolicy } from "../policy/index.ts";
 import { openedBefore } from "./stranded.ts";
 import { closeEpisode } from "./close.ts";
 import type { OpenEpisode } from "../session/store.ts";
+import type { Finished } from "./finish.ts";
 
 /** How many ledger lines a staleness check reads back at most (the newest are the ones that matter). */
 const SCAN_LIMIT = 20_000;
@@ -43,6 +44,13 @@ export async function findStranded(here: Workspace, thresholdMs: number, except?
 }
 
 export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string };
+
+/** Closes a dead taker left (claimed, never finished): `recover` finishes them, `--check` lists them. */
+export async function recoverClaims(here: Workspace, options: { check?: boolean }): Promise<Finished[]> {
+  const { finishUnfinished, unfinishedClaims } = await import("./finish.ts");
+  if (options.check) return unfinishedClaims(here).map((c) => ({ sessionId: c.session_id, result: "none" as const }));
+  return finishUnfinished(here, await loadPolicy(here.layer).catch(() => undefined));
+}
 
 export async function recoverStranded(here: Workspace, options: { limit: number; except?: string; olderThan?: string; check?: boolean }): Promise<Recovery> {
   const policy = await loadPolicy(here.layer);

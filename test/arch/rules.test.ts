@@ -125,7 +125,7 @@ describe("architecture", () => {
   test("every ledger event written in src/ is registered, and every registered event has a writer", () => {
     const registered = [...readFileSync(join(PROJECT, "share/events.yaml"), "utf8").matchAll(/^ {2}([a-z_]+\.[a-z_.]+):\s*$/gm)].map((m) => m[1]!);
     // Written directly, or through the record kinds table (`event: "…"`).
-    const direct = /appendEvent\((?:[^()"]|\([^()]*\))*?,\s*"([a-z_]+\.[a-z_.]+)"/g;
+    const direct = /(?:appendEvent\((?:[^()"]|\([^()]*\))*?,|\bline\()\s*"([a-z_]+\.[a-z_.]+)"/g;
     const tabled = /\bevent:\s*"([a-z_]+\.[a-z_.]+)"/g;
     const written = new Set(SOURCES.flatMap((f) => [...code(f.text).matchAll(direct), ...code(f.text).matchAll(tabled)].map((m) => m[1]!)));
     expect([...written].filter((e) => !registered.includes(e))).toEqual([]);

@@ -1,9 +1,10 @@
 /** A supervised repository with capture installed, and the shims run the way the client runs them. */
-import { readdirSync, readFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { BIN, PROJECT } from "./env.ts";
 import { layered, ok } from "./layered.ts";
-import { sh, type Repo, type Run } from "./repo.ts";
+import { scratch, sh, type Repo, type Run } from "./repo.ts";
 
 export const PAYLOADS = join(PROJECT, "test", "fixtures", "claude-code");
 export const SHIMS = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
@@ -46,6 +47,16 @@ export function fire(repo: Repo, shim: keyof typeof SHIMS, payload: Record<strin
   const run = sh(repo.dir, join(repo.dir, SHIMS[shim]), [], input, hookEnv(env));
   if (options.handOff !== "leave") settled(repo);
   return run;
+}
+
+const REAL_GIT = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+
+/** The hooks' environment with a `git` that first sleeps: a slow repository, or work still running when the test looks. */
+export function slowGit(seconds: number): Record<string, string> {
+  const dir = scratch("majordomus-slow-git-");
+  writeFileSync(join(dir, "git"), `#!/bin/sh\nsleep ${seconds}\nexec ${REAL_GIT} "$@"\n`);
+  chmodSync(join(dir, "git"), 0o755);
+  return { PATH: `${dir}:${hookEnv().PATH}` };
 }
 
 export function fixture(name: string): Record<string, unknown> {

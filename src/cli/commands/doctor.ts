@@ -14,9 +14,13 @@ function report(findings: Finding[], json: boolean, what: string): void {
 
 export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
-  args: { all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" }, ...jsonArg },
+  args: {
+    all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" },
+    fix: { type: "boolean", description: "First finish the closes a dead hook left and close stranded episodes, then report" },
+    ...jsonArg,
+  },
   async run({ args }) {
-    report(await doctor(await workspace(), { all: args.all === true }), args.json === true, "doctor");
+    report(await doctor(await workspace(), { all: args.all === true, fix: args.fix === true }), args.json === true, "doctor");
   },
 });
 

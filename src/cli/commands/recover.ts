@@ -1,11 +1,11 @@
 import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { recoverStranded } from "../../lifecycle/recover.ts";
+import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 
 export default command({
-  meta: { name: "recover", description: "Close stranded episodes (no event for session.stranded_after) as interrupted" },
+  meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
   args: {
     "older-than": { type: "string", description: "Override session.stranded_after (30m, 24h, 3d)" },
     check: { type: "boolean", description: "Only report them (exit 10 when any are stranded)" },
@@ -13,11 +13,18 @@ export default command({
   },
   async run({ args }) {
     const ctx = await workspace();
+    // First the closes an end event claimed and its taker never finished: they are not stranded, they are promised.
+    const claims = await recoverClaims(ctx, { check: args.check });
     const result = await recoverStranded(ctx, { limit: Number.MAX_SAFE_INTEGER, olderThan: args["older-than"], check: args.check });
-    if (!result.threshold) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
-    if (args.json) console.log(JSON.stringify({ threshold: result.threshold, [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));
-    else if (result.closed.length === 0) console.log(`no stranded episode (threshold ${result.threshold})`);
-    else for (const e of result.closed) console.log(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
-    if (args.check && result.closed.length > 0) throw new Failure("contract", `${result.closed.length} stranded episode(s)`, "`majordomus recover` closes them as interrupted");
+    if (!result.threshold && claims.length === 0) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
+    if (args.json) {
+      console.log(JSON.stringify({ schema: "recover/v1", threshold: result.threshold ?? null, [args.check ? "unfinished_closes" : "finished_closes"]: claims.map((c) => c.sessionId), [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));
+    } else {
+      for (const c of claims) console.log(`${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`);
+      if (result.closed.length === 0 && claims.length === 0) console.log(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
+      for (const e of result.closed) console.log(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
+    }
+    const pending = claims.length + result.closed.length;
+    if (args.check && pending > 0) throw new Failure("contract", `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`, "`majordomus recover` finishes and closes them");
   },
 });

@@ -1,0 +1,84 @@
+/**
+ * Who holds something (a lock, a close claim): this process's identity as a later process can
+ * check it. A pid alone is not enough: after a crash the pid is reused, and inside a PID namespace
+ * (a container) the numbers are the namespace's own. On Linux a holder is (boot id, pid, start
+ * time in clock ticks since boot), read from /proc, so a reused pid or a holder from a namespace
+ * that has ended is never mistaken for a live one. Elsewhere only the pid can be checked.
+ */
+import { readFileSync } from "node:fs";
+import { errnoCode } from "./failure.ts";
+
+export type Holder = { pid: number; boot?: string; start?: number };
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat (after the parenthesised command, which may contain spaces). */
+function startOf(pid: number | "self"): number | undefined {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const start = Number(fields[19]);
+  return Number.isFinite(start) ? start : undefined;
+}
+
+let mine: Holder | undefined;
+
+/** This process, as a holder. */
+export function me(): Holder {
+  if (mine) return mine;
+  const boot = read("/proc/sys/kernel/random/boot_id")?.trim();
+  const start = startOf("self");
+  mine = { pid: process.pid, ...(boot ? { boot } : {}), ...(start !== undefined ? { start } : {}) };
+  return mine;
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoCode(err) === "EPERM";
+  }
+}
+
+/**
+ * Whether the holder can be shown alive: the same boot, a process with its pid, and (where the
+ * start time is known on both sides) the same start time. Anything that cannot be shown alive is
+ * not: an empty or unreadable holder is dead.
+ */
+export function alive(h: Partial<Holder> | undefined): boolean {
+  if (!h || !Number.isInteger(h.pid) || (h.pid as number) <= 0) return false;
+  const pid = h.pid as number;
+  const self = me();
+  if (h.boot !== undefined && self.boot !== undefined && h.boot !== self.boot) return false;
+  if (pid === process.pid) return h.start === undefined || self.start === undefined || h.start === self.start;
+  if (!pidExists(pid)) return false;
+  if (h.start !== undefined) {
+    const now = startOf(pid);
+    if (now !== undefined && now !== h.start) return false;
+  }
+  return true;
+}
+
+/** A holder as one line of text (what a lock file holds). */
+export function formatHolder(h: Holder): string {
+  return JSON.stringify(h);
+}
+
+/** A lock file's holder: JSON as formatHolder writes it, or a bare pid (older writers); undefined when it says neither. */
+export function parseHolder(text: string): Holder | undefined {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return { pid: Number(t) };
+  try {
+    const data = JSON.parse(t) as Partial<Holder>;
+    return Number.isInteger(data.pid) ? (data as Holder) : undefined;
+  } catch {
+    return undefined;
+  }
+}
