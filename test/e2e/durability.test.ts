@@ -45,10 +45,16 @@ function trackedHalfClean(repo: Repo): string[] {
   return readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f !== "README.md" && !/^\d{8}T\d{6}Z--s-[0-9a-z-]+\.md$/.test(f));
 }
 
-/** Every end that was received is one closed record with one `session.closed` line, a checkpoint and a continuation record. */
+/**
+ * Every end that was received (or claimed: the claim comes before the receipt) is one closed
+ * record with one `session.closed` line, a checkpoint and a continuation record; an end killed
+ * before it claimed anything left nothing at all. Never anything in between, never two.
+ */
 function expectKept(repo: Repo): void {
+  const all = { records: 1, closedLines: 1, checkpoints: 1, continuations: 1 };
+  const none = { records: 0, closedLines: 0, checkpoints: 0, continuations: 0 };
   for (const a of accounts(repo)) {
-    const expected = a.received || a.claimed ? { records: 1, closedLines: 1, checkpoints: 1, continuations: 1 } : { records: 0, closedLines: 0, checkpoints: 0, continuations: 0 };
+    const expected = a.received || a.claimed || a.records > 0 ? all : none;
     expect({ client: a.client, records: a.records, closedLines: a.closedLines, checkpoints: a.checkpoints, continuations: a.continuations }).toEqual({ client: a.client, ...expected });
   }
   expect(trackedHalfClean(repo)).toEqual([]);
@@ -91,6 +97,31 @@ describe("a received end event always ends in exactly one closed record", () => 
     expectKept(repo);
     expect(readdirSafe(repo.path(".ai/local/state/sessions-closing")).filter((f) => f.endsWith(".claim"))).toEqual([]);
   }, 120_000);
+
+  const STRACE = spawnSync("sh", ["-c", "command -v strace"], { encoding: "utf8" }).stdout.trim();
+
+  test.skipIf(STRACE === "")("killed at each write, link and unlink of a close (strace): recover finishes every one, once", () => {
+    using repo = captured();
+    const payload = repo.path("end.json");
+    let killed = 0;
+    let n = 0;
+    for (const call of ["write", "link", "unlink"]) {
+      for (let when = 1; when <= 60; when++) {
+        const client = `strace-${call}-${when}`;
+        fire(repo, "start", { ...START, session_id: client });
+        writeFileSync(payload, JSON.stringify({ ...END, session_id: client }));
+        const run = spawnSync(STRACE, ["-f", "-qq", "-o", "/dev/null", "-e", `trace=${call}`, "-e", `inject=${call}:signal=SIGKILL:when=${when}`, join(repo.dir, SHIMS.end)], { cwd: repo.dir, input: readFileSync(payload), env: { ...process.env, ...hookEnv() } });
+        n++;
+        if (run.status === 0) break;
+        killed++;
+      }
+    }
+    // Some kills landed (the close has many writes), and then one recover keeps every promise.
+    expect(killed).toBeGreaterThan(10);
+    ok(repo.mj(["recover"]));
+    expectKept(repo);
+    expect(accounts(repo).length).toBe(n);
+  }, 180_000);
 
   test("recover, session close and doctor --fix each finish a close whose taker died, once", () => {
     using repo = captured();
