@@ -68,6 +68,9 @@ type Row = {
   switch: SwitchKey;
 };
 
+/** The longest the start hook ever waits for git, whatever the policy says (session.git_deadline_ms lowers it). */
+const GIT_CEILING_MS = 2_000;
+
 /** The order a delivery leaves for its work: what the worker needs, nothing else. */
 const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({ event: d.event, provider: d.provider.id, provider_session: d.providerSession, source: d.source, reason: d.reason, ...extra });
 
@@ -94,18 +97,20 @@ const start: Row = {
   waits: { for: ["end"], ms: 2_000, before: "answer" },
   async answer(ws, d) {
     const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([import("../lifecycle/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
+    // One deadline for git on the client's path: opening the episode and the briefing share it.
+    const policy = await policyOrFail(ws, d);
+    const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
     await attempt(ws, d, "the episode did not open", async () => {
-      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later" });
+      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs });
       log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
     const fresh = opened !== undefined && !opened.kept;
-    const policy = await policyOrFail(stamped, d);
     let stdout: string | undefined;
     if (policy && switchOn(policy.policy, "session.briefing_on_start")) {
       await attempt(stamped, d, "the briefing was not composed", async () => {
-        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined });
+        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined, gitDeadlineMs });
         stdout = briefing(facts).lines.join("\n");
       });
     }

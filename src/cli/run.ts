@@ -69,14 +69,18 @@ function printFailure(err: Failure): void {
   if (err.hint) console.error(`  → ${err.hint}`);
 }
 
+/** What a full, read-only or over-quota disk throws: a hook says so and lets its client go on. */
+const DISK_ERRORS = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
+
 export async function run(argv: string[]): Promise<number> {
   remember(true);
-  const code = await runCommandLine(argv);
+  const hook = isHookCommand(argv);
+  const code = await runCommandLine(argv, hook);
   // A hook never exits 2: a bad invocation is reported as missing (12) instead.
-  return isHookCommand(argv) && code === EXIT.usage ? EXIT.missing : code;
+  return hook && code === EXIT.usage ? EXIT.missing : code;
 }
 
-async function runCommandLine(argv: string[]): Promise<number> {
+async function runCommandLine(argv: string[], hook = false): Promise<number> {
   try {
     // One instant per command: every stamp, age and freshness label below reads this one.
     pinClock();
@@ -95,6 +99,12 @@ async function runCommandLine(argv: string[]): Promise<number> {
     mark("done");
     return EXIT.ok;
   } catch (err) {
+    const errno = (err as { code?: unknown })?.code;
+    if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
+      // The disk is full or read-only: nothing could be recorded, and the client must not be blocked for it.
+      console.error(`majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`);
+      return EXIT.ok;
+    }
     if (isFailure(err)) {
       printFailure(err);
       return err.code;

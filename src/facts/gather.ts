@@ -9,12 +9,13 @@ import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
 import { resolveLatest, type Resolved } from "../records/resolve.ts";
 import { view } from "../records/view.ts";
-import { commitsSince, filesSince, snapshot } from "../repo/status.ts";
+import { commitsSince, DEADLINE_WHY, filesSince, snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { gatherEpisode } from "./episode.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { relative } from "node:path";
+import { within } from "../lib/cancel.ts";
 
 /** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
 function entriesOfTask(here: Workspace, taskId: string | undefined): Entry[] {
@@ -73,7 +74,11 @@ export async function withWritten(facts: Facts, kind: "checkpoint" | "handover",
 
 const NONE: RecordFact = { skipped: 0 };
 
-export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode };
+/**
+ * `gitDeadlineMs`: how long the facts may wait for `git status` (the start hook's briefing, which
+ * the client waits for); past it the working tree is `unknown` with the reason, and git is stopped.
+ */
+export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode; gitDeadlineMs?: number };
 
 export async function gatherFacts(here: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
   const episode = options.episode;
@@ -83,7 +88,9 @@ export async function gatherFacts(here: Workspace, needs: readonly Need[], optio
   // The records are placed against git (a process when a commit differs) while git status runs.
   const handover = want.has("handover") ? recordFact(RECORD_KINDS.handover, here, policy) : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
-  const [snap, read] = await Promise.all([snapshot(p, here.own), activeTask(here.layer)]);
+  const status = snapshot(p, here.own);
+  const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));
+  const [snap, read] = await Promise.all([bounded, activeTask(here.layer)]);
   const task = read.active;
   const sinceTask = task && want.has("since_task")
     ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(([label, commits]) => ({ start: task.head, label, commits }))

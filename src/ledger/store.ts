@@ -10,7 +10,7 @@
  * Order: line order is the ledger's total order. It never depends on file times or on two
  * events sharing a timestamp.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, readIfExists } from "../lib/fsx.ts";
@@ -60,14 +60,36 @@ function lineWith(registry: Map<string, EventSpec>, ctx: AppendContext, event: s
   return line;
 }
 
+/**
+ * One whole line or nothing: a short write (a full disk) is cut back off the file, so a torn line
+ * never stays to glue the next append to it.
+ */
 function writeLine(path: string, line: string): void {
   const fd = openSync(path, "a", 0o600);
+  const before = fstatSync(fd).size;
   try {
     const data = Buffer.from(line, "utf8");
-    const written = writeSync(fd, data, 0, data.length);
-    if (written !== data.length) throw new Failure("internal", `short write to ${path} (${written} of ${data.length} bytes)`, "check free disk space");
+    let written = 0;
+    try {
+      written = writeSync(fd, data, 0, data.length);
+    } catch (err) {
+      ftruncateQuiet(fd, before);
+      throw err;
+    }
+    if (written !== data.length) {
+      ftruncateQuiet(fd, before);
+      throw new Failure("internal", `short write to ${path} (${written} of ${data.length} bytes); the partial line was removed`, "free some disk space");
+    }
   } finally {
     closeSync(fd);
+  }
+}
+
+function ftruncateQuiet(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // nothing more can be done on this disk
   }
 }
 

@@ -7,6 +7,7 @@
  * we care about (duplicate keys silently take the last value, errors carry no position), so
  * `strict` parses and every error message go through the `yaml` package, loaded on demand.
  */
+import { GAVE_UP, onCancel } from "./cancel.ts";
 import { traceSpawn } from "./trace.ts";
 
 type YamlApi = { parse(text: string): unknown };
@@ -45,7 +46,7 @@ export async function parseYaml(text: string, options: { strict?: boolean } = {}
 
 export type SpawnResult = { status: number | null; stdout: string; stderr: string };
 
-type BunChild = { exited: Promise<number>; stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> };
+type BunChild = { exited: Promise<number>; stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array>; kill(signal?: number | string): void };
 type BunSpawn = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: Uint8Array | "ignore"; stdout: "pipe"; stderr: "pipe" }) => BunChild;
 
 const bunSpawn: BunSpawn | undefined = (globalThis as { Bun?: { spawn?: BunSpawn } }).Bun?.spawn;
@@ -73,8 +74,18 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    return { status, stdout, stderr };
+    // A deadline that passes stops it (lib/cancel.ts): its pipes close and this returns at once.
+    let cancelled = false;
+    const forget = onCancel(() => {
+      cancelled = true;
+      child.kill("SIGKILL");
+    });
+    try {
+      const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      return cancelled ? { status: null, stdout: "", stderr: GAVE_UP } : { status, stdout, stderr };
+    } finally {
+      forget();
+    }
   }
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
@@ -84,7 +95,11 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+    const forget = onCancel(() => child.kill("SIGKILL"));
+    child.on("close", (status) => {
+      forget();
+      resolve({ status, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
+    });
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }

@@ -3,6 +3,7 @@
  * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
  * written is logged and never stops the episode from opening.
  */
+import { within } from "../lib/cancel.ts";
 import { sameCheckout, sameRepository } from "../repo/where.ts";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -15,7 +16,7 @@ import { emitMap } from "../lib/yaml-emit.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { snapshot } from "../repo/status.ts";
+import { DEADLINE_WHY, snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "../session/store.ts";
@@ -32,6 +33,8 @@ export type OpenOptions = {
    * capture/handoff.ts, because the client does not read it); default `now`.
    */
   snapshot?: "now" | "later";
+  /** How long the start may wait for `git status` (the client waits for it); past it the tree is recorded as unknown. */
+  gitDeadlineMs?: number;
 };
 
 export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
@@ -102,9 +105,12 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     const kept = (await readEpisode(path)).episode;
     if (kept && sameCheckout(kept, here.position)) return { episode: kept, key, kept: true };
   }
-  const [read, state] = await Promise.all([activeTask(here.layer), snapshot(here.position, here.own)]);
+  const status = snapshot(here.position, here.own);
+  const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));
+  const [read, state] = await Promise.all([activeTask(here.layer), bounded]);
   const task = read.active;
-  const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`;
+  // 48 random bits: many episodes opening in one second never share an id.
+  const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(6)}`;
   const p = here.position;
   const candidate: OpenEpisode = {
     session_id: id,

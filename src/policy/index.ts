@@ -15,6 +15,7 @@ export type Policy = {
   session?: {
     briefing_on_start?: boolean;
     briefing_budget_lines?: number;
+    git_deadline_ms?: number;
     handover_on_fill?: boolean;
     checkpoint_on_compact?: boolean;
     handover_on_end?: boolean;

@@ -4,15 +4,17 @@
  * to; otherwise the entry point starts git itself before anything else loads. Either way the
  * command later finds the answer waiting (or waits for it).
  */
-import { readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, readFileSync, rmSync } from "node:fs";
+import { GAVE_UP, onCancel } from "../lib/cancel.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { remember } from "../lib/memo.ts";
 import { answeredElsewhere, git, type GitResult } from "./git.ts";
 import { STATUS_ARGS } from "./status.ts";
 
-/** How long to wait for the shim's `git status` before asking git again. */
+/** The longest a wait for the shim's `git status` may last; the briefing's own deadline (session.git_deadline_ms) cancels it sooner. */
 const ANSWER_WAIT_MS = 5_000;
-const POLL_MS = 1;
+/** Polls start at 1 ms and back off to 8 ms: a git status takes a few ms to hundreds, and nothing spins meanwhile. */
+const POLL_MS = [1, 1, 2, 2, 4, 4, 8] as const;
 
 const ANSWER_DIR = join(".ai", "local", "cache");
 const ANSWER_NAME = /^git-status\.\d+$/;
@@ -55,16 +57,31 @@ function shimAnswer(file: string): Promise<GitResult | undefined> {
 
 async function waitForAnswer(file: string): Promise<GitResult | undefined> {
   const until = Date.now() + ANSWER_WAIT_MS;
+  // The shim could not write its answer (a read-only local half): nothing will come, do not wait.
+  if (!writable(dirname(file))) return undefined;
+  let cancelled = false;
+  const forget = onCancel(() => (cancelled = true));
   try {
-    for (;;) {
+    for (let n = 0; ; n++) {
       const answer = readIfWhole(file);
       if (answer) return answer;
+      if (cancelled) return { ok: false, status: null, stdout: "", stderr: GAVE_UP };
       if (Date.now() > until) return undefined;
-      await new Promise((wake) => setTimeout(wake, POLL_MS));
+      await new Promise((wake) => setTimeout(wake, POLL_MS[Math.min(n, POLL_MS.length - 1)]));
     }
   } finally {
+    forget();
     rmSync(file, { force: true });
     rmSync(`${file}.rc`, { force: true });
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

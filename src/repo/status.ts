@@ -1,4 +1,5 @@
 /** What git says has changed: the working tree now, and the commits and files since a start commit. */
+import { GAVE_UP } from "../lib/cancel.ts";
 import { git } from "./git.ts";
 import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
 
@@ -7,7 +8,10 @@ import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
  * session records git reports as new (untracked, or added and not committed), which are not the
  * worker's changes; every other path is in `changed`.
  */
-export type Snapshot = { workingTree: WorkingTree; changed: string[]; ownRecords: string[] };
+export type Snapshot = { workingTree: WorkingTree; changed: string[]; ownRecords: string[]; why?: string };
+
+/** Why the tree is unknown when git was stopped at the start hook's deadline. */
+export const DEADLINE_WHY = "git status did not answer within session.git_deadline_ms";
 
 export const STATUS_ARGS = ["status", "--porcelain=v1", "-z", "--untracked-files=all"] as const;
 
@@ -19,7 +23,7 @@ const isOwnRecord = (path: string, own: Own) => own.recordsDir !== undefined && 
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
 export async function snapshot(position: Pick<Position, "worktree">, own: Own = {}): Promise<Snapshot> {
   const status = await git(position.worktree, STATUS_ARGS);
-  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [] };
+  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [], why: status.stderr === GAVE_UP ? DEADLINE_WHY : `git status failed${status.stderr.trim() ? `: ${status.stderr.trim().split("\n")[0]}` : ""}` };
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();
   const ownRecords = new Set<string>();

@@ -26,7 +26,7 @@ const header: Section = (f) => {
   const lines = [
     "## majordomus — what this repository already knows",
     "",
-    `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, on ${p.branch} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}.`,
+    `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, on ${p.branch} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,
   ];
   const own = ownRecordsLine(f.snapshot.ownRecords);
   if (own) lines.push(own);

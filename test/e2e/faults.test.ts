@@ -1,0 +1,117 @@
+// Faults of the machine: a full disk never tears a ledger line and never makes a hook fail its
+// client; episode ids do not collide when many open at once.
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
+import { Repo, scratch, sh } from "../support/repo.ts";
+
+const START = fixture("SessionStart-startup.json");
+
+/** A repository on a tmpfs of `size` (root only); undefined where no tmpfs can be mounted. */
+function onTinyDisk(size: string): { repo: Repo; mount: string; [Symbol.dispose](): void } | undefined {
+  const place = scratch("majordomus-tiny-");
+  const mount = join(place, "disk");
+  mkdirSync(mount);
+  if (spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mount]).status !== 0) {
+    rmSync(place, { recursive: true, force: true });
+    return undefined;
+  }
+  const repo = new Repo(join(mount, "repo"));
+  mkdirSync(repo.dir);
+  repo.git("init", "-q", "-b", "main");
+  repo.commit("start");
+  ok(repo.mj(["init"]));
+  ok(repo.mj(["capture", "install"]));
+  repo.git("add", ".ai", ".gitignore", ".claude");
+  repo.git("commit", "-q", "-m", "layer");
+  return {
+    repo,
+    mount,
+    [Symbol.dispose]() {
+      spawnSync("umount", ["-l", mount]);
+      rmSync(place, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fill the disk: write until the filesystem refuses. */
+function fill(mount: string): void {
+  spawnSync("sh", ["-c", `dd if=/dev/zero of=${JSON.stringify(join(mount, "filler"))} bs=4k 2>/dev/null; sync`]);
+}
+
+const lines = (repo: Repo) => readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8");
+
+describe("a full disk", () => {
+  test("hooks exit 0 and say so; no ledger line is torn; once there is room again, events are recorded", () => {
+    using disk = onTinyDisk("2m");
+    if (!disk) return void console.warn("skipped: no tmpfs can be mounted here (not root)");
+    const { repo } = disk;
+    fire(repo, "start", START);
+    fill(disk.mount);
+    const runs = [
+      sh(repo.dir, join(repo.dir, SHIMS.prompt), [], JSON.stringify({ session_id: START.session_id, prompt_id: "p-full", prompt: "x".repeat(20_000) }), hookEnv()),
+      sh(repo.dir, join(repo.dir, SHIMS.compact), [], JSON.stringify({ session_id: START.session_id, trigger: "auto" }), hookEnv({ MAJORDOMUS_HOOK_WORK: "foreground" })),
+      sh(repo.dir, join(repo.dir, SHIMS.end), [], JSON.stringify({ session_id: START.session_id, reason: "other" }), hookEnv()),
+      sh(repo.dir, join(repo.dir, SHIMS.start), [], JSON.stringify({ ...START, session_id: "another" }), hookEnv()),
+    ];
+    for (const run of runs) expect(run.status).toBe(0);
+    // Every line of the ledger is whole JSON: a short write was cut back, never left.
+    for (const line of lines(repo).split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    rmSync(join(disk.mount, "filler"));
+    const after = fire(repo, "start", { ...START, session_id: "after-room" });
+    expect(after.status).toBe(0);
+    expect(lines(repo)).toContain('"provider_session":"after-room"');
+    for (const line of lines(repo).split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+  }, 60_000);
+});
+
+describe("bounded waits", () => {
+  test("a git that hangs: the start hook briefs 'working tree unknown' and why, and does not wait for git", () => {
+    using repo = captured();
+    const hang = slowGit(10);
+    const started = Date.now();
+    const run = fire(repo, "start", START, hang, { handOff: "leave" });
+    const took = Date.now() - started;
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("working tree unknown (git status did not answer within session.git_deadline_ms).");
+    // It did not wait for the 10 s git (a behaviour, not a timing target: anything under half of it).
+    expect(took).toBeLessThan(5_000);
+  }, 60_000);
+
+  test("a read-only local half: the start hook does not wait for an answer the shim could not write", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    chmodSync(repo.path(".ai/local/cache"), 0o500);
+    try {
+      const started = Date.now();
+      const run = fire(repo, "start", { ...START, session_id: "read-only" }, {}, { handOff: "leave" });
+      // It did not sit out the 5 s an answer may take to come: none could (a behaviour, not a timing target).
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(run.status).toBe(0);
+      // git was asked directly instead: the tree state is known.
+      expect(run.stdout).toContain("working tree clean.");
+    } finally {
+      chmodSync(repo.path(".ai/local/cache"), 0o700);
+    }
+  }, 60_000);
+});
+
+describe("episode ids", () => {
+  test("200 episodes opened in the same second by hand all get their own id", () => {
+    using repo = Repo.init();
+    repo.commit("start");
+    ok(repo.mj(["init"]));
+    const ids = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const run = ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", `burst-${i}`, "--json"], { env: { MAJORDOMUS_NOW: "2026-11-30T12:00:00Z" } }));
+      ids.add(JSON.parse(run.stdout).session_id);
+    }
+    expect(ids.size).toBe(200);
+    // 48 random bits after the second: a burst of thousands in one second stays apart.
+    for (const id of ids) expect(id).toMatch(/^s-\d{14}-[0-9a-f]{12}$/);
+    writeFileSync(repo.path("done"), "");
+  }, 60_000);
+});
