@@ -3,7 +3,8 @@
  * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
  * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { lockState } from "../lib/lock.ts";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
@@ -236,6 +237,21 @@ function claimFindings(here: Workspace, out: Finding[]): void {
   }
 }
 
+/** Every lock file in the local half, and whether a live process holds it (a stale one is broken by the next writer, or by --fix). */
+function lockFindings(here: Workspace, fix: boolean, out: Finding[]): void {
+  const root = here.position.worktree;
+  const local = join(here.layer.dir, here.layer.manifest.local.path);
+  for (const path of files(local).filter((f) => /\.lock(\.break)?$/.test(f))) {
+    const rel = relative(root, path);
+    const seen = lockState(path);
+    if (seen.state === "held") out.push({ level: "INFO", category: "locks", subject: rel, message: `held by process ${seen.holder?.pid ?? "?"}, which is alive`, reproduce: `cat ${rel}` });
+    else if (seen.state === "stale") {
+      if (fix) rmSync(path, { force: true });
+      out.push({ level: fix ? "INFO" : "WARN", category: "locks", subject: rel, message: fix ? "stale (its holder is gone); removed" : `stale: ${seen.holder ? `the process that took it (pid ${seen.holder.pid}) is gone` : "it names no holder"}; the next writer breaks it`, reproduce: "majordomus doctor --fix" });
+    }
+  }
+}
+
 /** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
 function handOffFindings(here: Workspace, out: Finding[]): void {
   const dir = relative(here.position.worktree, ticketsDir(here.layer));
@@ -276,6 +292,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   lifecycleFindings(here, policy, failures, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);
+  lockFindings(here, options.fix === true, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);
   return out;

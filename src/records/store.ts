@@ -6,7 +6,7 @@
  * branch's index entry at it when it is the newest. The index is what keeps "the newest record
  * for this branch" from costing a scan of every record ever written.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { ensureDir, publishNew, randomHex, writeFileAtomic } from "../lib/fsx.ts";
@@ -112,18 +112,21 @@ export async function publish(store: Store, draft: Draft, body: string, otherDir
     const stamp = compactStampMs(new Date(meta.created_at));
     const base = `${stamp}--${String(seq).padStart(6, "0")}--${readableBranch(meta.branch)}--${meta.head.slice(0, 7)}`;
     const content = render(meta, body);
-    let file = `${base}.md`;
-    for (let attempt = 0; !publishNew(join(store.dir, file), content, 0o600); attempt++) {
-      if (attempt >= 10) throw new Failure("internal", `could not find a free name for a ${store.kind.noun} in ${store.dir}`, "check the folder for stray files");
-      file = `${base}-${randomHex(4)}.md`;
-    }
-    writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
-    const entry = { file, created_at: meta.created_at, seq };
     const isNewer = (current: IndexEntry | null | undefined) => !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
-    if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
-    if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored"))) writeIndex(store, meta.branch, "authored", entry);
-    else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined) writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
-    return { path: join(store.dir, file), file, meta, body };
+    for (let attempt = 0; ; attempt++) {
+      if (attempt >= 10) throw new Failure("internal", `could not find a free name for a ${store.kind.noun} in ${store.dir}`, "check the folder for stray files");
+      const file = attempt === 0 ? `${base}.md` : `${base}-${randomHex(4)}.md`;
+      if (lstatSync(join(store.dir, file), { throwIfNoEntry: false })) continue;
+      // The index first, then the record: a crash between the two leaves an index naming a file
+      // that is not there (resolution then reads the folder), never one that hides a newer record.
+      const entry = { file, created_at: meta.created_at, seq };
+      if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
+      if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored"))) writeIndex(store, meta.branch, "authored", entry);
+      else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined) writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
+      if (!publishNew(join(store.dir, file), content, 0o600)) continue;
+      writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
+      return { path: join(store.dir, file), file, meta, body };
+    }
   });
   if (!done.acquired) throw new Failure("refused", `the records lock ${lockPath} is held by another majordomus`, "retry in a moment");
   return done.value;

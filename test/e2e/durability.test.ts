@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, sessionFiles, settled, slowGit } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
+import { BIN as BIN_PATH } from "../support/env.ts";
 
 const START = fixture("SessionStart-startup.json");
 const END = fixture("SessionEnd-other.json");
@@ -122,6 +123,25 @@ describe("a received end event always ends in exactly one closed record", () => 
     expectKept(repo);
     expect(accounts(repo).length).toBe(n);
   }, 180_000);
+
+  test.skipIf(STRACE === "")("a handover killed at each write, link and rename: the index never hides a newer record", () => {
+    using repo = captured();
+    ok(repo.mj(["handover"], { input: "# Objective\nA.\n\n# Current State\nA.\n\n# Next Action\nThe first.\n" }));
+    let killed = 0;
+    for (const call of ["write", "link", "rename"]) {
+      for (let when = 1; when <= 30; when++) {
+        const body = `# Objective\nB.\n\n# Current State\nB.\n\n# Next Action\nKilled at ${call} ${when}.\n`;
+        const run = spawnSync(STRACE, ["-f", "-qq", "-o", "/dev/null", "-e", `trace=${call}`, "-e", `inject=${call}:signal=SIGKILL:when=${when}`, BIN_PATH, "handover"], { cwd: repo.dir, input: body });
+        // What the index says (the briefing's path) is what reading every record says.
+        const byIndex = repo.mj(["handover", "--resolve", "--path"]).stdout.trim();
+        const byScan = JSON.parse(repo.mj(["handover", "--resolve", "--json"]).stdout).handover.path;
+        expect({ call, when, path: byIndex }).toEqual({ call, when, path: byScan });
+        if (run.status === 0) break;
+        killed++;
+      }
+    }
+    expect(killed).toBeGreaterThan(5);
+  }, 120_000);
 
   test("recover, session close and doctor --fix each finish a close whose taker died, once", () => {
     using repo = captured();

@@ -2,7 +2,7 @@
 // client; episode ids do not collide when many open at once.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
@@ -114,4 +114,35 @@ describe("episode ids", () => {
     for (const id of ids) expect(id).toMatch(/^s-\d{14}-[0-9a-f]{12}$/);
     writeFileSync(repo.path("done"), "");
   }, 60_000);
+});
+
+describe("locks never wedge", () => {
+  test("an empty lock (a writer killed between creating and naming it) and a dead holder are broken; doctor names each lock and its state", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const lock = repo.path(".ai/local/state/ledger.jsonl.lock");
+    writeFileSync(lock, "");
+    const old = new Date(Date.now() - 5_000);
+    utimesSync(lock, old, old);
+    writeFileSync(repo.path(".ai/local/state/records.lock"), `${JSON.stringify({ pid: 999_999_999 })}\n`);
+    const doctor = repo.mj(["doctor"]);
+    expect(doctor.stdout).toContain("WARN locks .ai/local/state/ledger.jsonl.lock — stale: it names no holder; the next writer breaks it");
+    expect(doctor.stdout).toContain("WARN locks .ai/local/state/records.lock — stale: the process that took it (pid 999999999) is gone");
+    // The next writers go straight through: a handover (records lock) and its ledger line (ledger lock).
+    const started = Date.now();
+    ok(repo.mj(["handover", "--derive", "--no-task"]));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(repo.path(".ai/local/state/records.lock"))).toBe(false);
+    expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toContain('"event":"task.handed_over"');
+  });
+
+  test("a lock whose pid was reused by another process (another start time) is stale", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    // Our own test process is alive, but it is not the holder this lock names: its start time differs.
+    writeFileSync(repo.path(".ai/local/state/records.lock"), `${JSON.stringify({ pid: process.pid, start: 1 })}\n`);
+    expect(repo.mj(["doctor"]).stdout).toContain(`WARN locks .ai/local/state/records.lock — stale: the process that took it (pid ${process.pid}) is gone`);
+    ok(repo.mj(["handover", "--derive", "--no-task"]));
+  });
 });
