@@ -1,5 +1,6 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
-import { appendFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { appendText } from "../lib/fsx.ts";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { withLock } from "../lib/lock.ts";
@@ -33,9 +34,9 @@ export function appendDecision(layer: Layer, title: string, why: string | undefi
     } catch (err) {
       if (errnoCode(err) !== "ENOENT") throw err;
       before = readAsset("share/skeleton/local/state/decisions.md");
-      appendFileSync(path, before, { mode: 0o600 });
+      appendText(path, before, 0o600);
     }
-    appendFileSync(path, `${before.endsWith("\n") ? "" : "\n"}${render(decision).slice(before.endsWith("\n\n") ? 1 : 0)}`);
+    appendText(path, `${before.endsWith("\n") ? "" : "\n"}${render(decision).slice(before.endsWith("\n\n") ? 1 : 0)}`);
   });
   if (!done.acquired) throw new Failure("refused", `${path}.lock is held by another majordomus`, "retry in a moment");
   return decision;

@@ -13,7 +13,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, readIfExists } from "../lib/fsx.ts";
+import { ensureDir, openAppend, readIfExists } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
@@ -65,7 +65,7 @@ function lineWith(registry: Map<string, EventSpec>, ctx: AppendContext, event: s
  * never stays to glue the next append to it.
  */
 function writeLine(path: string, line: string): void {
-  const fd = openSync(path, "a", 0o600);
+  const fd = openAppend(path, { create: true, mode: 0o600 });
   const before = fstatSync(fd).size;
   try {
     const data = Buffer.from(line, "utf8");

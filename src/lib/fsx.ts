@@ -3,7 +3,7 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode } from "./failure.ts";
 
@@ -77,6 +77,29 @@ export function publishNew(target: string, content: string | Uint8Array, mode = 
     throw err;
   } finally {
     unlinkQuiet(temp);
+  }
+}
+
+/** O_NOFOLLOW where the platform has it (not on Windows, which has no such links to fear here). */
+const NOFOLLOW = (constants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0;
+
+/**
+ * Open `path` to append, never through a symbolic link (the open fails with ELOOP instead);
+ * `create` makes it with `mode` when missing. Returns the descriptor.
+ */
+export function openAppend(path: string, options: { create: boolean; mode?: number }): number {
+  return openSync(path, constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | (options.create ? constants.O_CREAT : 0), options.mode ?? 0o600);
+}
+
+/** Append `text` to `path` (created when missing), never through a symbolic link. */
+export function appendText(path: string, text: string, mode = 0o600): void {
+  const fd = openAppend(path, { create: true, mode });
+  try {
+    const data = Buffer.from(text, "utf8");
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  } finally {
+    closeSync(fd);
   }
 }
 

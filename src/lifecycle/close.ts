@@ -7,11 +7,11 @@
  * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
  * `## Close` section appended once, then the open episode and the claim go.
  */
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
 import { stamp, compactStamp } from "../lib/clock.ts";
-import { ensureDir, publishNew } from "../lib/fsx.ts";
+import { ensureDir, openAppend, publishNew } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -69,7 +69,7 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
     if (readFileSync(path, "utf8").includes("\n## Close\n")) return;
     // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
     // be a broken working context.
-    const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    const fd = openAppend(path, { create: false });
     try {
       writeSync(fd, text);
     } finally {

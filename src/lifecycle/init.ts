@@ -2,14 +2,15 @@
  * `majordomus init [--extend]`: create the `.ai/` layer from the embedded skeleton.
  * Plain init refuses when `.ai/` exists; --extend adds only what is missing and overwrites nothing.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, exists, isDirectory, publishNew } from "../lib/fsx.ts";
+import { appendText, ensureDir, exists, isDirectory, publishNew } from "../lib/fsx.ts";
 import type { Position } from "../repo/where.ts";
 import { appendEvent, ledgerOf } from "../ledger/store.ts";
 import { LAYER_DIR, MANIFEST_FILE, loadLayer, type Manifest } from "../layer/manifest.ts";
+import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
 
 const SKELETON = "share/skeleton/";
 /** Folders and files of the local half hold private data (prompts, working notes). */
@@ -46,7 +47,7 @@ function ensureIgnored(root: string, manifest: Pick<Manifest, "local">): "added"
   if (ignoresLocal(text, line)) return "present";
   // Appending, not rewriting: the file is the user's, and one O_APPEND write cannot lose what is there.
   const lead = text === "" || text.endsWith("\n") ? "" : "\n";
-  appendFileSync(path, `${lead}# majordomus: the checkout-local half of the AI layer is never committed\n${line}\n`);
+  appendText(path, `${lead}# majordomus: the checkout-local half of the AI layer is never committed\n${line}\n`, 0o644);
   return "added";
 }
 
@@ -69,6 +70,7 @@ const DEFAULT_HALVES = { repo: { path: "repo" }, local: { path: "local", tracked
 export async function initLayer(position: Position, options: { extend: boolean }): Promise<InitResult> {
   const root = position.worktree;
   const dir = join(root, LAYER_DIR);
+  guardLayerRoot(root);
   const present = exists(dir);
   if (present && !isDirectory(dir)) {
     throw new Failure("refused", `${dir} exists and is not a folder`, "move it away, then run `majordomus init`");
@@ -77,7 +79,9 @@ export async function initLayer(position: Position, options: { extend: boolean }
     throw new Failure("refused", `${dir} already exists`, "run `majordomus init --extend` to add only what is missing (nothing is overwritten)");
   }
   // Extending an existing layer goes by its own manifest; a broken manifest stops us here.
-  const halves = present && exists(join(dir, MANIFEST_FILE)) ? (await loadLayer(root)).manifest : DEFAULT_HALVES;
+  const existing = present && exists(join(dir, MANIFEST_FILE)) ? await loadLayer(root) : undefined;
+  if (existing) guardLayer(existing);
+  const halves = existing?.manifest ?? DEFAULT_HALVES;
 
   const created: string[] = [];
   const kept: string[] = [];

@@ -13,6 +13,7 @@ import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { loadLayer, sectionPath, type Layer } from "../layer/manifest.ts";
+import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
 
 export type Workspace = {
   position: Position;
@@ -46,7 +47,9 @@ export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
 export async function workspace(cwd: string = process.cwd(), providerSession?: string, options: { readOnly?: boolean } = {}): Promise<Workspace> {
   const position = await locate(cwd);
   mark("located");
+  guardLayerRoot(position.worktree);
   const layer = await loadLayer(position.worktree);
+  guardLayer(layer);
   mark("layer loaded");
   // A command that may write records gives a supervised repository its identity, once.
   if (!options.readOnly && position.repositoryId === position.commonDir) Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));

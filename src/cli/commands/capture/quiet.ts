@@ -11,7 +11,8 @@ export async function workspaceForHook(root: string, providerSession: string | u
   try {
     return await workspace(root, providerSession);
   } catch (err) {
-    if (!isFailure(err) || (err.kind !== "missing" && err.kind !== "usage")) throw err;
+    // No layer, not a repository, or a layer that is not safe to use (a symbolic link in it): say so, record nothing, let the client go on.
+    if (!isFailure(err) || (err.kind !== "missing" && err.kind !== "usage" && err.kind !== "refused")) throw err;
     log.warn(`${err.message}; this event was not recorded`);
     return undefined;
   }

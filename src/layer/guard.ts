@@ -1,0 +1,53 @@
+/**
+ * The layer is walked, never followed: a repository from a stranger may track a symbolic link
+ * where a folder or file of the layer belongs (`.ai/repo/sessions -> ~`, `ledger.jsonl ->
+ * ~/.bashrc`), and following it would make a hook write outside the repository. Every folder of
+ * the layer and the files majordomus appends to are checked with lstat before a command uses the
+ * layer; one that is a link stops the command (a hook says so once and records nothing).
+ */
+import { lstatSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { Failure } from "../lib/failure.ts";
+import { LAYER_DIR, MANIFEST_FILE, SECTIONS, type Layer, type SectionName } from "./manifest.ts";
+
+/** Files inside the state section that are appended to or rewritten in place. */
+const STATE_FILES = ["ledger.jsonl", "current.yaml", "open-questions.md", "decisions.md"];
+
+function refusal(root: string, path: string): Failure {
+  return new Failure("refused", `${relative(root, path) || path} is a symbolic link; majordomus never reads or writes through one inside its layer`, "replace it with a real folder or file (`ls -l` shows where it points); nothing was written");
+}
+
+/** Every path from `.ai/` down to `path` (inclusive). */
+function chain(root: string, path: string): string[] {
+  const out: string[] = [];
+  const top = join(root, LAYER_DIR);
+  for (let p = path; p.startsWith(top) && p !== dirname(p); p = dirname(p)) {
+    out.push(p);
+    if (p === top) break;
+  }
+  return out;
+}
+
+function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+}
+
+/** Before the manifest is read: `.ai/` and the manifest themselves. */
+export function guardLayerRoot(root: string): void {
+  for (const path of [join(root, LAYER_DIR), join(root, LAYER_DIR, MANIFEST_FILE)]) if (isLink(path)) throw refusal(root, path);
+}
+
+/** Once the manifest is read: every declared section, every folder on the way to it, and the state files. */
+export function guardLayer(layer: Layer): void {
+  const root = layer.root;
+  const paths = new Set<string>();
+  for (const half of ["repo", "local"] as const) for (const p of chain(root, join(layer.dir, layer.manifest[half].path))) paths.add(p);
+  for (const [name, rel] of Object.entries(layer.manifest.sections) as Array<[SectionName, string]>) {
+    const path = join(layer.dir, rel);
+    for (const p of chain(root, path)) paths.add(p);
+    if (name === "state") for (const f of STATE_FILES) paths.add(join(path, f));
+    if (SECTIONS[name].kind === "file") paths.add(path);
+  }
+  // Shallow first, so the message names the outermost link.
+  for (const path of [...paths].sort((a, b) => a.split(sep).length - b.split(sep).length)) if (isLink(path)) throw refusal(root, path);
+}

@@ -1,0 +1,85 @@
+// A repository from a stranger gets nothing: majordomus never writes through a symbolic link in
+// its layer, and a hook in such a repository says so and records nothing.
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captured, fire, fixture } from "../support/capture.ts";
+import { scratch, type Repo } from "../support/repo.ts";
+
+const START = fixture("SessionStart-startup.json");
+const END = fixture("SessionEnd-other.json");
+
+/** A folder outside the repository, as an attacker would point a link at (the person's home, say). */
+function outside(): { dir: string; [Symbol.dispose](): void } {
+  const dir = scratch("majordomus-outside-");
+  return { dir, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Every file below `dir`. */
+function all(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** Replace a folder of the layer with a link to `target` (as a tracked symlink arrives in a clone). */
+function linkFolder(repo: Repo, rel: string, target: string): void {
+  rmSync(repo.path(rel), { recursive: true, force: true });
+  symlinkSync(target, repo.path(rel));
+}
+
+function story(repo: Repo) {
+  return [fire(repo, "start", START), fire(repo, "prompt", { session_id: START.session_id, prompt_id: "p1", prompt: "hello" }), fire(repo, "compact", { session_id: START.session_id, trigger: "auto" }), fire(repo, "end", END)];
+}
+
+describe("symbolic links in the layer", () => {
+  test(".ai/repo/sessions linked outside: the hooks write nothing there, exit 0, and say why", () => {
+    using repo = captured();
+    using away = outside();
+    linkFolder(repo, ".ai/repo/sessions", away.dir);
+    const runs = story(repo);
+    for (const run of runs) expect(run.status).toBe(0);
+    expect(all(away.dir)).toEqual([]);
+    expect(runs[0]!.stderr).toContain(".ai/repo/sessions is a symbolic link; majordomus never reads or writes through one inside its layer");
+    expect(runs[0]!.stdout).toBe("");
+    // A person's command says so too, and writes nothing.
+    const handover = repo.mj(["handover", "--derive", "--no-task"]);
+    expect(handover.status).toBe(15);
+    expect(all(away.dir)).toEqual([]);
+  });
+
+  test(".ai/local linked outside: nothing is written outside the repository", () => {
+    using repo = captured();
+    using away = outside();
+    linkFolder(repo, ".ai/local", away.dir);
+    for (const run of story(repo)) expect(run.status).toBe(0);
+    expect(all(away.dir)).toEqual([]);
+    expect(repo.mj(["init", "--extend"]).status).toBe(15);
+    expect(all(away.dir)).toEqual([]);
+  });
+
+  test("a ledger linked to a shell rc file, on a branch named like a command: the file is untouched", () => {
+    using repo = captured();
+    using away = outside();
+    const rc = join(away.dir, ".bashrc");
+    writeFileSync(rc, "# the person's own rc file\n");
+    fire(repo, "start", START);
+    rmSync(repo.path(".ai/local/state/ledger.jsonl"));
+    symlinkSync(rc, repo.path(".ai/local/state/ledger.jsonl"));
+    repo.git("switch", "-q", "-c", "x$(id)");
+    for (const run of story(repo)) expect(run.status).toBe(0);
+    expect(readFileSync(rc, "utf8")).toBe("# the person's own rc file\n");
+    expect(repo.mj(["history"]).status).toBe(15);
+  });
+
+  test("a state file linked outside (the task record): refused, nothing read or written through it", () => {
+    using repo = captured();
+    using away = outside();
+    const target = join(away.dir, "current.yaml");
+    writeFileSync(target, "secret: the person's file\n");
+    mkdirSync(repo.path(".ai/local/state"), { recursive: true });
+    symlinkSync(target, repo.path(".ai/local/state/current.yaml"));
+    const run = repo.mj(["start", "a task", "--scope", "src"]);
+    expect(run.status).toBe(15);
+    expect(run.stderr).toContain(".ai/local/state/current.yaml is a symbolic link");
+    expect(readFileSync(target, "utf8")).toBe("secret: the person's file\n");
+  });
+});
