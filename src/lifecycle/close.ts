@@ -17,7 +17,7 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendPrepared, lineMaker, newestFirst } from "../ledger/store.ts";
-import { consents, type LoadedPolicy } from "../policy/index.ts";
+import { granted, type LoadedPolicy } from "../policy/index.ts";
 import { identityProblems } from "../records/record.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { episodeKey } from "../session/keys.ts";
@@ -123,8 +123,12 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
   });
   if (!done.acquired) throw new Failure("refused", `another majordomus is writing the close of ${episode.session_id}`, "retry in a moment; `majordomus recover` finishes it if that writer died");
   let committed: string | undefined;
-  if (!done.value.completed && consents(options.policy?.policy, "session.commit_record_on_end")) {
-    committed = await commitRecord(here, done.value.rel, episode.session_id, consents(options.policy?.policy, "session.push_record_on_end"));
+  const commit = granted(options.policy, "session.commit_record_on_end");
+  const push = granted(options.policy, "session.push_record_on_end");
+  if (!done.value.completed && commit.on) committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
+  for (const [key, g] of [["session.commit_record_on_end", commit], ["session.push_record_on_end", push]] as const) {
+    if (g.asked && !g.on) log.warn(`the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (see the README); not done`);
   }
+  if (options.policy?.credentials?.problem) log.warn(options.policy.credentials.problem);
   return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };
 }

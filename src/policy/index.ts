@@ -4,7 +4,9 @@
  * path. Nothing here supplies a default: a key that is absent stays absent, and each reader says
  * what it does without it.
  */
-import { readFileSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseYaml } from "../lib/runtime.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { memo } from "../lib/memo.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -33,7 +35,14 @@ export type Policy = {
   enforcement?: Array<{ name: string; wired_by: string }>;
 };
 
-export type LoadedPolicy = { path: string; policy: Policy };
+/**
+ * The checkout-local consents (`<state>/consent.yaml`, in the git-ignored half): the person's own
+ * yes to the switches that act with their credentials. A tracked policy is anyone's file, so it
+ * can ask for these but never grant them.
+ */
+export type Credentials = { path: string; granted: ReadonlySet<CredentialKey>; problem?: string };
+
+export type LoadedPolicy = { path: string; policy: Policy; credentials?: Credentials };
 
 /** Rules a JSON Schema cannot say: relations between keys. */
 function crossChecks(policy: Policy, file: string): string[] {
@@ -62,7 +71,42 @@ export function parsePolicy(text: string, file: string, options: { strict?: bool
 
 export function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
   const path = sectionPath(layer, "policy");
-  return memo(`policy\0${path}\0${options.strict === true}`, () => readPolicy(path, options));
+  return memo(`policy\0${path}\0${options.strict === true}`, async () => ({ ...(await readPolicy(path, options)), credentials: await readCredentials(layer) }));
+}
+
+export const CONSENT_FILE = "consent.yaml";
+
+async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
+  let path: string;
+  try {
+    path = join(sectionPath(layer, "state"), CONSENT_FILE);
+  } catch {
+    return undefined;
+  }
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) return { path, granted: new Set(), problem: `${path} is a symbolic link; no consent is read from it` };
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { path, granted: new Set() };
+  }
+  let data: unknown;
+  try {
+    data = await parseYaml(text);
+  } catch (err) {
+    return { path, granted: new Set(), problem: `${path} is not valid YAML (${(err as Error).message.split("\n")[0]}); no consent is read from it` };
+  }
+  const granted = new Set<CredentialKey>();
+  const problems: string[] = [];
+  const session = (data as { session?: Record<string, unknown> } | null)?.session;
+  for (const [key, value] of Object.entries(session ?? {})) {
+    const full = `session.${key}`;
+    if (!isCredentialKey(full)) problems.push(`session.${key} is not a switch this file grants (it grants ${CREDENTIAL_KEYS.join(", ")})`);
+    else if (value === true) granted.add(full);
+  }
+  const others = Object.keys((data as Record<string, unknown> | null) ?? {}).filter((k) => k !== "session");
+  if (others.length > 0) problems.push(`undeclared key(s) ${others.join(", ")}`);
+  return { path, granted, problem: problems.length > 0 ? `${path}: ${problems.join("; ")}` : undefined };
 }
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
@@ -86,14 +130,29 @@ export const SWITCHES = {
   "session.checkpoint_on_compact": "on unless false",
   "session.handover_on_end": "on unless false",
   "session.handover_on_fill": "consent",
-  "session.commit_record_on_end": "consent",
-  "session.push_record_on_end": "consent",
-} as const satisfies Record<string, "on unless false" | "consent">;
+  "session.commit_record_on_end": "credentials",
+  "session.push_record_on_end": "credentials",
+} as const satisfies Record<string, "on unless false" | "consent" | "credentials">;
 
 export type SwitchKey = keyof typeof SWITCHES;
 export type ConsentKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "consent" ? K : never }[SwitchKey];
+/** Switches that act with the person's credentials (a commit in their name, a push with their keys): granted only by the local consent file. */
+export type CredentialKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "credentials" ? K : never }[SwitchKey];
 
 export const CONSENT_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter((k): k is ConsentKey => SWITCHES[k] === "consent");
+export const CREDENTIAL_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter((k): k is CredentialKey => SWITCHES[k] === "credentials");
+
+export function isCredentialKey(key: string): key is CredentialKey {
+  return (CREDENTIAL_KEYS as readonly string[]).includes(key);
+}
+
+/**
+ * Whether the person consented, in this checkout's own consent file, to `key`. What the tracked
+ * policy says is the repository's wish, never consent: `asked` tells the caller it asked.
+ */
+export function granted(loaded: LoadedPolicy | undefined, key: CredentialKey): { on: boolean; asked: boolean } {
+  return { on: loaded?.credentials?.granted.has(key) === true, asked: valueAt(loaded?.policy, key) === true };
+}
 
 export function isConsentKey(key: string): key is ConsentKey {
   return (CONSENT_KEYS as readonly string[]).includes(key);
@@ -105,8 +164,8 @@ function valueAt(policy: Policy | undefined, key: string): unknown {
   return value;
 }
 
-/** Whether a switch is on in this policy (an unreadable policy is `undefined`: consents are then off). */
-export function switchOn(policy: Policy | undefined, key: SwitchKey): boolean {
+/** Whether a switch is on in this policy (an unreadable policy is `undefined`: consents are then off). Credentials: see granted(). */
+export function switchOn(policy: Policy | undefined, key: Exclude<SwitchKey, CredentialKey>): boolean {
   const value = valueAt(policy, key);
   return SWITCHES[key] === "consent" ? value === true : value !== false;
 }

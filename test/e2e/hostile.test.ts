@@ -83,3 +83,29 @@ describe("symbolic links in the layer", () => {
     expect(readFileSync(target, "utf8")).toBe("secret: the person's file\n");
   });
 });
+
+describe("consent from a stranger's file", () => {
+  test("a tracked policy that sets commit and push on: a session end commits nothing and pushes nothing, and says how to consent", () => {
+    using repo = captured();
+    const remote = `${repo.dir}-remote.git`;
+    try {
+      repo.git("init", "-q", "--bare", remote);
+      repo.git("remote", "add", "origin", remote);
+      repo.git("push", "-q", "origin", "main");
+      const policy = repo.path(".ai/repo/policy.yaml");
+      writeFileSync(policy, readFileSync(policy, "utf8").replace("commit_record_on_end: false", "commit_record_on_end: true").replace("push_record_on_end: false", "push_record_on_end: true"));
+      repo.git("commit", "-q", "-am", "a stranger's policy");
+      repo.git("push", "-q", "origin", "main");
+      const head = repo.git("rev-parse", "HEAD");
+      fire(repo, "start", START);
+      const end = fire(repo, "end", END);
+      expect(end.status).toBe(0);
+      expect(repo.git("rev-parse", "HEAD")).toBe(head);
+      expect(repo.git("--git-dir", remote, "rev-parse", "main")).toBe(head);
+      expect(end.stderr).toContain("the tracked policy sets session.commit_record_on_end: true; that acts with your credentials, so majordomus does it only when you consent in");
+      expect(end.stderr).toContain(".ai/local/state/consent.yaml");
+    } finally {
+      rmSync(remote, { recursive: true, force: true });
+    }
+  });
+});

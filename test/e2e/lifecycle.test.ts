@@ -162,7 +162,7 @@ describe("compact and end", () => {
     expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain("decisions:\n  - Keep it simple\n");
   });
 
-  test("the record is committed only when commit_record_on_end is exactly true, alone, without hooks, leaving the index as it was", () => {
+  test("the record is committed only with the person's local consent to commit_record_on_end, alone, without hooks, leaving the index as it was", () => {
     using repo = captured();
     writeFileSync(repo.path(".git/hooks/pre-commit"), "#!/bin/sh\necho hook-ran > hook-ran\nexit 1\n", { mode: 0o755 });
     writeFileSync(repo.path("staged.txt"), "mine\n");
@@ -173,8 +173,7 @@ describe("compact and end", () => {
     fire(repo, "end", END_OTHER);
     expect(repo.git("rev-parse", "HEAD")).toBe(before);
 
-    const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("commit_record_on_end: false", "commit_record_on_end: true"));
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
     fire(repo, "start", { ...START, session_id: "second" });
     fire(repo, "end", { ...END_OTHER, session_id: "second" });
     const after = repo.git("rev-parse", "HEAD");
@@ -191,19 +190,19 @@ describe("compact and end", () => {
 });
 
 describe("push", () => {
-  test("push_record_on_end: true pushes the record commit to the branch's remote; without it nothing is pushed", () => {
+  test("a local consent to push_record_on_end pushes the record commit to the branch's remote; without it nothing is pushed", () => {
     using repo = captured();
     const remote = `${repo.dir}-remote.git`;
     repo.git("init", "-q", "--bare", remote);
     repo.git("remote", "add", "origin", remote);
     repo.git("push", "-q", "origin", "main");
-    const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("commit_record_on_end: false", "commit_record_on_end: true"));
     fire(repo, "start", START);
+    const consent = repo.path(".ai/local/state/consent.yaml");
+    writeFileSync(consent, "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
     fire(repo, "end", END_OTHER);
     const local = repo.git("rev-parse", "HEAD");
     expect(repo.git("--git-dir", remote, "rev-parse", "main")).not.toBe(local);
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("push_record_on_end: false", "push_record_on_end: true"));
+    writeFileSync(consent, "session:\n  commit_record_on_end: true\n  push_record_on_end: true\n", { mode: 0o600 });
     fire(repo, "start", { ...START, session_id: "pushed" });
     fire(repo, "end", { ...END_OTHER, session_id: "pushed" });
     expect(repo.git("--git-dir", remote, "rev-parse", "main")).toBe(repo.git("rev-parse", "HEAD"));
