@@ -21,12 +21,10 @@ import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
-import { spawnDetached } from "../lib/runtime.ts";
+import { compiled, spawnDetached } from "../lib/runtime.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-
-declare const MAJORDOMUS_COMPILED: boolean | undefined;
 
 export const TICKET_SCHEMA = "hook-work/v1";
 
@@ -59,7 +57,7 @@ export function ticketsDir(layer: Layer): string {
 /** How to start this binary again: only a compiled binary is its own program. */
 function selfCommand(): string[] | undefined {
   if (process.env.MAJORDOMUS_HOOK_WORK === "foreground") return undefined;
-  return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED ? [process.execPath] : undefined;
+  return compiled() ? [process.execPath] : undefined;
 }
 
 /**

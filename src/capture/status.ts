@@ -6,18 +6,23 @@
  *   unconfigured  the hook configuration (or the policy switch) does not ask for it
  *   named         configured, but the shim or folder it names is missing, foreign or not executable
  *   wired         in place, but executing it did not prove it works
- *   verified      the installed shim was executed with a synthetic payload and did its job,
- *                 with mutation disabled (a throwaway prompt archive; an end event as a dry run)
+ *   verified      the installed shim is byte for byte what this majordomus writes, and the
+ *                 command it runs did its job when this binary ran it with a synthetic payload,
+ *                 mutation disabled (a throwaway prompt archive; an end event as a dry run)
+ *
+ * A diagnostic never executes a program the repository controls: not a shim whose bytes differ
+ * from ours (that is drift, reported, not run), and not whatever binary a shim would find in the
+ * repository (`bin/majordomus`): the verification runs this binary with the shim's arguments.
  */
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
-import { spawnText } from "../lib/runtime.ts";
+import { selfInvocation, spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER, commandsIn } from "./shims.ts";
+import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
@@ -42,19 +47,28 @@ function executable(path: string): boolean {
   }
 }
 
-async function runShim(here: Workspace, shim: string, payload: Record<string, string>, env: Record<string, string>) {
-  return spawnText("/bin/sh", ["-c", 'exec "$0"', join(here.position.worktree, shim)], {
+/** Whether a shim would find a binary to exec (looked up as the shim does, never run). */
+function findsBinary(root: string): boolean {
+  const candidates = [join(root, "bin", "majordomus"), join(root, ".majordomus", "bin", "majordomus"), ...(process.env.PATH ?? "").split(":").filter((d) => d !== "").map((d) => join(d, "majordomus"))];
+  return candidates.some(executable);
+}
+
+/** What the shim for `event` runs, run by this binary (the shim's bytes were checked to be ours). */
+async function runAsShim(here: Workspace, provider: Provider & { hooks: Hooks }, event: HookEvent, payload: Record<string, string>, env: Record<string, string>) {
+  const [cmd, ...pre] = selfInvocation();
+  return spawnText(cmd!, [...pre, ...shimCommand(provider, event), "--repo", here.position.worktree], {
     cwd: here.position.worktree,
     input: JSON.stringify(payload),
     env: { ...process.env, MAJORDOMUS_LOG: "info", ...env },
   });
 }
 
-async function verifyPrompt(here: Workspace, hooks: Hooks): Promise<string | undefined> {
+async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
+  const hooks = provider.hooks;
   const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
   try {
     const text = `majordomus self test ${process.pid}`;
-    const run = await runShim(here, hooks.events.prompt.shim, { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
+    const run = await runAsShim(here, provider, "prompt", { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
     const archived = readdirSync(dir).some((f) => f.endsWith(".json") && (read(join(dir, f)) ?? "").includes(text));
     return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
   } finally {
@@ -62,9 +76,10 @@ async function verifyPrompt(here: Workspace, hooks: Hooks): Promise<string | und
   }
 }
 
-async function verifySession(here: Workspace, hooks: Hooks): Promise<string | undefined> {
+async function verifySession(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
+  const hooks = provider.hooks;
   const id = `selftest-${process.pid}`;
-  const run = await runShim(here, hooks.events.end.shim, { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
+  const run = await runAsShim(here, provider, "end", { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
   return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
 }
 
@@ -87,12 +102,15 @@ async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }
     const content = read(shim);
     if (content === undefined) return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
     if (!content.includes(MARKER)) return { state: "named", reason: `${row.shim} was not written by majordomus` };
+    if (content !== shimText(provider, event)) return { state: "named", reason: `${row.shim} differs from what this majordomus writes (drift); it was not run. \`majordomus capture install\` rewrites it` };
     if (!executable(shim)) return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
   }
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
-  const problem = aspect === "prompt" ? await verifyPrompt(here, hooks) : await verifySession(here, hooks);
+  // The client runs the shim, and the shim runs the first majordomus it finds; with none it does nothing.
+  if (!findsBinary(here.position.worktree)) return { state: "wired", reason: "the shims find no majordomus to run (none in bin/, .majordomus/bin/ or on PATH), so they do nothing" };
+  const problem = aspect === "prompt" ? await verifyPrompt(here, provider) : await verifySession(here, provider);
   if (problem) return { state: "wired", reason: problem };
-  return { state: "verified", reason: aspect === "prompt" ? "the installed shim archived a synthetic prompt into a throwaway folder" : "the installed end shim answered a synthetic end event as a dry run (nothing closed)" };
+  return { state: "verified", reason: aspect === "prompt" ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder" : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a dry run (nothing closed)" };
 }
 
 async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Omit<Row, "provider" | "aspect">> {

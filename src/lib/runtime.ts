@@ -104,6 +104,18 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
   });
 }
 
+declare const MAJORDOMUS_COMPILED: boolean | undefined;
+
+/** Whether this process is the compiled binary (then it is its own program). */
+export function compiled(): boolean {
+  return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED;
+}
+
+/** How to run this very program again: the binary itself, or the runtime with the entry script (from the source tree). */
+export function selfInvocation(): string[] {
+  return compiled() ? [process.execPath] : [process.execPath, process.argv[1] ?? "src/main.ts"];
+}
+
 type BunDetachedSpawn = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: "ignore"; stdout: "ignore"; stderr: "ignore"; detached: true }) => { pid: number; unref(): void };
 const bunSpawnDetached = bunSpawn as unknown as BunDetachedSpawn | undefined;
 

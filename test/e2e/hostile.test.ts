@@ -1,7 +1,7 @@
 // A repository from a stranger gets nothing: majordomus never writes through a symbolic link in
 // its layer, and a hook in such a repository says so and records nothing.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { scratch, type Repo } from "../support/repo.ts";
@@ -107,5 +107,30 @@ describe("consent from a stranger's file", () => {
     } finally {
       rmSync(remote, { recursive: true, force: true });
     }
+  });
+});
+
+describe("diagnostics never run the repository's programs", () => {
+  test("a shim that only carries the marker is drift: capture status and doctor report it and do not run it", () => {
+    using repo = captured();
+    const shim = repo.path(".claude/hooks/majordomus-capture");
+    writeFileSync(shim, `${readFileSync(shim, "utf8").replace("#!/bin/sh\n", `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`)}`, { mode: 0o755 });
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("enforcement: []", "enforcement:\n  - name: prompts\n    wired_by: provider-hook:claude-code:prompt"));
+    const status = repo.mj(["capture", "status", "--json"]);
+    const row = JSON.parse(status.stdout).rows.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "prompt");
+    expect(row).toMatchObject({ state: "named" });
+    expect(row.reason).toContain("differs from what this majordomus writes (drift); it was not run");
+    repo.mj(["doctor"]);
+    expect(existsSync(repo.path("pwned"))).toBe(false);
+  });
+
+  test("a genuine shim in a repository that ships its own bin/majordomus: verified with this binary, the repository's never run", () => {
+    using repo = captured();
+    mkdirSync(repo.path("bin"));
+    writeFileSync(repo.path("bin/majordomus"), `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`, { mode: 0o755 });
+    const status = repo.mj(["capture", "status"]);
+    expect(status.stdout).toMatch(/claude-code:prompt\s+verified/);
+    expect(existsSync(repo.path("pwned"))).toBe(false);
   });
 });
