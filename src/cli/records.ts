@@ -7,6 +7,7 @@ import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
+import { out } from "./print.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -15,19 +16,19 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
     const explained = await explain(kind, here.layer, here.position);
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
     const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
-    console.log(JSON.stringify({ [kind.name]: record, since, candidates: explained.candidates }));
+    out(JSON.stringify({ [kind.name]: record, since, candidates: explained.candidates }));
     return;
   }
   const resolution = await resolveLatest(kind, here.layer, here.position);
   if (resolution.skipped > 0) log.warn(`skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`);
   if (!resolution.record) {
     if (options.path) throw new Failure("missing", `no ${kind.noun} for this worktree and branch (${here.position.branch})`, `records from other branches are never offered; write one with \`majordomus ${kind.name}\``);
-    console.log(`No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`);
+    out(`No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`);
     return;
   }
   const v = await view(resolution.record, here.position, policy, at);
   if (options.path) {
-    console.log(v.path);
+    out(v.path);
     return;
   }
   const lines = headerLines(kind.noun, v);
@@ -38,7 +39,7 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
   }
   lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
   if (v.next_action_withheld) lines.push("", v.next_action_withheld);
-  console.log(lines.join("\n"));
+  out(lines.join("\n"));
 }
 
 export async function printListing(kind: RecordKind, here: Workspace, options: { json?: boolean }): Promise<void> {
@@ -46,12 +47,12 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
   const listing = await listRecords(kind, here.layer, here.position, policy, here.at);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
-    console.log(JSON.stringify(listing));
+    out(JSON.stringify(listing));
     return;
   }
   if (listing.rows.length === 0) {
-    console.log(`no ${kind.noun} records in this checkout`);
+    out(`no ${kind.noun} records in this checkout`);
     return;
   }
-  for (const r of listing.rows) console.log([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
+  for (const r of listing.rows) out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
 }

@@ -13,6 +13,7 @@ import { parseArgv } from "./argv.ts";
 import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { command } from "./define.ts";
+import { out, err as toStderr } from "./print.ts";
 
 const root = command({
   meta: { name: "majordomus", version: VERSION, description: "Keeps an AI coding agent's continuity in a git repository." },
@@ -64,9 +65,9 @@ function wantsHelp(argv: string[]): boolean {
 }
 
 function printFailure(err: Failure): void {
-  console.error(`majordomus: ${err.message}`);
-  for (const line of err.details) console.error(`  ${line}`);
-  if (err.hint) console.error(`  → ${err.hint}`);
+  toStderr(`majordomus: ${err.message}`);
+  for (const line of err.details) toStderr(`  ${line}`);
+  if (err.hint) toStderr(`  → ${err.hint}`);
 }
 
 /** What a full, read-only or over-quota disk throws: a hook says so and lets its client go on. */
@@ -87,11 +88,11 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     const resolved = await resolve(argv);
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
-      console.log(await usageOf(resolved));
+      out(await usageOf(resolved));
       return EXIT.ok;
     }
     if (!resolved.cmd.run) {
-      console.error(await usageOf(resolved));
+      toStderr(await usageOf(resolved));
       return EXIT.usage;
     }
     const args = parseArgv(resolved.rest, await argsOf(resolved.cmd), scopeOf(resolved.path));
@@ -102,16 +103,16 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     const errno = (err as { code?: unknown })?.code;
     if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
       // The disk is full or read-only: nothing could be recorded, and the client must not be blocked for it.
-      console.error(`majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`);
+      toStderr(`majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`);
       return EXIT.ok;
     }
     if (isFailure(err)) {
       printFailure(err);
       return err.code;
     }
-    console.error(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
-    if (process.env.MAJORDOMUS_LOG === "debug" && err instanceof Error && err.stack) console.error(err.stack);
-    else console.error("  → this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it");
+    toStderr(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.MAJORDOMUS_LOG === "debug" && err instanceof Error && err.stack) toStderr(err.stack);
+    else toStderr("  → this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it");
     return EXIT.internal;
   }
 }

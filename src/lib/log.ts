@@ -5,6 +5,7 @@
  * `process.stderr.write` because the first touch of `process.stderr` costs ~9 ms in Bun 1.4.
  */
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
+import { printable } from "./printable.ts";
 
 const LEVEL_BY_ENV: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
 
@@ -20,7 +21,7 @@ function report(entry: LogObject): void {
   const prefix = label ? `majordomus: ${label}:` : "majordomus:";
   const tag = entry.tag ? `[${entry.tag}] ` : "";
   const text = entry.args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a))).join(" ");
-  console.error(`${prefix} ${tag}${text}`);
+  console.error(printable(`${prefix} ${tag}${text}`));
 }
 
 /** The levels majordomus logs at, with consola's numbers. */

@@ -54,6 +54,9 @@ const questions: Section = (f) => {
   return lines;
 };
 
+/** A line of record text as quoted data. */
+export const quoted = (line: string) => (line === "" ? ">" : `> ${line}`);
+
 const age = (v: View) => (v.age ? `${v.age} old` : "age unknown");
 
 /** Who wrote a Next Action: the reader must know whether these are a worker's words. */
@@ -75,7 +78,8 @@ const handover: Section = (f) => {
   } else {
     lines.push(`Handover ${v.path} (${labels}).`);
     if (warnsAgainst(v.divergence)) lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
-    if (v.next_action && v.next_action.length > 0) lines.push(`Its Next Action, ${authorship(v)}:`, ...v.next_action);
+    // The record's own text is quoted as data: it may come from anyone who could write the file.
+    if (v.next_action && v.next_action.length > 0) lines.push(`Its Next Action, ${authorship(v)}, quoted:`, ...v.next_action.map(quoted));
     else lines.push("It has no Next Action section.");
   }
   if (h.since) {

@@ -99,6 +99,11 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("everything the CLI prints goes through cli/print.ts (control characters escaped)", () => {
+    const offenders = SOURCES.filter((f) => f.rel.startsWith("cli/") && f.rel !== "cli/print.ts" && /console\.(log|error)\(|process\.(stdout|stderr)\.write/.test(code(f.text))).map((f) => f.rel);
+    expect(offenders).toEqual([]);
+  });
+
   test("Bun-only APIs live in lib/runtime.ts alone", () => {
     const offenders = SOURCES.filter((f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun|\)\.Bun\b/.test(code(f.text))).map((f) => f.rel);
     expect(offenders).toEqual([]);

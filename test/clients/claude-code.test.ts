@@ -39,8 +39,8 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     // Our own closed record is named as such, not as the worker's change.
     expect(request).toContain("working tree clean.");
     expect(request).toContain("1 closed session record(s) not committed");
-    expect(request).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:");
-    expect(request).toContain("No task is active and the working tree has no changes: nothing was left in progress.");
+    expect(request).toContain("Its Next Action, derived by majordomus from the records; no one wrote it, quoted:");
+    expect(request).toContain("> No task is active and the working tree has no changes: nothing was left in progress.");
     expect(sessions(rig.repo).length).toBe(2);
   }, TIMEOUT);
 
@@ -71,7 +71,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     expect(second.status).toBe(0);
     const request = rig.mock.messages().at(-1)!.text;
     expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/);
-    expect(request).toContain(`Its Next Action, in its author's own words:\n${next}`);
+    expect(request).toContain(`Its Next Action, in its author's own words, quoted:\n> ${next}`);
     expect(request).toContain("Since then: a derived record");
   }, TIMEOUT);
 

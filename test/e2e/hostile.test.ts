@@ -134,3 +134,20 @@ describe("diagnostics never run the repository's programs", () => {
     expect(existsSync(repo.path("pwned"))).toBe(false);
   });
 });
+
+describe("control characters never reach a terminal", () => {
+  test("a force-added open-questions.md and a handover with escape sequences: the briefing, question list and doctor show them escaped; the briefing quotes record text", () => {
+    using repo = captured();
+    const evil = "\u001b]0;pwned\u0007\u001b[2J";
+    mkdirSync(repo.path(".ai/local/state"), { recursive: true, mode: 0o700 });
+    writeFileSync(repo.path(".ai/local/state/open-questions.md"), `# Open questions\n\n- [unresolved] none — Which ${evil}dialect? (2026-11-30)\n- not a question ${evil}\n`, { mode: 0o600 });
+    const handover = repo.mj(["handover", "--no-task"], { input: `# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nRun ${evil}this.\n` });
+    expect(handover.status).toBe(0);
+    const outputs = [fire(repo, "start", START), repo.mj(["question", "list"]), repo.mj(["doctor"]), repo.mj(["context"]), repo.mj(["handover", "--resolve"])];
+    for (const run of outputs) {
+      expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+    const briefing = outputs[0]!.stdout;
+    expect(briefing).toContain("> Run \\u001b]0;pwned\\u0007\\u001b[2Jthis.");
+  });
+});

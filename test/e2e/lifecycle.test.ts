@@ -39,7 +39,7 @@ describe("start", () => {
     repo.commit("more");
     const run = fire(repo, "start", START);
     expect(run.stdout).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, advanced, fresh, 0m old\)\./);
-    expect(run.stdout).toContain("Its Next Action, in its author's own words:\nRun the parser tests.\n\nThen fix the tokenizer.\n");
+    expect(run.stdout).toContain("Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n");
   });
 
   test("a stale handover is history: age and reason shown, its Next Action withheld", () => {
@@ -137,7 +137,7 @@ describe("compact and end", () => {
     const next = fire(repo, "start", { ...START, session_id: "another-session" });
     expect(next.stdout).toMatch(/Task t-\S+ \(active, profile implementation\): tidy the parser/);
     expect(next.stdout).toContain("Handover .ai/local/state/handovers/");
-    expect(next.stdout).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:\nContinue task t-");
+    expect(next.stdout).toContain("Its Next Action, derived by majordomus from the records; no one wrote it, quoted:\n> Continue task t-");
   });
 
   test("two client windows get two episodes; an end closes only its own", () => {

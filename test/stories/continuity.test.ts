@@ -36,14 +36,12 @@ class Session {
   }
 }
 
-/** The Next Action as the briefing quotes it, with the label line before it. */
-const quoted = (briefing: string) => /Its Next Action, ([^:]+):\n([\s\S]*?)\n\n/.exec(briefing);
+/** Record text as the briefing quotes it: each line behind `> ` (a blank one as `>`). */
+const asQuote = (text: string) => text.split("\n").map((l) => (l === "" ? ">" : `> ${l}`)).join("\n");
 
 function expectAuthored(briefing: string, next = NEXT) {
   expect(briefing).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, /);
-  const q = quoted(briefing);
-  expect(q?.[1]).toBe("in its author's own words");
-  expect(briefing).toContain(`in its author's own words:\n${next}\n`);
+  expect(briefing).toContain(`Its Next Action, in its author's own words, quoted:\n${asQuote(next)}\n`);
 }
 
 describe("the agent's own handover survives the end of its session", () => {
@@ -128,7 +126,7 @@ describe("the agent's own handover survives the end of its session", () => {
     three.end();
     const next = new Session(repo, "cc-four").start().stdout;
     expect(next).toMatch(/Handover \S+ \(derived, /);
-    expect(next).toContain("Continue task t-");
+    expect(next).toContain("> Continue task t-");
     expect(next).not.toContain("Second plan.");
   });
 });
@@ -146,7 +144,7 @@ describe("tier 1: another worktree of the same branch", () => {
       const linked = new Repo(wt);
       const briefing = fire(linked, "start", { ...START, session_id: "cc-linked" }).stdout;
       expect(briefing).toMatch(/Handover \.\.\/\S+ \(authored, same_branch, exact, fresh, 0m old\)/);
-      expect(briefing).toContain(`in its author's own words:\n${NEXT}\n`);
+      expect(briefing).toContain(`in its author's own words, quoted:\n${asQuote(NEXT)}\n`);
     } finally {
       rmSync(dirname(wt), { recursive: true, force: true });
     }
@@ -179,7 +177,7 @@ describe("a derived Next Action says what it is derived from", () => {
     one.start();
     one.end();
     const next = new Session(repo, "cc-two").start().stdout;
-    expect(next).toContain("derived by majordomus from the records; no one wrote it:\nNo task is active and the working tree has no changes: nothing was left in progress.");
+    expect(next).toContain("derived by majordomus from the records; no one wrote it, quoted:\n> No task is active and the working tree has no changes: nothing was left in progress.");
   });
 });
 
@@ -241,7 +239,7 @@ describe("identity survives a move, not a clone", () => {
     try {
       renameSync(repo.dir, moved);
       const briefing = fire(new Repo(moved), "start", { ...START, session_id: "cc-after-move" }).stdout;
-      expect(briefing).toContain(`in its author's own words:\n${NEXT}\n`);
+      expect(briefing).toContain(`in its author's own words, quoted:\n${asQuote(NEXT)}\n`);
       expect(briefing).toMatch(/\(authored, same_worktree_same_branch, exact, fresh/);
 
       const clone = join(place, "clone");

@@ -79,14 +79,14 @@ describe("briefing", () => {
     const since = record({ how: "derived", session: "s-2", age: "0m", path: ".ai/local/state/handovers/later.md" });
     const text = briefing(facts({ handover: { view: record(), since, skipped: 0 } })).lines.join("\n");
     expect(text).toContain("Handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (authored, same_worktree_same_branch, exact, fresh, 5m old).");
-    expect(text).toContain("Its Next Action, in its author's own words:\nRun the parser tests.\n\nThen fix the tokenizer.\n");
+    expect(text).toContain("Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n");
     expect(text).toContain("Since then: a derived record .ai/local/state/handovers/later.md (0m old, written when episode s-2 ended or compacted)");
   });
 
   test("a derived handover says no one wrote it", () => {
     const text = briefing(facts({ handover: { view: record({ how: "derived" }), skipped: 0 } })).lines.join("\n");
     expect(text).toContain("(derived, same_worktree_same_branch");
-    expect(text).toContain("Its Next Action, derived by majordomus from the records; no one wrote it:");
+    expect(text).toContain("Its Next Action, derived by majordomus from the records; no one wrote it, quoted:");
   });
 
   test("a stale handover is history: its Next Action is not quoted", () => {

@@ -6,6 +6,7 @@ import { formatEntry } from "../../ledger/format.ts";
 import { query, rotate, validateLedger } from "../../ledger/history.ts";
 import { loadPolicy, requireNumber } from "../../policy/index.ts";
 import { exclusive, intOption, jsonArg } from "../args.ts";
+import { out, err } from "../print.ts";
 
 /** The fixed page size of `history` when --limit is not given: a CLI display choice, not policy. */
 const DEFAULT_LIMIT = 20;
@@ -31,9 +32,9 @@ export default command({
     if (args.rotate) {
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
       const result = await rotate(ctx, keep);
-      if (args.json) console.log(JSON.stringify(result));
-      else if (result.rotated) console.log(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`);
-      else console.log(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);
+      if (args.json) out(JSON.stringify(result));
+      else if (result.rotated) out(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`);
+      else out(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);
       return;
     }
     let since: Date | undefined;
@@ -43,8 +44,8 @@ export default command({
     }
     const limit = intOption("limit", args.limit) ?? DEFAULT_LIMIT;
     const result = await query(ctx.ledger, { event: args.event, since, limit });
-    for (const row of result.entries) console.log(args.json ? row.text : formatEntry(row.entry));
-    if (result.malformed > 0) console.error(`majordomus: skipped ${result.malformed} malformed ledger line(s); run \`majordomus history --validate\``);
+    for (const row of result.entries) out(args.json ? row.text : formatEntry(row.entry));
+    if (result.malformed > 0) err(`majordomus: skipped ${result.malformed} malformed ledger line(s); run \`majordomus history --validate\``);
   },
 });
 
@@ -53,11 +54,11 @@ async function printValidation(ledger: Parameters<typeof validateLedger>[0], jso
   const reproduce = "majordomus history --validate";
   for (const f of report.findings) {
     const row = { level: "FAIL", category: "ledger", subject: `${ledger.path}:${f.line}`, message: f.problem, reproduce };
-    console.log(json ? JSON.stringify(row) : `FAIL ledger ${row.subject} — ${f.problem}  [reproduce: ${reproduce}]`);
+    out(json ? JSON.stringify(row) : `FAIL ledger ${row.subject} — ${f.problem}  [reproduce: ${reproduce}]`);
   }
   if (report.findings.length > 0) {
     throw new Failure("contract", `${ledger.path}: ${report.findings.length} problem(s) in ${report.lines} line(s)`, "malformed lines are skipped by every reader; move them out by hand if they are noise");
   }
   const ok = { level: "OK", category: "ledger", subject: ledger.path, message: `${report.lines} line(s), all well-formed and registered`, reproduce };
-  console.log(json ? JSON.stringify(ok) : `OK ledger ${ok.subject} — ${ok.message}`);
+  out(json ? JSON.stringify(ok) : `OK ledger ${ok.subject} — ${ok.message}`);
 }

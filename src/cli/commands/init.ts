@@ -2,6 +2,7 @@ import { command } from "../define.ts";
 import { initLayer } from "../../lifecycle/init.ts";
 import { locate } from "../../repo/where.ts";
 import { jsonArg } from "../args.ts";
+import { out, err } from "../print.ts";
 
 export default command({
   meta: { name: "init", description: "Create the .ai layer (manifest, policy, local state) in this git repository" },
@@ -12,12 +13,12 @@ export default command({
   async run({ args }) {
     const result = await initLayer(await locate(), { extend: args.extend === true });
     if (args.json) {
-      console.log(JSON.stringify(result));
+      out(JSON.stringify(result));
       return;
     }
-    for (const path of result.created) console.log(`created  ${path}`);
-    for (const path of result.kept) console.log(`kept     ${path}`);
-    console.log(result.gitignore === "added" ? "added    .ai/local/ to .gitignore" : "kept     .gitignore (already ignores the local half)");
-    console.error(`majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`);
+    for (const path of result.created) out(`created  ${path}`);
+    for (const path of result.kept) out(`kept     ${path}`);
+    out(result.gitignore === "added" ? "added    .ai/local/ to .gitignore" : "kept     .gitignore (already ignores the local half)");
+    err(`majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`);
   },
 });

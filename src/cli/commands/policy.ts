@@ -2,6 +2,7 @@ import { command } from "../define.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { flatten, loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
+import { out, err } from "../print.ts";
 
 export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
@@ -11,10 +12,10 @@ export default command({
     // Strict: a key written twice is an error here, although hooks read the file leniently.
     const loaded = await loadPolicy(ctx.layer, { strict: true });
     if (args.json) {
-      console.log(JSON.stringify({ path: loaded.path, policy: loaded.policy }));
+      out(JSON.stringify({ path: loaded.path, policy: loaded.policy }));
       return;
     }
-    for (const [key, value] of flatten(loaded.policy)) console.log(`${key} = ${JSON.stringify(value)}`);
-    console.error(`majordomus: ${loaded.path} is valid`);
+    for (const [key, value] of flatten(loaded.policy)) out(`${key} = ${JSON.stringify(value)}`);
+    err(`majordomus: ${loaded.path} is valid`);
   },
 });

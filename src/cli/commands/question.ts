@@ -6,6 +6,7 @@ import { addQuestion, describeMalformed, readQuestions, resolveQuestion } from "
 import { activeTask } from "../../task/record.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
+import { out } from "../print.ts";
 
 async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<string> {
   return (await activeTask(ctx.layer)).active?.id ?? "none";
@@ -18,8 +19,8 @@ const add = command({
     const ctx = await workspace();
     const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), wall());
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
-    if (args.json) console.log(JSON.stringify(q));
-    else console.log(`opened: ${q.text} (task ${q.taskId})`);
+    if (args.json) out(JSON.stringify(q));
+    else out(`opened: ${q.text} (task ${q.taskId})`);
   },
 });
 
@@ -29,11 +30,11 @@ const list = command({
   async run({ args }) {
     const ctx = await workspace();
     const q = readQuestions(ctx.layer);
-    if (args.json) console.log(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
+    if (args.json) out(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
     else {
-      q.open.forEach((item, i) => console.log(`${i + 1}. ${item.text}  (task ${item.taskId}, opened ${item.opened})`));
-      if (args.all) for (const item of q.resolved) console.log(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
-      if (q.open.length === 0) console.log("no open questions");
+      q.open.forEach((item, i) => out(`${i + 1}. ${item.text}  (task ${item.taskId}, opened ${item.opened})`));
+      if (args.all) for (const item of q.resolved) out(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
+      if (q.open.length === 0) out("no open questions");
     }
     if (q.malformed.length > 0) {
       throw new Failure("contract", `${q.malformed.length} line(s) of ${q.path} are not questions`, "rewrite each in one of the two shapes shown in the file's comment", describeMalformed(q));
@@ -53,8 +54,8 @@ const resolve = command({
     const resolverTask = await taskId(ctx);
     const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), wall());
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
-    if (args.json) console.log(JSON.stringify(q));
-    else console.log(`resolved: ${q.text} — ${q.answer}`);
+    if (args.json) out(JSON.stringify(q));
+    else out(`resolved: ${q.text} — ${q.answer}`);
   },
 });
 

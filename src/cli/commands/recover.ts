@@ -3,6 +3,7 @@ import { workspace } from "../../workspace/workspace.ts";
 import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
+import { out } from "../print.ts";
 
 export default command({
   meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
@@ -18,11 +19,11 @@ export default command({
     const result = await recoverStranded(ctx, { limit: Number.MAX_SAFE_INTEGER, olderThan: args["older-than"], check: args.check });
     if (!result.threshold && claims.length === 0) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
     if (args.json) {
-      console.log(JSON.stringify({ schema: "recover/v1", threshold: result.threshold ?? null, [args.check ? "unfinished_closes" : "finished_closes"]: claims.map((c) => c.sessionId), [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));
+      out(JSON.stringify({ schema: "recover/v1", threshold: result.threshold ?? null, [args.check ? "unfinished_closes" : "finished_closes"]: claims.map((c) => c.sessionId), [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));
     } else {
-      for (const c of claims) console.log(`${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`);
-      if (result.closed.length === 0 && claims.length === 0) console.log(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
-      for (const e of result.closed) console.log(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
+      for (const c of claims) out(`${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`);
+      if (result.closed.length === 0 && claims.length === 0) out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
+      for (const e of result.closed) out(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
     }
     const pending = claims.length + result.closed.length;
     if (args.check && pending > 0) throw new Failure("contract", `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`, "`majordomus recover` finishes and closes them");

@@ -16,6 +16,7 @@ import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
+import { out, err } from "../print.ts";
 
 const providerArgs = {
   provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
@@ -42,9 +43,9 @@ const start = command({
       worker: args.worker,
     });
     const e = opened.episode;
-    if (args.json) return console.log(JSON.stringify({ ...e, kept: opened.kept }));
-    console.log(`session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`);
-    console.log(`working context: ${e.context_path}`);
+    if (args.json) return out(JSON.stringify({ ...e, kept: opened.kept }));
+    out(`session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`);
+    out(`working context: ${e.context_path}`);
   },
 });
 
@@ -66,11 +67,11 @@ const close = command({
       throw new Failure("missing", "no episode is open here for that session", "`majordomus session status` shows what is open");
     }
     if (closed.status === "already") {
-      console.error(`majordomus: episode ${closed.episode.session_id} already has its record; this close adds none`);
+      err(`majordomus: episode ${closed.episode.session_id} already has its record; this close adds none`);
       return;
     }
-    if (args.json) console.log(JSON.stringify({ session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null }));
-    else console.log(closed.path);
+    if (args.json) out(JSON.stringify({ session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null }));
+    else out(closed.path);
   },
 });
 
@@ -105,18 +106,18 @@ const status = command({
     const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
     const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
-      console.log(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
+      out(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
       return;
     }
     if (mine) {
       const d = await describeOpen(ctx, mine);
-      console.log(`Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
-      console.log(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
-    } else if (picked.kind === "several") console.log(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
-    else console.log("No episode is open in this checkout.");
-    for (const o of others) console.log(`${mine ? "Also open" : "Open"}: ${openLine(ctx, o.episode!)}`);
-    for (const h of handed) console.log(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`);
-    for (const o of open.filter((x) => x.problem)) console.error(`majordomus: warning: ${o.problem}`);
+      out(`Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
+      out(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
+    } else if (picked.kind === "several") out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
+    else out("No episode is open in this checkout.");
+    for (const o of others) out(`${mine ? "Also open" : "Open"}: ${openLine(ctx, o.episode!)}`);
+    for (const h of handed) out(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`);
+    for (const o of open.filter((x) => x.problem)) err(`majordomus: warning: ${o.problem}`);
   },
 });
 
@@ -127,10 +128,10 @@ const list = command({
     const ctx = await workspace();
     const listing = await readClosed(ctx);
     const rows = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
-    for (const r of listing.rejected) console.error(`majordomus: warning: ${r.path}: ${r.reason}`);
-    if (args.json) return console.log(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected }));
-    if (rows.length === 0) return console.log(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
-    for (const r of rows) console.log([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
+    for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
+    if (args.json) return out(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected }));
+    if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
+    for (const r of rows) out([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
   },
 });
 
@@ -147,7 +148,7 @@ async function chosen(ctx: Ctx, id: string | undefined, command: string): Promis
   if (picked.kind === "several") throw several(ctx, picked.open, command);
   if (picked.kind === "none") throw new Failure("missing", "no episode is open in this checkout", `give a closed one's id: \`majordomus session ${command} <id>\` (\`majordomus session list\` lists them)`);
   if (picked.kind === "closed-id") return { closedId: picked.id };
-  if (picked.because === "the only open episode of this checkout") console.error(`majordomus: ${picked.episode.session_id} is the only open episode of this checkout; taking it`);
+  if (picked.because === "the only open episode of this checkout") err(`majordomus: ${picked.episode.session_id} is the only open episode of this checkout; taking it`);
   return { open: picked.episode };
 }
 
@@ -159,12 +160,12 @@ const show = command({
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
       const d = await describeOpen(ctx, open);
-      if (args.json) return console.log(JSON.stringify({ open: true, ...d }));
-      return console.log([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
+      if (args.json) return out(JSON.stringify({ open: true, ...d }));
+      return out([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
     }
     const record = await findClosed(ctx, closedId!);
-    if (args.json) return console.log(JSON.stringify({ open: false, path: record.path, ...record.meta, body: record.body }));
-    console.log(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+    if (args.json) return out(JSON.stringify({ open: false, path: record.path, ...record.meta, body: record.body }));
+    out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
   },
 });
 
@@ -175,9 +176,9 @@ const latest = command({
     const ctx = await workspace();
     const record = (await readClosed(ctx)).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
-    if (args.path) return console.log(record.path);
-    if (args.json) return console.log(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
-    console.log(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+    if (args.path) return out(record.path);
+    if (args.json) return out(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
+    out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
   },
 });
 
@@ -191,13 +192,13 @@ const context = command({
       const record = await findClosed(ctx, closedId!);
       const id = String(record.meta.session_id);
       if (args.path) throw new Failure("missing", `${id} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
-      if (args.json) return console.log(JSON.stringify({ session_id: id, closed: true, record: record.path }));
-      return console.log(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
+      if (args.json) return out(JSON.stringify({ session_id: id, closed: true, record: record.path }));
+      return out(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
     }
-    if (args.path) return console.log(episode.context_path);
+    if (args.path) return out(episode.context_path);
     const facts = await gatherSessionContext(ctx, episode);
-    if (args.json) return console.log(JSON.stringify(sessionContextJson(facts)));
-    console.log(sessionContextLines(facts).join("\n"));
+    if (args.json) return out(JSON.stringify(sessionContextJson(facts)));
+    out(sessionContextLines(facts).join("\n"));
   },
 });
 

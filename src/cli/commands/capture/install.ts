@@ -4,6 +4,7 @@ import { install } from "../../../capture/install.ts";
 import { adapted, providers } from "../../../providers/index.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
+import { out, err } from "../../print.ts";
 
 export default command({
   meta: { name: "install", description: "Write the hook shims, the client's hook configuration and the policy-switched mods" },
@@ -17,11 +18,11 @@ export default command({
     const targets = args.provider ? [await adapted(String(args.provider))] : await Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
     const reports = [];
     for (const provider of targets) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
-    if (args.json) console.log(JSON.stringify(reports));
-    else for (const r of reports) for (const l of r.lines) console.log(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
+    if (args.json) out(JSON.stringify(reports));
+    else for (const r of reports) for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
     const missing = reports.flatMap((r) => r.missing);
     if (missing.length > 0) {
-      for (const m of missing) console.error(`  ${m.entry}`);
+      for (const m of missing) err(`  ${m.entry}`);
       throw new Failure("refused", `the existing settings file lacks ${missing.length} majordomus hook entr${missing.length === 1 ? "y" : "ies"} (${missing.map((m) => m.event).join(", ")}); each is printed above, ready to paste`, "paste them under \"hooks\", or run `majordomus capture install --merge` to add exactly those (a backup is kept)");
     }
   },

@@ -8,6 +8,7 @@ import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
 import { command } from "../../define.ts";
+import { out } from "../../print.ts";
 
 const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
 
@@ -32,7 +33,7 @@ export default command({
     if (!ctx) return;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);
-    if (briefing !== undefined) console.log(briefing);
+    if (briefing !== undefined) out(briefing);
   },
 });
 

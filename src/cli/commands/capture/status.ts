@@ -2,6 +2,7 @@ import { workspace } from "../../../workspace/workspace.ts";
 import { status } from "../../../capture/status.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
+import { out } from "../../print.ts";
 
 export default command({
   meta: { name: "status", description: "How far each client's prompt, session and mod wiring goes (verified by executing the shims)" },
@@ -9,7 +10,7 @@ export default command({
   async run({ args }) {
     const ctx = await workspace();
     const rows = await status(ctx, { verify: args.verify !== false });
-    if (args.json) return console.log(JSON.stringify({ schema: "capture-status/v1", rows }));
-    for (const r of rows) console.log(`${`${r.provider}:${r.aspect}`.padEnd(20)} ${r.state.padEnd(13)} ${r.reason}`);
+    if (args.json) return out(JSON.stringify({ schema: "capture-status/v1", rows }));
+    for (const r of rows) out(`${`${r.provider}:${r.aspect}`.padEnd(20)} ${r.state.padEnd(13)} ${r.reason}`);
   },
 });
