@@ -14,6 +14,7 @@ import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { loadLayer, sectionPath, type Layer } from "../layer/manifest.ts";
 import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
+import { requireIgnored } from "./private.ts";
 
 export type Workspace = {
   position: Position;
@@ -51,6 +52,8 @@ export async function workspace(cwd: string = process.cwd(), providerSession?: s
   const layer = await loadLayer(position.worktree);
   guardLayer(layer);
   mark("layer loaded");
+  // A command that may write makes sure git ignores the local half first.
+  if (!options.readOnly) await requireIgnored(position, layer);
   // A command that may write records gives a supervised repository its identity, once.
   if (!options.readOnly && position.repositoryId === position.commonDir) Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
   // A command that writes nothing stamps nothing: it need not know its episode.

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -149,5 +150,24 @@ describe("control characters never reach a terminal", () => {
     }
     const briefing = outputs[0]!.stdout;
     expect(briefing).toContain("> Run \\u001b]0;pwned\\u0007\\u001b[2Jthis.");
+  });
+});
+
+describe("the local half stays private", () => {
+  test("a clone whose tracked .gitignore does not ignore .ai/local: hooks write nothing there and say why; a command is refused", () => {
+    using repo = captured();
+    writeFileSync(repo.path(".gitignore"), "node_modules/\n");
+    repo.git("commit", "-q", "-am", "a .gitignore without the local half");
+    rmSync(repo.path(".ai/local"), { recursive: true, force: true });
+    const runs = story(repo);
+    for (const run of runs) expect(run.status).toBe(0);
+    expect(runs[0]!.stderr).toContain(".ai/local/ is not ignored by git, so its prompts and ledger could be committed; nothing was written");
+    expect(existsSync(repo.path(".ai/local"))).toBe(false);
+    const start = repo.mj(["start", "a task", "--scope", "src"]);
+    expect(start.status).toBe(15);
+    expect(start.stderr).toContain("majordomus init --extend");
+    // Put right, it works again.
+    ok(repo.mj(["init", "--extend"]));
+    expect(fire(repo, "start", START).stdout).toContain("## majordomus");
   });
 });

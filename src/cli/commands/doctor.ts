@@ -21,7 +21,7 @@ export const doctorCommand = command({
     ...jsonArg,
   },
   async run({ args }) {
-    report(await doctor(await workspace(), { all: args.all === true, fix: args.fix === true }), args.json === true, "doctor");
+    report(await doctor(await workspace(process.cwd(), undefined, { readOnly: args.fix !== true }), { all: args.all === true, fix: args.fix === true }), args.json === true, "doctor");
   },
 });
 
@@ -29,6 +29,6 @@ export const checkCommand = command({
   meta: { name: "check", description: "The active task against git, and what refuses acceptance (exit 10 on any failure)" },
   args: { ...jsonArg },
   async run({ args }) {
-    report(await check(await workspace()), args.json === true, "check");
+    report(await check(await workspace(process.cwd(), undefined, { readOnly: true })), args.json === true, "check");
   },
 });

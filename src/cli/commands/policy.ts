@@ -8,7 +8,7 @@ export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     // Strict: a key written twice is an error here, although hooks read the file leniently.
     const loaded = await loadPolicy(ctx.layer, { strict: true });
     if (args.json) {

@@ -28,7 +28,7 @@ const list = command({
   meta: { name: "list", description: "List open questions, numbered (exit 10 if any line is malformed)" },
   args: { all: { type: "boolean", description: "Also list resolved questions" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const q = readQuestions(ctx.layer);
     if (args.json) out(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
     else {

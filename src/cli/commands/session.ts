@@ -95,7 +95,7 @@ const status = command({
   meta: { name: "status", description: "The episode this process belongs to (or the one open here), every other open one, and hook work still being written" },
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const picked = await pickEpisode(ctx.layer, ctx.position);
     const mine = picked.kind === "open" ? picked.episode : undefined;
     const open = await listOpen(ctx.layer);
@@ -125,7 +125,7 @@ const list = command({
   meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
   args: { all: { type: "boolean", description: "Every branch" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const listing = await readClosed(ctx);
     const rows = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
     for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
@@ -156,7 +156,7 @@ const show = command({
   meta: { name: "show", description: "Print one episode: an open one as it stands, a closed one's record" },
   args: { id: { type: "positional", required: false, description: "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
       const d = await describeOpen(ctx, open);
@@ -173,7 +173,7 @@ const latest = command({
   meta: { name: "latest", description: "The newest closed session record of this branch" },
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const record = (await readClosed(ctx)).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
@@ -186,7 +186,7 @@ const context = command({
   meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
   args: { id: { type: "positional", required: false, description: "An episode id or the client's session id (default: the episode of this process, or the only open one)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
+    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const { open: episode, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "context");
     if (!episode) {
       const record = await findClosed(ctx, closedId!);
