@@ -14,7 +14,8 @@
  * from ours (that is drift, reported, not run), and not whatever binary a shim would find in the
  * repository (`bin/majordomus`): the verification runs this binary with the shim's arguments.
  */
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { canAccess } from "../lib/fsx.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -38,14 +39,7 @@ function read(path: string): string | undefined {
   }
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const executable = (path: string) => canAccess(path, constants.X_OK);
 
 /** Whether a shim would find a binary to exec (looked up as the shim does, never run). */
 function findsBinary(root: string): boolean {

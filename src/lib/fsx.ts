@@ -3,7 +3,7 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { chmodSync, closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode } from "./failure.ts";
 
@@ -138,6 +138,16 @@ export function readIfExists(path: string): string | undefined {
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return undefined;
     throw err;
+  }
+}
+
+/** Whether this process may use `path` as `mode` asks (constants.W_OK, X_OK, …). */
+export function canAccess(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -4,7 +4,8 @@
  * to; otherwise the entry point starts git itself before anything else loads. Either way the
  * command later finds the answer waiting (or waits for it).
  */
-import { accessSync, constants, readFileSync, rmSync } from "node:fs";
+import { constants, readFileSync, rmSync } from "node:fs";
+import { canAccess } from "../lib/fsx.ts";
 import { GAVE_UP, onCancel } from "../lib/cancel.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { remember } from "../lib/memo.ts";
@@ -76,14 +77,7 @@ async function waitForAnswer(file: string): Promise<GitResult | undefined> {
   }
 }
 
-function writable(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const writable = (dir: string) => canAccess(dir, constants.W_OK);
 
 export function prefetchStatus(root: string, answerFile?: string): void {
   remember(true);

@@ -88,7 +88,9 @@ function someFiles(files: readonly string[]): string {
 const nextAction: Writer = (f) => {
   const max = requireNumber(f.policy, "context.max_list_items");
   const lines: string[] = [];
-  const authored = f.handover.view && f.handover.view.how === "authored" && !f.handover.view.history ? f.handover.view : undefined;
+  // Only an authored handover of this same line of work (its task, or no task like now) is the one to follow.
+  const h = f.handover.view;
+  const authored = h && h.how === "authored" && !h.history && h.task_id === (f.task?.id ?? "none") ? h : undefined;
   if (authored) {
     lines.push(`The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) says what to do next; follow its Next Action. This record adds only what changed since, from git and the ledger (Current State above).`, "");
   }

@@ -153,6 +153,13 @@ describe("derived handover", () => {
     expect(next).toContain("- Which dialect?");
   });
 
+  test("an authored handover of another task (finished since) is never pointed at as the next step", () => {
+    const other = record({ task_id: "t-finished" });
+    const next = nextActionOf(deriveHandover(facts({ handover: { view: other, skipped: 0 } }), required));
+    expect(next).not.toContain("The worker's own handover");
+    expect(next).toContain("nothing was left in progress");
+  });
+
   test("a required section no writer fills is refused, naming the ones that can be derived", () => {
     expect(() => deriveHandover(facts(), ["Objective", "Risks"])).toThrow("the policy requires section(s) no derivation can write: Risks");
   });
