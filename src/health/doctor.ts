@@ -22,6 +22,7 @@ import { splitFrontMatter } from "../records/markdown.ts";
 import { status } from "../capture/status.ts";
 import { tickets, ticketsDir } from "../capture/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
+import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
 import { readClosed } from "../session/closed.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
@@ -280,6 +281,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     for (const f of await recoverClaims(here, {})) out.push({ level: "INFO", category: "fix", subject: f.sessionId, message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`, reproduce: "majordomus session list" });
     const stranded = await recoverStranded(here, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({ closed: [] as Array<{ session_id: string }> }));
     for (const e of stranded.closed) out.push({ level: "INFO", category: "fix", subject: e.session_id, message: "closed as interrupted (stranded)", reproduce: "majordomus session list" });
+    for (const rel of sweepTemps(here)) out.push({ level: "INFO", category: "fix", subject: rel, message: "a temp file a killed writer left; removed", reproduce: "majordomus doctor" });
   }
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
   const failures = converge(readLedger(here.ledger.path).flatMap((p) => (p.ok ? [p.entry] : [])), running);
@@ -292,6 +294,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   lifecycleFindings(here, policy, failures, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);
+  for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });
   lockFindings(here, options.fix === true, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);

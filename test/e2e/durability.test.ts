@@ -3,7 +3,7 @@
 // its writes, the client's container ending with it, a compaction racing the end.
 import { describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, sessionFiles, settled, slowGit } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -197,6 +197,22 @@ describe("a received end event always ends in exactly one closed record", () => 
     expect(sessionFiles(repo)).toEqual([record]);
     expect(ledger(repo).filter((e) => e.event === "session.closed" && e.session_id === id).length).toBe(1);
     expect(readdirSafe(repo.path(".ai/local/state/sessions-open")).filter((f) => f.endsWith(".yaml"))).toEqual([]);
+  });
+
+  test("temp files a killed writer left are listed by doctor and removed by recover, never while their writer lives", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const dead = repo.path(".ai/local/state/handovers/.20261130T120000000Z--000009--main--abc1234.md.999999999.0123abcd.tmp");
+    const live = repo.path(`.ai/local/state/checkpoints/.x.md.${process.pid}.0123abcd.tmp`);
+    for (const f of [dead, live]) writeFileSync(f, "half a record");
+    const old = new Date(Date.now() - 60_000);
+    for (const f of [dead, live]) utimesSync(f, old, old);
+    expect(repo.mj(["doctor"]).stdout).toContain("WARN files .ai/local/state/handovers/.20261130T120000000Z--000009--main--abc1234.md.999999999.0123abcd.tmp — a temp file a killed writer left behind");
+    const recovered = repo.mj(["recover"]);
+    expect(recovered.stderr).toContain("removed .ai/local/state/handovers/.20261130T120000000Z--000009--main--abc1234.md.999999999.0123abcd.tmp");
+    expect(existsSync(dead)).toBe(false);
+    // This test process is alive: its temp file stays.
+    expect(existsSync(live)).toBe(true);
   });
 
   test("the client's container ends with it (a PID namespace): the record is already there", () => {

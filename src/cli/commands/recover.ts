@@ -1,9 +1,10 @@
 import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
+import { sweepTemps } from "../../lifecycle/sweep.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { err, out } from "../print.ts";
 
 export default command({
   meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
@@ -25,6 +26,8 @@ export default command({
       if (result.closed.length === 0 && claims.length === 0) out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
       for (const e of result.closed) out(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
     }
+    // Temp files killed writers left behind go too (never while their writer may still be alive).
+    if (!args.check) for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
     const pending = claims.length + result.closed.length;
     if (args.check && pending > 0) throw new Failure("contract", `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`, "`majordomus recover` finishes and closes them");
   },
