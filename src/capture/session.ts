@@ -11,6 +11,8 @@
  * (handed to a detached worker through a ticket, or done here when no worker can start), which
  * handed-off work it waits for first, and the policy switch that turns its work off.
  */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -237,8 +239,15 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
   }
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);
-  // No worker could start: the work is done here, from the same ticket a worker would have read.
-  if (answer.work && (row.inHook || !handOff(ws, answer.work))) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
+  if (answer.work && !row.inHook) {
+    // A worker would run git status again for the same tree: hand it the answer this hook has, if any.
+    const { handOnStatus } = await import("../repo/prefetch.ts");
+    const gitStatus = await handOnStatus(ws.position.worktree);
+    if (handOff(ws, { ...answer.work, git_status: gitStatus })) return answer.stdout;
+    if (gitStatus) for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
+  }
+  // Work done in the hook, or no worker could start: done here, from the same ticket a worker would read.
+  if (answer.work) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
   return answer.stdout;
 }
 
@@ -246,6 +255,7 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
 export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
   const read = readTicket(ws.layer, name, HANDED_EVENTS);
   if ("problem" in read) return log.warn(`capture work: ${read.problem}; nothing done`);
+  if (read.ticket.git_status) (await import("../repo/prefetch.ts")).takeStatus(ws.position.worktree, read.ticket.git_status);
   try {
     await doWork(ws, read.ticket);
   } catch (err) {

@@ -11,6 +11,11 @@ export function remember(enabled: boolean): void {
   on = enabled;
 }
 
+/** The answer kept under `key`, if one is (never computes it). */
+export function peekMemo<T>(key: string): Promise<T> | undefined {
+  return on ? (answers.get(key) as Promise<T> | undefined) : undefined;
+}
+
 export function memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
   if (!on) return compute();
   const known = answers.get(key) as Promise<T> | undefined;

@@ -2,7 +2,7 @@
  * Running git. Only used where reading git's files is not enough (status, ancestry, logs);
  * the hot path of every hook reads HEAD from disk instead (see where.ts).
  */
-import { memo } from "../lib/memo.ts";
+import { memo, peekMemo } from "../lib/memo.ts";
 import { spawnText } from "../lib/runtime.ts";
 
 export type GitResult = { ok: boolean; status: number | null; stdout: string; stderr: string };
@@ -37,6 +37,11 @@ export function answeredElsewhere(cwd: string, args: readonly string[], answer: 
 }
 
 
+
+/** The answer already asked for (or handed over) in this command, without asking git; undefined when there is none. */
+export function peekAnswer(cwd: string, args: readonly string[]): Promise<GitResult | undefined> {
+  return peekMemo<GitResult>(keyOf(cwd, args)) ?? Promise.resolve(undefined);
+}
 
 /** First line of stdout when git succeeded, else undefined. */
 export async function gitLine(cwd: string, args: readonly string[]): Promise<string | undefined> {

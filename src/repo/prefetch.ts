@@ -4,12 +4,15 @@
  * to; otherwise the entry point starts git itself before anything else loads. Either way the
  * command later finds the answer waiting (or waits for it).
  */
-import { constants, readFileSync, rmSync } from "node:fs";
+import { constants, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
 import { GAVE_UP, onCancel } from "../lib/cancel.ts";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { remember } from "../lib/memo.ts";
-import { answeredElsewhere, git, type GitResult } from "./git.ts";
+import { answeredElsewhere, git, peekAnswer, type GitResult } from "./git.ts";
+
+/** The answer this process already has to `git status` (asked or handed to it), if any; never asks. */
+const peekStatus = (root: string) => peekAnswer(root, STATUS_ARGS);
 import { STATUS_ARGS } from "./status.ts";
 
 /** The longest a wait for the shim's `git status` may last; the briefing's own deadline (session.git_deadline_ms) cancels it sooner. */
@@ -78,6 +81,30 @@ async function waitForAnswer(file: string): Promise<GitResult | undefined> {
 }
 
 const writable = (dir: string) => canAccess(dir, constants.W_OK);
+
+/**
+ * Hand an answer this process already has on to a worker it starts: written where a shim writes
+ * its answers (the same two files), so the worker reads it instead of running git again. Returns
+ * the file's path, or undefined when there is no answer to hand on or it could not be written.
+ */
+export async function handOnStatus(root: string): Promise<string | undefined> {
+  const known = await peekStatus(root);
+  if (!known?.ok || known.status === null) return undefined;
+  const file = join(root, ANSWER_DIR, `git-status.${process.pid}${Math.floor(Math.random() * 1e6)}`);
+  try {
+    writeFileSync(file, known.stdout, { mode: 0o600 });
+    writeFileSync(`${file}.rc`, `${known.status}\n`, { mode: 0o600 });
+    return relative(root, file);
+  } catch {
+    rmSync(file, { force: true });
+    return undefined;
+  }
+}
+
+/** Take a handed-on answer (a shim's or a hook's) as git's answer to `git status` here. */
+export function takeStatus(root: string, answerFile: string): void {
+  if (isShimAnswer(root, answerFile)) answeredElsewhere(root, STATUS_ARGS, () => shimAnswer(resolve(root, answerFile)));
+}
 
 export function prefetchStatus(root: string, answerFile?: string): void {
   remember(true);

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { captured, fire, fixture, pendingWork, sessionFiles, settled, slowGit } from "../support/capture.ts";
+import { captured, fire, fixture, hookEnv, pendingWork, sessionFiles, settled, slowGit } from "../support/capture.ts";
 import { ledger } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
@@ -16,6 +16,8 @@ function handovers(repo: Repo): string[] {
     .filter((e) => e.event === "task.handed_over")
     .map((e) => String(e.handover_path ?? e.path ?? ""));
 }
+
+const realGit = () => String(Bun.spawnSync(["sh", "-c", "command -v git"]).stdout).trim();
 
 describe("hand-off of derived work", () => {
   test("the end hook writes the close itself before it returns: nothing is handed off, so a client that exits at once still gets its record", () => {
@@ -149,6 +151,22 @@ describe("hand-off of derived work", () => {
     expect(readdirSync(dir).sort()).toEqual(["notes.work"]);
   });
 
+  test("a start's worker takes the git status the hook already had: one git status per start event", () => {
+    using repo = captured();
+    const dir = repo.path("..", `git-log-${Date.now()}`);
+    mkdirSync(dir);
+    const log = join(dir, "calls");
+    writeFileSync(join(dir, "git"), `#!/bin/sh\necho "$1" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit())} "$@"\n`, { mode: 0o755 });
+    const run = fire(repo, "start", START, { PATH: `${dir}:${hookEnv().PATH}` });
+    expect(run.status).toBe(0);
+    settled(repo);
+    // The new episode's working context was frozen by the worker, from the hook's answer.
+    expect(readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+    expect(readFileSync(log, "utf8").split("\n").filter((l) => l === "status").length).toBe(1);
+    expect(readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."))).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test("a worker that died leaves its ticket: doctor names it, and a start event does not wait for it", () => {
     using repo = captured();
     const dir = repo.path(".ai/local/state/hook-work");
@@ -194,6 +212,8 @@ describe("the start shim collects git status for the briefing", () => {
     const run = startWith(repo, repo.path(".ai/local/cache/git-status.4242"));
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("working tree dirty");
+    // The answer was read and removed; the one handed on to the start's worker goes when it has read it.
+    settled(repo);
     expect(cacheFiles(repo)).toEqual([]);
   });
 
