@@ -15,7 +15,7 @@ import { appendEvent } from "../ledger/store.ts";
 import { pick, type Hooks, type Provider } from "../providers/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
-import { redact } from "./redact.ts";
+import { redact, redactShapes } from "./redact.ts";
 import { payloadSession } from "./delivery.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
@@ -31,7 +31,9 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);
-  const fail = async (why: string): Promise<PromptOutcome> => {
+  const fail = async (reason: string): Promise<PromptOutcome> => {
+    // An error text may quote the payload (a JSON parser's message does): no secret rides along.
+    const why = redactShapes(reason);
     log.warn(`capture prompt: ${why}`);
     if (!selfTest) await appendEvent(here, "provider.event.failed", { provider: provider.id, provider_event: "prompt", reason: why }).catch(() => undefined);
     return { status: "failed", why };
@@ -49,7 +51,7 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
   const trimmed = raw.trimStart();
   if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m))) return { status: "skipped", why: "a message the client injected" };
 
-  const clean = redact(raw);
+  const clean = await redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
   // `here` was located for this prompt's client session: its episode, if open, is already known.

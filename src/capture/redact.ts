@@ -1,38 +1,115 @@
 /**
- * Secrets are redacted from a prompt before anything is written. One row per kind of secret;
- * each match becomes `[redacted:<name>]`. The `assignment` row keeps the name and the separator
+ * Secrets are redacted from every text that came from a payload before anything is stored or
+ * printed. Two layers:
+ *
+ * 1. Shapes, one row each (REDACTIONS): secrets with a published prefix or format (GitHub, GitLab,
+ *    npm, PyPI, Hugging Face, Docker, SendGrid, Slack, Stripe, AWS, Google, OpenAI, Anthropic,
+ *    Twilio, Vault, …), private key blocks (PEM, PGP, PuTTY), credentials in URLs, authorization
+ *    headers and command-line flags, and assignments whose name says it holds a secret
+ *    (`DB_PASSWORD=`, `"client_secret": "…"`, `?sig=`), quoted values whole, spaces and all.
+ * 2. secretlint's recommended preset (@secretlint/secretlint-rule-preset-recommend, a maintained
+ *    rule set), over what the shapes left, for formats the table does not know yet. It costs a few
+ *    milliseconds to load, so it runs only when the text holds something token-like at all.
+ *
+ * Each match becomes `[redacted:<name>]`; a row with `keep` keeps the name and separator
  * (`password=`) and replaces only the value.
  */
 type Rule = { name: string; pattern: RegExp; keep?: number };
 
+/** Names that say a value is a secret, as parts of an identifier (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
+const SECRET_NAME =
+  "(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*(?:passw(?:or)?d|pwd|pass|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|signing[_-]?key|client[_-]?key|auth|credentials?|sig|signature)(?:[_.-]?[A-Za-z0-9]+)*";
+
 export const REDACTIONS: readonly Rule[] = [
-  { name: "private-key", pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  { name: "private-key", pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  { name: "putty-key", pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g },
   { name: "anthropic-key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
-  { name: "openai-key", pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}/g },
+  { name: "openai-key", pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
   { name: "github-token", pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g },
   { name: "github-pat", pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
-  { name: "aws-access-key-id", pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
-  { name: "google-api-key", pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
-  { name: "slack-token", pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
+  { name: "gitlab-token", pattern: /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}/g },
+  { name: "npm-token", pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
+  { name: "pypi-token", pattern: /\bpypi-[A-Za-z0-9_-]{40,}/g },
+  { name: "huggingface-token", pattern: /\bhf_[A-Za-z0-9]{30,}/g },
+  { name: "docker-token", pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/g },
+  { name: "sendgrid-key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  { name: "slack-token", pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g },
+  { name: "slack-webhook", pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g },
+  { name: "discord-webhook", pattern: /https:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
   { name: "stripe-key", pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { name: "shopify-token", pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g },
+  { name: "aws-access-key-id", pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g },
+  { name: "google-api-key", pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
+  { name: "twilio-key", pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
+  { name: "mailchimp-key", pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
+  { name: "telegram-bot-token", pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { name: "vault-token", pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
+  { name: "digitalocean-token", pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
+  { name: "databricks-token", pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g },
+  { name: "linear-key", pattern: /\blin_(?:api|oauth)_[A-Za-z0-9]{32,}/g },
+  { name: "age-secret-key", pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
   { name: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g },
-  { name: "bearer-token", pattern: /\b([Bb]earer\s+)[A-Za-z0-9._~+/=-]{20,}/g, keep: 1 },
-  {
-    name: "assignment",
-    pattern: /\b((?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret(?:[_-]?key)?|client[_-]?secret|passw(?:or)?d|pwd|token)\s*["']?\s*[:=]\s*["']?)[^\s"'&;,]{6,}/gi,
-    keep: 1,
-  },
+  // Credentials inside a URL: the user stays, the password goes.
+  { name: "url-password", pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: 1 },
+  { name: "authorization", pattern: /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)?\s*)[A-Za-z0-9._~+/=:-]{8,}/gi, keep: 1 },
+  { name: "bearer-token", pattern: /\b([Bb]earer\s+)[A-Za-z0-9._~+/=-]{16,}/g, keep: 1 },
+  { name: "cli-secret", pattern: /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|\s+))(?:"[^"]*"|'[^']*'|\S+)/gi, keep: 1 },
+  { name: "cli-user-password", pattern: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)\S+/g, keep: 1 },
+  // `?sig=…&` in a URL: the value ends at the next parameter.
+  { name: "query-secret", pattern: new RegExp(`([?&]${SECRET_NAME}=)[^&\\s"'#]+`, "gi"), keep: 1 },
+  // NAME=value, NAME: value, "name": "value" (not inside a URL's query, above): a quoted value
+  // whole, spaces and all; a bare one to the end of the word, `&` and `;` included.
+  { name: "assignment", pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
 ];
 
-export function redact(text: string): { text: string; redacted: string[] } {
-  const fired = new Set<string>();
+function byShapes(text: string, fired: Set<string>): string {
   let out = text;
   for (const rule of REDACTIONS) {
     out = out.replace(rule.pattern, (...groups: string[]) => {
       fired.add(rule.name);
-      const kept = rule.keep ? groups[rule.keep] ?? "" : "";
+      const kept = rule.keep ? (groups[rule.keep] ?? "") : "";
       return `${kept}[redacted:${rule.name}]`;
     });
+  }
+  return out;
+}
+
+/** Anything a token-shaped rule could match at all: a long run of token characters, a URL, a key block. */
+const TOKENISH = /[A-Za-z0-9_+/=-]{20,}|:\/\/|-----BEGIN/;
+
+async function bySecretlint(text: string, fired: Set<string>): Promise<string> {
+  if (!TOKENISH.test(text)) return text;
+  const [{ lintSource }, { creator }] = await Promise.all([import("@secretlint/core"), import("@secretlint/secretlint-rule-preset-recommend")]);
+  const result = await lintSource({
+    source: { filePath: "/prompt.txt", content: text, ext: ".txt", contentType: "text" },
+    options: { config: { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: creator }] }, noPhysicFilePath: true, maskSecrets: false },
+  });
+  const ranges = result.messages.map((m) => ({ from: m.range[0], to: m.range[1], name: String(m.ruleId).replace(/^@secretlint\/secretlint-rule-/, "") })).sort((a, b) => b.from - a.from);
+  let out = text;
+  let floor = Number.POSITIVE_INFINITY;
+  for (const r of ranges) {
+    // Overlapping findings: the rightmost wins, the others are cut to what is left of it.
+    const to = Math.min(r.to, floor);
+    if (to <= r.from) continue;
+    out = `${out.slice(0, r.from)}[redacted:${r.name}]${out.slice(to)}`;
+    fired.add(r.name);
+    floor = r.from;
+  }
+  return out;
+}
+
+/** The shapes only: synchronous, for short texts such as error messages. */
+export function redactShapes(text: string): string {
+  return byShapes(text, new Set());
+}
+
+export async function redact(text: string): Promise<{ text: string; redacted: string[] }> {
+  const fired = new Set<string>();
+  let out = byShapes(text, fired);
+  try {
+    out = await bySecretlint(out, fired);
+  } catch {
+    // the rule set could not run: the shapes above still applied
   }
   return { text: out, redacted: [...fired].sort() };
 }

@@ -19,11 +19,14 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, switchOn, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
+import { redactShapes } from "./redact.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
-async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, reason: string): Promise<void> {
+async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, text: string): Promise<void> {
+  // A reason may quote what the payload carried: no secret is stored or printed with it.
+  const reason = redactShapes(text);
   log.warn(`capture session (${d.event}): ${reason}`);
   logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event} ${d.providerSession ?? "-"}: ${reason}`);
   try {
@@ -222,7 +225,7 @@ async function doWork(base: Workspace, t: Ticket): Promise<void> {
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
-  if (d.payload?.problem) logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: ${d.payload.problem}; the boundary was drawn without it`);
+  if (d.payload?.problem) logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: ${redactShapes(d.payload.problem)}; the boundary was drawn without it`);
   const row = SESSION_EVENTS[d.event];
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {

@@ -246,7 +246,7 @@ describe("prompt", () => {
     ["an Anthropic key", "use sk-ant-api03-abcdefghijklmnopqrstuvwx please", "anthropic-key"],
     ["a GitHub token", "token ghp_abcdefghijklmnopqrstuvwxyz0123", "github-token"],
     ["an AWS key id", "AKIAABCDEFGHIJKLMNOP is the id", "aws-access-key-id"],
-    ["a bearer token", "curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'", "bearer-token"],
+    ["a bearer token", "curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456'", "authorization"],
     ["a password assignment", "connect with password=hunter2hunter2", "assignment"],
     ["a private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----", "private-key"],
   ])("%s is redacted before anything is written", (_, text, name) => {
