@@ -9,16 +9,32 @@ import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./schema.ts";
 export type ClosedRecord = { path: string; meta: Record<string, unknown>; body: string };
 export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: string; reason: string }> };
 
-export async function readClosed(here: { layer: Layer; position: { worktree: string } }): Promise<ClosedListing> {
+/**
+ * `limit` (with `branch`): only the newest that many records of that branch are read, newest first
+ * by name (a record's name starts with its closing time): a listing costs what it shows, not what
+ * the folder holds. `more` then says whether older ones exist.
+ */
+export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string } = {}): Promise<ClosedListing & { more: boolean }> {
   const dir = sectionPath(here.layer, "sessions");
   let names: string[] = [];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md" && !n.startsWith("."));
   } catch {
-    return { records: [], rejected: [] };
+    return { records: [], rejected: [], more: false };
   }
-  const out: ClosedListing = { records: [], rejected: [] };
+  const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
+  const limited = options.limit !== undefined && options.limit > 0;
+  if (limited) names.sort().reverse();
+  // Names carry the closing second only: once enough are read, the rest of that second is read too,
+  // so the newest by the millisecond are among them.
+  const second = (name: string) => name.slice(0, name.indexOf("--"));
+  let full: string | undefined;
   for (const name of names) {
+    if (limited && full === undefined && out.records.filter((r) => options.branch === undefined || r.meta.branch === options.branch).length >= options.limit!) full = second(out.records.at(-1)?.path.split("/").pop() ?? name);
+    if (full !== undefined && second(name) !== full) {
+      out.more = true;
+      break;
+    }
     const path = join(dir, name);
     const rel = relative(here.position.worktree, path);
     const split = splitFrontMatter(readFileSync(path, "utf8"));

@@ -146,3 +146,21 @@ describe("locks never wedge", () => {
     ok(repo.mj(["handover", "--derive", "--no-task"]));
   });
 });
+
+describe("growth", () => {
+  test("session list pages: the newest 20 by default, saying older ones exist; --limit 0 lists every one", () => {
+    using repo = captured();
+    for (let i = 0; i < 23; i++) {
+      fire(repo, "start", { ...START, session_id: `many-${i}` });
+      fire(repo, "end", { session_id: `many-${i}`, reason: "other" });
+    }
+    const list = repo.mj(["session", "list"]);
+    expect(list.stdout.trim().split("\n").length).toBe(20);
+    expect(list.stderr).toContain("the newest 20 shown; older ones exist (`--limit 0` lists every one)");
+    // Newest first: the last session closed is the first line.
+    const latest = JSON.parse(repo.mj(["session", "latest", "--json"]).stdout);
+    expect(list.stdout.split("\n")[0]).toContain(latest.session_id);
+    expect(repo.mj(["session", "list", "--limit", "0"]).stdout.trim().split("\n").length).toBe(23);
+    expect(JSON.parse(repo.mj(["session", "list", "--json", "--limit", "5"]).stdout)).toMatchObject({ more: true });
+  }, 60_000);
+});

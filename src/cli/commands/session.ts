@@ -12,7 +12,10 @@ import { gatherSessionContext } from "../../facts/episode.ts";
 import { sessionContextJson, sessionContextLines } from "../../views/session-context.ts";
 import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
 import { names, pickEpisode } from "../../session/pick.ts";
-import { jsonArg } from "../args.ts";
+import { intOption, jsonArg } from "../args.ts";
+
+/** How many closed records a listing shows unless told otherwise (a presentation choice). */
+const LIST_DEFAULT = 20;
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
@@ -123,15 +126,19 @@ const status = command({
 
 const list = command({
   meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
-  args: { all: { type: "boolean", description: "Every branch" }, ...jsonArg },
+  args: { all: { type: "boolean", description: "Every branch" }, limit: { type: "string", description: "How many, newest first (default 20; 0 for every one)" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const listing = await readClosed(ctx);
-    const rows = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
+    const limit = intOption("limit", args.limit) ?? LIST_DEFAULT;
+    const listing = await readClosed(ctx, { limit, branch: args.all ? undefined : ctx.position.branch });
+    const matching = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
+    const rows = matching.slice(0, limit > 0 ? limit : undefined);
+    const more = listing.more || rows.length < matching.length;
     for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
-    if (args.json) return out(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected }));
+    if (args.json) return out(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected, more }));
     if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
     for (const r of rows) out([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
+    if (more) err(`majordomus: the newest ${rows.length} shown; older ones exist (\`--limit 0\` lists every one)`);
   },
 });
 
@@ -174,7 +181,7 @@ const latest = command({
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const record = (await readClosed(ctx)).records.find((r) => r.meta.branch === ctx.position.branch);
+    const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
     if (args.json) return out(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
