@@ -8,7 +8,7 @@ import { lockState } from "../lib/lock.ts";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { newestFirst, readAll as readLedger, type Entry } from "../ledger/store.ts";
+import { oldestFirst, type Entry } from "../ledger/store.ts";
 import { readIfExists } from "../lib/fsx.ts";
 import { validateLedger } from "../ledger/history.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
@@ -158,7 +158,33 @@ type Failures = { current: Entry[]; recovered: Entry[]; lastSuccessAt: Map<strin
  * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
  * as a success only once no work handed off for that event is still running.
  */
-export function converge(entries: readonly Entry[], running: ReadonlySet<string>): Failures {
+/**
+ * One pass over the ledger, oldest first, a chunk at a time: the hook failures and whether they
+ * converged, and the end and compact receipts that never got their closed record or checkpoint.
+ */
+type Scan = { failures: Failures; unclosedEnds: Entry[]; uncheckpointed: Entry[] };
+
+function scanLedger(lines: Iterable<{ ok: boolean; entry?: Entry }>, running: ReadonlySet<string>): Scan {
+  const ends = new Map<string, Entry[]>();
+  const compacts = new Map<string, Entry[]>();
+  function* hookLines(): Generator<Entry> {
+    for (const p of lines) {
+      if (!p.ok || !p.entry) continue;
+      const e = p.entry;
+      if (e.event === "session.closed") ends.delete(String(e.session_id));
+      else if (e.event === "task.checkpoint" && e.session) compacts.delete(e.session);
+      else if (e.event === "provider.event.received" && e.session && (e.provider_event === "end" || e.provider_event === "compact")) {
+        const pending = e.provider_event === "end" ? ends : compacts;
+        pending.set(e.session, [...(pending.get(e.session) ?? []), e]);
+      }
+      if (e.event === "provider.event.received" || e.event === "provider.event.failed") yield e;
+    }
+  }
+  const failures = converge(hookLines(), running);
+  return { failures, unclosedEnds: [...ends.values()].flat(), uncheckpointed: [...compacts.values()].flat() };
+}
+
+export function converge(entries: Iterable<Entry>, running: ReadonlySet<string>): Failures {
   const current = new Map<string, Entry[]>();
   const recovered: Entry[] = [];
   const lastSuccessAt = new Map<string, string>();
@@ -187,9 +213,8 @@ export function converge(entries: readonly Entry[], running: ReadonlySet<string>
 }
 
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
-function lifecycleFindings(here: Workspace, policy: LoadedPolicy | undefined, failures: Failures, all: boolean, out: Finding[]): void {
-  const closed = new Set<string>();
-  const checkpointed = new Set<string>();
+function lifecycleFindings(policy: LoadedPolicy | undefined, scan: Scan, all: boolean, out: Finding[]): void {
+  const failures = scan.failures;
   for (const e of failures.current.slice(-10)) {
     out.push({ level: "FAIL", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`, reproduce: "majordomus history --event provider.event.failed" });
   }
@@ -199,17 +224,11 @@ function lifecycleFindings(here: Workspace, policy: LoadedPolicy | undefined, fa
   } else if (failures.recovered.length > 0) {
     out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${failures.recovered.length} earlier hook failure(s), each followed by a successful event of its kind`, reproduce: "majordomus doctor --all" });
   }
-  for (const parsed of newestFirst(here.ledger.path)) {
-    if (!parsed.ok) continue;
-    const e = parsed.entry;
-    if (e.event === "session.closed") closed.add(String(e.session_id));
-    if (e.event === "task.checkpoint" && e.session) checkpointed.add(e.session);
-    if (e.event === "provider.event.received" && e.session && e.provider_event === "end" && !closed.has(e.session)) {
-      out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
-    }
-    if (e.event === "provider.event.received" && e.session && e.provider_event === "compact" && switchOn(policy?.policy, "session.checkpoint_on_compact") && !checkpointed.has(e.session)) {
-      out.push({ level: "FAIL", category: "lifecycle", subject: e.session, message: `a compaction at ${e.ts} left no checkpoint`, reproduce: "majordomus history --event task.checkpoint" });
-    }
+  for (const e of scan.unclosedEnds) {
+    out.push({ level: "FAIL", category: "lifecycle", subject: e.session!, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
+  }
+  if (switchOn(policy?.policy, "session.checkpoint_on_compact")) {
+    for (const e of scan.uncheckpointed) out.push({ level: "FAIL", category: "lifecycle", subject: e.session!, message: `a compaction at ${e.ts} left no checkpoint`, reproduce: "majordomus history --event task.checkpoint" });
   }
 }
 
@@ -284,14 +303,15 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     for (const rel of sweepTemps(here)) out.push({ level: "INFO", category: "fix", subject: rel, message: "a temp file a killed writer left; removed", reproduce: "majordomus doctor" });
   }
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
-  const failures = converge(readLedger(here.ledger.path).flatMap((p) => (p.ok ? [p.entry] : [])), running);
+  const scan = scanLedger(oldestFirst(here.ledger.path), running);
+  const failures = scan.failures;
   const policy = await layerFindings(here, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
     if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
   }
   await privacyFindings(here, out);
   await recordFindings(here, failures, out);
-  lifecycleFindings(here, policy, failures, options.all === true, out);
+  lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);
   for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });

@@ -6,7 +6,7 @@ import { withLock } from "../lib/lock.ts";
 import { wall, compactStamp, parseIsoTime } from "../lib/clock.ts";
 import { eventRegistry } from "./events.ts";
 import type { Entry } from "./line.ts";
-import { appendEvent, ledgerSize, newestFirst, readAll, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
+import { appendEvent, ledgerSize, newestFirst, oldestFirst, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
 
 export type Query = { event?: string; since?: Date; limit: number };
 export type QueryResult = { entries: Array<{ entry: Entry; text: string }>; malformed: number };
@@ -46,8 +46,9 @@ export type Finding = { line: number; problem: string };
 export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
   const registry = await eventRegistry();
   const findings: Finding[] = [];
-  const all = readAll(ledger.path);
-  for (const row of all) {
+  let lines = 0;
+  for (const row of oldestFirst(ledger.path)) {
+    lines = row.line;
     if (!row.ok) {
       findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
       continue;
@@ -62,7 +63,7 @@ export async function validateLedger(ledger: Ledger): Promise<{ lines: number; f
       if (row.entry[key] === undefined) findings.push({ line: row.line, problem: `event "${row.entry.event}" lacks required field "${key}"` });
     }
   }
-  return { lines: all.length, findings };
+  return { lines, findings };
 }
 
 export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };

@@ -143,6 +143,46 @@ export function readAll(path: string): Array<Parsed & { line: number }> {
   return out;
 }
 
+/** Forward reads take this much at a time: memory stays flat however long the ledger is. */
+const FORWARD_CHUNK = 1024 * 1024;
+
+/**
+ * Every non-empty line of the ledger, parsed, oldest first, each with its 1-based line number,
+ * read a chunk at a time (for the readers that must see all of it: validation, doctor).
+ */
+export function* oldestFirst(path: string): Generator<Parsed & { line: number }> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let position = 0;
+    let carry = Buffer.alloc(0);
+    let line = 0;
+    while (position < size) {
+      const chunk = Buffer.alloc(Math.min(FORWARD_CHUNK, size - position));
+      let read = 0;
+      while (read < chunk.length) read += readFileChunk(fd, chunk, read, chunk.length - read, position + read);
+      position += chunk.length;
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (let nl = data.indexOf(0x0a, start); nl !== -1; nl = data.indexOf(0x0a, start)) {
+        line++;
+        yield { ...parseLine(data.toString("utf8", start, nl)), line };
+        start = nl + 1;
+      }
+      carry = data.subarray(start);
+    }
+    if (carry.length > 0) yield { ...parseLine(carry.toString("utf8")), line: line + 1 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** First read from the end; doubles up to MAX_CHUNK while lines are longer than what was read. */
 const FIRST_CHUNK = 8 * 1024;
 const MAX_CHUNK = 1024 * 1024;
