@@ -5,6 +5,10 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
+import { Verdicts } from "./verdicts.ts";
+
+/** Where doctor remembers the files it found good (see verdicts.ts). */
+const VERDICTS_FILE = "doctor-verdicts.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
@@ -14,7 +18,8 @@ import { validateLedger } from "../ledger/history.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
-import { readAll, storeOf } from "../records/store.ts";
+import { listNames, storeOf } from "../records/store.ts";
+import { readRecord } from "../records/record.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
@@ -66,7 +71,8 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
   }
 }
 
-async function privacyFindings(here: Workspace, out: Finding[]): Promise<void> {
+/** Returns whether git ignores the local half (only then may doctor keep its cache there). */
+async function privacyFindings(here: Workspace, out: Finding[]): Promise<boolean> {
   const root = here.position.worktree;
   const local = join(here.layer.dir, here.layer.manifest.local.path);
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
@@ -79,26 +85,46 @@ async function privacyFindings(here: Workspace, out: Finding[]): Promise<void> {
   const readable = files(local).filter((f) => !f.endsWith("README.md") && (mode(f) & 0o077) !== 0);
   for (const f of readable.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, f), message: `file mode ${mode(f).toString(8)}; private files are 0600`, reproduce: `ls -l ${relative(root, f)}` });
   if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
+  return ignored.status === 0 && tracked.stdout.trim() === "";
 }
 
-async function recordFindings(here: Workspace, failures: Failures, out: Finding[]): Promise<void> {
+async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
-    const all = await readAll(storeOf(here.layer, kind));
-    const bad = all.filter((r) => !r.parsed.ok);
-    for (const r of bad) out.push({ level: "FAIL", category: "records", subject: relative(root, r.path), message: r.parsed.ok ? "" : r.parsed.reason, reproduce: `majordomus ${kind.name} --list` });
-    if (bad.length === 0) out.push({ level: "OK", category: "records", subject: kind.section, message: `${all.length} ${kind.noun} record(s), all readable with only declared keys`, reproduce: `majordomus ${kind.name} --list` });
+    const store = storeOf(here.layer, kind);
+    let count = 0;
+    let bad = 0;
+    for (const file of listNames(store.dir)) {
+      count++;
+      const path = join(store.dir, file);
+      if (verdicts.good(path)) continue;
+      const parsed = await readRecord(kind, path, file);
+      if (parsed.ok) verdicts.mark(path);
+      else {
+        bad++;
+        out.push({ level: "FAIL", category: "records", subject: relative(root, path), message: parsed.reason, reproduce: `majordomus ${kind.name} --list` });
+      }
+    }
+    if (bad === 0) out.push({ level: "OK", category: "records", subject: kind.section, message: `${count} ${kind.noun} record(s), all readable with only declared keys`, reproduce: `majordomus ${kind.name} --list` });
   }
-  const closed = await readClosed(here);
-  for (const r of closed.rejected) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: r.reason, reproduce: "majordomus session list --all" });
   const ids = new Map<string, number>();
-  for (const r of closed.records) ids.set(String(r.meta.session_id), (ids.get(String(r.meta.session_id)) ?? 0) + 1);
-  for (const [id, n] of ids) if (n > 1) out.push({ level: "FAIL", category: "sessions", subject: id, message: `${n} closed records for one episode`, reproduce: `majordomus session list --all` });
+  const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
+  const closed = await readClosed(here, {
+    skip: (path) => {
+      const was = verdicts.good(path);
+      if (was?.id !== undefined) count(was.id);
+      return was?.id !== undefined;
+    },
+  });
+  for (const r of closed.rejected) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: r.reason, reproduce: "majordomus session list --all" });
   for (const r of closed.records) {
+    count(String(r.meta.session_id));
     const absolute = Object.entries(r.meta).find(([, v]) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")));
     if (absolute) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: `${absolute[0]} holds an absolute path; shared records name none`, reproduce: `majordomus session show ${r.meta.session_id}` });
+    else verdicts.mark(join(root, r.path), String(r.meta.session_id));
   }
-  if (closed.rejected.length === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${closed.records.length} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
+  for (const [id, n] of ids) if (n > 1) out.push({ level: "FAIL", category: "sessions", subject: id, message: `${n} closed records for one episode`, reproduce: `majordomus session list --all` });
+  if (closed.rejected.length === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${[...ids.values()].reduce((a, b) => a + b, 0)} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
 
   const contexts = sectionPath(here.layer, "session_contexts");
   for (const f of files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
@@ -129,6 +155,7 @@ async function recordFindings(here: Workspace, failures: Failures, out: Finding[
 
   const prompts = sectionPath(here.layer, "prompts");
   for (const f of files(prompts).filter((p) => p.endsWith(".json"))) {
+    if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
     try {
       record = JSON.parse(readFileSync(f, "utf8"));
@@ -138,7 +165,7 @@ async function recordFindings(here: Workspace, failures: Failures, out: Finding[
     const transcript = record ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k)) : [];
     if (!record || record.schema !== "prompt/v1" || transcript.length > 0) {
       out.push({ level: "FAIL", category: "prompts", subject: relative(root, f), message: !record ? "not JSON" : transcript.length ? `carries conversation key(s): ${transcript.join(", ")}` : `schema ${JSON.stringify(record.schema)}`, reproduce: `cat ${relative(root, f)}` });
-    }
+    } else verdicts.mark(f);
   }
 
   const questions = readQuestions(here.layer);
@@ -309,8 +336,10 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
     if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
   }
-  await privacyFindings(here, out);
-  await recordFindings(here, failures, out);
+  const privateHalf = await privacyFindings(here, out);
+  const verdicts = new Verdicts(join(sectionPath(here.layer, "cache"), VERDICTS_FILE));
+  await recordFindings(here, failures, verdicts, out);
+  if (privateHalf) verdicts.save();
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);

@@ -14,7 +14,7 @@ export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: s
  * by name (a record's name starts with its closing time): a listing costs what it shows, not what
  * the folder holds. `more` then says whether older ones exist.
  */
-export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string } = {}): Promise<ClosedListing & { more: boolean }> {
+export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string; skip?: (path: string) => boolean } = {}): Promise<ClosedListing & { more: boolean }> {
   const dir = sectionPath(here.layer, "sessions");
   let names: string[] = [];
   try {
@@ -36,6 +36,7 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
       break;
     }
     const path = join(dir, name);
+    if (options.skip?.(path)) continue;
     const rel = relative(here.position.worktree, path);
     const split = splitFrontMatter(readFileSync(path, "utf8"));
     if (!split) {

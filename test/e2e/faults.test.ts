@@ -2,7 +2,7 @@
 // client; episode ids do not collide when many open at once.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
@@ -163,4 +163,23 @@ describe("growth", () => {
     expect(repo.mj(["session", "list", "--limit", "0"]).stdout.trim().split("\n").length).toBe(23);
     expect(JSON.parse(repo.mj(["session", "list", "--json", "--limit", "5"]).stdout)).toMatchObject({ more: true });
   }, 60_000);
+});
+
+describe("doctor remembers what it found good", () => {
+  test("a record found good is not read again until it changes; a changed one is checked again and fails", () => {
+    using repo = captured();
+    ok(repo.mj(["handover", "--no-task"], { input: "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n" }));
+    expect(repo.mj(["doctor"]).status).toBe(0);
+    const cache = JSON.parse(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.json"), "utf8"));
+    const dir = repo.path(".ai/local/state/handovers");
+    const file = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    expect(Object.keys(cache)).toContain(join(dir, file));
+    // Changed by hand: an undeclared key in its front matter.
+    writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8").replace("---\nschema:", "---\nsmuggled: yes\nschema:"));
+    const after = repo.mj(["doctor"]);
+    expect(after.status).toBe(10);
+    expect(after.stdout).toContain("undeclared front matter key(s): smuggled");
+    // A bad record is never remembered: the next run fails the same way.
+    expect(repo.mj(["doctor"]).status).toBe(10);
+  });
 });
