@@ -2,17 +2,16 @@
  * Test isolation: HOME, XDG folders, temp dir and git's global config all point into one
  * scratch folder, so no test reads or writes the developer's own files or config.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const PROJECT = resolve(import.meta.dirname, "..", "..");
 export const BIN = join(PROJECT, "dist", "majordomus");
 
+/** Everything a test run makes lives under the folder returned; the preload removes it after the last test file. */
 export function isolate(): string {
   const home = mkdtempSync(join(tmpdir(), "majordomus-test-home-"));
-  // Everything a test run makes lives under this one folder, and goes with the process.
-  process.on("exit", () => rmSync(home, { recursive: true, force: true }));
   const gitconfig = join(home, ".gitconfig");
   writeFileSync(gitconfig, "[user]\n\tname = Test Person\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n");
   for (const dir of ["config", "cache", "data", "state", "tmp"]) mkdirSync(join(home, dir), { recursive: true });
