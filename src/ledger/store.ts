@@ -131,42 +131,23 @@ export function ledgerSize(path: string): number {
   }
 }
 
-/** Every non-empty line of the ledger, parsed, oldest first, each with its 1-based line number. */
-export function readAll(path: string): Array<Parsed & { line: number }> {
-  const text = readLedgerText(path);
-  const out: Array<Parsed & { line: number }> = [];
-  const lines = text.split("\n");
-  lines.forEach((raw, i) => {
-    if (raw === "" && i === lines.length - 1) return;
-    out.push({ ...parseLine(raw), line: i + 1 });
-  });
-  return out;
-}
-
 /** Forward reads take this much at a time: memory stays flat however long the ledger is. */
 const FORWARD_CHUNK = 1024 * 1024;
 
 /**
- * Every non-empty line of the ledger, parsed, oldest first, each with its 1-based line number,
+ * Every line of the ledger, parsed (an empty one comes back malformed), oldest first, with its 1-based number,
  * read a chunk at a time (for the readers that must see all of it: validation, doctor).
  */
 export function* oldestFirst(path: string): Generator<Parsed & { line: number }> {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return;
-    throw err;
-  }
+  const fd = openIfExists(path);
+  if (fd === undefined) return;
   try {
     const size = fstatSync(fd).size;
     let position = 0;
-    let carry = Buffer.alloc(0);
+    let carry: Buffer = Buffer.alloc(0);
     let line = 0;
     while (position < size) {
-      const chunk = Buffer.alloc(Math.min(FORWARD_CHUNK, size - position));
-      let read = 0;
-      while (read < chunk.length) read += readFileChunk(fd, chunk, read, chunk.length - read, position + read);
+      const chunk = readAt(fd, Math.min(FORWARD_CHUNK, size - position), position);
       position += chunk.length;
       const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
@@ -193,24 +174,17 @@ const MAX_CHUNK = 1024 * 1024;
  * found with the native lastIndexOf, not a JavaScript loop over every byte.
  */
 export function* newestFirst(path: string): Generator<Parsed> {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return;
-    throw err;
-  }
+  const fd = openIfExists(path);
+  if (fd === undefined) return;
   try {
     let position = fstatSync(fd).size;
-    let carry = Buffer.alloc(0);
+    let carry: Buffer = Buffer.alloc(0);
     let chunkSize = FIRST_CHUNK;
     while (position > 0) {
       const size = Math.min(chunkSize, position);
       chunkSize = Math.min(chunkSize * 2, MAX_CHUNK);
       position -= size;
-      const chunk = Buffer.alloc(size);
-      let read = 0;
-      while (read < size) read += readFileChunk(fd, chunk, read, size - read, position + read);
+      const chunk = readAt(fd, size, position);
       const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
       let end = data.length;
       for (let nl = data.lastIndexOf(0x0a, end - 1); nl !== -1; nl = data.lastIndexOf(0x0a, end - 1)) {
@@ -226,10 +200,25 @@ export function* newestFirst(path: string): Generator<Parsed> {
   }
 }
 
-function readFileChunk(fd: number, buffer: Buffer, offset: number, length: number, position: number): number {
-  const n = readSync(fd, buffer, offset, length, position);
-  if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
-  return n;
+/** The ledger opened to read, or undefined when there is none yet. */
+function openIfExists(path: string): number | undefined {
+  try {
+    return openSync(path, "r");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** Exactly `size` bytes from `position`. */
+function readAt(fd: number, size: number, position: number): Buffer {
+  const buffer = Buffer.alloc(size);
+  for (let read = 0; read < size; ) {
+    const n = readSync(fd, buffer, read, size - read, position + read);
+    if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
+    read += n;
+  }
+  return buffer;
 }
 
 export type { Entry };
