@@ -17,7 +17,7 @@ import { stamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { loadPolicy, switchOn, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
+import { loadPolicy, switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "./redact.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
@@ -69,8 +69,12 @@ type Row = {
   inHook?: boolean;
   /** What the event records before even its receipt (the end's claim). */
   beforeReceipt?(ws: Workspace, d: Delivery): Promise<void>;
-  /** The switch that turns the event's product off (the briefing, the checkpoint, the continuation record). */
-  switch: SwitchKey;
+  /**
+   * The switch that turns the event's product off: the briefing, the checkpoint, the continuation
+   * record. Start and compact read theirs here; the end's is read by the close it shares with
+   * `recover` (lifecycle/finish.ts), which also honours the checkpoint switch for its last checkpoint.
+   */
+  switch: Exclude<SwitchKey, CredentialKey>;
 };
 
 /** The longest the start hook ever waits for git, whatever the policy says (session.git_deadline_ms lowers it). */
@@ -113,7 +117,7 @@ const start: Row = {
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
     const fresh = opened !== undefined && !opened.kept;
     let stdout: string | undefined;
-    if (policy && switchOn(policy.policy, "session.briefing_on_start")) {
+    if (policy && switchOn(policy.policy, start.switch)) {
       await attempt(stamped, d, "the briefing was not composed", async () => {
         const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined, gitDeadlineMs });
         stdout = briefing(facts).lines.join("\n");
@@ -144,7 +148,7 @@ const compact: Row = {
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);
     if (!policy) return;
-    if (!switchOn(policy.policy, "session.checkpoint_on_compact")) return log.info("session.checkpoint_on_compact is false: no checkpoint before compaction");
+    if (!switchOn(policy.policy, compact.switch)) return log.info(`${compact.switch} is false: no checkpoint before compaction`);
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
       log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(ws, policy)}`);
     });
