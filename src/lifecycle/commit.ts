@@ -4,7 +4,7 @@
  * runs and the person's staged and unstaged work stay as they were.
  */
 import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { log } from "../lib/log.ts";
 import { randomHex } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -48,4 +48,11 @@ export async function commitRecord(here: Workspace, rel: string, sessionId: stri
   } finally {
     rmSync(tempIndex, { force: true });
   }
+}
+
+/** Whether git does not track `path` (a file that is only the person's own); a path git cannot judge counts as tracked. */
+export async function untracked(worktree: string, path: string | undefined): Promise<boolean> {
+  if (path === undefined) return false;
+  const answer = await git(worktree, ["ls-files", "--error-unmatch", "--", relative(worktree, path)]);
+  return answer.status === 1;
 }

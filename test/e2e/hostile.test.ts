@@ -171,3 +171,19 @@ describe("the local half stays private", () => {
     expect(fire(repo, "start", START).stdout).toContain("## majordomus");
   });
 });
+
+describe("consent from a tracked file", () => {
+  test("a consent file force-added into the repository grants nothing", () => {
+    using repo = captured();
+    mkdirSync(repo.path(".ai/local/state"), { recursive: true, mode: 0o700 });
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
+    repo.git("add", "-f", ".ai/local/state/consent.yaml");
+    repo.git("commit", "-q", "-m", "a stranger's consent");
+    const head = repo.git("rev-parse", "HEAD");
+    fire(repo, "start", START);
+    const end = fire(repo, "end", END);
+    expect(end.status).toBe(0);
+    expect(repo.git("rev-parse", "HEAD")).toBe(head);
+    expect(end.stderr).toContain("consent.yaml is tracked by git: consent from a file anyone can commit is no consent");
+  });
+});
