@@ -166,6 +166,11 @@ describe("the local half stays private", () => {
     const start = repo.mj(["start", "a task", "--scope", "src"]);
     expect(start.status).toBe(15);
     expect(start.stderr).toContain("majordomus init --extend");
+    // doctor --fix cannot fix there, and still reports why.
+    const doctor = repo.mj(["doctor", "--fix"]);
+    expect(doctor.status).toBe(10);
+    expect(doctor.stderr).toContain("nothing fixed: .ai/local/ is not ignored by git");
+    expect(doctor.stdout).toContain("FAIL privacy .ai/local — not ignored by git");
     // Put right, it works again.
     ok(repo.mj(["init", "--extend"]));
     expect(fire(repo, "start", START).stdout).toContain("## majordomus");

@@ -1,11 +1,11 @@
-import { Failure } from "../../lib/failure.ts";
+import { Failure, isFailure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { doctor } from "../../health/doctor.ts";
 import { check } from "../../health/check.ts";
 import { failing, render, type Finding } from "../../health/findings.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { err, out } from "../print.ts";
 
 function report(findings: Finding[], json: boolean, what: string): void {
   for (const f of findings) out(json ? JSON.stringify(f) : render(f));
@@ -21,7 +21,18 @@ export const doctorCommand = command({
     ...jsonArg,
   },
   async run({ args }) {
-    report(await doctor(await workspace(process.cwd(), undefined, { readOnly: args.fix !== true }), { all: args.all === true, fix: args.fix === true }), args.json === true, "doctor");
+    // Fixing writes, so it needs a layer that is safe to write (a private local half); where it is
+    // not, doctor still reports, and its findings say why.
+    let fix = args.fix === true;
+    const ws = fix
+      ? await workspace().catch((e: unknown) => {
+          if (!isFailure(e) || e.kind !== "refused") throw e;
+          err(`majordomus: nothing fixed: ${e.message}`);
+          fix = false;
+          return workspace(process.cwd(), undefined, { readOnly: true });
+        })
+      : await workspace(process.cwd(), undefined, { readOnly: true });
+    report(await doctor(ws, { all: args.all === true, fix }), args.json === true, "doctor");
   },
 });
 
