@@ -72,7 +72,7 @@ function embeddedModule(): string {
       mode: statSync(full).mode & 0o777,
       encoding: utf8 ? "utf8" : "base64",
       data: utf8 ? bytes.toString("utf8") : bytes.toString("base64"),
-      ...(value === undefined ? {} : { value }),
+      ...(value === undefined ? {} : { json: JSON.stringify(value) }),
     };
   });
   return `export const EMBEDDED = ${JSON.stringify(rows)};\n`;

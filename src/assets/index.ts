@@ -74,7 +74,7 @@ export function readAsset(path: string): string {
  */
 export async function readData(path: string): Promise<unknown> {
   const file = EMBEDDED?.find((f) => f.path === path);
-  if (file && file.value !== undefined) return file.value;
+  if (file && file.json !== undefined) return JSON.parse(file.json);
   const text = readAsset(path);
   return path.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { strict: true });
 }

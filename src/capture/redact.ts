@@ -14,57 +14,67 @@
  * Each match becomes `[redacted:<name>]`; a row with `keep` keeps the name and separator
  * (`password=`) and replaces only the value.
  */
-type Rule = { name: string; pattern: RegExp; keep?: number };
+/**
+ * `hints`: lower-case substrings one of which any match must contain. A rule runs only on a text
+ * that holds one: compiling the whole table costs about a millisecond on every prompt, and a
+ * substring search costs next to nothing.
+ */
+type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number };
 
 /** Names that say a value is a secret, as parts of an identifier (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
 const SECRET_NAME =
   "(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*(?:passw(?:or)?d|pwd|pass|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|signing[_-]?key|client[_-]?key|auth|credentials?|sig|signature)(?:[_.-]?[A-Za-z0-9]+)*";
 
+/** What every SECRET_NAME contains, lower-cased (`api_key` holds `key`, `passwd` holds `pass`). */
+const NAME_HINTS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
+
 export const REDACTIONS: readonly Rule[] = [
-  { name: "private-key", pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
-  { name: "putty-key", pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g },
-  { name: "anthropic-key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
-  { name: "openai-key", pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
-  { name: "github-token", pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g },
-  { name: "github-pat", pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
-  { name: "gitlab-token", pattern: /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}/g },
-  { name: "npm-token", pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
-  { name: "pypi-token", pattern: /\bpypi-[A-Za-z0-9_-]{40,}/g },
-  { name: "huggingface-token", pattern: /\bhf_[A-Za-z0-9]{30,}/g },
-  { name: "docker-token", pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/g },
-  { name: "sendgrid-key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
-  { name: "slack-token", pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g },
-  { name: "slack-webhook", pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g },
-  { name: "discord-webhook", pattern: /https:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
-  { name: "stripe-key", pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
-  { name: "shopify-token", pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g },
-  { name: "aws-access-key-id", pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g },
-  { name: "google-api-key", pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
-  { name: "twilio-key", pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
-  { name: "mailchimp-key", pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
-  { name: "telegram-bot-token", pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
-  { name: "vault-token", pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
-  { name: "digitalocean-token", pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
-  { name: "databricks-token", pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g },
-  { name: "linear-key", pattern: /\blin_(?:api|oauth)_[A-Za-z0-9]{32,}/g },
-  { name: "age-secret-key", pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
-  { name: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g },
+  { name: "private-key", hints: ["private key"], pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  { name: "putty-key", hints: ["putty-user-key-file-"], pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g },
+  { name: "anthropic-key", hints: ["sk-ant-"], pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
+  { name: "openai-key", hints: ["sk-"], pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
+  { name: "github-token", hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g },
+  { name: "github-pat", hints: ["github_pat_"], pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
+  { name: "gitlab-token", hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "glffct-"], pattern: /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}/g },
+  { name: "npm-token", hints: ["npm_"], pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
+  { name: "pypi-token", hints: ["pypi-"], pattern: /\bpypi-[A-Za-z0-9_-]{40,}/g },
+  { name: "huggingface-token", hints: ["hf_"], pattern: /\bhf_[A-Za-z0-9]{30,}/g },
+  { name: "docker-token", hints: ["dckr_pat_"], pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/g },
+  { name: "sendgrid-key", hints: ["sg."], pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  { name: "slack-token", hints: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-"], pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g },
+  { name: "slack-webhook", hints: ["hooks.slack.com/"], pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g },
+  { name: "discord-webhook", hints: ["/api/webhooks/"], pattern: /https:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
+  { name: "stripe-key", hints: ["_live_", "_test_"], pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { name: "shopify-token", hints: ["shpat_", "shpca_", "shppa_", "shpss_"], pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g },
+  { name: "aws-access-key-id", hints: ["akia", "asia", "agpa", "aida", "aroa", "anpa"], pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g },
+  { name: "google-api-key", hints: ["aiza"], pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
+  { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
+  { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
+  { name: "telegram-bot-token", hints: [":aa"], pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { name: "vault-token", hints: ["hvs.", "hvb.", "hvr."], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
+  { name: "digitalocean-token", hints: ["doo_v1_", "dop_v1_", "dor_v1_"], pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
+  { name: "databricks-token", hints: ["dapi"], pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g },
+  { name: "linear-key", hints: ["lin_api_", "lin_oauth_"], pattern: /\blin_(?:api|oauth)_[A-Za-z0-9]{32,}/g },
+  { name: "age-secret-key", hints: ["age-secret-key-1"], pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/g },
+  { name: "jwt", hints: ["eyj"], pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g },
   // Credentials inside a URL: the user stays, the password goes.
-  { name: "url-password", pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: 1 },
-  { name: "authorization", pattern: /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)?\s*)[A-Za-z0-9._~+/=:-]{8,}/gi, keep: 1 },
-  { name: "bearer-token", pattern: /\b([Bb]earer\s+)[A-Za-z0-9._~+/=-]{16,}/g, keep: 1 },
-  { name: "cli-secret", pattern: /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|\s+))(?:"[^"]*"|'[^']*'|\S+)/gi, keep: 1 },
-  { name: "cli-user-password", pattern: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)\S+/g, keep: 1 },
+  { name: "url-password", hints: ["://"], pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: 1 },
+  { name: "authorization", hints: ["authorization"], pattern: /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)?\s*)[A-Za-z0-9._~+/=:-]{8,}/gi, keep: 1 },
+  { name: "bearer-token", hints: ["bearer"], pattern: /\b([Bb]earer\s+)[A-Za-z0-9._~+/=-]{16,}/g, keep: 1 },
+  { name: "cli-secret", hints: ["-pass", "-token", "-secret", "-api", "-auth", "-access"], pattern: /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|\s+))(?:"[^"]*"|'[^']*'|\S+)/gi, keep: 1 },
+  { name: "cli-user-password", hints: ["-u"], pattern: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)\S+/g, keep: 1 },
   // `?sig=…&` in a URL: the value ends at the next parameter.
-  { name: "query-secret", pattern: new RegExp(`([?&]${SECRET_NAME}=)[^&\\s"'#]+`, "gi"), keep: 1 },
+  { name: "query-secret", hints: ["?", "&"], pattern: new RegExp(`([?&]${SECRET_NAME}=)[^&\\s"'#]+`, "gi"), keep: 1 },
   // NAME=value, NAME: value, "name": "value" (not inside a URL's query, above): a quoted value
   // whole, spaces and all; a bare one to the end of the word, `&` and `;` included.
-  { name: "assignment", pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
+  { name: "assignment", hints: NAME_HINTS, pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
 ];
 
 function byShapes(text: string, fired: Set<string>): string {
   let out = text;
+  const lower = text.toLowerCase();
   for (const rule of REDACTIONS) {
+    if (!rule.hints.some((h) => lower.includes(h))) continue;
     out = out.replace(rule.pattern, (...groups: string[]) => {
       fired.add(rule.name);
       const kept = rule.keep ? (groups[rule.keep] ?? "") : "";

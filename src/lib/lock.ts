@@ -10,12 +10,14 @@ import { readFileSync, statSync } from "node:fs";
 import { publishNew, unlinkQuiet } from "./fsx.ts";
 import { alive, formatHolder, me, parseHolder, type Holder } from "./holder.ts";
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Made on the first wait: creating a SharedArrayBuffer costs about a millisecond, and most locks are free at once. */
+let pause: Int32Array | undefined;
 
 /** A lock file that names no holder is someone's half-written file only this long (older writers wrote the pid after creating it). */
 const UNNAMED_GRACE_MS = 1_000;
 
 function sleepMs(ms: number): void {
+  pause ??= new Int32Array(new SharedArrayBuffer(4));
   Atomics.wait(pause, 0, 0, ms);
 }
 

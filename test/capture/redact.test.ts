@@ -1,7 +1,7 @@
 // Secrets in realistic shapes, sent through the redaction every prompt and payload text passes:
 // none may survive. Values are made up here (a seeded generator), in each family's published form.
 import { describe, expect, test } from "bun:test";
-import { redact, redactShapes } from "../../src/capture/redact.ts";
+import { REDACTIONS, redact, redactShapes } from "../../src/capture/redact.ts";
 
 let seed = 7;
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -125,6 +125,22 @@ describe("redaction", () => {
     expect(out).not.toContain(secret);
     expect(redacted.length).toBeGreaterThan(0);
     expect(out).toContain("[redacted:");
+  });
+
+  test("a rule's hints never hide one of its matches (a rule runs only where a hint is)", () => {
+    let checked = 0;
+    for (const [family, text] of cases) {
+      for (const rule of REDACTIONS) {
+        const matches = text.match(new RegExp(rule.pattern.source, rule.pattern.flags)) ?? [];
+        for (const m of matches) {
+          checked++;
+          const hinted = rule.hints.some((h) => m.toLowerCase().includes(h));
+          if (!hinted) throw new Error(`${family}: rule ${rule.name} matched ${JSON.stringify(m)} holding none of its hints`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(80);
+    for (const rule of REDACTIONS) for (const h of rule.hints) expect(h).toBe(h.toLowerCase());
   });
 
   test("ordinary prose and code are left alone", async () => {
