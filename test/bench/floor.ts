@@ -6,13 +6,14 @@
  *   floor <repo> line             read the payload, append one line (the least any hook does)
  *   floor <repo> prompt           the prompt hook's I/O: read HEAD, its ref, the repository id,
  *                                 the manifest and the episode; append the receipt under the
- *                                 ledger lock; publish one record (temp file, link, unlink)
+ *                                 ledger lock; publish one record (temp file flushed to disk,
+ *                                 link, unlink: a prompt record is durable once published)
  *   floor <repo> start            the start hook's I/O: git status started at once; the reads
  *                                 above plus the policy, the open questions, the hand-off folder
  *                                 and the handover index and record; the receipt under the lock;
  *                                 a dozen lines of briefing on stdout
  */
-import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 const [repo, mode = "line"] = process.argv.slice(2);
@@ -61,6 +62,7 @@ if (mode === "line") {
     const temp = `${target}.tmp`;
     const fd = openSync(temp, "wx", 0o600);
     writeSync(fd, JSON.stringify({ schema: "prompt/v1", text: payload }));
+    fsyncSync(fd);
     closeSync(fd);
     linkSync(temp, target);
     unlinkSync(temp);

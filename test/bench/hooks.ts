@@ -3,11 +3,12 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
-import { closeSync, cpSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, cpSync, fstatSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { settled } from "../support/capture.ts";
+import { JIT_OFF } from "../../src/capture/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
@@ -95,6 +96,22 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
   ];
 }
 
+/**
+ * A floor started the way the client starts a hook: through a copy of the real shim (the same sh,
+ * the same search for the repository and the binary, the same engine options), whose last line
+ * execs the floor instead of majordomus (the start shim's `git status` left out: the floor runs
+ * its own). Written into the repository beside the real shims.
+ */
+function floorShim(dir: string, shim: string, floor: string, mode: string): string {
+  // The start shim's background `git status` goes: the floor runs its own.
+  const text = readFileSync(join(dir, shim), "utf8").replace(/^# The briefing needs[\s\S]*?^fi\n/m, "");
+  const exec = /^(.*)exec "\$mj" .*$/m;
+  if (!exec.test(text)) throw new Error(`${shim}: no exec line to point at the floor`);
+  const path = join(dir, ".claude", "hooks", `bench-floor-${mode}`);
+  writeFileSync(path, text.replace(exec, (_line, prefix: string) => `${prefix}exec "${floor}" "$root" ${mode}`), { mode: 0o755 });
+  return path;
+}
+
 /** test/bench/floor.ts compiled with the binary's settings (see build.ts). */
 function floorBinary(): string {
   const out = join(BIN, "..", "bench-floor");
@@ -111,13 +128,18 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const baseline = BASELINE ? `${large}-baseline` : undefined;
   if (baseline) cpSync(large, baseline, { recursive: true });
   const floor = floorBinary();
+  // The floors run with the settings the shims give a hook (the same engine options).
+  const [jitKey, jitValue] = JIT_OFF.split("=") as [string, string];
+  const floorEnv = { [jitKey]: jitValue };
   const rows: Row[] = [
     { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
     ...hookRows("empty", empty),
     ...hookRows("large", large),
-    { name: "floor: payload + one line (large)", cmd: [floor, large, "line"], cwd: large, stdin: "{}", before: () => benched.forEach(drained) },
-    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
-    { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
+    { name: "floor: payload + one line (large)", cmd: [floor, large, "line"], cwd: large, env: floorEnv, stdin: "{}", before: () => benched.forEach(drained) },
+    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
+    { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     ...(baseline ? baselineRows(baseline) : []),
   ];
   const results = measure(rows, runs, 3);
@@ -138,10 +160,15 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const floorPrompt = by("floor: the prompt hook's I/O (large)");
   const floorStart = by("floor: the start hook's I/O, git status included (large)");
   out.push("", `The floors (no majordomus code, same build settings), × no-op: payload + one line ${pairedRatio(floorLine, base).toFixed(2)}×; the prompt hook's I/O ${pairedRatio(floorPrompt, base).toFixed(2)}× (RSS ${(rss(floorPrompt) / rss(base)).toFixed(2)}×); the start hook's I/O ${pairedRatio(floorStart, base).toFixed(2)}× (RSS ${(rss(floorStart) / rss(base)).toFixed(2)}×).`);
-  out.push("", "The client waits for these two before the model sees anything; each against the floor doing its I/O (paired):");
-  out.push(verdict("prompt (large) vs its floor", pairedRatio(by("prompt (large)"), floorPrompt), 1.3));
-  out.push(verdict("start, resumed episode (large) vs its floor", pairedRatio(by("start, resumed episode (large)"), floorStart), 1.3));
-  out.push(verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), floorStart), 1.3));
+  const shimPrompt = by("floor through a shim: the prompt hook's I/O (large)");
+  const shimStart = by("floor through a shim: the start hook's I/O (large)");
+  out.push("", "The client waits for these two before the model sees anything; each against the floor doing its I/O, started as the hook is (through a shim, paired):");
+  out.push(verdict("prompt (large) vs its floor", pairedRatio(by("prompt (large)"), shimPrompt), 1.3));
+  out.push(verdict("start, resumed episode (large) vs its floor", pairedRatio(by("start, resumed episode (large)"), shimStart), 1.3));
+  out.push(verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), shimStart), 1.3));
+  out.push(
+    `Against the bare floors (started directly, no shim): prompt ${pairedRatio(by("prompt (large)"), floorPrompt).toFixed(2)}×, start resumed ${pairedRatio(by("start, resumed episode (large)"), floorStart).toFixed(2)}×, start new ${pairedRatio(by("start, new episode (large)"), floorStart).toFixed(2)}×.`,
+  );
   if (BASELINE) {
     out.push("", `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`);
     for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
