@@ -125,8 +125,8 @@ const start: Row = {
     }
     // Work is left only for a new episode (its working context), an episode old enough to be
     // stranded, or a close whose taker died before finishing it.
-    const [{ strandedCandidates }, { readClaims }] = await Promise.all([import("../lifecycle/stranded.ts"), import("../lifecycle/claim.ts")]);
-    if (!fresh && readClaims(stamped.layer).length === 0 && (await strandedCandidates(stamped, policy, opened?.episode.session_id).catch(() => 1)) === 0) return { stdout };
+    const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([import("../lifecycle/stranded.ts"), import("../lifecycle/claim.ts")]);
+    if (!fresh && readClaims(stamped.layer).length === 0 && !(await anyStrandedCandidate(stamped, policy, opened?.episode.session_id).catch(() => true))) return { stdout };
     return { stdout, work: orderOf(d, { fresh }) };
   },
   /** Freeze a new episode's working context, finish closes a dead taker left, recover stranded episodes. */

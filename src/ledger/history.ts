@@ -5,7 +5,7 @@ import { publishNew, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { wall, compactStamp, parseIsoTime } from "../lib/clock.ts";
 import { eventRegistry } from "./events.ts";
-import type { Entry } from "./line.ts";
+import type { Entry, Parsed } from "./line.ts";
 import { appendEvent, ledgerSize, newestFirst, oldestFirst, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
 
 export type Query = { event?: string; since?: Date; limit: number };
@@ -42,28 +42,39 @@ export async function query(ledger: Ledger, q: Query): Promise<QueryResult> {
 
 export type Finding = { line: number; problem: string };
 
-/** Every problem in the ledger: malformed lines, unknown events, missing required payload keys. */
-export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
+/** Checks ledger lines one at a time (malformed lines, unknown events, missing required payload keys), for a reader that already walks them. */
+export type LineChecker = { check(row: Parsed & { line: number }): void; result(): { lines: number; findings: Finding[] } };
+
+export async function lineChecker(): Promise<LineChecker> {
   const registry = await eventRegistry();
   const findings: Finding[] = [];
   let lines = 0;
-  for (const row of oldestFirst(ledger.path)) {
-    lines = row.line;
-    if (!row.ok) {
-      findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
-      continue;
-    }
-    if (parseIsoTime(row.entry.ts) === undefined) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
-    const spec = registry.get(row.entry.event);
-    if (!spec) {
-      findings.push({ line: row.line, problem: `unknown event "${row.entry.event}" (not in share/events.yaml)` });
-      continue;
-    }
-    for (const key of spec.requires) {
-      if (row.entry[key] === undefined) findings.push({ line: row.line, problem: `event "${row.entry.event}" lacks required field "${key}"` });
-    }
-  }
-  return { lines, findings };
+  return {
+    check(row) {
+      lines = row.line;
+      if (!row.ok) {
+        findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
+        return;
+      }
+      if (parseIsoTime(row.entry.ts) === undefined) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
+      const spec = registry.get(row.entry.event);
+      if (!spec) {
+        findings.push({ line: row.line, problem: `unknown event "${row.entry.event}" (not in share/events.yaml)` });
+        return;
+      }
+      for (const key of spec.requires) {
+        if (row.entry[key] === undefined) findings.push({ line: row.line, problem: `event "${row.entry.event}" lacks required field "${key}"` });
+      }
+    },
+    result: () => ({ lines, findings }),
+  };
+}
+
+/** Every problem in the ledger, in one forward pass. */
+export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
+  const checker = await lineChecker();
+  for (const row of oldestFirst(ledger.path)) checker.check(row);
+  return checker.result();
 }
 
 export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };

@@ -11,50 +11,55 @@ import { join } from "node:path";
 import { openDir, readEpisode, type ReadEpisode } from "../session/store.ts";
 
 /**
- * This checkout's open episodes (other than `except`) that opened before `cutoff` (ms). Each record
- * is first looked at for its opening time alone (majordomus writes them, one `key: value` a line),
- * and only the old enough ones are read whole: a start that resumes beside thousands of open
- * episodes reads none of them whole.
+ * This checkout's open episodes (other than `except`) that opened before `cutoff` (ms), at most
+ * `limit` of them. Each record is first looked at for its opening time alone (majordomus writes
+ * them, one `key: value` a line), and only the old enough ones are read whole; the look stops at
+ * the limit, so a start that asks whether there is one reads one, however many thousand are open.
  */
-export async function openedBefore(here: Workspace, cutoff: number, except?: string): Promise<Array<{ key: string } & ReadEpisode>> {
-  const old = peekOpen(here.layer).filter((p) => p.openedAt === undefined || p.openedAt < cutoff);
+export async function openedBefore(here: Workspace, cutoff: number, except?: string, limit = Number.POSITIVE_INFINITY): Promise<Array<{ key: string } & ReadEpisode>> {
   const out: Array<{ key: string } & ReadEpisode> = [];
-  for (const p of old) {
-    const read = await readEpisode(p.path);
+  const dir = openDir(here.layer);
+  for (const name of openNames(dir)) {
+    if (out.length >= limit) break;
+    const path = join(dir, name);
+    const openedAt = peekOpenedAt(path);
+    if (openedAt !== undefined && openedAt >= cutoff) continue;
+    const read = await readEpisode(path);
     const e = read.episode;
-    if (e && sameCheckout(e, here.position) && e.session_id !== except && (parseIsoTime(e.opened_at)?.getTime() ?? 0) < cutoff) out.push({ key: p.key, ...read });
+    if (e && sameCheckout(e, here.position) && e.session_id !== except && (parseIsoTime(e.opened_at)?.getTime() ?? 0) < cutoff) out.push({ key: name.slice(0, -".yaml".length), ...read });
   }
   return out;
 }
 
-/** Every open record's key and opening time, from one line of each (undefined when that line is not there: then it is read whole). */
-function peekOpen(layer: Workspace["layer"]): Array<{ key: string; path: string; openedAt?: number }> {
-  let names: string[];
+function openNames(dir: string): string[] {
   try {
-    names = readdirSync(openDir(layer)).filter((n) => n.endsWith(".yaml"));
+    return readdirSync(dir)
+      .filter((n) => n.endsWith(".yaml"))
+      .sort();
   } catch {
     return [];
   }
-  return names.sort().map((name) => {
-    const path = join(openDir(layer), name);
-    let text = "";
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      // gone meanwhile, or unreadable: read whole below (and reported there)
-    }
-    const at = /^opened_at: "?([^"\n]+)"?$/m.exec(text)?.[1];
-    return { key: name.slice(0, -".yaml".length), path, openedAt: at ? parseIsoTime(at)?.getTime() : undefined };
-  });
+}
+
+/** A record's opening time from its one line (undefined when that line is not there: then it is read whole). */
+function peekOpenedAt(path: string): number | undefined {
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    // gone meanwhile, or unreadable: read whole (and reported there)
+  }
+  const at = /^opened_at: "?([^"\n]+)"?$/m.exec(text)?.[1];
+  return at ? parseIsoTime(at)?.getTime() : undefined;
 }
 
 /**
- * How many open episodes in this checkout (other than `except`) opened longer ago than
- * `session.stranded_after`: a look at the open records only, without reading the ledger. Zero
- * means no recovery can close anything now.
+ * Whether an open episode in this checkout (other than `except`) opened longer ago than
+ * `session.stranded_after`: a look at the open records only, without reading the ledger, that
+ * stops at the first. False means no recovery can close anything now.
  */
-export async function strandedCandidates(here: Workspace, policy: LoadedPolicy | undefined, except?: string): Promise<number> {
+export async function anyStrandedCandidate(here: Workspace, policy: LoadedPolicy | undefined, except?: string): Promise<boolean> {
   const ms = parseDuration(policy?.policy.session?.stranded_after ?? "");
-  if (ms === undefined) return 0;
-  return (await openedBefore(here, now().getTime() - ms, except)).length;
+  if (ms === undefined) return false;
+  return (await openedBefore(here, now().getTime() - ms, except, 1)).length > 0;
 }
