@@ -3,24 +3,29 @@
  * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
  * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
  */
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
+import { Tree } from "./tree.ts";
+
+/** How often the ledger pass collects the lines it has parsed (a full collection costs a few milliseconds). */
+const GC_EVERY_LINES = 25_000;
 
 /** Where doctor remembers the files it found good (see verdicts.ts). */
-const VERDICTS_FILE = "doctor-verdicts.json";
+const VERDICTS_FILE = "doctor-verdicts.tsv";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import { oldestFirst, type Entry } from "../ledger/store.ts";
+import type { Parsed } from "../ledger/line.ts";
 import { readIfExists } from "../lib/fsx.ts";
-import { validateLedger } from "../ledger/history.ts";
+import { lineChecker, type LineChecker } from "../ledger/history.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { listNames, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
-import { parseYaml } from "../lib/runtime.ts";
+import { collectGarbage, parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
@@ -33,24 +38,6 @@ import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
 import type { Finding } from "./findings.ts";
-
-function files(dir: string): string[] {
-  try {
-    return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
-  } catch {
-    return [];
-  }
-}
-
-function dirs(dir: string): string[] {
-  try {
-    return [dir, ...readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).flatMap((n) => dirs(join(dir, n)))];
-  } catch {
-    return [];
-  }
-}
-
-const mode = (path: string) => statSync(path).mode & 0o777;
 
 async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPolicy | undefined> {
   try {
@@ -72,23 +59,24 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
 }
 
 /** Returns whether git ignores the local half (only then may doctor keep its cache there). */
-async function privacyFindings(here: Workspace, out: Finding[]): Promise<boolean> {
+async function privacyFindings(here: Workspace, tree: Tree, out: Finding[]): Promise<boolean> {
   const root = here.position.worktree;
-  const local = join(here.layer.dir, here.layer.manifest.local.path);
+  const local = tree.root;
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
   const ignored = await git(root, ["check-ignore", "-q", "--no-index", probe]);
   out.push(ignored.status === 0 ? { level: "OK", category: "privacy", subject: relative(root, local), message: "ignored by git", reproduce: `git check-ignore -v ${probe}` } : { level: "FAIL", category: "privacy", subject: relative(root, local), message: "not ignored by git: its files could be committed", reproduce: `git check-ignore -v ${probe}` });
   const tracked = await git(root, ["ls-files", "--", relative(root, local)]);
   if (tracked.stdout.trim() !== "") out.push({ level: "FAIL", category: "privacy", subject: relative(root, local), message: `tracked by git: ${tracked.stdout.trim().split("\n").slice(0, 3).join(", ")}`, reproduce: `git ls-files ${relative(root, local)}` });
-  const open = dirs(local).filter((d) => (mode(d) & 0o077) !== 0);
-  for (const d of open) out.push({ level: "FAIL", category: "privacy", subject: relative(root, d), message: `folder mode ${mode(d).toString(8)}; private folders are 0700`, reproduce: `ls -ld ${relative(root, d)}` });
-  const readable = files(local).filter((f) => !f.endsWith("README.md") && (mode(f) & 0o077) !== 0);
-  for (const f of readable.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, f), message: `file mode ${mode(f).toString(8)}; private files are 0600`, reproduce: `ls -l ${relative(root, f)}` });
+  const open = tree.openDirs;
+  for (const d of open) out.push({ level: "FAIL", category: "privacy", subject: relative(root, d.path), message: `folder mode ${d.mode.toString(8)}; private folders are 0700`, reproduce: `ls -ld ${relative(root, d.path)}` });
+  const readable = tree.readableFiles;
+  for (const f of readable.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, f.path), message: `file mode ${f.mode.toString(8)}; private files are 0600`, reproduce: `ls -l ${relative(root, f.path)}` });
+  for (const l of tree.links.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, l), message: "a symbolic link inside the local half; majordomus never follows one, so what it points at is not checked", reproduce: `ls -l ${relative(root, l)}` });
   if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
   return ignored.status === 0 && tracked.stdout.trim() === "";
 }
 
-async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, out: Finding[]): Promise<void> {
+async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, tree: Tree, ledger: LineChecker, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const store = storeOf(here.layer, kind);
@@ -127,7 +115,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   if (closed.rejected.length === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${[...ids.values()].reduce((a, b) => a + b, 0)} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
 
   const contexts = sectionPath(here.layer, "session_contexts");
-  for (const f of files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
+  for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
     const split = splitFrontMatter(readFileSync(f, "utf8"));
     const meta = split ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
     const problem = !meta
@@ -154,7 +142,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   else if (lines.length > 0) out.push({ level: "INFO", category: "contexts", subject: relative(root, log), message: `${lines.length} logged failure(s), all followed by a successful event of their kind`, reproduce: `cat ${relative(root, log)}` });
 
   const prompts = sectionPath(here.layer, "prompts");
-  for (const f of files(prompts).filter((p) => p.endsWith(".json"))) {
+  for (const f of tree.files(prompts).filter((p) => p.endsWith(".json"))) {
     if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
     try {
@@ -170,8 +158,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
 
   const questions = readQuestions(here.layer);
   for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
-  const ledger = await validateLedger(here.ledger);
-  for (const f of ledger.findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
+  for (const f of ledger.result().findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
 }
 
 /** A client event's kind: the provider and the event, as receipts and failures name them. */
@@ -285,10 +272,9 @@ function claimFindings(here: Workspace, out: Finding[]): void {
 }
 
 /** Every lock file in the local half, and whether a live process holds it (a stale one is broken by the next writer, or by --fix). */
-function lockFindings(here: Workspace, fix: boolean, out: Finding[]): void {
+function lockFindings(here: Workspace, tree: Tree, fix: boolean, out: Finding[]): void {
   const root = here.position.worktree;
-  const local = join(here.layer.dir, here.layer.manifest.local.path);
-  for (const path of files(local).filter((f) => /\.lock(\.break)?$/.test(f))) {
+  for (const path of tree.locks) {
     const rel = relative(root, path);
     const seen = lockState(path);
     if (seen.state === "held") out.push({ level: "INFO", category: "locks", subject: rel, message: `held by process ${seen.holder?.pid ?? "?"}, which is alive`, reproduce: `cat ${rel}` });
@@ -330,21 +316,32 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     for (const rel of sweepTemps(here)) out.push({ level: "INFO", category: "fix", subject: rel, message: "a temp file a killed writer left; removed", reproduce: "majordomus doctor" });
   }
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
-  const scan = scanLedger(oldestFirst(here.ledger.path), running);
+  // One pass over the ledger: each line is checked as it goes by on its way to the scan.
+  const checker = await lineChecker();
+  function* checked(): Generator<Parsed & { line: number }> {
+    for (const row of oldestFirst(here.ledger.path)) {
+      checker.check(row);
+      yield row;
+      // Each line parsed is garbage a moment later: collected as it goes, a long ledger costs no more memory than a short one.
+      if (row.line % GC_EVERY_LINES === 0) collectGarbage();
+    }
+  }
+  const scan = scanLedger(checked(), running);
   const failures = scan.failures;
   const policy = await layerFindings(here, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
     if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
   }
-  const privateHalf = await privacyFindings(here, out);
-  const verdicts = new Verdicts(join(sectionPath(here.layer, "cache"), VERDICTS_FILE));
-  await recordFindings(here, failures, verdicts, out);
+  const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
+  const privateHalf = await privacyFindings(here, tree, out);
+  const verdicts = new Verdicts(join(sectionPath(here.layer, "cache"), VERDICTS_FILE), (path) => tree.keyOf(path));
+  await recordFindings(here, failures, verdicts, tree, checker, out);
   if (privateHalf) verdicts.save();
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);
   for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });
-  lockFindings(here, options.fix === true, out);
+  lockFindings(here, tree, options.fix === true, out);
   await strandedFindings(here, policy, out);
   await wiringFindings(here, policy, out);
   return out;

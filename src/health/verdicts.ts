@@ -1,51 +1,84 @@
 /**
- * What `doctor` found good last time, per file, kept in the disposable cache: a file whose size,
- * change time and inode are what they were when it was last found good is not read again. A file
- * that changed in any way, or was never found good, is read and checked as always; a file found
- * bad is never remembered. This is what keeps `doctor` fast on a layer of tens of thousands of
- * records. The cache is written only where git ignores the local half.
+ * What `doctor` found good last time, per file, kept in the disposable cache: a file whose name,
+ * size, change time and inode are what they were when it was last found good is not read again.
+ * A file that changed in any way, or was never found good, is read and checked as always; a file
+ * found bad is never remembered. This is what keeps `doctor` fast on a layer of tens of thousands
+ * of records. The cache is written only where git ignores the local half.
+ *
+ * The file is one line per good file, `<name>\t<key>[\t<id>]` (the inode in the key tells two
+ * folders' files of one name apart), read into a set of lines: tens of thousands of records cost
+ * a few megabytes, not a map of objects.
  */
 import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { writeFileAtomic } from "../lib/fsx.ts";
+import { statKey } from "./tree.ts";
 
-type Entry = { k: string; id?: string };
-
-const keyOf = (path: string): string | undefined => {
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s ? `${s.size}:${s.ctimeMs}:${s.ino}` : undefined;
-};
+const HEADER = "majordomus doctor verdicts v2";
 
 export class Verdicts {
-  private readonly known: Map<string, Entry>;
-  private readonly next = new Map<string, Entry>();
+  private readonly known = new Set<string>();
+  /** name + key → the id remembered with it (closed session records), for the lines that carry one. */
+  private readonly ids = new Map<string, string>();
+  private readonly next: string[] = [];
 
-  constructor(private readonly file: string) {
-    let data: Record<string, Entry> = {};
+  /** `seen`: the change key of a file already looked at this run (a walk's), so it is not looked at twice. */
+  constructor(
+    private readonly file: string,
+    private readonly seen: (path: string) => string | undefined = () => undefined,
+  ) {
+    let text = "";
     try {
-      data = JSON.parse(readFileSync(file, "utf8")) as Record<string, Entry>;
+      text = readFileSync(file, "utf8");
     } catch {
       // none yet, or unreadable: everything is read
     }
-    this.known = new Map(Object.entries(data ?? {}));
+    const lines = text.split("\n");
+    // Any other first line (an older cache, a damaged one) is no cache at all.
+    if (lines[0] !== HEADER) return;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const tab = line.indexOf("\t", line.indexOf("\t") + 1);
+      if (tab === -1) this.known.add(line);
+      else {
+        this.known.add(line.slice(0, tab));
+        this.ids.set(line.slice(0, tab), line.slice(tab + 1));
+      }
+    }
   }
 
-  /** The remembered verdict for `path` if it still holds (then the file need not be read). */
-  good(path: string): Entry | undefined {
-    const was = this.known.get(path);
-    if (!was || was.k !== keyOf(path)) return undefined;
-    this.next.set(path, was);
-    return was;
+  private keyOf(path: string): string | undefined {
+    const known = this.seen(path);
+    if (known !== undefined) return known;
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s ? statKey(s) : undefined;
+  }
+
+  private lineOf(path: string): string | undefined {
+    const k = this.keyOf(path);
+    return k === undefined ? undefined : `${basename(path)}\t${k}`;
+  }
+
+  /** The remembered verdict for `path` if it still holds (then the file need not be read), with the id kept beside it. */
+  good(path: string): { id?: string } | undefined {
+    const line = this.lineOf(path);
+    if (line === undefined || !this.known.has(line)) return undefined;
+    const id = this.ids.get(line);
+    this.next.push(id === undefined ? line : `${line}\t${id}`);
+    return id === undefined ? {} : { id };
   }
 
   /** `path` was read and found good now. */
   mark(path: string, id?: string): void {
-    const k = keyOf(path);
-    if (k) this.next.set(path, id === undefined ? { k } : { k, id });
+    // An id that could break the line format is not remembered: that file is read again next time.
+    if (id !== undefined && /[\t\n\r]/.test(id)) return;
+    const line = this.lineOf(path);
+    if (line !== undefined) this.next.push(id === undefined ? line : `${line}\t${id}`);
   }
 
   save(): void {
     try {
-      writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.next)), 0o600, { durable: false });
+      writeFileAtomic(this.file, `${HEADER}\n${this.next.join("\n")}`, 0o600, { durable: false });
     } catch {
       // a cache that cannot be written only costs the next run its speed
     }

@@ -2,7 +2,7 @@
 // client; episode ids do not collide when many open at once.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
@@ -170,10 +170,11 @@ describe("doctor remembers what it found good", () => {
     using repo = captured();
     ok(repo.mj(["handover", "--no-task"], { input: "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n" }));
     expect(repo.mj(["doctor"]).status).toBe(0);
-    const cache = JSON.parse(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.json"), "utf8"));
+    const cache = readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n");
     const dir = repo.path(".ai/local/state/handovers");
     const file = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
-    expect(Object.keys(cache)).toContain(join(dir, file));
+    const { size, ctimeMs, ino } = statSync(join(dir, file));
+    expect(cache).toContain(`${file}\t${size}:${ctimeMs}:${ino}`);
     // Changed by hand: an undeclared key in its front matter.
     writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8").replace("---\nschema:", "---\nsmuggled: yes\nschema:"));
     const after = repo.mj(["doctor"]);

@@ -83,6 +83,20 @@ describe("symbolic links in the layer", () => {
     expect(run.stderr).toContain(".ai/local/state/current.yaml is a symbolic link");
     expect(readFileSync(target, "utf8")).toBe("secret: the person's file\n");
   });
+
+  test("a prompt record that is a link to a file outside: doctor names the link, and prints nothing of what it points at", () => {
+    using repo = captured();
+    using away = outside();
+    const target = join(away.dir, "notes.json");
+    writeFileSync(target, '{"schema":"prompt/v1","text":"the person\'s private notes"}\n');
+    fire(repo, "start", START);
+    mkdirSync(repo.path(".ai/local/prompts"), { recursive: true, mode: 0o700 });
+    symlinkSync(target, repo.path(".ai/local/prompts/linked.json"));
+    const run = repo.mj(["doctor"]);
+    expect(run.status).toBe(10);
+    expect(run.stdout).toContain("FAIL privacy .ai/local/prompts/linked.json — a symbolic link inside the local half");
+    expect(run.stdout).not.toContain("private notes");
+  });
 });
 
 describe("consent from a stranger's file", () => {
