@@ -14,6 +14,8 @@ export type Row = {
   /** Fixed input, or a fresh one per run (e.g. a new prompt id each time). */
   stdin?: string | ((run: number) => string);
   env?: Record<string, string>;
+  /** Exit codes that count as a run (default: 0 only); e.g. a `doctor` that reports a warning. */
+  exits?: number[];
   /** Untimed preparation before each run (e.g. opening the episode an end event will close). */
   before?: (run: number) => void;
 };
@@ -64,7 +66,7 @@ export function measure(rows: Row[], runs: number, warmup = 5): Result[] {
   for (let round = 0; round < warmup + runs; round++) {
     for (const result of results) {
       const sample = once(result.row);
-      if (sample.exit !== 0) throw new Error(`${result.row.name}: exit ${sample.exit} (${result.row.cmd.join(" ")})`);
+      if (!(result.row.exits ?? [0]).includes(sample.exit ?? -1)) throw new Error(`${result.row.name}: exit ${sample.exit} (${result.row.cmd.join(" ")})`);
       if (round >= warmup) result.samples.push(sample);
     }
   }
