@@ -8,9 +8,6 @@ import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { Tree } from "./tree.ts";
 
-/** How often the ledger pass collects the lines it has parsed (a full collection costs a few milliseconds). */
-const GC_EVERY_LINES = 25_000;
-
 /** Where doctor remembers the files it found good (see verdicts.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
 import { join, relative } from "node:path";
@@ -25,7 +22,7 @@ import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { listNames, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
-import { collectGarbage, parseYaml } from "../lib/runtime.ts";
+import { parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
@@ -322,8 +319,6 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     for (const row of oldestFirst(here.ledger.path)) {
       checker.check(row);
       yield row;
-      // Each line parsed is garbage a moment later: collected as it goes, a long ledger costs no more memory than a short one.
-      if (row.line % GC_EVERY_LINES === 0) collectGarbage();
     }
   }
   const scan = scanLedger(checked(), running);

@@ -145,13 +145,3 @@ export function createHash(algorithm: "sha256", data: string | Uint8Array): stri
   return nodeCrypto.createHash(algorithm).update(data).digest("hex");
 }
 
-/**
- * Collect garbage now, where the runtime lets a program ask (Bun; Deno and Node only with a flag).
- * For a long command between phases: the next phase reuses what the last one left instead of
- * adding to it, so peak memory is the largest phase's, not their sum.
- */
-export function collectGarbage(): void {
-  const g = globalThis as { Bun?: { gc?: (sync: boolean) => void }; gc?: () => void };
-  if (g.Bun?.gc) g.Bun.gc(true);
-  else g.gc?.();
-}
