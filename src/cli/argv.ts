@@ -8,6 +8,7 @@
  */
 import type { ArgDef, ArgsDef } from "citty";
 import { Failure } from "../lib/failure.ts";
+import { closest } from "../lib/suggest.ts";
 
 export type Parsed = { _: string[]; [name: string]: string | boolean | string[] | undefined };
 
@@ -58,7 +59,11 @@ export function parseArgv(argv: readonly string[], defs: ArgsDef, scope: string)
       set(negated[0], false, flag);
       continue;
     }
-    if (!direct) throw usage(`unknown option ${flag} for \`${scope}\``, scope);
+    if (!direct) {
+      const names = [...options.entries()].map(([k]) => (k.length === 1 ? `-${k}` : `--${k}`));
+      const near = closest(flag, names);
+      throw usage(`unknown option ${flag} for \`${scope}\`${near ? `; did you mean ${near}?` : ""}`, scope);
+    }
     const [name, def] = direct;
     if (def.type === "boolean") {
       if (inline !== undefined && inline !== "true" && inline !== "false") throw usage(`${flag} takes no value (got ${JSON.stringify(inline)})`, scope);

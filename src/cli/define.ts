@@ -1,10 +1,15 @@
 /**
- * Commands are citty command definitions. `command()` only types them, so defining a command
- * does not load citty at run time: citty (and the `node:util` it imports, ~4 ms in a compiled
- * binary) is loaded only to render --help.
+ * Commands are citty command definitions, with examples for their help. `command()` only types
+ * them, so defining a command loads nothing at run time; the help text is our own view over the
+ * definition (help.ts).
  */
 import type { ArgsDef, CommandDef } from "citty";
 
-export function command<T extends ArgsDef>(def: CommandDef<T>): CommandDef<T> {
+export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
+  /** Lines a person can copy as they are, shown under "Examples" in --help. */
+  examples?: readonly string[];
+};
+
+export function command<T extends ArgsDef>(def: Command<T>): Command<T> {
   return def;
 }

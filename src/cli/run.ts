@@ -12,34 +12,47 @@ import { pinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
 import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
-import { command } from "./define.ts";
+import { command, type Command } from "./define.ts";
+import { helpText } from "./help.ts";
+import { closest } from "../lib/suggest.ts";
 import { out, err as toStderr } from "./print.ts";
 
 const root = command({
   meta: { name: "majordomus", version: VERSION, description: "Keeps an AI coding agent's continuity in a git repository." },
+  // Only for the root's own flags: --version is answered before anything loads (main.ts).
+  args: { version: { type: "boolean", alias: "v", description: "Print the version" } },
   subCommands: COMMANDS,
+  examples: ["majordomus init", "majordomus capture install", "majordomus start \"make the greeting configurable\" --scope src", "majordomus handover --resolve", "majordomus doctor"],
 });
 
-type Resolved = { cmd: CommandDef<any>; path: string[]; rest: string[] };
+type Resolved = { cmd: Command<any>; path: string[]; rest: string[] };
 
 function scopeOf(path: string[]): string {
   return ["majordomus", ...path].join(" ");
 }
 
 /** Follow subcommand names in argv; returns the command that will run and the args meant for it. */
+async function subcommandsOf(cmd: CommandDef<any>): Promise<Record<string, unknown> | undefined> {
+  return (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as Record<string, unknown> | undefined;
+}
+
+async function load(entry: unknown): Promise<Command<any>> {
+  return typeof entry === "function" ? await (entry as () => Promise<Command<any>>)() : (entry as Command<any>);
+}
+
 async function resolve(argv: string[]): Promise<Resolved> {
-  let cmd: CommandDef<any> = root;
+  let cmd: Command<any> = root;
   const path: string[] = [];
   let rest = argv;
   for (;;) {
-    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as Record<string, unknown> | undefined;
+    const subs = await subcommandsOf(cmd);
     const name = rest[0];
     if (!subs || name === undefined || name.startsWith("-")) return { cmd, path, rest };
-    if (!(name in subs)) {
-      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\``, `run \`${scopeOf(path)} --help\` to list commands`);
+    if (!Object.hasOwn(subs, name)) {
+      const near = closest(name, Object.keys(subs));
+      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${scopeOf([...path, near])}\`?` : ""}`, `run \`${scopeOf(path)} --help\` to list commands`);
     }
-    const next = subs[name] as CommandDef<any> | (() => Promise<CommandDef<any>>);
-    cmd = typeof next === "function" ? await next() : next;
+    cmd = await load(subs[name]);
     path.push(name);
     rest = rest.slice(1);
   }
@@ -49,14 +62,20 @@ async function argsOf(cmd: CommandDef<any>): Promise<ArgsDef> {
   return ((typeof cmd.args === "function" ? await cmd.args() : cmd.args) ?? {}) as ArgsDef;
 }
 
-/** citty colours its usage text; ours is plain, so it reads the same in a pipe, a file or a log. */
-function plain(text: string): string {
-  return text.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, "");
-}
+/** Our commands give their meta as a plain object (citty allows a function; none of ours uses one). */
+const metaOf = (cmd: Command<any>) => (cmd.meta ?? {}) as { description?: string; version?: string };
 
 async function usageOf(resolved: Resolved): Promise<string> {
-  const { renderUsage } = await import("citty");
-  return plain(await renderUsage(resolved.cmd, resolved.path.length > 0 ? root : undefined));
+  const subs = Object.entries((await subcommandsOf(resolved.cmd)) ?? {});
+  const loaded = await Promise.all(subs.map(async ([name, entry]) => ({ name, description: metaOf(await load(entry)).description })));
+  const meta = metaOf(resolved.cmd);
+  const args = resolved.path.length === 0 ? {} : await argsOf(resolved.cmd);
+  return helpText({ path: resolved.path, description: meta.description, version: resolved.path.length === 0 ? meta.version : undefined, args, subcommands: loaded, examples: resolved.cmd.examples ?? [] });
+}
+
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 function wantsHelp(argv: string[]): boolean {
@@ -64,8 +83,15 @@ function wantsHelp(argv: string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
-function printFailure(err: Failure): void {
-  toStderr(`majordomus: ${err.message}`);
+/** The error document `--json` asks for, on stderr (stdout stays data: nothing, on a failure). */
+export const ERROR_SCHEMA = "majordomus/error/v1";
+
+function printFailure(err: Failure, json: boolean): void {
+  if (json) {
+    toStderr(JSON.stringify({ schema: ERROR_SCHEMA, error: { kind: err.kind, exit_code: err.code, message: err.message, hint: err.hint ?? null, details: err.details } }));
+    return;
+  }
+  toStderr(`majordomus: ${err.message.replace(/^majordomus: /, "")}`);
   for (const line of err.details) toStderr(`  ${line}`);
   if (err.hint) toStderr(`  → ${err.hint}`);
 }
@@ -92,6 +118,13 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       return EXIT.ok;
     }
     if (!resolved.cmd.run) {
+      // Flags without a command: each is checked (an unknown one is named, with what it may have meant).
+      const flags = parseArgv(resolved.rest, await argsOf(resolved.cmd), scopeOf(resolved.path));
+      if (resolved.path.length === 0 && flags.version === true) {
+        out(VERSION);
+        return EXIT.ok;
+      }
+      if (resolved.rest.length === 0 && resolved.path.length > 0) throw new Failure("usage", `\`${scopeOf(resolved.path)}\` needs a command`, `run \`${scopeOf(resolved.path)} --help\` to list them`);
       toStderr(await usageOf(resolved));
       return EXIT.usage;
     }
@@ -106,9 +139,14 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       toStderr(`majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`);
       return EXIT.ok;
     }
+    const json = wantsJson(argv);
     if (isFailure(err)) {
-      printFailure(err);
+      printFailure(err, json);
       return err.code;
+    }
+    if (json) {
+      printFailure(new Failure("internal", `internal error: ${err instanceof Error ? err.message : String(err)}`, "this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it"), true);
+      return EXIT.internal;
     }
     toStderr(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
     if (process.env.MAJORDOMUS_LOG === "debug" && err instanceof Error && err.stack) toStderr(err.stack);

@@ -15,6 +15,7 @@ const KIND = RECORD_KINDS.checkpoint;
 
 export default command({
   meta: { name: "checkpoint", description: "Record progress (body on stdin, or --derive), or show and list checkpoints" },
+  examples: ["majordomus checkpoint --derive", "majordomus checkpoint --show", "printf '# Progress\\nThe parser passes.\\n' | majordomus checkpoint"],
   args: {
     derive: { type: "boolean", description: "Compose the body from git, the task record and the open questions" },
     show: { type: "boolean", description: "Print the checkpoint this checkout resolves to, with its labels" },

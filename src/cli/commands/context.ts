@@ -8,6 +8,7 @@ import { out } from "../print.ts";
 
 export default command({
   meta: { name: "context", description: "Print everything the layer knows, in authority order, within a line budget (read-only)" },
+  examples: ["majordomus context", "majordomus context --budget-lines 80"],
   args: {
     "budget-lines": { type: "string", description: "Line budget (default: the policy's context.builder_budget_lines)" },
     ...jsonArg,

@@ -9,6 +9,7 @@ import { out } from "../print.ts";
 
 export default command({
   meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md" },
+  examples: ["majordomus decision \"keep the YAML format\" --why \"people edit it by hand\""],
   args: {
     title: { type: "positional", description: "The decision, in one line" },
     why: { type: "string", description: "Why it was made" },

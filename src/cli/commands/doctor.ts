@@ -15,6 +15,7 @@ function report(findings: Finding[], json: boolean, what: string): void {
 
 export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
+  examples: ["majordomus doctor", "majordomus doctor --fix", "majordomus doctor --json"],
   args: {
     all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" },
     fix: { type: "boolean", description: "First finish the closes a dead hook left and close stranded episodes, then report" },
@@ -38,6 +39,7 @@ export const doctorCommand = command({
 
 export const checkCommand = command({
   meta: { name: "check", description: "The active task against git, and what refuses acceptance (exit 10 on any failure)" },
+  examples: ["majordomus check", "majordomus check --json"],
   args: { ...jsonArg },
   async run({ args }) {
     report(await check(await workspace(process.cwd(), undefined, { readOnly: true })), args.json === true, "check");

@@ -7,6 +7,7 @@ import { out } from "../print.ts";
 
 export default command({
   meta: { name: "finish", description: "Finish the active task with an outcome and a note" },
+  examples: ["majordomus finish --outcome completed", "majordomus finish --outcome partial --note \"parser done; the CLI flag is not\""],
   args: {
     outcome: { type: "enum", options: [...OUTCOMES], required: true, description: `One of ${OUTCOMES.join(", ")}` },
     note: { type: "string", description: "Markdown note (default: the newest handover naming the task)" },

@@ -16,6 +16,7 @@ const KIND = RECORD_KINDS.handover;
 
 export default command({
   meta: { name: "handover", description: "Write a handover (body on stdin, or --derive), or resolve and list handovers" },
+  examples: ["majordomus handover < handover.md", "majordomus handover --derive", "majordomus handover --resolve"],
   args: {
     derive: { type: "boolean", description: "Compose the handover from the task record, the ledger, git and the open questions" },
     close: { type: "boolean", description: "Mark the active task handed over" },

@@ -13,6 +13,7 @@ const DEFAULT_LIMIT = 20;
 
 export default command({
   meta: { name: "history", description: "Show the ledger: what happened in this checkout, newest last" },
+  examples: ["majordomus history --since 2h", "majordomus history --event session.closed --limit 5", "majordomus history --validate"],
   args: {
     event: { type: "string", description: "Only this event (e.g. layer.initialized)" },
     since: { type: "string", description: "Only entries since 30m, 2h, 3d or an ISO time" },

@@ -6,6 +6,7 @@ import { out, err } from "../print.ts";
 
 export default command({
   meta: { name: "init", description: "Create the .ai layer (manifest, policy, local state) in this git repository" },
+  examples: ["majordomus init", "majordomus init --extend   # a teammate's clone: add the local half"],
   args: {
     extend: { type: "boolean", description: "Add only what is missing to an existing layer; never overwrite" },
     ...jsonArg,

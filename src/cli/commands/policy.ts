@@ -6,6 +6,7 @@ import { out, err } from "../print.ts";
 
 export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
+  examples: ["majordomus policy"],
   args: { ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });

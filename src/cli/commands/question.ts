@@ -14,6 +14,7 @@ async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<strin
 
 const add = command({
   meta: { name: "add", description: "Add an open question (a blocker for finishing as completed)" },
+  examples: ["majordomus question add \"which locale is the default?\""],
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace();
@@ -26,6 +27,7 @@ const add = command({
 
 const list = command({
   meta: { name: "list", description: "List open questions, numbered (exit 10 if any line is malformed)" },
+  examples: ["majordomus question list", "majordomus question list --all"],
   args: { all: { type: "boolean", description: "Also list resolved questions" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -44,6 +46,7 @@ const list = command({
 
 const resolve = command({
   meta: { name: "resolve", description: "Resolve an open question (by number or by a piece of its text) with an answer" },
+  examples: ["majordomus question resolve 1 --answer \"en-GB\"", "majordomus question resolve locale --answer \"en-GB\""],
   args: {
     question: { type: "positional", description: "Its number in `question list`, or a unique piece of its text" },
     answer: { type: "string", required: true, description: "The answer, in one line" },
@@ -61,5 +64,6 @@ const resolve = command({
 
 export default command({
   meta: { name: "question", description: "Open questions: add, list, resolve" },
+  examples: ["majordomus question add \"which locale is the default?\"", "majordomus question list"],
   subCommands: { add, list, resolve },
 });

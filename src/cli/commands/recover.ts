@@ -8,6 +8,7 @@ import { err, out } from "../print.ts";
 
 export default command({
   meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
+  examples: ["majordomus recover --check", "majordomus recover --older-than 24h"],
   args: {
     "older-than": { type: "string", description: "Override session.stranded_after (30m, 24h, 3d)" },
     check: { type: "boolean", description: "Only report them (exit 10 when any are stranded)" },

@@ -28,6 +28,7 @@ const providerArgs = {
 
 const start = command({
   meta: { name: "start", description: "Open an episode by hand (hooks open one per client session)" },
+  examples: ["majordomus session start", "majordomus session start --provider claude-code --provider-session cc-1"],
   args: {
     "if-open": { type: "enum", options: ["refuse", "keep"], default: "refuse", description: "What to do when this episode is already open" },
     owner: { type: "string", description: "Who works in it (default $USER)" },
@@ -54,6 +55,7 @@ const start = command({
 
 const close = command({
   meta: { name: "close", description: "Close an episode into its shared record (an authored summary may come on stdin)" },
+  examples: ["majordomus session close", "majordomus session close --outcome interrupted"],
   args: {
     outcome: { type: "enum", options: ["closed", "interrupted"], default: "closed", description: "closed or interrupted" },
     "if-none": { type: "enum", options: ["refuse", "ignore"], default: "refuse", description: "What to do when no episode is open" },
@@ -96,6 +98,7 @@ function several(ctx: Ctx, open: OpenEpisode[], command: string): Failure {
 
 const status = command({
   meta: { name: "status", description: "The episode this process belongs to (or the one open here), every other open one, and hook work still being written" },
+  examples: ["majordomus session status"],
   args: { ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -126,6 +129,7 @@ const status = command({
 
 const list = command({
   meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
+  examples: ["majordomus session list", "majordomus session list --all --limit 0"],
   args: { all: { type: "boolean", description: "Every branch" }, limit: { type: "string", description: "How many, newest first (default 20; 0 for every one)" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -161,6 +165,7 @@ async function chosen(ctx: Ctx, id: string | undefined, command: string): Promis
 
 const show = command({
   meta: { name: "show", description: "Print one episode: an open one as it stands, a closed one's record" },
+  examples: ["majordomus session show", "majordomus session show cc-1"],
   args: { id: { type: "positional", required: false, description: "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -178,6 +183,7 @@ const show = command({
 
 const latest = command({
   meta: { name: "latest", description: "The newest closed session record of this branch" },
+  examples: ["majordomus session latest", "majordomus session latest --path"],
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -191,6 +197,7 @@ const latest = command({
 
 const context = command({
   meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
+  examples: ["majordomus session context", "majordomus session context cc-1 --path"],
   args: { id: { type: "positional", required: false, description: "An episode id or the client's session id (default: the episode of this process, or the only open one)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
@@ -211,5 +218,6 @@ const context = command({
 
 export default command({
   meta: { name: "session", description: "Episodes: one per client session, opened and closed by the client's hooks" },
+  examples: ["majordomus session status", "majordomus session list"],
   subCommands: { start, close, status, list, show, latest, context },
 });

@@ -6,6 +6,7 @@ import { out, err } from "../print.ts";
 
 export default command({
   meta: { name: "start", description: "Start a task in this checkout (one active task at a time)" },
+  examples: ["majordomus start \"make the greeting configurable\" --scope src", "majordomus start \"fix the flaky test\" --scope test,src/net"],
   args: {
     task: { type: "positional", description: "What the task is, in one line" },
     scope: { type: "string", required: true, description: "Paths the task may touch, comma-separated (. for everything)" },

@@ -2,6 +2,7 @@ import { command } from "../../define.ts";
 
 export default command({
   meta: { name: "capture", description: "Wire a coding client's hooks to majordomus, and answer them" },
+  examples: ["majordomus capture install", "majordomus capture status"],
   subCommands: {
     install: () => import("./install.ts").then((m) => m.default),
     status: () => import("./status.ts").then((m) => m.default),

@@ -8,6 +8,7 @@ import { out, err } from "../../print.ts";
 
 export default command({
   meta: { name: "install", description: "Write the hook shims, the client's hook configuration and the policy-switched mods" },
+  examples: ["majordomus capture install", "majordomus capture install --provider claude-code --merge"],
   args: {
     provider: { type: "string", description: "Only this client (default: every adapted one)" },
     merge: { type: "boolean", description: "Add our missing entries to an existing settings file (a backup is written beside it)" },

@@ -13,6 +13,7 @@ import { command } from "../../define.ts";
 
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
+  examples: ["majordomus capture prompt --provider claude-code < payload.json   # what the shim runs"],
   args: { provider: { type: "string", required: true, description: "The client, e.g. claude-code" }, repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" } },
   async run({ args }) {
     const provider = await adapted(String(args.provider));

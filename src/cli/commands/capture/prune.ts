@@ -6,6 +6,7 @@ import { out } from "../../print.ts";
 
 export default command({
   meta: { name: "prune", description: "Apply prompts.retention_* to the prompt archive (texts pruned; metadata and digests kept)" },
+  examples: ["majordomus capture prune --dry-run", "majordomus capture prune"],
   args: { "dry-run": { type: "boolean", description: "Say what would be pruned, change nothing" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace();

@@ -14,6 +14,7 @@ const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
 
 export default command({
   meta: { name: "session", description: "Answer a client's session event (what the shims run): start, compact or end" },
+  examples: ["majordomus capture session --provider claude-code --event start < payload.json   # what the shims run"],
   args: {
     provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
     event: { type: "enum", options: [...SESSION_EVENTS], required: true, description: SESSION_EVENTS.join(", ") },

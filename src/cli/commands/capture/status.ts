@@ -6,6 +6,7 @@ import { out } from "../../print.ts";
 
 export default command({
   meta: { name: "status", description: "How far each client's prompt, session and mod wiring goes (verified by executing the shims)" },
+  examples: ["majordomus capture status", "majordomus capture status --no-verify"],
   args: { verify: { type: "boolean", default: true, description: "Execute the installed shims with a synthetic payload (--no-verify skips it)" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
