@@ -18,8 +18,9 @@ export function describeDelivery(provider: Provider & { hooks: Hooks }, event: S
     provider,
     event,
     payload,
-    // A client event with no usable session id still draws a boundary, under a key of its own.
-    providerSession: id ?? `${provider.id}-unidentified`,
+    // No usable session id (a payload that is not JSON, or names none): no episode can be told
+    // apart from another's, so none is opened, closed or written to (see capture/session.ts).
+    providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
     reason: cleanId(pick(payload.data, keys.reason)),
   };

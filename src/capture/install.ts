@@ -66,8 +66,13 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
     hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
   }
   settings.hooks = hooks;
-  const backup = `${path}.majordomus-backup-${compactStamp(wall())}`;
+  // The backup goes into the git-ignored local half, never beside the file: `git add .claude`
+  // (the next step of the README) must not commit it.
+  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
+  ensureDir(backups, 0o700);
+  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
   copyFileSync(path, backup);
+  chmodSync(backup, 0o600);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
   report.backup = backup.slice(here.position.worktree.length + 1);
   report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });

@@ -110,7 +110,7 @@ const start: Row = {
     const policy = await policyOrFail(ws, d);
     const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
-    await attempt(ws, d, "the episode did not open", async () => {
+    if (d.providerSession !== undefined) await attempt(ws, d, "the episode did not open", async () => {
       opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs });
       log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
@@ -222,14 +222,14 @@ async function doWork(base: Workspace, t: Ticket): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   await waitFor(base, row, "work");
   const { attributedEpisode } = await import("../session/attribution.ts");
-  const episode = await attributedEpisode(base.layer, base.position, t.provider_session);
+  // Work for an event that named no client session belongs to no episode.
+  const episode = t.provider_session === undefined ? undefined : await attributedEpisode(base.layer, base.position, t.provider_session);
   const ws: Workspace = { ...base, episode, session: episode?.session_id };
   await row.work(ws, t, await policyOrFail(ws, who(t)));
 }
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
-  if (d.payload?.problem) logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: ${redactShapes(d.payload.problem)}; the boundary was drawn without it`);
   const row = SESSION_EVENTS[d.event];
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
@@ -243,6 +243,9 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
   } catch (err) {
     log.warn(`the receipt could not be written: ${(err as Error).message}`);
     logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
+  }
+  if (d.providerSession === undefined) {
+    await failed(ws, d, `${d.payload?.problem ?? `the payload names no client session (none of ${d.provider.hooks.keys.session.join(", ")})`}; no episode was ${d.event === "start" ? "opened" : d.event === "end" ? "closed" : "written to"}`);
   }
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);

@@ -122,6 +122,20 @@ async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks })
   return { state: "wired", reason: "installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it" };
 }
 
+/** States that say nothing of this checkout: nothing of the client is wired here. */
+const NOT_HERE: ReadonlySet<string> = new Set(["unconfigured", "unadapted", "unsupported"]);
+
+/**
+ * The rows a person asked about by default: every client with anything of it wired here, or, when
+ * none is, the clients majordomus can wire (so the first run says what to install).
+ */
+export function shownRows(rows: readonly Row[]): Row[] {
+  const wired = new Set(rows.filter((r) => !NOT_HERE.has(r.state)).map((r) => r.provider));
+  const adapted = new Set(rows.filter((r) => r.state !== "unadapted" && r.state !== "unsupported").map((r) => r.provider));
+  const keep = wired.size > 0 ? wired : adapted;
+  return rows.filter((r) => keep.has(r.provider));
+}
+
 export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const provider of (await providers()).values()) {

@@ -4,11 +4,21 @@
  * with its control characters.
  */
 import { printable } from "../lib/printable.ts";
+import { stderrLine } from "../lib/stderr.ts";
 
 export function out(...parts: unknown[]): void {
   console.log(printable(parts.map(String).join(" ")));
 }
 
 export function err(...parts: unknown[]): void {
-  console.error(printable(parts.map(String).join(" ")));
+  stderrLine(printable(parts.map(String).join(" ")));
+}
+
+/**
+ * A command's `--json` answer: one document on stdout, named by its schema (`majordomus/<kind>/v1`,
+ * described by share/schemas/cli/<kind>.schema.json). Keys are snake_case; a document's main list
+ * is `items`.
+ */
+export function outJson(kind: string, doc: Record<string, unknown>): void {
+  out(JSON.stringify({ schema: `majordomus/${kind}/v1`, ...doc }));
 }

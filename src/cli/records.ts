@@ -7,7 +7,7 @@ import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
-import { out } from "./print.ts";
+import { out, outJson } from "./print.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -16,7 +16,7 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
     const explained = await explain(kind, here.layer, here.position);
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
     const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
-    out(JSON.stringify({ [kind.name]: record, since, candidates: explained.candidates }));
+    outJson("record-resolved", { kind: kind.name, record, since, candidates: explained.candidates });
     return;
   }
   const resolution = await resolveLatest(kind, here.layer, here.position);
@@ -47,7 +47,7 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
   const listing = await listRecords(kind, here.layer, here.position, policy, here.at);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
-    out(JSON.stringify(listing));
+    outJson("record-list", { kind: kind.name, items: listing.rows, rejected: listing.rejected });
     return;
   }
   if (listing.rows.length === 0) {

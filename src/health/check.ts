@@ -34,7 +34,8 @@ export async function check(here: Workspace): Promise<Finding[]> {
     out.push({ level: "INFO", category: "checkpoint", subject: task.id, message: `last checkpoint or handover ${ago(now(), task.checkpoint_at)}`, reproduce: "majordomus checkpoint --show" });
   }
   const questions = readQuestions(here.layer);
-  for (const q of questions.open) out.push({ level: "FAIL", category: "blockers", subject: `question ${q.line}`, message: `open: ${q.text} (refuses finish --outcome completed)`, reproduce: "majordomus question list" });
+  // Numbered as `question list` numbers them, so `question resolve <n>` takes the number shown.
+  questions.open.forEach((q, i) => out.push({ level: "FAIL", category: "blockers", subject: `question ${i + 1}`, message: `open: ${q.text} (refuses finish --outcome completed)`, reproduce: `majordomus question resolve ${i + 1} --answer "…"` }));
   for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "blockers", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
   if (questions.open.length === 0 && questions.malformed.length === 0) out.push({ level: "OK", category: "blockers", subject: "questions", message: "none open", reproduce: "majordomus question list" });
   return out;

@@ -29,14 +29,17 @@ export async function parseDocument<T>(kind: DocumentKind<T>, text: string, file
   try {
     data = await parseYaml(text, options);
   } catch (err) {
-    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, kind.syntaxHint);
+    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, kind.syntaxHint, err.frame);
     throw err;
   }
+  if (data === null || data === undefined) throw new Failure("contract", `${file} is empty; a ${kind.noun} is a YAML mapping`, "remove the empty file and run `majordomus init --extend`, which writes the default one");
   kind.precheck?.(data, file);
   const problems = describeProblems(file, validate((await readData(kind.schema)) as Schema, data));
   if (problems.length === 0 && kind.crossChecks) problems.push(...kind.crossChecks(data as T, file));
   if (problems.length > 0) {
-    throw new Failure("contract", `${file} is not a valid ${kind.noun} (${problems.length} problem(s))`, `correct each key named above; the ${kind.noun} schema allows no other keys`, problems);
+    const unknownKeys = problems.some((p) => p.endsWith(": is not a known key"));
+    const hint = `correct each key named above${unknownKeys ? `; the ${kind.noun} schema allows no other keys` : ""}`;
+    throw new Failure("contract", `${file} is not a valid ${kind.noun} (${problems.length} problem(s))`, hint, problems);
   }
   return data as T;
 }

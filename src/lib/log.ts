@@ -1,11 +1,12 @@
 /**
  * Logging: always stderr. consola's full build writes `info` to stdout and costs ~19 ms of
  * start-up in a compiled Bun binary; `consola/core` with a reporter on `console.error` costs
- * nothing measurable (see ../shared/reference/bun.md §4). `console.error` is used instead of
- * `process.stderr.write` because the first touch of `process.stderr` costs ~9 ms in Bun 1.4.
+ * nothing measurable. Lines go straight to the descriptor (lib/stderr.ts): uncoloured, and without
+ * the milliseconds `process.stderr` costs to set up.
  */
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
 import { printable } from "./printable.ts";
+import { stderrLine } from "./stderr.ts";
 
 const LEVEL_BY_ENV: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
 
@@ -21,7 +22,7 @@ function report(entry: LogObject): void {
   const prefix = label ? `majordomus: ${label}:` : "majordomus:";
   const tag = entry.tag ? `[${entry.tag}] ` : "";
   const text = entry.args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a))).join(" ");
-  console.error(printable(`${prefix} ${tag}${text}`));
+  stderrLine(printable(`${prefix} ${tag}${text}`));
 }
 
 /** The levels majordomus logs at, with consola's numbers. */

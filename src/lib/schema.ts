@@ -39,6 +39,13 @@ function show(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** What a value is, for a message: `null`, `integer 5`, `string "x"`, `array [1,2]` (shortened). */
+function found(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  const text = show(value);
+  return `${typeOf(value)} ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
+}
+
 function join(path: string, key: string | number): string {
   if (typeof key === "number") return `${path}[${key}]`;
   return path === "" ? key : `${path}.${key}`;
@@ -95,7 +102,7 @@ function check(schema: Schema, value: unknown, path: string, out: Problem[]): vo
   if (schema.type !== undefined) {
     const wanted = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!wanted.some((t) => matchesType(value, t))) {
-      out.push({ path, message: `must be ${wanted.join(" or ")} (found ${typeOf(value)} ${show(value)})` });
+      out.push({ path, message: `must be ${wanted.join(" or ")} (found ${found(value)})` });
       return;
     }
   }

@@ -4,6 +4,7 @@
  * its record, like any other close. The policy has the only copy of the threshold: without it
  * nothing is recovered.
  */
+import { Failure } from "../lib/failure.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -60,7 +61,10 @@ export async function recoverStranded(here: Workspace, options: { limit: number;
     return { closed: [], left: 0 };
   }
   const ms = parseDuration(threshold);
-  if (ms === undefined) throw new Error(`${JSON.stringify(threshold)} is not a duration like 24h`);
+  if (ms === undefined) {
+    if (options.olderThan !== undefined) throw new Failure("usage", `--older-than ${JSON.stringify(options.olderThan)} is not a duration`, "give a number and a unit: s, m, h, d or w (30m, 24h, 3d, 2w)");
+    throw new Failure("contract", `session.stranded_after ${JSON.stringify(threshold)} in the policy is not a duration`, "give a number and a unit: s, m, h, d or w (e.g. `stranded_after: 24h`); `majordomus policy` checks it");
+  }
   const stranded = await findStranded(here, ms, options.except);
   if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
   const closed: OpenEpisode[] = [];

@@ -170,7 +170,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
   test("7: capture status shows claude-code prompt and session verified", async () => {
     using rig = new ClaudeRig();
     expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-    const rows = JSON.parse(ok(rig.repo.mj(["capture", "status", "--json"], { env: hookEnv() })).stdout).rows as Array<{ provider: string; aspect: string; state: string }>;
+    const rows = JSON.parse(ok(rig.repo.mj(["capture", "status", "--json"], { env: hookEnv() })).stdout).items as Array<{ provider: string; aspect: string; state: string }>;
     expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("verified");
     expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "session")?.state).toBe("verified");
   }, TIMEOUT);

@@ -8,7 +8,7 @@ type Finding = { level: string; category: string; subject: string; message: stri
 
 function findings(repo: Repo): { status: number | null; rows: Finding[] } {
   const run = repo.mj(["check", "--json"]);
-  return { status: run.status, rows: run.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) };
+  return { status: run.status, rows: JSON.parse(run.stdout).items };
 }
 
 describe("check", () => {

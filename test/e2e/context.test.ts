@@ -92,7 +92,7 @@ describe("majordomus context", () => {
   test("--json carries the same facts: git, task, labels, excluded, budget", () => {
     using repo = busy();
     const json = JSON.parse(ok(repo.mj(["context", "--json"])).stdout);
-    expect(json.schema).toBe("context/v1");
+    expect(json.schema).toBe("majordomus/context/v1");
     expect(json.git.task_record).toBe("advanced");
     expect(json.task.task).toBe("tighten the parser");
     expect(json.handover).toMatchObject({ divergence: "exact", freshness: "fresh", next_action: ["Write the parser tests."] });

@@ -36,7 +36,7 @@ describe("deno run -A src/main.ts", () => {
 
     const history = deno(viaDeno, ["history", "--json"]);
     expect(history.status).toBe(0);
-    expect(JSON.parse(history.stdout)).toMatchObject({ event: "layer.initialized", mode: "init" });
+    expect(JSON.parse(history.stdout).items).toMatchObject([{ event: "layer.initialized", mode: "init" }]);
     expect(deno(viaDeno, ["history", "--validate"]).status).toBe(0);
     expect(deno(viaDeno, ["policy"]).stdout).toBe(viaBinary.mj(["policy"]).stdout);
 

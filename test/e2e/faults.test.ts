@@ -107,7 +107,7 @@ describe("episode ids", () => {
     const ids = new Set<string>();
     for (let i = 0; i < 200; i++) {
       const run = ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", `burst-${i}`, "--json"], { env: { MAJORDOMUS_NOW: "2026-11-30T12:00:00Z" } }));
-      ids.add(JSON.parse(run.stdout).session_id);
+      ids.add(JSON.parse(run.stdout).episode.session_id);
     }
     expect(ids.size).toBe(200);
     // 48 random bits after the second: a burst of thousands in one second stays apart.
@@ -159,7 +159,7 @@ describe("growth", () => {
     expect(list.stderr).toContain("the newest 20 shown; older ones exist (`--limit 0` lists every one)");
     // Newest first: the last session closed is the first line.
     const latest = JSON.parse(repo.mj(["session", "latest", "--json"]).stdout);
-    expect(list.stdout.split("\n")[0]).toContain(latest.session_id);
+    expect(list.stdout.split("\n")[0]).toContain(latest.meta.session_id);
     expect(repo.mj(["session", "list", "--limit", "0"]).stdout.trim().split("\n").length).toBe(23);
     expect(JSON.parse(repo.mj(["session", "list", "--json", "--limit", "5"]).stdout)).toMatchObject({ more: true });
   }, 60_000);

@@ -18,13 +18,16 @@ function withEntries(n: number, start = "2026-11-01T00:00:00Z"): Repo {
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "");
 
+/** The entries of one `history --json` document. */
+const items = (stdout: string): unknown[] => JSON.parse(stdout).items;
+
 describe("majordomus history", () => {
-  test("newest N, printed oldest first; --json prints the lines verbatim", () => {
+  test("newest N, printed oldest first; --json gives them as one document, each line's entry as written", () => {
     using repo = withEntries(4);
     const run = repo.mj(["history", "--limit", "2", "--json"]);
     expect(run.status).toBe(0);
     const ledger = lines(readFileSync(repo.path(LEDGER), "utf8"));
-    expect(lines(run.stdout)).toEqual(ledger.slice(-2));
+    expect(items(run.stdout)).toEqual(ledger.slice(-2).map((l) => JSON.parse(l)));
     const human = repo.mj(["history", "--limit", "2"]);
     expect(lines(human.stdout).map((l) => l.split("  ")[0])).toEqual(["2026-11-01T00:02:00.000Z", "2026-11-01T00:03:00.000Z"]);
   });
@@ -32,7 +35,7 @@ describe("majordomus history", () => {
   test("--event filters, an unknown event is a usage error listing the known ones", () => {
     using repo = withEntries(2);
     const run = repo.mj(["history", "--event", "layer.initialized", "--json"]);
-    expect(lines(run.stdout).length).toBe(3);
+    expect(items(run.stdout).length).toBe(3);
     const bad = repo.mj(["history", "--event", "nope"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('unknown event "nope"');
@@ -42,8 +45,8 @@ describe("majordomus history", () => {
   test("--since takes durations and ISO times", () => {
     using repo = withEntries(5);
     const env = { MAJORDOMUS_NOW: "2026-11-01T00:04:30Z" };
-    expect(lines(repo.mj(["history", "--since", "2m", "--json"], { env }).stdout).length).toBe(2);
-    expect(lines(repo.mj(["history", "--since", "2026-11-01T00:01:00Z", "--json"], { env }).stdout).length).toBe(4);
+    expect(items(repo.mj(["history", "--since", "2m", "--json"], { env }).stdout).length).toBe(2);
+    expect(items(repo.mj(["history", "--since", "2026-11-01T00:01:00Z", "--json"], { env }).stdout).length).toBe(4);
     const bad = repo.mj(["history", "--since", "recently"], { env });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--since must be a duration");
@@ -73,7 +76,8 @@ describe("majordomus history", () => {
     // Readers skip what they cannot trust and say so.
     const read = repo.mj(["history", "--json"]);
     expect(read.status).toBe(0);
-    expect(lines(read.stdout).length).toBe(3);
+    expect(items(read.stdout).length).toBe(3);
+    expect(JSON.parse(read.stdout).skipped_malformed).toBe(2);
     expect(read.stderr).toContain("skipped 2 malformed");
   });
 

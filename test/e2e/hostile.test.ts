@@ -133,7 +133,7 @@ describe("diagnostics never run the repository's programs", () => {
     const policy = repo.path(".ai/repo/policy.yaml");
     writeFileSync(policy, readFileSync(policy, "utf8").replace("enforcement: []", "enforcement:\n  - name: prompts\n    wired_by: provider-hook:claude-code:prompt"));
     const status = repo.mj(["capture", "status", "--json"]);
-    const row = JSON.parse(status.stdout).rows.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "prompt");
+    const row = JSON.parse(status.stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "prompt");
     expect(row).toMatchObject({ state: "named" });
     expect(row.reason).toContain("differs from what this majordomus writes (drift); it was not run");
     repo.mj(["doctor"]);

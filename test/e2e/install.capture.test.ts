@@ -9,7 +9,7 @@ import { layered, ok } from "../support/layered.ts";
 const MOD = ".claude/skills/majordomus-handover";
 
 function statusOf(repo: ReturnType<typeof layered>, env = hookEnv()) {
-  return JSON.parse(ok(repo.mj(["capture", "status", "--json"], { env })).stdout).rows as Array<{ provider: string; aspect: string; state: string; reason: string }>;
+  return JSON.parse(ok(repo.mj(["capture", "status", "--all", "--json"], { env })).stdout).items as Array<{ provider: string; aspect: string; state: string; reason: string }>;
 }
 
 describe("capture install", () => {
@@ -59,8 +59,13 @@ describe("capture install", () => {
     expect(merged.hooks.Stop).toEqual(mine.hooks.Stop);
     expect(merged.hooks.SessionStart[0]).toEqual(mine.hooks.SessionStart[0]);
     expect(merged.hooks.SessionStart.length).toBe(2);
-    const backup = readdirSync(repo.path(".claude")).find((f) => f.startsWith("settings.json.majordomus-backup-"))!;
-    expect(JSON.parse(readFileSync(repo.path(".claude", backup), "utf8"))).toEqual(mine);
+    // The backup is in the git-ignored local half, not where `git add .claude` would commit it.
+    expect(readdirSync(repo.path(".claude")).filter((f) => f.includes("backup"))).toEqual([]);
+    const backup = readdirSync(repo.path(".ai/local/backups")).find((f) => f.startsWith(".claude--settings.json."))!;
+    expect(JSON.parse(readFileSync(repo.path(".ai/local/backups", backup), "utf8"))).toEqual(mine);
+    expect(run.stdout).toContain(`backup at .ai/local/backups/${backup}`);
+    repo.git("add", ".claude");
+    expect(repo.git("status", "--porcelain", "--ignored", ".ai/local/backups")).toStartWith("!!");
     expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .claude/settings.json");
   });
 
@@ -123,6 +128,21 @@ describe("capture status", () => {
     const broken = statusOf(repo).find((r) => r.aspect === "session" && r.provider === "claude-code")!;
     expect(broken.state).toBe("named");
     expect(broken.reason).toContain("not executable");
+  });
+
+  test("shows the clients wired here (or, before any is, the ones majordomus can wire); --all shows every row", () => {
+    using repo = layered();
+    const before = ok(repo.mj(["capture", "status", "--no-verify"], { env: hookEnv() }));
+    expect(before.stdout).toContain("claude-code:prompt");
+    expect(before.stdout).not.toContain("codex:");
+    expect(before.stderr).toContain("--all shows them");
+    ok(repo.mj(["capture", "install"]));
+    const after = JSON.parse(ok(repo.mj(["capture", "status", "--no-verify", "--json"], { env: hookEnv() })).stdout);
+    expect(new Set(after.items.map((r: { provider: string }) => r.provider))).toEqual(new Set(["claude-code"]));
+    expect(after.hidden).toBeGreaterThan(0);
+    const all = ok(repo.mj(["capture", "status", "--no-verify", "--all"], { env: hookEnv() }));
+    expect(all.stdout).toContain("codex:session");
+    expect(all.stderr).toBe("");
   });
 
   test("wired, not verified, when no majordomus binary can be found from the shim", () => {

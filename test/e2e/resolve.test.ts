@@ -27,8 +27,8 @@ describe("handover resolution", () => {
 
     // From main: feature's newer record is not offered.
     const fromMain = resolveJson(repo.dir);
-    expect(fromMain.handover.match).toBe("same_worktree_same_branch");
-    expect(fromMain.handover.next_action).toEqual(["main's next step"]);
+    expect(fromMain.record.match).toBe("same_worktree_same_branch");
+    expect(fromMain.record.next_action).toEqual(["main's next step"]);
     const rejected = fromMain.candidates.find((c: { verdict: string }) => c.verdict === "rejected");
     expect(rejected.reason).toContain("another branch (feature");
 
@@ -36,9 +36,9 @@ describe("handover resolution", () => {
     repo.git("switch", "-q", "-c", "elsewhere");
     sh(other, "git", ["switch", "-q", "main"]);
     const fromOther = resolveJson(other);
-    expect(fromOther.handover.tier).toBe(1);
-    expect(fromOther.handover.match).toBe("same_branch");
-    expect(fromOther.handover.next_action).toEqual(["main's next step"]);
+    expect(fromOther.record.tier).toBe(1);
+    expect(fromOther.record.match).toBe("same_branch");
+    expect(fromOther.record.next_action).toEqual(["main's next step"]);
     const human = ok(sh(other, BIN, ["handover", "--resolve"])).stdout;
     expect(human).toContain("Match: same_branch");
     expect(human).toContain("Git state: exact");
@@ -47,8 +47,8 @@ describe("handover resolution", () => {
     // A tier-0 record, even an older one, beats any tier-1 record.
     const mine = ok(sh(other, BIN, ["handover"], body("other's own step"), { MAJORDOMUS_NOW: "2020-01-01T00:00:00Z" })).stdout.trim();
     const again = resolveJson(other);
-    expect(again.handover.path).toBe(mine);
-    expect(again.handover.tier).toBe(0);
+    expect(again.record.path).toBe(mine);
+    expect(again.record.tier).toBe(0);
     const lost = again.candidates.find((c: { verdict: string; tier?: number }) => c.verdict === "superseded" && c.tier === 1);
     expect(lost.reason).toContain("the nearer tier wins outright");
   });
@@ -68,8 +68,8 @@ describe("handover resolution", () => {
     const second = ok(repo.mj(["handover"], { input: body("second"), env })).stdout.trim();
     for (let i = 0; i < 3; i++) {
       const resolved = resolveJson(repo.dir, env);
-      expect(resolved.handover.path).toBe(second);
-      expect(resolved.handover.next_action).toEqual(["second"]);
+      expect(resolved.record.path).toBe(second);
+      expect(resolved.record.next_action).toEqual(["second"]);
     }
     const superseded = resolveJson(repo.dir, env).candidates.find((c: { verdict: string }) => c.verdict === "superseded");
     expect(superseded.reason).toContain("seq 1 vs 2026-11-30T10:00:00.000Z seq 2");
@@ -112,11 +112,11 @@ describe("handover resolution", () => {
     expect(run.stdout).toContain("HISTORY:");
     expect(run.stdout).not.toContain("do the risky migration");
     const json = resolveJson(repo.dir, later);
-    expect(json.handover.next_action).toBeUndefined();
-    expect(json.handover.next_action_withheld).toContain("withheld");
+    expect(json.record.next_action).toBeUndefined();
+    expect(json.record.next_action_withheld).toContain("withheld");
     const fresh = resolveJson(repo.dir, { MAJORDOMUS_NOW: "2026-11-01T01:00:00Z" });
-    expect(fresh.handover.freshness).toBe("fresh");
-    expect(fresh.handover.next_action).toEqual(["do the risky migration"]);
+    expect(fresh.record.freshness).toBe("fresh");
+    expect(fresh.record.next_action).toEqual(["do the risky migration"]);
   });
 
   test("labels side by side: advanced after a commit, diverged after a reset", () => {
@@ -124,7 +124,7 @@ describe("handover resolution", () => {
     repo.commit("base");
     ok(repo.mj(["handover"], { input: body("x") }));
     repo.commit("on top");
-    expect(resolveJson(repo.dir).handover).toMatchObject({ divergence: "advanced", freshness: "fresh" });
+    expect(resolveJson(repo.dir).record).toMatchObject({ divergence: "advanced", freshness: "fresh" });
     repo.git("reset", "-q", "--hard", "HEAD~2");
     repo.commit("rewritten");
     const run = ok(repo.mj(["handover", "--resolve"]));
@@ -137,7 +137,7 @@ describe("handover resolution", () => {
     ok(repo.mj(["handover"], { input: body("main") }));
     repo.git("switch", "-q", "-c", "side");
     ok(repo.mj(["handover"], { input: body("side") }));
-    const rows = JSON.parse(ok(repo.mj(["handover", "--list", "--json"])).stdout).rows;
+    const rows = JSON.parse(ok(repo.mj(["handover", "--list", "--json"])).stdout).items;
     expect(rows.map((r: { branch: string; divergence: string }) => [r.branch, r.divergence])).toEqual([
       ["side", "exact"],
       ["main", "different_context"],

@@ -7,8 +7,9 @@ import { ok } from "../support/layered.ts";
 describe("session commands", () => {
   test("a hand-opened episode: status, live context, snapshot path, close with a summary, list, show, latest", () => {
     using repo = captured();
-    const opened = JSON.parse(ok(repo.mj(["session", "start", "--worker", "agent-7", "--json"])).stdout);
-    expect(opened).toMatchObject({ opened_by: "hand", worker: "agent-7", kept: false });
+    const started = JSON.parse(ok(repo.mj(["session", "start", "--worker", "agent-7", "--json"])).stdout);
+    expect(started).toMatchObject({ kept: false, episode: { opened_by: "hand", worker: "agent-7" } });
+    const opened = started.episode;
     expect(repo.mj(["session", "start"]).status).toBe(15);
     expect(JSON.parse(ok(repo.mj(["session", "start", "--if-open", "keep", "--json"])).stdout).kept).toBe(true);
     // A client window beside it gets its own episode; this process (no client session) is the hand one's.

@@ -6,7 +6,7 @@ import { HANDOVER, layered, ledger, ok } from "../support/layered.ts";
 describe("start", () => {
   test("records the task with normalised scope and its start commit; a second start refuses (15) and says what to do", () => {
     using repo = layered();
-    const started = JSON.parse(ok(repo.mj(["start", "fix the timeout", "--scope", "./src/, docs,src", "--owner", "ana", "--json"])).stdout);
+    const started = JSON.parse(ok(repo.mj(["start", "fix the timeout", "--scope", "./src/, docs,src", "--owner", "ana", "--json"])).stdout).task;
     expect(started).toMatchObject({ task: "fix the timeout", scope: ["src", "docs"], owner: "ana", profile: "implementation", outcome: "active", head: repo.git("rev-parse", "HEAD") });
     expect(started.id).toMatch(/^t-\d{14}-[0-9a-f]{4}$/);
     expect(ledger(repo).at(-1)).toMatchObject({ event: "task.started", task_id: started.id, scope: ["src", "docs"], owner: "ana" });
@@ -34,7 +34,7 @@ describe("start", () => {
 
   test("a finished task is archived when the next one starts", () => {
     using repo = layered();
-    const first = JSON.parse(ok(repo.mj(["start", "one", "--scope", ".", "--json"])).stdout);
+    const first = JSON.parse(ok(repo.mj(["start", "one", "--scope", ".", "--json"])).stdout).task;
     writeFileSync(repo.path("note.md"), "# Reason\nThe approach does not fit.\n");
     ok(repo.mj(["finish", "--outcome", "failed", "--note", "note.md"]));
     ok(repo.mj(["start", "two", "--scope", "."]));

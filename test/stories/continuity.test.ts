@@ -64,8 +64,8 @@ describe("the agent's own handover survives the end of its session", () => {
     expect(resolved).toContain(`# Next Action\n${NEXT}`);
     expect(resolved).toMatch(/Since then: derived \S+ \(0m ago, episode s-/);
     const json = JSON.parse(repo.mj(["handover", "--resolve", "--json"]).stdout);
-    expect(json.handover.how).toBe("authored");
-    expect(json.handover.next_action.join("\n")).toBe(NEXT);
+    expect(json.record.how).toBe("authored");
+    expect(json.record.next_action.join("\n")).toBe(NEXT);
     expect(json.since.how).toBe("derived");
     expect(json.candidates.find((c: { verdict: string }) => c.verdict === "superseded").reason).toContain("derived after the selected authored record");
 
@@ -214,7 +214,7 @@ describe("our own files are not the worker's changes", () => {
     const briefing = new Session(repo, "cc-3").start().stdout;
     expect(briefing).toContain("working tree clean.");
     expect(briefing).toContain("2 closed session record(s) not committed");
-    const check = JSON.parse(`[${repo.mj(["check", "--json"]).stdout.trim().split("\n").join(",")}]`);
+    const check = JSON.parse(repo.mj(["check", "--json"]).stdout).items;
     expect(check.find((f: { category: string }) => f.category === "scope").message).toBe("0 changed file(s), all inside src");
     // The third session's closed record does not list the first two as its changes.
     new Session(repo, "cc-3").end();
@@ -248,7 +248,7 @@ describe("identity survives a move, not a clone", () => {
       const cloned = new Repo(clone);
       expect(cloned.mj(["handover", "--resolve"]).stdout).toContain("No handover for this worktree and branch");
       const json = JSON.parse(cloned.mj(["handover", "--resolve", "--json"]).stdout);
-      expect(json.handover).toBeNull();
+      expect(json.record).toBeNull();
       expect(json.candidates.every((c: { reason: string }) => c.reason.startsWith("another repository"))).toBe(true);
     } finally {
       renameSync(moved, repo.dir);

@@ -9,7 +9,7 @@ import { exclusive, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 const KIND = RECORD_KINDS.checkpoint;
 
@@ -31,7 +31,7 @@ export default command({
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS)) : readBody("majordomus checkpoint");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
-    if (args.json) out(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, created_at: written.record.meta.created_at }));
+    if (args.json) outJson("record-written", { kind: "checkpoint", path: written.relativePath, task_id: written.record.meta.task_id, closed: false, created_at: written.record.meta.created_at });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },
 });

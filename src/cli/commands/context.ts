@@ -4,7 +4,7 @@ import { CONTEXT_NEEDS, contextView } from "../../views/context.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { intOption, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "context", description: "Print everything the layer knows, in authority order, within a line budget (read-only)" },
@@ -20,7 +20,7 @@ export default command({
     const built = contextView(await gatherFacts(ctx, CONTEXT_NEEDS), { budget });
     if (args.json) {
       const { lines: _lines, ...rest } = built;
-      out(JSON.stringify({ schema: "context/v1", ...rest }));
+      outJson("context", rest);
     } else out(built.lines.join("\n"));
     if (built.over) {
       throw new Failure("contract", `the context is ${built.budget.lines} lines, over the budget of ${built.budget.limit} even with everything droppable dropped`, "raise --budget-lines or context.builder_budget_lines; GIT, TASK and OPEN QUESTIONS are never dropped");

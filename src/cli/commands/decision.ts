@@ -5,7 +5,7 @@ import { appendEvent } from "../../ledger/store.ts";
 import { activeTask } from "../../task/record.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md" },
@@ -20,7 +20,7 @@ export default command({
     const task = (await activeTask(ctx.layer)).active;
     const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, wall());
     await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
-    if (args.json) out(JSON.stringify(decision));
+    if (args.json) outJson("decision", { decision });
     else out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
   },
 });

@@ -5,11 +5,12 @@ import { check } from "../../health/check.ts";
 import { failing, render, type Finding } from "../../health/findings.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { err, out } from "../print.ts";
+import { err, out, outJson } from "../print.ts";
 
 function report(findings: Finding[], json: boolean, what: string): void {
-  for (const f of findings) out(json ? JSON.stringify(f) : render(f));
   const n = failing(findings);
+  if (json) outJson("findings", { command: what, items: findings, failing: n });
+  else for (const f of findings) out(render(f));
   if (n > 0) throw new Failure("contract", `${what}: ${n} failing finding(s) of ${findings.length}`, "each line says what is wrong and how to reproduce it");
 }
 

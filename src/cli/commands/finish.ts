@@ -3,7 +3,7 @@ import { OUTCOMES } from "../../task/record.ts";
 import { finishTask } from "../../lifecycle/task.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "finish", description: "Finish the active task with an outcome and a note" },
@@ -16,7 +16,7 @@ export default command({
   async run({ args }) {
     const ctx = await workspace();
     const done = await finishTask(ctx, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
-    if (args.json) out(JSON.stringify({ task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath }));
+    if (args.json) outJson("task-finished", { task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath ?? null });
     else out(`finished ${done.task.id} as ${done.task.outcome}; note kept at ${done.notePath}`);
   },
 });

@@ -10,7 +10,7 @@ import { exclusive, jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 const KIND = RECORD_KINDS.handover;
 
@@ -37,7 +37,7 @@ export default command({
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });
-    if (args.json) out(JSON.stringify({ path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at }));
+    if (args.json) outJson("record-written", { kind: "handover", path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },
 });

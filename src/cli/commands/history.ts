@@ -6,7 +6,7 @@ import { formatEntry } from "../../ledger/format.ts";
 import { query, rotate, validateLedger } from "../../ledger/history.ts";
 import { loadPolicy, requireNumber } from "../../policy/index.ts";
 import { exclusive, intOption, jsonArg } from "../args.ts";
-import { out, err } from "../print.ts";
+import { out, err, outJson } from "../print.ts";
 
 /** The fixed page size of `history` when --limit is not given: a CLI display choice, not policy. */
 const DEFAULT_LIMIT = 20;
@@ -33,7 +33,7 @@ export default command({
     if (args.rotate) {
       const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
       const result = await rotate(ctx, keep);
-      if (args.json) out(JSON.stringify(result));
+      if (args.json) outJson("history-rotate", result);
       else if (result.rotated) out(`archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`);
       else out(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);
       return;
@@ -45,7 +45,8 @@ export default command({
     }
     const limit = intOption("limit", args.limit) ?? DEFAULT_LIMIT;
     const result = await query(ctx.ledger, { event: args.event, since, limit });
-    for (const row of result.entries) out(args.json ? row.text : formatEntry(row.entry));
+    if (args.json) outJson("history", { items: result.entries.map((row) => row.entry), skipped_malformed: result.malformed });
+    else for (const row of result.entries) out(formatEntry(row.entry));
     if (result.malformed > 0) err(`majordomus: skipped ${result.malformed} malformed ledger line(s); run \`majordomus history --validate\``);
   },
 });
@@ -53,13 +54,11 @@ export default command({
 async function printValidation(ledger: Parameters<typeof validateLedger>[0], json: boolean): Promise<void> {
   const report = await validateLedger(ledger);
   const reproduce = "majordomus history --validate";
-  for (const f of report.findings) {
-    const row = { level: "FAIL", category: "ledger", subject: `${ledger.path}:${f.line}`, message: f.problem, reproduce };
-    out(json ? JSON.stringify(row) : `FAIL ledger ${row.subject} — ${f.problem}  [reproduce: ${reproduce}]`);
-  }
+  const findings = report.findings.map((f) => ({ level: "FAIL", category: "ledger", subject: `${ledger.path}:${f.line}`, message: f.problem, reproduce }));
+  if (report.findings.length === 0) findings.push({ level: "OK", category: "ledger", subject: ledger.path, message: `${report.lines} line(s), all well-formed and registered`, reproduce });
+  if (json) outJson("findings", { command: "history --validate", items: findings, failing: report.findings.length });
+  else for (const f of findings) out(`${f.level} ledger ${f.subject} — ${f.message}${f.level === "FAIL" ? `  [reproduce: ${reproduce}]` : ""}`);
   if (report.findings.length > 0) {
     throw new Failure("contract", `${ledger.path}: ${report.findings.length} problem(s) in ${report.lines} line(s)`, "malformed lines are skipped by every reader; move them out by hand if they are noise");
   }
-  const ok = { level: "OK", category: "ledger", subject: ledger.path, message: `${report.lines} line(s), all well-formed and registered`, reproduce };
-  out(json ? JSON.stringify(ok) : `OK ledger ${ok.subject} — ${ok.message}`);
 }

@@ -2,7 +2,7 @@ import { command } from "../define.ts";
 import { initLayer } from "../../lifecycle/init.ts";
 import { locate } from "../../repo/where.ts";
 import { jsonArg } from "../args.ts";
-import { out, err } from "../print.ts";
+import { out, err, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "init", description: "Create the .ai layer (manifest, policy, local state) in this git repository" },
@@ -14,7 +14,7 @@ export default command({
   async run({ args }) {
     const result = await initLayer(await locate(), { extend: args.extend === true });
     if (args.json) {
-      out(JSON.stringify(result));
+      outJson("init", result);
       return;
     }
     for (const path of result.created) out(`created  ${path}`);

@@ -2,7 +2,7 @@ import { command } from "../define.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { flatten, loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
-import { out, err } from "../print.ts";
+import { out, err, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "policy", description: "Check the policy against its schema and print every key it sets" },
@@ -13,7 +13,7 @@ export default command({
     // Strict: a key written twice is an error here, although hooks read the file leniently.
     const loaded = await loadPolicy(ctx.layer, { strict: true });
     if (args.json) {
-      out(JSON.stringify({ path: loaded.path, policy: loaded.policy }));
+      outJson("policy", { path: loaded.path, policy: loaded.policy });
       return;
     }
     for (const [key, value] of flatten(loaded.policy)) out(`${key} = ${JSON.stringify(value)}`);

@@ -2,14 +2,19 @@ import { Failure } from "../../lib/failure.ts";
 import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { appendEvent } from "../../ledger/store.ts";
-import { addQuestion, describeMalformed, readQuestions, resolveQuestion } from "../../questions/store.ts";
+import { addQuestion, describeMalformed, readQuestions, resolveQuestion, type Question } from "../../questions/store.ts";
 import { activeTask } from "../../task/record.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out } from "../print.ts";
+import { out, outJson } from "../print.ts";
 
 async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<string> {
   return (await activeTask(ctx.layer)).active?.id ?? "none";
+}
+
+/** A question as the JSON documents give it (snake_case, every key present). */
+function questionJson(q: Question) {
+  return { text: q.text, task_id: q.taskId, opened: q.opened ?? null, resolved: q.resolved ?? null, answer: q.answer ?? null, line: q.line };
 }
 
 const add = command({
@@ -20,7 +25,7 @@ const add = command({
     const ctx = await workspace();
     const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), wall());
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
-    if (args.json) out(JSON.stringify(q));
+    if (args.json) outJson("question", { question: questionJson(q) });
     else out(`opened: ${q.text} (task ${q.taskId})`);
   },
 });
@@ -32,7 +37,7 @@ const list = command({
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const q = readQuestions(ctx.layer);
-    if (args.json) out(JSON.stringify({ open: q.open, resolved: args.all ? q.resolved : undefined, malformed: q.malformed }));
+    if (args.json) outJson("question-list", { items: q.open.map((item, i) => ({ number: i + 1, ...questionJson(item) })), resolved: args.all ? q.resolved.map(questionJson) : [], malformed: q.malformed });
     else {
       q.open.forEach((item, i) => out(`${i + 1}. ${item.text}  (task ${item.taskId}, opened ${item.opened})`));
       if (args.all) for (const item of q.resolved) out(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
@@ -57,7 +62,7 @@ const resolve = command({
     const resolverTask = await taskId(ctx);
     const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), wall());
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
-    if (args.json) out(JSON.stringify(q));
+    if (args.json) outJson("question", { question: questionJson(q) });
     else out(`resolved: ${q.text} — ${q.answer}`);
   },
 });

@@ -4,7 +4,7 @@ import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { sweepTemps } from "../../lifecycle/sweep.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { err, out } from "../print.ts";
+import { err, out, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
@@ -21,7 +21,7 @@ export default command({
     const result = await recoverStranded(ctx, { limit: Number.MAX_SAFE_INTEGER, olderThan: args["older-than"], check: args.check });
     if (!result.threshold && claims.length === 0) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
     if (args.json) {
-      out(JSON.stringify({ schema: "recover/v1", threshold: result.threshold ?? null, [args.check ? "unfinished_closes" : "finished_closes"]: claims.map((c) => c.sessionId), [args.check ? "stranded" : "recovered"]: result.closed.map((e) => e.session_id) }));
+      outJson("recover", { check: args.check === true, threshold: result.threshold ?? null, closes: claims.map((c) => c.sessionId), stranded: result.closed.map((e) => e.session_id) });
     } else {
       for (const c of claims) out(`${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`);
       if (result.closed.length === 0 && claims.length === 0) out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);

@@ -19,7 +19,7 @@ const LIST_DEFAULT = 20;
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
-import { out, err } from "../print.ts";
+import { out, err, outJson } from "../print.ts";
 
 const providerArgs = {
   provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
@@ -40,14 +40,15 @@ const start = command({
     const ctx = await workspace(process.cwd(), args["provider-session"]);
     const opened = await openEpisode(ctx, {
       ifOpen: args["if-open"] as "refuse" | "keep",
-      openedBy: args["provider-session"] ? "hook" : "hand",
+      // Whatever it names, a command a person typed opens the episode by hand (the hooks run `capture session`).
+      openedBy: "hand",
       provider: args.provider,
       providerSession: args["provider-session"],
       owner: args.owner,
       worker: args.worker,
     });
     const e = opened.episode;
-    if (args.json) return out(JSON.stringify({ ...e, kept: opened.kept }));
+    if (args.json) return outJson("episode", { open: true, kept: opened.kept, episode: e });
     out(`session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`);
     out(`working context: ${e.context_path}`);
   },
@@ -75,7 +76,7 @@ const close = command({
       err(`majordomus: episode ${closed.episode.session_id} already has its record; this close adds none`);
       return;
     }
-    if (args.json) out(JSON.stringify({ session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null }));
+    if (args.json) outJson("session-closed", { session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null });
     else out(closed.path);
   },
 });
@@ -112,7 +113,7 @@ const status = command({
     const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
     const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
-      out(JSON.stringify({ schema: "session-status/v1", current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) }));
+      outJson("session-status", { current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) });
       return;
     }
     if (mine) {
@@ -139,7 +140,7 @@ const list = command({
     const rows = matching.slice(0, limit > 0 ? limit : undefined);
     const more = listing.more || rows.length < matching.length;
     for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
-    if (args.json) return out(JSON.stringify({ records: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected, more }));
+    if (args.json) return outJson("session-list", { items: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected, more });
     if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
     for (const r of rows) out([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
     if (more) err(`majordomus: the newest ${rows.length} shown; older ones exist (\`--limit 0\` lists every one)`);
@@ -172,11 +173,11 @@ const show = command({
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
       const d = await describeOpen(ctx, open);
-      if (args.json) return out(JSON.stringify({ open: true, ...d }));
+      if (args.json) return outJson("episode", { open: true, episode: d });
       return out([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
     }
     const record = await findClosed(ctx, closedId!);
-    if (args.json) return out(JSON.stringify({ open: false, path: record.path, ...record.meta, body: record.body }));
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
     out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
   },
 });
@@ -190,7 +191,7 @@ const latest = command({
     const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
-    if (args.json) return out(JSON.stringify({ path: record.path, ...record.meta, body: record.body }));
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
     out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
   },
 });
@@ -206,12 +207,12 @@ const context = command({
       const record = await findClosed(ctx, closedId!);
       const id = String(record.meta.session_id);
       if (args.path) throw new Failure("missing", `${id} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
-      if (args.json) return out(JSON.stringify({ session_id: id, closed: true, record: record.path }));
+      if (args.json) return outJson("session-context", { session_id: id, open: false, record: record.path });
       return out(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
     }
     if (args.path) return out(episode.context_path);
     const facts = await gatherSessionContext(ctx, episode);
-    if (args.json) return out(JSON.stringify(sessionContextJson(facts)));
+    if (args.json) return outJson("session-context", { open: true, ...sessionContextJson(facts) });
     out(sessionContextLines(facts).join("\n"));
   },
 });

@@ -2,7 +2,7 @@ import { workspace } from "../../workspace/workspace.ts";
 import { startTask } from "../../lifecycle/task.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
-import { out, err } from "../print.ts";
+import { out, err, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "start", description: "Start a task in this checkout (one active task at a time)" },
@@ -18,7 +18,7 @@ export default command({
     const ctx = await workspace();
     const started = await startTask(ctx, { task: String(args.task), scope: String(args.scope), profile: args.profile, owner: args.owner });
     const t = started.task;
-    if (args.json) out(JSON.stringify(t));
+    if (args.json) outJson("task", { task: t });
     else out(`started ${t.id}  profile=${t.profile}  scope=${t.scope.join(",")}`);
     if (started.archived) err(`majordomus: the previous task record was moved to ${started.archived}`);
     err("majordomus: next: `majordomus handover --resolve` shows what the last session left; `majordomus context` the whole picture");

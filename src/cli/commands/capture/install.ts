@@ -4,7 +4,7 @@ import { install } from "../../../capture/install.ts";
 import { adapted, providers } from "../../../providers/index.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
-import { out, err } from "../../print.ts";
+import { out, err, outJson } from "../../print.ts";
 
 export default command({
   meta: { name: "install", description: "Write the hook shims, the client's hook configuration and the policy-switched mods" },
@@ -19,7 +19,7 @@ export default command({
     const targets = args.provider ? [await adapted(String(args.provider))] : await Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
     const reports = [];
     for (const provider of targets) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
-    if (args.json) out(JSON.stringify(reports));
+    if (args.json) outJson("capture-install", { items: reports });
     else for (const r of reports) for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
     const missing = reports.flatMap((r) => r.missing);
     if (missing.length > 0) {

@@ -2,7 +2,7 @@ import { workspace } from "../../../workspace/workspace.ts";
 import { prune } from "../../../capture/prune.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
-import { out } from "../../print.ts";
+import { out, outJson } from "../../print.ts";
 
 export default command({
   meta: { name: "prune", description: "Apply prompts.retention_* to the prompt archive (texts pruned; metadata and digests kept)" },
@@ -11,7 +11,7 @@ export default command({
   async run({ args }) {
     const ctx = await workspace();
     const result = await prune(ctx, { dryRun: args["dry-run"] === true });
-    if (args.json) return out(JSON.stringify(result));
+    if (args.json) return outJson("capture-prune", result);
     out(`${result.dry_run ? "would prune" : "pruned"} ${result.pruned} of ${result.records} prompt record(s); ${result.bytes_left} byte(s) of prompt text left`);
   },
 });

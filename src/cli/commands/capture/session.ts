@@ -30,8 +30,10 @@ export default command({
       log.info(`dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`);
       return;
     }
-    const ctx = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
-    if (!ctx) return;
+    const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
+    if (!found) return;
+    // An event that names no client session belongs to no episode (not even one of this process's environment).
+    const ctx = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);
     if (briefing !== undefined) out(briefing);

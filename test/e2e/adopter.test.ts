@@ -1,0 +1,114 @@
+// What a new adopter meets first: errors of the right kind with a message they can act on, numbers
+// that mean the same in every command, records that say who opened them, and plain text on a terminal.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { BIN } from "../support/env.ts";
+import { captured, fire, openKeys } from "../support/capture.ts";
+import { layered, ledger, ok } from "../support/layered.ts";
+
+describe("errors a person can act on", () => {
+  test("a duration that is not one is a usage error (2), never 'this is a bug'", () => {
+    using repo = layered();
+    const run = repo.mj(["recover", "--older-than", "5y"]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--older-than "5y" is not a duration');
+    expect(run.stderr).not.toContain("bug");
+  });
+
+  test("a YAML syntax error ends with its place and shows the line, not a dangling colon", () => {
+    using repo = layered();
+    writeFileSync(repo.path(".ai/repo/policy.yaml"), "schema: policy/v1\nsession:\n  stranded_after: [1\n");
+    const run = repo.mj(["policy"]);
+    expect(run.status).toBe(10);
+    const first = run.stderr.split("\n")[0]!;
+    expect(first).toMatch(/at line \d+, column \d+$/);
+    expect(run.stderr).toContain("stranded_after: [1");
+  });
+
+  test("an empty policy says it is empty and how to get the default back", () => {
+    using repo = layered();
+    writeFileSync(repo.path(".ai/repo/policy.yaml"), "\n");
+    const run = repo.mj(["policy"]);
+    expect(run.status).toBe(10);
+    expect(run.stderr).toContain("policy.yaml is empty");
+    expect(run.stderr).toContain("majordomus init --extend");
+    expect(run.stderr).not.toContain("null null");
+  });
+
+  test("'allows no other keys' is said for an unknown key, not for a wrong type", () => {
+    using repo = layered();
+    const policy = repo.path(".ai/repo/policy.yaml");
+    const original = readFileSync(policy, "utf8");
+    writeFileSync(policy, original.replace("briefing_budget_lines: 60", "briefing_budget_lines: many"));
+    const typed = repo.mj(["policy"]);
+    expect(typed.stderr).toContain('session.briefing_budget_lines: must be integer (found string "many")');
+    expect(typed.stderr).not.toContain("allows no other keys");
+    writeFileSync(policy, original.replace("briefing_budget_lines: 60", "briefing_budget_lines: 60\n  briefing_colour: red"));
+    const unknown = repo.mj(["policy"]);
+    expect(unknown.stderr).toContain("session.briefing_colour: is not a known key");
+    expect(unknown.stderr).toContain("allows no other keys");
+  });
+
+  test("no message says majordomus twice", () => {
+    using repo = layered();
+    for (const args of [["recover", "--older-than", "5y"], ["inti"], ["session", "show", "nope"], ["finish", "--outcome", "completed"]]) {
+      expect(repo.mj(args).stderr).not.toContain("majordomus: majordomus");
+    }
+  });
+});
+
+describe("one meaning per number and per word", () => {
+  test("check names an open question by the number `question resolve` takes", () => {
+    using repo = layered();
+    ok(repo.mj(["question", "add", "first?"]));
+    ok(repo.mj(["question", "add", "second?"]));
+    ok(repo.mj(["question", "resolve", "1", "--answer", "yes"]));
+    const blocker = JSON.parse(repo.mj(["check", "--json"]).stdout).items.find((f: { category: string; level: string }) => f.category === "blockers" && f.level === "FAIL");
+    expect(blocker.subject).toBe("question 1");
+    expect(blocker.message).toContain("second?");
+    const number = blocker.subject.split(" ")[1];
+    ok(repo.mj(["question", "resolve", number, "--answer", "no"]));
+    expect(JSON.parse(repo.mj(["question", "list", "--json"]).stdout).items).toEqual([]);
+  });
+
+  test("an episode a person opens names a client session yet is opened by hand", () => {
+    using repo = layered();
+    const run = JSON.parse(ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", "cc-typed", "--json"])).stdout);
+    expect(run.episode.opened_by).toBe("hand");
+    const open = readFileSync(repo.path(".ai/local/state/sessions-open/cc-typed.yaml"), "utf8");
+    expect(open).toContain("opened_by: hand");
+  });
+});
+
+describe("a start payload that is not JSON", () => {
+  test("opens no episode, still briefs the agent, and records why; an end without an id closes nothing", () => {
+    using repo = captured();
+    const run = fire(repo, "start", "this is not json");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toStartWith("## majordomus");
+    expect(openKeys(repo)).toEqual([]);
+    const failure = ledger(repo).find((e) => e.event === "provider.event.failed");
+    expect(failure).toMatchObject({ provider_event: "start" });
+    expect(String(failure!.reason)).toContain("no episode was opened");
+    // A second unreadable start does not find a shared episode to resume.
+    expect(fire(repo, "start", "{not json either").stdout).not.toContain("(resumed)");
+    expect(openKeys(repo)).toEqual([]);
+    expect(fire(repo, "end", "garbage").status).toBe(0);
+    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md")).toEqual([]);
+  });
+});
+
+describe("plain text on a terminal", () => {
+  test("stderr carries no colour codes, on a terminal or with TERM=dumb", () => {
+    using repo = layered();
+    // `script` gives the binary a terminal for its stdout and stderr.
+    const has = spawnSync("sh", ["-c", "command -v script"], { encoding: "utf8" }).status === 0;
+    if (!has) return;
+    for (const term of ["xterm-256color", "dumb"]) {
+      const run = spawnSync("script", ["-qc", `${BIN} inti; ${BIN} recover --older-than 5y`, "/dev/null"], { cwd: repo.dir, encoding: "utf8", env: { ...process.env, TERM: term } });
+      expect(run.stdout).toContain("did you mean");
+      expect(run.stdout).not.toContain("\u001b[");
+    }
+  });
+});
