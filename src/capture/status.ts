@@ -125,12 +125,17 @@ async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks })
 /** States that say nothing of this checkout: nothing of the client is wired here. */
 const NOT_HERE: ReadonlySet<string> = new Set(["unconfigured", "unadapted", "unsupported"]);
 
+/** The clients with something of theirs installed here: a hook configured (in any state), or a mod in place. */
+export function wiredProviders(rows: readonly Row[]): Set<string> {
+  return new Set(rows.filter((r) => (r.aspect === "mod" ? r.state === "wired" : !NOT_HERE.has(r.state))).map((r) => r.provider));
+}
+
 /**
  * The rows a person asked about by default: every client with anything of it wired here, or, when
  * none is, the clients majordomus can wire (so the first run says what to install).
  */
 export function shownRows(rows: readonly Row[]): Row[] {
-  const wired = new Set(rows.filter((r) => !NOT_HERE.has(r.state)).map((r) => r.provider));
+  const wired = wiredProviders(rows);
   const adapted = new Set(rows.filter((r) => r.state !== "unadapted" && r.state !== "unsupported").map((r) => r.provider));
   const keep = wired.size > 0 ? wired : adapted;
   return rows.filter((r) => keep.has(r.provider));

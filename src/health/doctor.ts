@@ -26,7 +26,7 @@ import { parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
-import { status } from "../capture/status.ts";
+import { status, wiredProviders } from "../capture/status.ts";
 import { tickets, ticketsDir } from "../capture/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
@@ -290,10 +290,20 @@ function handOffFindings(here: Workspace, out: Finding[]): void {
   }
 }
 
+/**
+ * The wiring: every entry the policy's `enforcement` declares, and, for each client with anything
+ * installed here, each of its aspects proven by executing its shims (a drifted shim is never run).
+ */
 async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const entries = policy?.policy.enforcement ?? [];
-  if (entries.length === 0) return;
   const rows = await status(here, { verify: true });
+  const wired = wiredProviders(rows);
+  for (const row of rows.filter((r) => wired.has(r.provider) && r.state !== "unadapted" && r.state !== "unsupported")) {
+    const declared = entries.some((e) => e.wired_by === `provider-hook:${row.provider}:${row.aspect}` || (row.aspect === "prompt" && e.wired_by === `provider-hook:${row.provider}`));
+    if (declared) continue;
+    const level = row.state === "verified" || (row.aspect === "mod" && row.state === "wired") ? "OK" : row.state === "unconfigured" ? "INFO" : row.state === "wired" ? "WARN" : "FAIL";
+    out.push({ level, category: "wiring", subject: `${row.provider}:${row.aspect}`, message: `${row.state} — ${row.reason}`, reproduce: "majordomus capture status" });
+  }
   for (const entry of entries) {
     const [, provider, aspect = "prompt"] = /^provider-hook:([a-z0-9-]+)(?::(\w+))?$/.exec(entry.wired_by) ?? [];
     const row = rows.find((r) => r.provider === provider && r.aspect === aspect);

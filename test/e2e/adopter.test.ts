@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
-import { captured, fire, openKeys } from "../support/capture.ts";
+import { captured, fire, hookEnv, openKeys } from "../support/capture.ts";
+import { Repo } from "../support/repo.ts";
 import { layered, ledger, ok } from "../support/layered.ts";
 
 describe("errors a person can act on", () => {
@@ -110,5 +111,34 @@ describe("plain text on a terminal", () => {
       expect(run.stdout).toContain("did you mean");
       expect(run.stdout).not.toContain("\u001b[");
     }
+  });
+});
+
+describe("doctor as a first look", () => {
+  test("in a repository without a layer it is a report that says so (exit 10), as text and as JSON", () => {
+    using repo = Repo.init();
+    const run = repo.mj(["doctor"]);
+    expect(run.status).toBe(10);
+    expect(run.stdout).toContain("FAIL layer .ai — no .ai layer in");
+    expect(run.stdout).toContain("[reproduce: majordomus init]");
+    const json = JSON.parse(repo.mj(["doctor", "--json"]).stdout);
+    expect(json).toMatchObject({ schema: "majordomus/findings/v1", failing: 1, items: [{ level: "FAIL", category: "layer" }] });
+  });
+
+  test("with Claude Code wired, doctor proves the wiring by default: verified, and a drifted shim fails", () => {
+    using repo = captured();
+    const good = repo.mj(["doctor"], { env: hookEnv() });
+    expect(good.stdout).toMatch(/^OK +wiring claude-code:prompt — verified/m);
+    expect(good.stdout).toMatch(/^OK +wiring claude-code:session — verified/m);
+    const shim = repo.path(".claude/hooks/majordomus-session-end");
+    writeFileSync(shim, `${readFileSync(shim, "utf8")}# edited\n`);
+    const drifted = repo.mj(["doctor"], { env: hookEnv() });
+    expect(drifted.status).toBe(10);
+    expect(drifted.stdout).toMatch(/^FAIL wiring claude-code:session — named — .*drift/m);
+  });
+
+  test("where nothing is wired, doctor says nothing of any client", () => {
+    using repo = layered();
+    expect(repo.mj(["doctor"]).stdout).not.toContain("wiring");
   });
 });

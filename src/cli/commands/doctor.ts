@@ -26,14 +26,25 @@ export const doctorCommand = command({
     // Fixing writes, so it needs a layer that is safe to write (a private local half); where it is
     // not, doctor still reports, and its findings say why.
     let fix = args.fix === true;
+    const readOnly = () =>
+      workspace(process.cwd(), undefined, { readOnly: true }).catch((e: unknown) => {
+        if (isFailure(e) && e.kind === "missing") return e;
+        throw e;
+      });
     const ws = fix
       ? await workspace().catch((e: unknown) => {
+          if (isFailure(e) && e.kind === "missing") return e;
           if (!isFailure(e) || e.kind !== "refused") throw e;
           err(`majordomus: nothing fixed: ${e.message}`);
           fix = false;
-          return workspace(process.cwd(), undefined, { readOnly: true });
+          return readOnly();
         })
-      : await workspace(process.cwd(), undefined, { readOnly: true });
+      : await readOnly();
+    // No layer here (never initialised, or removed): that is the report, not an error.
+    if (isFailure(ws)) {
+      const finding: Finding = { level: "FAIL", category: "layer", subject: ".ai", message: `${ws.message}; majordomus keeps no account of this repository yet`, reproduce: "majordomus init" };
+      return report([finding], args.json === true, "doctor");
+    }
     report(await doctor(ws, { all: args.all === true, fix }), args.json === true, "doctor");
   },
 });
