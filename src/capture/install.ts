@@ -15,7 +15,7 @@ import { consents, loadPolicy } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 
-export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "merged" | "refused";
+export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "not there" | "merged" | "refused";
 export type Line = { path: string; action: Action; note?: string };
 export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string };
 
@@ -79,13 +79,13 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
 }
 
 /** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
-function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
+export function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
   return listAssets(source)
     .filter((a) => !a.path.endsWith(".test.ts"))
     .map((a) => ({ rel: a.path.slice(source.length), bytes: a.bytes, mode: a.mode }));
 }
 
-function removeOurs(target: string, files: Array<{ rel: string }>): string[] {
+export function removeOurs(target: string, files: Array<{ rel: string }>): string[] {
   for (const f of files) {
     try {
       unlinkSync(join(target, f.rel));

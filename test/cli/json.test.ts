@@ -82,6 +82,7 @@ describe("--json documents", () => {
     json(repo, ["capture", "status", "--no-verify"]);
     json(repo, ["capture", "prune", "--dry-run"]);
     json(repo, ["capture", "install"]);
+    json(repo, ["capture", "uninstall"]);
     expect(json(repo, ["recover", "--older-than", "5y"], 2)).toMatchObject({ error: { kind: "usage" } });
   }, 60_000);
 

@@ -157,3 +157,65 @@ describe("capture status", () => {
     for (const p of (await providers()).values()) for (const c of Object.values(p.capabilities)) expect(c.source.length).toBeGreaterThan(20);
   });
 });
+
+describe("capture uninstall", () => {
+  /** Every file under `dir` with its bytes, for a byte-for-byte comparison. */
+  function snapshot(dir: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else out[p.slice(dir.length + 1)] = readFileSync(p).toString("base64");
+      }
+    };
+    walk(dir);
+    return out;
+  }
+
+  test("removes exactly what install wrote, keeps every foreign key, hook and file byte-identical, and says what it left", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude/hooks"), { recursive: true });
+    mkdirSync(repo.path(".claude/skills/mine"), { recursive: true });
+    const mine = { model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "echo done" }] }], SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }] } };
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(mine));
+    writeFileSync(repo.path(".claude/hooks/my-hook"), "#!/bin/sh\necho mine\n", { mode: 0o755 });
+    writeFileSync(repo.path(".claude/skills/mine/SKILL.md"), "# mine\n");
+    writeFileSync(repo.path(".claude/notes.txt"), "my notes\n");
+    const before = snapshot(repo.path(".claude"));
+    ok(repo.mj(["capture", "install", "--merge"]));
+    // A file the person dropped into our mod folder is theirs.
+    writeFileSync(repo.path(MOD, "my-extra.md"), "mine too\n");
+    expect(existsSync(repo.path(SHIMS.start))).toBe(true);
+
+    const run = ok(repo.mj(["capture", "uninstall"]));
+    expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other key and hook kept/m);
+    expect(run.stdout).toMatch(/^removed +\.claude\/hooks\/majordomus-session-start/m);
+    expect(run.stdout).toContain(`files not ours were left: ${MOD}/my-extra.md`);
+    const after = snapshot(repo.path(".claude"));
+    // Every foreign file but the settings file is byte-identical; the settings file holds exactly what it held.
+    const { "settings.json": settingsBefore, ...restBefore } = before;
+    const { "settings.json": settingsAfter, "skills/majordomus-handover/my-extra.md": extra, ...restAfter } = after;
+    expect(restAfter).toEqual(restBefore);
+    expect(extra).toBeDefined();
+    expect(JSON.parse(Buffer.from(settingsAfter!, "base64").toString())).toEqual(JSON.parse(Buffer.from(settingsBefore!, "base64").toString()));
+    expect(Object.keys(after).filter((p) => p.includes("majordomus-"))).toEqual(["skills/majordomus-handover/my-extra.md"]);
+    // A second run finds nothing of ours.
+    const again = ok(repo.mj(["capture", "uninstall"]));
+    expect(again.stdout).toContain("left alone       .claude/settings.json — it names no majordomus hook");
+    expect(again.stdout).not.toMatch(/^removed/m);
+  });
+
+  test("a settings file that held only our hooks goes, and so does the shims' folder; a shim not ours stays", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"]));
+    writeFileSync(repo.path(SHIMS.prompt), "#!/bin/sh\n# my own now\n", { mode: 0o755 });
+    const run = ok(repo.mj(["capture", "uninstall", "--provider", "claude-code"]));
+    expect(run.stdout).toContain("removed          .claude/settings.json — it held only the 4 majordomus hook(s)");
+    expect(run.stdout).toContain("left alone       .claude/hooks/majordomus-capture — not written by majordomus");
+    expect(existsSync(repo.path(".claude/settings.json"))).toBe(false);
+    expect(readFileSync(repo.path(SHIMS.prompt), "utf8")).toBe("#!/bin/sh\n# my own now\n");
+    expect(existsSync(repo.path(SHIMS.start))).toBe(false);
+    expect(existsSync(repo.path(MOD))).toBe(false);
+  });
+});

@@ -5,6 +5,7 @@ export default command({
   examples: ["majordomus capture install", "majordomus capture status"],
   subCommands: {
     install: () => import("./install.ts").then((m) => m.default),
+    uninstall: () => import("./uninstall.ts").then((m) => m.default),
     status: () => import("./status.ts").then((m) => m.default),
     prune: () => import("./prune.ts").then((m) => m.default),
     session: () => import("./session.ts").then((m) => m.default),

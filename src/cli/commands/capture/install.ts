@@ -11,7 +11,7 @@ export default command({
   examples: ["majordomus capture install", "majordomus capture install --provider claude-code --merge"],
   args: {
     provider: { type: "string", description: "Only this client (default: every adapted one)" },
-    merge: { type: "boolean", description: "Add our missing entries to an existing settings file (a backup is written beside it)" },
+    merge: { type: "boolean", description: "Add our missing entries to an existing settings file (a backup is kept in .ai/local/backups/)" },
     ...jsonArg,
   },
   async run({ args }) {

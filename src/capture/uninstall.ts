@@ -1,0 +1,114 @@
+/**
+ * `capture uninstall`: remove exactly what `capture install` wrote and still carries its marker:
+ * the shims, our entries in the client's settings file (every other key, hook and value kept), and
+ * the mod folder's files. A file without the marker is someone else's and stays byte-identical;
+ * what was left behind is said, line by line.
+ */
+import { copyFileSync, chmodSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { wall, compactStamp } from "../lib/clock.ts";
+import { Failure } from "../lib/failure.ts";
+import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
+import { MARKER } from "./shims.ts";
+import { modFiles, removeOurs, type InstallReport } from "./install.ts";
+
+function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+  for (const event of HOOK_EVENTS) {
+    const rel = provider.hooks.events[event].shim;
+    const path = join(here.position.worktree, rel);
+    const text = readIfExists(path);
+    if (text === undefined) report.lines.push({ path: rel, action: "not there" });
+    else if (!text.includes(MARKER)) report.lines.push({ path: rel, action: "left alone", note: "not written by majordomus" });
+    else {
+      unlinkSync(path);
+      report.lines.push({ path: rel, action: "removed" });
+    }
+  }
+  // The shims' folder goes only when nothing else is in it.
+  const dirs = new Set(HOOK_EVENTS.map((e) => dirname(join(here.position.worktree, provider.hooks.events[e].shim))));
+  for (const dir of dirs) {
+    try {
+      if (readdirSync(dir).length === 0) rmdirSync(dir);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Whether a hook command is one of ours: it runs one of this provider's shims. */
+function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolean {
+  return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
+}
+
+function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+  const rel = provider.hooks.config;
+  const path = join(here.position.worktree, rel);
+  const text = readIfExists(path);
+  if (text === undefined) return void report.lines.push({ path: rel, action: "not there" });
+  let settings: Record<string, unknown>;
+  try {
+    settings = JSON.parse(text);
+    if (!settings || typeof settings !== "object" || Array.isArray(settings)) throw new Error("not a JSON object");
+  } catch (err) {
+    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); nothing was changed in it`, "fix it, then run `majordomus capture uninstall` again");
+  }
+  const hooks = settings.hooks && typeof settings.hooks === "object" && !Array.isArray(settings.hooks) ? (settings.hooks as Record<string, unknown>) : undefined;
+  let removed = 0;
+  for (const [event, groups] of Object.entries(hooks ?? {})) {
+    if (!Array.isArray(groups)) continue;
+    const kept = groups
+      .map((g) => {
+        const list = (g as { hooks?: unknown })?.hooks;
+        if (!Array.isArray(list)) return g;
+        const rest = list.filter((h) => !oursIn(provider, (h as { command?: unknown })?.command));
+        removed += list.length - rest.length;
+        return rest.length === list.length ? g : rest.length === 0 ? undefined : { ...(g as object), hooks: rest };
+      })
+      .filter((g) => g !== undefined);
+    if (kept.length === 0) delete hooks![event];
+    else hooks![event] = kept;
+  }
+  if (removed === 0) return void report.lines.push({ path: rel, action: "left alone", note: "it names no majordomus hook" });
+  if (hooks && Object.keys(hooks).length === 0) delete settings.hooks;
+  if (Object.keys(settings).length === 0) {
+    unlinkSync(path);
+    return void report.lines.push({ path: rel, action: "removed", note: `it held only the ${removed} majordomus hook(s)` });
+  }
+  // The person's copy, as it was, goes into the git-ignored local half before the file changes.
+  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
+  ensureDir(backups, 0o700);
+  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
+  copyFileSync(path, backup);
+  chmodSync(backup, 0o600);
+  writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
+  report.backup = backup.slice(here.position.worktree.length + 1);
+  report.lines.push({ path: rel, action: "rewritten", note: `removed the ${removed} majordomus hook(s); every other key and hook kept; backup at ${report.backup}` });
+}
+
+function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+  for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
+    const target = join(here.position.worktree, row.target);
+    const rel = row.target.replace(/\/$/, "");
+    const register = readIfExists(join(target, "hooks", "register.ts"));
+    if (register === undefined) {
+      report.lines.push({ path: rel, action: "not there" });
+      continue;
+    }
+    if (!register.includes(MARKER)) {
+      report.lines.push({ path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` });
+      continue;
+    }
+    const left = removeOurs(target, modFiles(row.source));
+    report.lines.push({ path: rel, action: "removed", note: left.length ? `files not ours were left: ${left.map((f) => f.slice(here.position.worktree.length + 1)).join(", ")}` : `the policy's ${row.switch} is unchanged; \`capture install\` writes it again` });
+  }
+}
+
+export function uninstall(here: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {
+  const report: InstallReport = { lines: [], missing: [] };
+  removeEntries(here, provider, report);
+  removeShims(here, provider, report);
+  removeMods(here, provider, report);
+  return report;
+}
