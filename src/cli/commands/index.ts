@@ -22,6 +22,7 @@ export const COMMANDS = {
   recover: () => import("./recover.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
   check: () => import("./doctor.ts").then((m) => m.checkCommand),
+  completion: () => import("./completion.ts").then((m) => m.default),
 } as const satisfies Record<string, Lazy>;
 
 export type CommandName = keyof typeof COMMANDS;
