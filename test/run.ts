@@ -2,7 +2,7 @@
  * `npm test`: build the binary if it is stale, run `bun test`, and end with one line
  * `N passed, N failed` computed from the runner's own JUnit report (CI reads that line).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT } from "./support/env.ts";
@@ -13,6 +13,9 @@ if (build.exitCode !== 0) {
   process.exit(1);
 }
 
+/** What the tests make in the temp folder is named majordomus-*; each test removes its own. */
+const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("majordomus-")));
+const before = ours();
 const dir = mkdtempSync(join(tmpdir(), "majordomus-junit-"));
 const report = join(dir, "junit.xml");
 // A generous per-test limit: many tests run the compiled binary dozens of times, and CI machines are shared.
@@ -34,5 +37,11 @@ const skipped = count(xml, "skipped");
 let failed = count(xml, "failures");
 // A file that cannot even load fails the run without a failing test case; count it as one.
 if (run.exitCode !== 0 && failed === 0) failed = 1;
-console.log(`${tests - failed - skipped} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-process.exit(run.exitCode === 0 && failed === 0 ? 0 : 1);
+// Tests clean up after themselves: anything of ours left in the temp folder fails the run.
+const left = [...ours()].filter((n) => !before.has(n));
+if (left.length > 0) {
+  console.log(`the tests left ${left.length} folder(s) in ${tmpdir()}: ${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}`);
+}
+const leaked = left.length > 0 ? 1 : 0;
+console.log(`${tests - failed - skipped} passed, ${failed + leaked} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(run.exitCode === 0 && failed + leaked === 0 ? 0 : 1);
