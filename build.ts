@@ -3,7 +3,9 @@
  *
  *   bun run build.ts              the host's binary: dist/majordomus
  *   bun run build.ts --if-stale   the same, skipped when nothing it is built from changed
- *   bun run build.ts --all        every release target: dist/majordomus-<os>-<arch>[.exe]
+ *   bun run build.ts --all        the release: every target, as archives with SHA256SUMS, and the
+ *                                 npm packages (dist/release/; see release() below)
+ *   bun run build.ts --target T   the same for target T only (repeatable; e.g. linux-x64)
  *   bun run build.ts --noop       a binary that does nothing, built the same way (benchmark baseline)
  *
  * `share/` and `mods/` are embedded through a generated module (path, mode and content inlined),
@@ -24,16 +26,26 @@ const EMBED_DIRS = ["share", "mods"];
 const ENTRY = join(ROOT, "src", "main.ts");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
 
-type Target = { bun: Bun.Build.CompileTarget; out: string };
+/**
+ * A release target: Bun's name for it, and the npm platform package that carries it (os and cpu as
+ * npm names them; none for the baseline builds, which only install.sh hands out, to x64 CPUs
+ * without AVX2).
+ */
+type Target = { bun: Bun.Build.CompileTarget; npm?: { os: string; cpu: string; libc?: string } };
 
-/** Release targets: one row each, named as the release assets are. */
+/** Release targets, one row each; the archive is `majordomus-<name>.tar.xz` (`.zip` for Windows). */
 const TARGETS: Record<string, Target> = {
-  "linux-x64": { bun: "bun-linux-x64", out: "majordomus-linux-x64" },
-  "linux-arm64": { bun: "bun-linux-arm64", out: "majordomus-linux-arm64" },
-  "darwin-x64": { bun: "bun-darwin-x64", out: "majordomus-darwin-x64" },
-  "darwin-arm64": { bun: "bun-darwin-arm64", out: "majordomus-darwin-arm64" },
-  "windows-x64": { bun: "bun-windows-x64", out: "majordomus-windows-x64.exe" },
+  "linux-x64": { bun: "bun-linux-x64", npm: { os: "linux", cpu: "x64", libc: "glibc" } },
+  "linux-x64-baseline": { bun: "bun-linux-x64-baseline" },
+  "linux-arm64": { bun: "bun-linux-arm64", npm: { os: "linux", cpu: "arm64", libc: "glibc" } },
+  "darwin-x64": { bun: "bun-darwin-x64", npm: { os: "darwin", cpu: "x64" } },
+  "darwin-x64-baseline": { bun: "bun-darwin-x64-baseline" },
+  "darwin-arm64": { bun: "bun-darwin-arm64", npm: { os: "darwin", cpu: "arm64" } },
+  "windows-x64": { bun: "bun-windows-x64", npm: { os: "win32", cpu: "x64" } },
+  "windows-x64-baseline": { bun: "bun-windows-x64-baseline" },
 };
+
+const windows = (name: string) => name.startsWith("windows-");
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -156,19 +168,129 @@ async function buildNoop(): Promise<void> {
   console.error("built dist/noop");
 }
 
-async function buildAll(): Promise<void> {
-  for (const [name, target] of Object.entries(TARGETS)) {
-    const outfile = join(DIST, target.out);
-    await compile(ENTRY, outfile, target.bun);
-    console.error(`built ${relative(ROOT, outfile)} (${name}, ${statSync(outfile).size} bytes)`);
+const RELEASE = join(DIST, "release");
+const NPM_SCOPE = "@majordomus";
+
+function must(cmd: string, args: string[], cwd: string): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.error?.message}`);
+  return r.stdout;
+}
+
+/** The binary of one target inside a one-file archive, named as install.sh downloads it. */
+function archive(name: string, binary: string): string {
+  const stage = mkdtempSync(join(tmpdir(), "majordomus-stage-"));
+  try {
+    const inner = windows(name) ? "majordomus.exe" : "majordomus";
+    writeFileSync(join(stage, inner), readFileSync(binary), { mode: 0o755 });
+    const out = join(RELEASE, `majordomus-${name}${windows(name) ? ".zip" : ".tar.xz"}`);
+    rmSync(out, { force: true });
+    if (windows(name)) must("zip", ["-q", "-X", out, inner], stage);
+    else must("tar", ["--owner=0", "--group=0", "--numeric-owner", "-cJf", out, inner], stage);
+    return out;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
   }
-  await buildHost();
+}
+
+/** The thin npm launcher: finds the platform package's binary and runs it (the esbuild/biome pattern). */
+const LAUNCHER = `#!/usr/bin/env node
+// majordomus: runs the native binary from the platform package npm installed beside this one.
+"use strict";
+const { spawnSync } = require("node:child_process");
+const os = process.platform === "win32" ? "windows" : process.platform;
+const pkg = \`${NPM_SCOPE}/cli-\${os}-\${process.arch}\`;
+const file = process.platform === "win32" ? "majordomus.exe" : "majordomus";
+let bin;
+try {
+  bin = require.resolve(\`\${pkg}/\${file}\`);
+} catch {
+  console.error(\`majordomus: no build for \${process.platform}/\${process.arch} was installed (\${pkg}); reinstall without --no-optional, or use install.sh\`);
+  process.exit(1);
+}
+const run = spawnSync(bin, process.argv.slice(2), { stdio: "inherit" });
+if (run.error) {
+  console.error(\`majordomus: could not start \${bin}: \${run.error.message}\`);
+  process.exit(1);
+}
+process.exit(run.status === null ? 1 : run.status);
+`;
+
+type Manifest = { repository?: { url?: string }; license?: string; description?: string };
+
+/**
+ * npm packages in dist/release/npm/: one per platform target (the binary, with os/cpu so npm
+ * installs only the matching one) and the thin \`majordomus\` package that depends on all of them
+ * optionally and launches the one present. Packed with \`npm pack\`; published by the release workflow.
+ */
+function npmPackages(built: Array<{ name: string; binary: string }>): string[] {
+  const meta = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as Manifest;
+  const npmDir = join(RELEASE, "npm");
+  rmSync(npmDir, { recursive: true, force: true });
+  mkdirSync(npmDir, { recursive: true });
+  const common = { version: pkg.version, license: meta.license, repository: meta.repository };
+  const platforms: string[] = [];
+  for (const { name, binary } of built) {
+    const row = TARGETS[name]!;
+    if (!row.npm) continue;
+    const id = `${NPM_SCOPE}/cli-${windows(name) ? "windows" : row.npm.os}-${row.npm.cpu}`;
+    const dir = join(npmDir, id.replace("/", "__"));
+    mkdirSync(dir, { recursive: true });
+    const file = windows(name) ? "majordomus.exe" : "majordomus";
+    writeFileSync(join(dir, file), readFileSync(binary), { mode: 0o755 });
+    writeFileSync(join(dir, "README.md"), `# ${id}\n\nThe majordomus binary for ${name}. Install \`majordomus\`, which picks this package for this platform.\n`);
+    const manifest = { name: id, ...common, description: `The majordomus binary for ${name}`, os: [row.npm.os], cpu: [row.npm.cpu], ...(row.npm.libc ? { libc: [row.npm.libc] } : {}), files: [file], preferUnplugged: true };
+    writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    platforms.push(id);
+  }
+  const main = join(npmDir, "majordomus");
+  mkdirSync(join(main, "bin"), { recursive: true });
+  writeFileSync(join(main, "bin", "majordomus.cjs"), LAUNCHER, { mode: 0o755 });
+  writeFileSync(join(main, "README.md"), "# majordomus\n\nKeeps an AI coding agent's continuity in a git repository. This package runs the native binary from the platform package npm installs beside it. Hooks run on every client event: for them, install the binary itself (install.sh) and skip Node's start-up.\n");
+  const manifest = { name: "majordomus", ...common, description: meta.description, bin: { majordomus: "bin/majordomus.cjs" }, files: ["bin"], optionalDependencies: Object.fromEntries(platforms.map((id) => [id, pkg.version])), engines: { node: ">=18" } };
+  writeFileSync(join(main, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  const tarballs: string[] = [];
+  for (const dir of readdirSync(npmDir).map((d) => join(npmDir, d))) {
+    const packed = JSON.parse(must("npm", ["pack", "--json", "--pack-destination", npmDir], dir)) as Array<{ filename: string }>;
+    tarballs.push(join(npmDir, packed[0]!.filename));
+  }
+  return tarballs;
+}
+
+/**
+ * The release, in dist/release/: each target compiled, put in its archive, SHA256SUMS over every
+ * archive and install.sh (what people download), and the npm packages packed.
+ */
+async function release(names: string[]): Promise<void> {
+  mkdirSync(join(RELEASE, "bin"), { recursive: true });
+  const built: Array<{ name: string; binary: string }> = [];
+  const assets: string[] = [];
+  for (const name of names) {
+    const row = TARGETS[name];
+    if (!row) throw new Error(`unknown target ${name}; the targets are ${Object.keys(TARGETS).join(", ")}`);
+    const binary = join(RELEASE, "bin", `majordomus-${name}${windows(name) ? ".exe" : ""}`);
+    await compile(ENTRY, binary, row.bun);
+    built.push({ name, binary });
+    assets.push(archive(name, binary));
+    console.error(`built ${relative(ROOT, assets.at(-1)!)} (${name}: binary ${statSync(binary).size} bytes, archive ${statSync(assets.at(-1)!).size} bytes)`);
+  }
+  writeFileSync(join(RELEASE, "install.sh"), readFileSync(join(ROOT, "install.sh")), { mode: 0o755 });
+  assets.push(join(RELEASE, "install.sh"));
+  const sums = assets.map((a) => `${createHash("sha256").update(readFileSync(a)).digest("hex")}  ${relative(RELEASE, a)}`);
+  writeFileSync(join(RELEASE, "SHA256SUMS"), `${sums.join("\n")}\n`);
+  for (const t of npmPackages(built)) console.error(`packed ${relative(ROOT, t)}`);
 }
 
 mkdirSync(DIST, { recursive: true });
 const flags = new Set(process.argv.slice(2));
 if (flags.has("--noop")) await buildNoop();
-else if (flags.has("--all")) await buildAll();
+else if (flags.has("--all")) {
+  await release(Object.keys(TARGETS));
+  await buildHost();
+} else if (flags.has("--target")) {
+  const argv = process.argv.slice(2);
+  await release(argv.flatMap((a, i) => (a === "--target" && argv[i + 1] ? [argv[i + 1]!] : [])));
+}
 else if (flags.has("--if-stale") && existsSync(join(DIST, "majordomus")) && existsSync(join(DIST, ".inputs-digest")) && readFileSync(join(DIST, ".inputs-digest"), "utf8") === inputsDigest()) {
   console.error("dist/majordomus is up to date");
 } else await buildHost();

@@ -2,13 +2,39 @@
 # Installs the majordomus binary for this machine from a GitHub release.
 #
 #   curl -fsSL https://github.com/majordomus/majordomus/releases/latest/download/install.sh | sh
-#   sh install.sh [--version v0.1.0] [--into DIR]
+#   curl -fsSL …/install.sh | sh -s -- --version 0.1.0 --into "$PWD/.majordomus/bin"
+#   sh install.sh [--version 0.1.0|v0.1.0] [--into DIR]
 #
-# --into DIR   where to put the binary (default: $HOME/.local/bin). Use `<repo>/.majordomus/bin`
-#              to give one repository its own copy: the capture shims look there first.
+# --version V  the release to install (0.1.0 and v0.1.0 both work; default: the latest)
+# --into DIR   where to put the binary (default: $HOME/.local/bin). `<repo>/.majordomus/bin` gives one
+#              repository its own copy (the capture shims look there first; git-ignore .majordomus/)
 # Environment: MAJORDOMUS_REPO (owner/name of the GitHub repository to download from),
-#              MAJORDOMUS_DOWNLOAD_BASE (a mirror holding the release assets; overrides the URL).
+#              MAJORDOMUS_DOWNLOAD_BASE (a folder or mirror holding the release assets, file:// too),
+#              MAJORDOMUS_BASELINE=1 (the build for x64 CPUs without AVX2, chosen by itself when needed).
 set -eu
+
+usage() {
+  cat <<'EOF'
+install.sh: install the majordomus binary for this machine from a GitHub release
+
+  sh install.sh [--version 0.1.0|v0.1.0] [--into DIR]
+  curl -fsSL https://github.com/majordomus/majordomus/releases/latest/download/install.sh | sh -s -- [options]
+
+  --version V  the release to install (default: the latest)
+  --into DIR   where to put the binary (default: $HOME/.local/bin); <repo>/.majordomus/bin gives one
+               repository its own copy (git-ignore .majordomus/)
+  -h, --help   this text
+
+  MAJORDOMUS_REPO=owner/name      download from another repository (a fork)
+  MAJORDOMUS_DOWNLOAD_BASE=URL    a folder or mirror holding the release assets (file:// works)
+  MAJORDOMUS_BASELINE=1           the x64 build for CPUs without AVX2 (chosen by itself when needed)
+EOF
+}
+
+die() {
+  echo "install.sh: $1" >&2
+  exit "${2:-1}"
+}
 
 repo=${MAJORDOMUS_REPO:-majordomus/majordomus}
 version=latest
@@ -16,60 +42,91 @@ into=${HOME}/.local/bin
 
 while [ $# -gt 0 ]; do
   case $1 in
-    --version) version=$2; shift 2 ;;
-    --into) into=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "install.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+    --version)
+      [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#-}" = "$2" ] || die "--version needs a value, e.g. --version 0.1.0" 2
+      version=$2; shift 2 ;;
+    --version=*) version=${1#--version=}; [ -n "$version" ] || die "--version needs a value, e.g. --version 0.1.0" 2; shift ;;
+    --into)
+      [ $# -ge 2 ] && [ -n "$2" ] || die "--into needs a folder" 2
+      into=$2; shift 2 ;;
+    --into=*) into=${1#--into=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option $1 (try --help)" 2 ;;
   esac
 done
+# Tags are v-prefixed; a version is accepted with or without the v.
+case $version in
+  latest) ;;
+  v[0-9]*) ;;
+  [0-9]*) version=v$version ;;
+  *) die "--version $version is not a version like 0.1.0" 2 ;;
+esac
 
 case $(uname -s) in
   Linux) os=linux ;;
   Darwin) os=darwin ;;
   MINGW*|MSYS*|CYGWIN*) os=windows ;;
-  *) echo "install.sh: no majordomus build for $(uname -s)" >&2; exit 1 ;;
+  *) die "no majordomus build for $(uname -s)" ;;
 esac
 case $(uname -m) in
   x86_64|amd64) arch=x64 ;;
   aarch64|arm64) arch=arm64 ;;
-  *) echo "install.sh: no majordomus build for $(uname -m)" >&2; exit 1 ;;
+  *) die "no majordomus build for $(uname -m)" ;;
 esac
 if [ "$os" = linux ] && ldd --version 2>&1 | grep -qi musl; then
-  echo "install.sh: the Linux builds need glibc; this system uses musl" >&2
-  exit 1
+  die "the Linux builds need glibc; this system uses musl"
 fi
-[ "$os" = windows ] && [ "$arch" != x64 ] && { echo "install.sh: Windows builds are x64 only" >&2; exit 1; }
+[ "$os" = windows ] && [ "$arch" != x64 ] && die "Windows builds are x64 only"
 
-asset=majordomus-$os-$arch
-[ "$os" = windows ] && asset=$asset.exe
-if [ -n "${MAJORDOMUS_DOWNLOAD_BASE:-}" ]; then base=$MAJORDOMUS_DOWNLOAD_BASE
+# The x64 builds use AVX2; a CPU without it gets the baseline build.
+variant=
+if [ "$arch" = x64 ]; then
+  if [ "${MAJORDOMUS_BASELINE:-}" = 1 ]; then variant=-baseline
+  elif [ "$os" = linux ] && [ -r /proc/cpuinfo ] && ! grep -qw avx2 /proc/cpuinfo; then variant=-baseline
+  elif [ "$os" = darwin ] && ! sysctl -n machdep.cpu.leaf7_features 2>/dev/null | grep -qi avx2; then variant=-baseline
+  fi
+fi
+
+name=majordomus
+archive=majordomus-$os-$arch$variant.tar.xz
+if [ "$os" = windows ]; then
+  name=majordomus.exe
+  archive=majordomus-$os-$arch$variant.zip
+fi
+if [ -n "${MAJORDOMUS_DOWNLOAD_BASE:-}" ]; then base=${MAJORDOMUS_DOWNLOAD_BASE%/}
 elif [ "$version" = latest ]; then base=https://github.com/$repo/releases/latest/download
 else base=https://github.com/$repo/releases/download/$version; fi
 
+# A progress bar on a terminal, silence in a pipe or a log.
 fetch() {
-  if command -v curl >/dev/null 2>&1; then curl -fsSL -o "$2" "$1"
-  elif command -v wget >/dev/null 2>&1; then wget -q -O "$2" "$1"
-  else echo "install.sh: needs curl or wget" >&2; exit 1; fi
+  if command -v curl >/dev/null 2>&1; then
+    if [ -t 2 ]; then curl -fL --progress-bar -o "$2" "$1"; else curl -fsSL -o "$2" "$1"; fi
+  elif command -v wget >/dev/null 2>&1; then
+    if [ -t 2 ]; then wget -q --show-progress -O "$2" "$1"; else wget -q -O "$2" "$1"; fi
+  else die "needs curl or wget"; fi
 }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "downloading $base/$asset" >&2
-fetch "$base/$asset" "$tmp/$asset"
-fetch "$base/SHA256SUMS" "$tmp/SHA256SUMS"
-expected=$(grep " $asset\$" "$tmp/SHA256SUMS" | cut -d' ' -f1)
-if command -v sha256sum >/dev/null 2>&1; then actual=$(sha256sum "$tmp/$asset" | cut -d' ' -f1)
-else actual=$(shasum -a 256 "$tmp/$asset" | cut -d' ' -f1); fi
+echo "downloading $base/$archive" >&2
+fetch "$base/$archive" "$tmp/$archive" || die "could not download $base/$archive"
+fetch "$base/SHA256SUMS" "$tmp/SHA256SUMS" || die "could not download $base/SHA256SUMS"
+expected=$(grep " $archive\$" "$tmp/SHA256SUMS" | cut -d' ' -f1)
+if command -v sha256sum >/dev/null 2>&1; then actual=$(sha256sum "$tmp/$archive" | cut -d' ' -f1)
+else actual=$(shasum -a 256 "$tmp/$archive" | cut -d' ' -f1); fi
 if [ -z "$expected" ] || [ "$expected" != "$actual" ]; then
-  echo "install.sh: checksum mismatch for $asset (expected ${expected:-none}, got $actual)" >&2
-  exit 1
+  die "checksum mismatch for $archive (expected ${expected:-none in SHA256SUMS}, got $actual)"
 fi
 
-name=majordomus
-[ "$os" = windows ] && name=majordomus.exe
+mkdir -p "$tmp/out"
+case $archive in
+  *.zip) command -v unzip >/dev/null 2>&1 || die "needs unzip"; unzip -q "$tmp/$archive" -d "$tmp/out" ;;
+  *) tar -xJf "$tmp/$archive" -C "$tmp/out" || die "could not unpack $archive (tar needs xz support)" ;;
+esac
+[ -f "$tmp/out/$name" ] || die "$archive holds no $name"
 mkdir -p "$into"
-chmod 755 "$tmp/$asset"
-mv "$tmp/$asset" "$into/$name"
-"$into/$name" --version >/dev/null
+chmod 755 "$tmp/out/$name"
+mv "$tmp/out/$name" "$into/$name"
+"$into/$name" --version >/dev/null || die "the installed $into/$name does not run on this machine"
 echo "installed $into/$name ($("$into/$name" --version))" >&2
 case ":$PATH:" in *":$into:"*) ;; *) echo "note: $into is not on your PATH" >&2 ;; esac
