@@ -20,6 +20,20 @@ export type Line = { path: string; action: Action; note?: string };
 export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string };
 
 
+/**
+ * A copy of a person's file, made before majordomus changes it, in the git-ignored local half
+ * (never beside the file: `git add .claude`, the README's next step, must not commit it). Returns
+ * its repository-relative path.
+ */
+export function backupOf(here: Workspace, path: string, rel: string): string {
+  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
+  ensureDir(backups, 0o700);
+  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
+  copyFileSync(path, backup);
+  chmodSync(backup, 0o600);
+  return backup.slice(here.position.worktree.length + 1);
+}
+
 /** Write a file we own; never touch one without our marker. */
 function converge(path: string, rel: string, content: string, mode: number): Line {
   const current = readIfExists(path);
@@ -66,15 +80,8 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
     hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
   }
   settings.hooks = hooks;
-  // The backup goes into the git-ignored local half, never beside the file: `git add .claude`
-  // (the next step of the README) must not commit it.
-  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
-  ensureDir(backups, 0o700);
-  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
-  copyFileSync(path, backup);
-  chmodSync(backup, 0o600);
+  report.backup = backupOf(here, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
-  report.backup = backup.slice(here.position.worktree.length + 1);
   report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
 }
 

@@ -4,15 +4,14 @@
  * the mod folder's files. A file without the marker is someone else's and stays byte-identical;
  * what was left behind is said, line by line.
  */
-import { copyFileSync, chmodSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { wall, compactStamp } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
-import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
+import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
-import { modFiles, removeOurs, type InstallReport } from "./install.ts";
+import { backupOf, modFiles, removeOurs, type InstallReport } from "./install.ts";
 
 function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -77,13 +76,8 @@ function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, r
     return void report.lines.push({ path: rel, action: "removed", note: `it held only the ${removed} majordomus hook(s)` });
   }
   // The person's copy, as it was, goes into the git-ignored local half before the file changes.
-  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
-  ensureDir(backups, 0o700);
-  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
-  copyFileSync(path, backup);
-  chmodSync(backup, 0o600);
+  report.backup = backupOf(here, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
-  report.backup = backup.slice(here.position.worktree.length + 1);
   report.lines.push({ path: rel, action: "rewritten", note: `removed the ${removed} majordomus hook(s); every other key and hook kept; backup at ${report.backup}` });
 }
 

@@ -1,10 +1,10 @@
 import { Failure } from "../../../lib/failure.ts";
 import { workspace } from "../../../workspace/workspace.ts";
 import { install } from "../../../capture/install.ts";
-import { adapted, providers } from "../../../providers/index.ts";
+import { printReports, targetsOf } from "./targets.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
-import { out, err, outJson } from "../../print.ts";
+import { err } from "../../print.ts";
 
 export default command({
   meta: { name: "install", description: "Write the hook shims, the client's hook configuration and the policy-switched mods" },
@@ -16,11 +16,9 @@ export default command({
   },
   async run({ args }) {
     const ctx = await workspace();
-    const targets = args.provider ? [await adapted(String(args.provider))] : await Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
     const reports = [];
-    for (const provider of targets) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
-    if (args.json) outJson("capture-install", { items: reports });
-    else for (const r of reports) for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
+    for (const provider of await targetsOf(args.provider)) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
+    printReports(reports, args.json === true);
     const missing = reports.flatMap((r) => r.missing);
     if (missing.length > 0) {
       for (const m of missing) err(`  ${m.entry}`);
