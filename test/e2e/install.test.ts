@@ -1,15 +1,23 @@
 // install.sh against a local mirror of the release assets (the real download needs GitHub).
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
 
+// The release archive as build.ts makes it (one file, majordomus, in a .tar.xz), under both the
+// AVX2 and the baseline name (install.sh picks by this machine's CPU).
 const mirror = scratch("majordomus-mirror-");
-const asset = `majordomus-linux-${process.arch === "arm64" ? "arm64" : "x64"}`;
-copyFileSync(BIN, join(mirror, asset));
-const digest = createHash("sha256").update(readFileSync(BIN)).digest("hex");
+const stage = scratch("majordomus-stage-");
+copyFileSync(BIN, join(stage, "majordomus"));
+const asset = `majordomus-linux-${process.arch === "arm64" ? "arm64" : "x64"}.tar.xz`;
+const packed = spawnSync("tar", ["-cJf", join(mirror, asset), "-C", stage, "majordomus"], { env: { ...process.env, XZ_OPT: "-0" } });
+if (packed.status !== 0) throw new Error(`tar: ${packed.stderr}`);
+const baseline = asset.replace(".tar.xz", "-baseline.tar.xz");
+copyFileSync(join(mirror, asset), join(mirror, baseline));
+const digest = createHash("sha256").update(readFileSync(join(mirror, asset))).digest("hex");
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -32,8 +40,8 @@ async function install(into: string) {
 }
 
 describe.skipIf(process.platform !== "linux")("install.sh", () => {
-  test("downloads the platform's binary, checks its digest, installs it and runs it", async () => {
-    writeFileSync(join(mirror, "SHA256SUMS"), `${digest}  ${asset}\n`);
+  test("downloads the platform's archive over HTTP, checks its digest, installs the binary and runs it", async () => {
+    writeFileSync(join(mirror, "SHA256SUMS"), `${digest}  ${asset}\n${digest}  ${baseline}\n`);
     const into = join(scratch(), "repo", ".majordomus", "bin");
     const run = await install(into);
     expect(run.status).toBe(0);
@@ -41,7 +49,7 @@ describe.skipIf(process.platform !== "linux")("install.sh", () => {
   });
 
   test("a digest mismatch installs nothing", async () => {
-    writeFileSync(join(mirror, "SHA256SUMS"), `${"0".repeat(64)}  ${asset}\n`);
+    writeFileSync(join(mirror, "SHA256SUMS"), `${"0".repeat(64)}  ${asset}\n${"0".repeat(64)}  ${baseline}\n`);
     const into = join(scratch(), "bin");
     mkdirSync(into);
     const run = await install(into);
