@@ -22,7 +22,7 @@ const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\
  * above. Utilities; the embedded data; git; the layer's manifest; policy and providers; the ledger;
  * the stores (records, task, questions, decisions, episodes); the command's workspace; the facts
  * gathered from it; the views over the facts; the operations that write (lifecycle); the client
- * hooks (capture); health checks; the CLI.
+ * hooks (capture); health checks; the read side (MCP, HTTP, the page); the CLI.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ["lib"],
@@ -38,6 +38,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["lifecycle"],
   ["capture"],
   ["health"],
+  ["serve"],
   ["cli"],
 ];
 const rankOf = (folder: string) => LAYERS.findIndex((l) => l.includes(folder));

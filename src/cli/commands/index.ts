@@ -23,6 +23,8 @@ export const COMMANDS = {
   doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
   check: () => import("./doctor.ts").then((m) => m.checkCommand),
   completion: () => import("./completion.ts").then((m) => m.default),
+  mcp: () => import("./mcp.ts").then((m) => m.default),
+  serve: () => import("./serve.ts").then((m) => m.default),
 } as const satisfies Record<string, Lazy>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -1,0 +1,112 @@
+/**
+ * The read side's one source: the continuity account of a checkout, gathered from the same facts
+ * the briefing is written from, read-only (it never writes a record; the lifecycle keeps one
+ * writer). Answers are kept 2 s: the records are written by other processes (hooks, the agent), and
+ * a longer cache would answer with an episode that has already closed.
+ */
+import { parseDuration } from "../lib/clock.ts";
+import { workspace, type Workspace } from "../workspace/workspace.ts";
+import { gatherFacts } from "../facts/gather.ts";
+import { CONTEXT_NEEDS, contextView } from "../views/context.ts";
+import { continuityView, type Continuity, type ContinuityFacts } from "../views/continuity.ts";
+import { pageHtml } from "../views/page.ts";
+import { loadPolicy } from "../policy/index.ts";
+import { listOpen } from "../session/store.ts";
+import { readClosed } from "../session/closed.ts";
+import { sameCheckout } from "../repo/where.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { explain } from "../records/resolve.ts";
+import { view } from "../records/view.ts";
+import { openedBefore } from "../lifecycle/stranded.ts";
+import { readClaims } from "../lifecycle/claim.ts";
+import { status, wiredProviders } from "../capture/status.ts";
+
+/** How long an answer is reused (the design record's figure). */
+export const CACHE_MS = 2_000;
+/** How often the page asks again. */
+export const PAGE_REFRESH_S = 5;
+const RECENT_CLOSED = 10;
+
+export class Account {
+  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
+
+  constructor(
+    readonly cwd: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** One answer per key per CACHE_MS; a failed one is not kept. */
+  private cached<T>(key: string, make: () => Promise<T>): Promise<T> {
+    const now = this.clock();
+    const hit = this.cache.get(key);
+    if (hit && now - hit.at < CACHE_MS) return hit.value as Promise<T>;
+    const value = make();
+    this.cache.set(key, { at: now, value });
+    value.catch(() => this.cache.delete(key));
+    return value;
+  }
+
+  private here(): Promise<Workspace> {
+    return workspace(this.cwd, undefined, { readOnly: true });
+  }
+
+  private async facts(ws: Workspace): Promise<ContinuityFacts> {
+    const [facts, open, closed] = await Promise.all([gatherFacts(ws, ["handover", "checkpoint"]), listOpen(ws.layer), readClosed(ws, { limit: RECENT_CLOSED, branch: ws.position.branch })]);
+    const mine = open.filter((o) => o.episode && sameCheckout(o.episode, ws.position)).map((o) => o.episode!);
+    const recent = closed.records
+      .filter((r) => r.meta.branch === ws.position.branch)
+      .slice(0, RECENT_CLOSED)
+      .map((r) => ({ session_id: String(r.meta.session_id), path: r.path, outcome: String(r.meta.outcome), closed_at: String(r.meta.closed_at), branch: String(r.meta.branch), provider: String(r.meta.provider ?? "none"), provider_session: String(r.meta.provider_session ?? "none") }));
+    return { facts, open: mine, closed: recent, openProblems: open.filter((o) => o.problem).map((o) => o.problem!) };
+  }
+
+  continuity(): Promise<Continuity> {
+    return this.cached("continuity", async () => continuityView(await this.facts(await this.here())));
+  }
+
+  async episodes(): Promise<{ open: Continuity["episodes"]["open"]; closed: Continuity["closed"]; problems: string[] }> {
+    const c = await this.continuity();
+    return { open: c.episodes.open, closed: c.closed, problems: c.episodes.problems };
+  }
+
+  /** Every handover candidate with its verdict and reason, as `handover --resolve --json` explains them. */
+  handovers() {
+    return this.cached("handovers", async () => {
+      const ws = await this.here();
+      const policy = (await loadPolicy(ws.layer)).policy;
+      const explained = await explain(RECORD_KINDS.handover, ws.layer, ws.position);
+      return {
+        record: explained.record ? await view(explained.record, ws.position, policy, ws.at) : null,
+        since: explained.since ? await view(explained.since, ws.position, policy, ws.at) : null,
+        candidates: explained.candidates,
+      };
+    });
+  }
+
+  /** The context builder's text within a line budget. */
+  context(budget?: number) {
+    return this.cached(`context:${budget ?? ""}`, async () => {
+      const built = contextView(await gatherFacts(await this.here(), CONTEXT_NEEDS), { budget });
+      return { text: built.lines.join("\n"), over: built.over, budget: built.budget };
+    });
+  }
+
+  page(): Promise<string> {
+    return this.cached("page", async () => {
+      const ws = await this.here();
+      const continuity = continuityView(await this.facts(ws));
+      const policy = await loadPolicy(ws.layer).catch(() => undefined);
+      const threshold = policy?.policy.session?.stranded_after ?? null;
+      const ms = threshold ? parseDuration(threshold) : undefined;
+      const stranded = ms === undefined ? [] : await openedBefore(ws, ws.at.getTime() - ms);
+      const rows = await status(ws, { verify: false }).catch(() => []);
+      const wired = wiredProviders(rows);
+      return pageHtml({
+        continuity,
+        providers: rows.filter((r) => wired.has(r.provider)),
+        recovery: { stranded: stranded.length, unfinished_closes: readClaims(ws.layer).length, threshold },
+        refreshSeconds: PAGE_REFRESH_S,
+      });
+    });
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `majordomus serve`: one loopback HTTP server for the read side: the continuity page at `/`, a
+ * JSON API under `/api/v1/`, and MCP over Streamable HTTP at `/mcp`. Read-only. A request whose
+ * Host or Origin is not this server's own loopback address is refused (DNS rebinding: a web page
+ * elsewhere must not read the local half through the person's browser).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Account } from "./account.ts";
+
+export const API_SCHEMA = (name: string) => `majordomus/api-${name}/v1`;
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host);
+}
+
+/** The Host values this server answers to: its loopback names (and the address given with --host) at its port. */
+function allowedHosts(bound: string, port: number): Set<string> {
+  const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
+  if (!isLoopback(bound)) names.add(bound.includes(":") ? `[${bound}]` : bound);
+  return new Set([...names].map((n) => `${n}:${port}`));
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
+  res.end(body);
+}
+
+const json = (res: ServerResponse, status: number, doc: unknown) => send(res, status, "application/json; charset=utf-8", `${JSON.stringify(doc)}\n`);
+const refuse = (res: ServerResponse, status: number, message: string) => json(res, status, { schema: API_SCHEMA("error"), error: { status, message } });
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) throw new Error("request body over 1 MB");
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text === "" ? undefined : JSON.parse(text);
+}
+
+/** The API's routes: one row each. */
+const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
+  continuity: (a) => a.continuity(),
+  episodes: (a) => a.episodes(),
+  handovers: (a) => a.handovers(),
+  context: async (a, q) => {
+    const raw = q.get("budget_lines");
+    const budget = raw === null ? undefined : Number(raw);
+    if (budget !== undefined && (!Number.isInteger(budget) || budget < 10 || budget > 2000)) throw Object.assign(new Error("budget_lines must be an integer from 10 to 2000"), { status: 400 });
+    return a.context(budget);
+  },
+};
+
+export type Served = { server: Server; url: string; close(): Promise<void> };
+
+export async function serve(account: Account, options: { host: string; port: number }): Promise<Served> {
+  let allowed = new Set<string>();
+  const server = createServer(async (req, res) => {
+    try {
+      const host = req.headers.host ?? "";
+      if (!allowed.has(host)) return refuse(res, 403, `Host ${JSON.stringify(host)} is not this server's own address; requests are answered only for ${[...allowed].join(", ")}`);
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, ""))) return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
+      const url = new URL(req.url ?? "/", `http://${host}`);
+      if (url.pathname === "/mcp") return await mcp(account, req, res);
+      if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "read-only: only GET is answered here");
+      if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
+      const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
+      const answer = route ? API[route] : undefined;
+      if (!answer) return refuse(res, 404, `no such page: ${url.pathname} (the API is ${Object.keys(API).map((k) => `/api/v1/${k}`).join(", ")})`);
+      return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
+    } catch (err) {
+      const status = (err as { status?: number }).status ?? 500;
+      if (!res.headersSent) refuse(res, status, (err as Error).message);
+      else res.end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  allowed = allowedHosts(options.host, port);
+  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return { server, url: `http://${shown}:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** One MCP exchange over Streamable HTTP, stateless: a server and a transport per request. */
+async function mcp(account: Account, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== "POST") return refuse(res, 405, "MCP over Streamable HTTP here is stateless: POST each JSON-RPC message to /mcp");
+  let parsed: unknown;
+  try {
+    parsed = await body(req);
+  } catch (err) {
+    return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${(err as Error).message}` } });
+  }
+  const [{ StreamableHTTPServerTransport }, { mcpServer }] = await Promise.all([import("@modelcontextprotocol/sdk/server/streamableHttp.js"), import("./mcp.ts")]);
+  const server = mcpServer(account);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, parsed);
+}

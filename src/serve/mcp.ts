@@ -1,0 +1,57 @@
+/**
+ * The MCP server over the continuity account (the official TypeScript SDK). Every tool is
+ * read-only and says so in its annotations; each answer is the same JSON the HTTP API gives, both
+ * labels side by side with the age, a stale or invalid record's Next Action withheld. Loaded only
+ * by `majordomus mcp` and `majordomus serve`: no hook pays for the SDK.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { VERSION } from "../lib/version.ts";
+import type { Account } from "./account.ts";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+export const RESOURCE_URI = "majordomus://continuity";
+
+const asText = (doc: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(doc, null, 2) }] });
+
+/** The tools, one row each: what it answers, and how. */
+const TOOLS = [
+  {
+    name: "continuity",
+    title: "Continuity of this checkout",
+    description:
+      "What the last session left for this checkout: the open episode(s), the active task, the handover to resume from and the newest checkpoint, each with its git label (exact/advanced/diverged/…) and freshness label side by side and its age, the Next Action verbatim (or why it is withheld), the open questions that block acceptance, and what to run next. Read-only.",
+    answer: (a: Account) => a.continuity(),
+  },
+  { name: "episodes", title: "Episodes", description: "The open episodes of this checkout and the recent closed ones on this branch, with their outcome. Read-only.", answer: (a: Account) => a.episodes() },
+  {
+    name: "handovers",
+    title: "Handover candidates",
+    description: "Every handover record the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason, and the selected one with its labels. Read-only.",
+    answer: (a: Account) => a.handovers(),
+  },
+] as const;
+
+export function mcpServer(account: Account): McpServer {
+  const server = new McpServer({ name: "majordomus", version: VERSION }, { capabilities: { tools: {}, resources: {} } });
+  for (const t of TOOLS) {
+    server.registerTool(t.name, { title: t.title, description: t.description, annotations: { title: t.title, ...READ_ONLY } }, async () => asText(await t.answer(account)));
+  }
+  server.registerTool(
+    "context",
+    {
+      title: "Context of this checkout",
+      description: "Everything the layer knows, in authority order (git, task, open questions, decisions, checkpoint, handover, files, history), as text within a line budget. Read-only.",
+      inputSchema: { budget_lines: z.number().int().min(10).max(2000).optional().describe("Most lines to return (default: the policy's context.builder_budget_lines)") },
+      annotations: { title: "Context of this checkout", ...READ_ONLY },
+    },
+    async ({ budget_lines }) => {
+      const built = await account.context(budget_lines);
+      return { content: [{ type: "text" as const, text: built.text }] };
+    },
+  );
+  server.registerResource("continuity", RESOURCE_URI, { title: "Continuity of this checkout", description: "The same account as the continuity tool", mimeType: "application/json" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) }],
+  }));
+  return server;
+}

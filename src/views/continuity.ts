@@ -1,0 +1,87 @@
+/**
+ * The continuity account as the read side serves it (MCP, the HTTP API, the page): a pure view over
+ * the same facts the briefing is written from, plus the episodes the read side lists. Both labels
+ * side by side with the age, the Next Action quoted only where the briefing would quote it (a stale
+ * or invalid record is history: its Next Action is withheld, with the reason), and absence stated.
+ */
+import { isoStamp } from "../lib/clock.ts";
+import type { Facts, RecordFact } from "../facts/facts.ts";
+import { ago } from "../records/labels.ts";
+import type { View } from "../records/view.ts";
+import type { OpenEpisode } from "../session/store.ts";
+
+export type ClosedSummary = { session_id: string; path: string; outcome: string; closed_at: string; branch: string; provider: string; provider_session: string };
+
+/** What the read side adds to the facts: the episodes of this checkout. */
+export type ContinuityFacts = { facts: Facts; open: OpenEpisode[]; closed: ClosedSummary[]; openProblems: string[] };
+
+export type RecordSummary = {
+  path: string;
+  how: string;
+  match: string;
+  /** `<divergence> · <freshness>`, as the CLI and the page show them. */
+  labels: string;
+  divergence: string;
+  divergence_meaning: string;
+  freshness: string;
+  freshness_reason: string;
+  created_at: string;
+  age: string | null;
+  task_id: string;
+  episode: string | null;
+  /** The Next Action, verbatim, when it may be followed; null when withheld or absent. */
+  next_action: string | null;
+  next_action_withheld: string | null;
+};
+
+function summary(v: View): RecordSummary {
+  return {
+    path: v.path,
+    how: v.how,
+    match: v.match,
+    labels: `${v.divergence} · ${v.freshness}`,
+    divergence: v.divergence,
+    divergence_meaning: v.divergence_meaning,
+    freshness: v.freshness,
+    freshness_reason: v.freshness_reason,
+    created_at: v.created_at,
+    age: v.age ?? null,
+    task_id: v.task_id,
+    episode: v.session === "none" ? null : v.session,
+    next_action: !v.history && v.next_action ? v.next_action.join("\n") : null,
+    next_action_withheld: v.next_action_withheld ?? null,
+  };
+}
+
+const absence = (fact: RecordFact, noun: string) => fact.error ?? `no ${noun} for this worktree and branch (records from other branches are never offered)`;
+
+export type Continuity = ReturnType<typeof continuityView>;
+
+export function continuityView(c: ContinuityFacts) {
+  const f = c.facts;
+  const p = f.position;
+  const open = c.open.map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
+  const blockers = f.questions.open.map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
+  const handover = f.handover.view ? summary(f.handover.view) : null;
+  const next = [
+    ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
+    ...(blockers.length > 0 ? [`Resolve the open question(s): majordomus question resolve <n> --answer "…"`] : []),
+    "majordomus context",
+    "majordomus check",
+  ];
+  return {
+    generated_at: isoStamp(f.at),
+    checkout: { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: f.snapshot.workingTree, own_records_uncommitted: f.snapshot.ownRecords.length },
+    episodes: { open, open_absent: open.length === 0 ? "no episode is open in this checkout" : null, problems: c.openProblems },
+    task: f.task ? { id: f.task.id, task: f.task.task, scope: f.task.scope, started_at: f.task.started_at, age: ago(f.at, f.task.started_at) } : null,
+    task_absent: f.task ? null : (f.taskProblem ?? "no active task"),
+    handover,
+    handover_absent: handover ? null : absence(f.handover, "handover"),
+    handover_since: f.handover.since ? summary(f.handover.since) : null,
+    checkpoint: f.checkpoint.view ? summary(f.checkpoint.view) : null,
+    checkpoint_absent: f.checkpoint.view ? null : absence(f.checkpoint, "checkpoint"),
+    blockers,
+    closed: c.closed,
+    next,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The continuity page: one HTML document over the continuity account, every card saying what it
+ * shows or that there is nothing. No script and no external asset: it reads the same with
+ * JavaScript disabled, and refreshes itself (a meta refresh) while open.
+ */
+import type { Continuity, RecordSummary } from "./continuity.ts";
+
+export type PageFacts = {
+  continuity: Continuity;
+  /** The capture state of each client wired here (capture status, not executed). */
+  providers: Array<{ provider: string; aspect: string; state: string; reason: string }>;
+  recovery: { stranded: number; unfinished_closes: number; threshold: string | null };
+  refreshSeconds: number;
+};
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const esc = (text: unknown) => String(text ?? "").replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+type Card = { id: string; title: string; body: string };
+
+const absent = (text: string) => `<p class="absent">${esc(text)}</p>`;
+const rows = (pairs: Array<[string, unknown]>) => `<dl>${pairs.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
+
+function record(r: RecordSummary): string {
+  const next = r.next_action ? `<blockquote class="next-action">${esc(r.next_action)}</blockquote>` : r.next_action_withheld ? `<p class="withheld">${esc(r.next_action_withheld)}</p>` : "";
+  return `<p><span class="badge ${esc(r.freshness)}" data-labels>${esc(r.labels)}</span> <span class="age">${esc(r.age ?? "age unknown")} old</span> · ${esc(r.how)} · ${esc(r.match)}</p>${rows([
+    ["path", r.path],
+    ["git", `${r.divergence}: ${r.divergence_meaning}`],
+    ["freshness", r.freshness_reason],
+    ["task", r.task_id],
+    ["episode", r.episode ?? "none"],
+  ])}${next}`;
+}
+
+function cards(p: PageFacts): Card[] {
+  const c = p.continuity;
+  return [
+    { id: "checkout", title: "This checkout", body: rows([["repository", c.checkout.repository], ["worktree", c.checkout.worktree], ["branch", c.checkout.branch], ["head", c.checkout.head.slice(0, 12)]]) },
+    {
+      id: "episodes",
+      title: "Open episodes",
+      body: c.episodes.open.length === 0 ? absent(c.episodes.open_absent ?? "none") : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} ago by ${esc(e.opened_by)}</li>`).join("")}</ul>`,
+    },
+    { id: "task", title: "Task", body: c.task ? rows([["task", c.task.task], ["id", c.task.id], ["scope", c.task.scope.join(", ")], ["started", `${c.task.started_at} (${c.task.age})`]]) : absent(c.task_absent ?? "no active task") },
+    {
+      id: "resume",
+      title: "Resume from",
+      body: c.handover ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds only what git and the ledger say; it does not replace the account above.</p>` : ""}` : absent(c.handover_absent ?? "no handover"),
+    },
+    { id: "checkpoint", title: "Newest checkpoint", body: c.checkpoint ? record(c.checkpoint) : absent(c.checkpoint_absent ?? "no checkpoint") },
+    { id: "blockers", title: "Blockers", body: c.blockers.length === 0 ? absent("no open question blocks acceptance") : `<ol>${c.blockers.map((b) => `<li>${esc(b.text)} <small>(task ${esc(b.task_id)})</small></li>`).join("")}</ol>` },
+    {
+      id: "closed",
+      title: "Closed episodes",
+      body: c.closed.length === 0 ? absent("no closed session record on this branch") : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) — <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
+    },
+    {
+      id: "recovery",
+      title: "Recovery",
+      body:
+        p.recovery.stranded + p.recovery.unfinished_closes === 0
+          ? absent(`nothing to recover${p.recovery.threshold ? ` (stranded after ${p.recovery.threshold})` : ""}`)
+          : rows([["stranded episodes", p.recovery.stranded], ["closes claimed and not finished", p.recovery.unfinished_closes], ["to finish them", "majordomus recover"]]),
+    },
+    {
+      id: "providers",
+      title: "Clients and their capture",
+      body: p.providers.length === 0 ? absent("no client is wired here (majordomus capture install)") : `<table><tr><th>client</th><th>aspect</th><th>state</th><th>why</th></tr>${p.providers.map((r) => `<tr><td>${esc(r.provider)}</td><td>${esc(r.aspect)}</td><td>${esc(r.state)}</td><td>${esc(r.reason)}</td></tr>`).join("")}</table>`,
+    },
+    {
+      id: "trust",
+      title: "Before you trust the above",
+      body: `${rows([["git now", `${c.checkout.branch} at ${c.checkout.head.slice(0, 12)}`], ["working tree", c.checkout.working_tree], ["closed records not committed", c.checkout.own_records_uncommitted]])}<p>Where the records and git disagree, git wins: run <code>git status</code> and <code>majordomus check</code>.</p>`,
+    },
+  ];
+}
+
+const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f3;color:#1d1d1b}header{padding:1rem 1.5rem;background:#1d1d1b;color:#f6f6f3}main{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem;padding:1rem 1.5rem}section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.75rem 1rem}h2{font-size:1rem;margin:.2rem 0 .6rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.15rem .75rem;margin:.3rem 0}dt{color:#666}dd{margin:0;overflow-wrap:anywhere}.absent{color:#666;font-style:italic}.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8efe2}.badge.aging{background:#f5ecd5}.badge.stale{background:#f3dcdc}blockquote{margin:.5rem 0;padding:.4rem .7rem;border-left:3px solid #6b8e4e;background:#f3f7ef;white-space:pre-wrap}.withheld{color:#8a4b00}table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}`;
+
+export function pageHtml(p: PageFacts): string {
+  const c = p.continuity;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${p.refreshSeconds}">
+<title>majordomus — ${esc(c.checkout.branch)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><h1>majordomus: what this checkout already knows</h1><p>As of ${esc(c.generated_at)} (refreshes every ${p.refreshSeconds} s); read-only.</p></header>
+<main>
+${cards(p)
+  .map((card) => `<section id="${card.id}"><h2>${esc(card.title)}</h2>${card.body}</section>`)
+  .join("\n")}
+</main>
+</body>
+</html>
+`;
+}
