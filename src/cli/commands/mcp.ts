@@ -15,14 +15,14 @@ export default command({
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });
     const [{ Account }, { mcpServer }, { StdioServerTransport }] = await Promise.all([import("../../serve/account.ts"), import("../../serve/mcp.ts"), import("@modelcontextprotocol/sdk/server/stdio.js")]);
     const server = mcpServer(new Account(ws.position.worktree));
+    // Served while stdin is open; when the client closes it, the answers still being made are
+    // written, and then the process ends by itself (nothing else keeps it alive).
     const transport = new StdioServerTransport();
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-      process.stdin.on("end", () => resolve());
-    });
+    // A line that is not JSON gets the JSON-RPC parse error (the SDK would only drop it).
+    transport.onerror = (error) => {
+      if (error instanceof SyntaxError) void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error.message}` } } as never);
+    };
     await server.connect(transport);
     err(`majordomus: MCP on stdio for ${ws.position.worktree} (read-only)`);
-    await closed;
-    await server.close();
   },
 });

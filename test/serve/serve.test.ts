@@ -1,0 +1,214 @@
+// The read side as its clients use it: the SDK's own MCP client over stdio (`majordomus mcp`) and
+// over Streamable HTTP (`majordomus serve`), the JSON API validated against share/schemas/api/,
+// and the refusals that keep a web page elsewhere out. Every answer tells the briefing's account.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { validate, type Schema } from "../../src/lib/schema.ts";
+import { BIN, PROJECT } from "../support/env.ts";
+import { captured, fire } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
+import type { Repo } from "../support/repo.ts";
+
+const SCHEMAS = join(PROJECT, "share", "schemas", "api");
+const schemaOf = (kind: string) => JSON.parse(readFileSync(join(SCHEMAS, `${kind}.schema.json`), "utf8")) as Schema;
+function valid(kind: string, doc: Record<string, unknown>): Record<string, unknown> {
+  const withSchema = { schema: `majordomus/api-${kind}/v1`, ...doc };
+  const problems = validate(schemaOf(kind), withSchema);
+  if (problems.length > 0) throw new Error(`${kind}: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`);
+  return doc;
+}
+
+const NEXT = "Wire the config loader into src/main.ts and run the tests.";
+const HANDOVER = `# Objective\nMake the greeting configurable.\n\n# Current State\nThe loader exists.\n\n# Next Action\n${NEXT}\n`;
+
+/** A repository with an open episode (a client session), an authored handover inside it, a closed episode and an open question. */
+function busy(): Repo {
+  const repo = captured();
+  fire(repo, "start", { session_id: "cc-old", source: "startup" });
+  fire(repo, "end", { session_id: "cc-old", reason: "prompt_input_exit" });
+  fire(repo, "start", { session_id: "cc-now", source: "startup" });
+  ok(repo.mj(["start", "make the greeting configurable", "--scope", "src"]));
+  ok(repo.mj(["handover", "--no-task"], { input: HANDOVER, env: { CLAUDE_CODE_SESSION_ID: "cc-now" } }));
+  ok(repo.mj(["question", "add", "which file format?"]));
+  return repo;
+}
+
+const text = (result: unknown) => ((result as { content: Array<{ type: string; text: string }> }).content[0]!.text);
+
+let repo: Repo;
+beforeAll(() => {
+  repo = busy();
+});
+afterAll(() => repo[Symbol.dispose]());
+
+describe("majordomus mcp (stdio, the SDK's client)", () => {
+  test("lists its read-only tools and resource, and each answer carries the briefing's account", async () => {
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools.map((t) => t.name).sort()).toEqual(["context", "continuity", "episodes", "handovers"]);
+      for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+
+      const continuity = valid("continuity", JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))));
+      expect(continuity.handover).toMatchObject({ how: "authored", labels: "exact · fresh", next_action: NEXT });
+      expect((continuity.episodes as { open: Array<{ provider_session: string }> }).open.map((e) => e.provider_session)).toEqual(["cc-now"]);
+      expect(continuity.blockers).toEqual([{ number: 1, text: "which file format?", task_id: expect.stringMatching(/^t-/) }]);
+      expect((continuity.task as { task: string }).task).toBe("make the greeting configurable");
+
+      const episodes = valid("episodes", JSON.parse(text(await client.callTool({ name: "episodes", arguments: {} }))));
+      expect((episodes.closed as Array<{ provider_session: string; outcome: string }>)[0]).toMatchObject({ provider_session: "cc-old", outcome: "closed" });
+      const handovers = valid("handovers", JSON.parse(text(await client.callTool({ name: "handovers", arguments: {} }))));
+      expect((handovers.candidates as Array<{ verdict: string }>).some((c) => c.verdict === "selected")).toBe(true);
+      const context = text(await client.callTool({ name: "context", arguments: { budget_lines: 80 } }));
+      expect(context).toContain("# majordomus context");
+      expect(context.split("\n").length).toBeLessThanOrEqual(80);
+
+      const resource = await client.readResource({ uri: "majordomus://continuity" });
+      expect(JSON.parse((resource.contents[0] as { text: string }).text).handover.next_action).toBe(NEXT);
+
+      const unknown = await client.callTool({ name: "write_everything", arguments: {} }).catch((e: Error) => ({ isError: true, content: [{ type: "text", text: e.message }] }));
+      expect(unknown.isError).toBe(true);
+      expect(text(unknown)).toContain("write_everything");
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  test("a malformed line is answered with a JSON-RPC error, and the server goes on", () => {
+    const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const run = spawnSync(BIN, ["mcp"], { cwd: repo.dir, input: `this is not json\n${init}\n`, encoding: "utf8", timeout: 10_000 });
+    const answers = run.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+    expect(answers[0]).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    expect(answers.find((a) => a.id === 1)?.result?.serverInfo?.name).toBe("majordomus");
+  });
+
+  test("outside a supervised repository it says so and exits 12, before speaking MCP", () => {
+    const run = spawnSync(BIN, ["mcp"], { cwd: join(repo.dir, ".."), input: "", encoding: "utf8" });
+    expect([2, 12]).toContain(run.status!);
+    expect(run.stdout).toBe("");
+  });
+});
+
+describe("majordomus serve", () => {
+  let server: ChildProcess;
+  let base = "";
+  let port = 0;
+
+  beforeAll(async () => {
+    server = spawn(BIN, ["serve", "--port", "0"], { cwd: repo.dir, stdio: ["ignore", "ignore", "pipe"] });
+    base = await new Promise<string>((resolve, reject) => {
+      let seen = "";
+      server.stderr!.on("data", (d: Buffer) => {
+        seen += d.toString();
+        const m = /serving (http:\/\/127\.0\.0\.1:(\d+))\//.exec(seen);
+        if (m) resolve(m[1]!);
+      });
+      server.once("exit", (code) => reject(new Error(`serve exited ${code}: ${seen}`)));
+    });
+    port = Number(new URL(base).port);
+  });
+  afterAll(() => {
+    server.kill("SIGTERM");
+  });
+
+  /** A request with headers fetch will not let us set (Host). */
+  function raw(path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  test("the JSON API answers each route with its schema, and the same account as MCP", async () => {
+    for (const kind of ["continuity", "episodes", "handovers", "context"]) {
+      const res = await fetch(`${base}/api/v1/${kind}`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as Record<string, unknown>;
+      expect(doc.schema).toBe(`majordomus/api-${kind}/v1`);
+      const { schema: _, ...rest } = doc;
+      valid(kind, rest);
+    }
+    const continuity = (await (await fetch(`${base}/api/v1/continuity`)).json()) as { handover: { next_action: string; labels: string } };
+    expect(continuity.handover).toMatchObject({ next_action: NEXT, labels: "exact · fresh" });
+    expect((await fetch(`${base}/api/v1/context?budget_lines=5`)).status).toBe(400);
+    expect((await fetch(`${base}/api/v1/nothing`)).status).toBe(404);
+    expect((await fetch(`${base}/api/v1/continuity`, { method: "POST" })).status).toBe(405);
+  });
+
+  test("MCP over Streamable HTTP with the SDK's client", async () => {
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      expect((await client.listTools()).tools.length).toBe(4);
+      const continuity = JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
+      expect(continuity.handover.next_action).toBe(NEXT);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a foreign Host or Origin is refused (403) on the API, the page and /mcp", async () => {
+    for (const path of ["/api/v1/continuity", "/", "/mcp"]) {
+      const host = await raw(path, { host: "attacker.example:80" });
+      expect(host.status).toBe(403);
+      expect(JSON.parse(host.body).error.message).toContain("not this server's own address");
+      const origin = await raw(path, { host: `127.0.0.1:${port}`, origin: "http://attacker.example" });
+      expect(origin.status).toBe(403);
+    }
+    expect((await raw("/api/v1/continuity", { host: `localhost:${port}`, origin: `http://localhost:${port}` })).status).toBe(200);
+  });
+
+  test("the page states every card, and serves no script and no external asset", async () => {
+    const res = await fetch(`${base}/`);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    for (const id of ["checkout", "episodes", "task", "resume", "checkpoint", "blockers", "closed", "recovery", "providers", "trust"]) expect(html).toContain(`<section id="${id}">`);
+    expect(html).not.toMatch(/<script|src=|href="http/);
+    expect(html).toContain('http-equiv="refresh"');
+  });
+
+  test("the local half is served, never published: no tracked or generated file holds a local record's text", () => {
+    const tracked = repo.git("ls-files").split("\n").filter((f) => f !== "");
+    for (const f of tracked) expect(readFileSync(repo.path(f), "utf8").includes(NEXT), f).toBe(false);
+    const sessions = repo.path(".ai/repo/sessions");
+    for (const f of readdirSync(sessions)) expect(readFileSync(join(sessions, f), "utf8").includes(NEXT), f).toBe(false);
+  });
+});
+
+describe("the account as time passes", () => {
+  test("a stale handover is history: both labels, its age, its Next Action withheld with the reason", async () => {
+    const later = spawnSync(BIN, ["mcp"], {
+      cwd: repo.dir,
+      encoding: "utf8",
+      timeout: 10_000,
+      env: { ...process.env, MAJORDOMUS_NOW: new Date(Date.now() + 5 * 24 * 3600 * 1000).toISOString() },
+      input: [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "continuity", arguments: {} } },
+      ]
+        .map((m) => JSON.stringify(m))
+        .join("\n")
+        .concat("\n"),
+    });
+    const answer = later.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)).find((a) => a.id === 2);
+    const doc = JSON.parse(answer.result.content[0].text);
+    expect(doc.handover.freshness).toBe("stale");
+    expect(doc.handover.labels).toBe("exact · stale");
+    expect(doc.handover.next_action).toBeNull();
+    expect(doc.handover.next_action_withheld).toContain("withheld");
+    expect(doc.handover.age).toMatch(/d/);
+  });
+});
