@@ -39,7 +39,7 @@ function cards(p: PageFacts): Card[] {
     {
       id: "episodes",
       title: "Open episodes",
-      body: c.episodes.open.length === 0 ? absent(c.episodes.open_absent ?? "none") : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} ago by ${esc(e.opened_by)}</li>`).join("")}</ul>`,
+      body: c.episodes.open.length === 0 ? absent(c.episodes.open_absent ?? "none") : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}</ul>`,
     },
     { id: "task", title: "Task", body: c.task ? rows([["task", c.task.task], ["id", c.task.id], ["scope", c.task.scope.join(", ")], ["started", `${c.task.started_at} (${c.task.age})`]]) : absent(c.task_absent ?? "no active task") },
     {
@@ -60,7 +60,7 @@ function cards(p: PageFacts): Card[] {
       body:
         p.recovery.stranded + p.recovery.unfinished_closes === 0
           ? absent(`nothing to recover${p.recovery.threshold ? ` (stranded after ${p.recovery.threshold})` : ""}`)
-          : rows([["stranded episodes", p.recovery.stranded], ["closes claimed and not finished", p.recovery.unfinished_closes], ["to finish them", "majordomus recover"]]),
+          : rows([["open longer than session.stranded_after", p.recovery.stranded], ["closes claimed and not finished", p.recovery.unfinished_closes], ["to finish them", "majordomus recover"]]),
     },
     {
       id: "providers",
