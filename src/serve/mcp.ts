@@ -33,7 +33,13 @@ const TOOLS = [
 ] as const;
 
 export function mcpServer(account: Account): McpServer {
-  const server = new McpServer({ name: "majordomus", version: VERSION }, { capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer(
+    { name: "majordomus", version: VERSION },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: "majordomus keeps this repository's continuity across sessions. Call `continuity` before starting work: it gives the handover to resume from (its Next Action, labelled against git and by age; a stale one is history) and what blocks acceptance. Read-only.",
+    },
+  );
   for (const t of TOOLS) {
     server.registerTool(t.name, { title: t.title, description: t.description, annotations: { title: t.title, ...READ_ONLY } }, async () => asText(await t.answer(account)));
   }

@@ -75,6 +75,31 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     expect(request).toContain("Since then: a derived record");
   }, TIMEOUT);
 
+  test("over MCP: the model calls majordomus's continuity tool, and the next request carries the handover's Next Action with both labels", async () => {
+    const next = "Finish the YAML emitter, then run test/emit.test.ts.";
+    let called = false;
+    using rig = new ClaudeRig({
+      mock: {
+        // The first request that offers the tool calls it; every later one just answers.
+        tool: (request) => {
+          if (called || !JSON.stringify(request.body?.tools ?? []).includes('"mcp__majordomus__continuity"')) return undefined;
+          called = true;
+          return { name: "mcp__majordomus__continuity", input: {} };
+        },
+      },
+    });
+    ok(rig.repo.mj(["handover", "--no-task"], { input: `# Objective\nAn emitter.\n\n# Current State\nThe reader is done.\n\n# Next Action\n${next}\n` }));
+    // The project's MCP server, as `claude mcp add -s project majordomus -- majordomus mcp` writes it.
+    writeFileSync(rig.repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: { type: "stdio", command: "majordomus", args: ["mcp"] } } }, null, 2)}\n`);
+    const run = await rig.run(["-p", "what should I do next?", "--allowedTools", "mcp__majordomus__continuity"], { ENABLE_TOOL_SEARCH: "false" });
+    expect(run).toMatchObject({ status: 0, timedOut: false });
+    expect(called).toBe(true);
+    const after = rig.mock.messages().at(-1)!.text;
+    expect(after).toContain(`"next_action": "${next}"`);
+    expect(after).toContain('"labels": "exact · fresh"');
+    expect(after).toContain('"how": "authored"');
+  }, TIMEOUT);
+
   test("3: /compact derives a checkpoint inside the episode and closes nothing; a --continue run is one episode of the same client session", async () => {
     using rig = new ClaudeRig();
     expect((await rig.run(["-p", "say ok"])).status).toBe(0);
