@@ -5,6 +5,7 @@
  * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
  */
 import { chmodSync, copyFileSync, readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
@@ -83,6 +84,49 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
   report.backup = backupOf(here, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
   report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
+}
+
+/** What names `majordomus mcp` as the project's MCP server (the shape `claude mcp add -s project` writes). */
+export const MCP_ENTRY = { type: "stdio", command: "majordomus", args: ["mcp"] } as const;
+
+/** A JSON object file of the person's, parsed; anything else is refused with the reason. */
+export function jsonObject(rel: string, text: string, command: string): Record<string, unknown> {
+  try {
+    const data = JSON.parse(text);
+    if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("not a JSON object");
+    return data as Record<string, unknown>;
+  } catch (err) {
+    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); it was left as it is`, `fix it, then run \`majordomus ${command}\` again`);
+  }
+}
+
+/** The project's MCP configuration names `majordomus mcp`: written when absent, merged with --merge, never changed otherwise. */
+function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
+  const m = provider.hooks.mcp;
+  if (!m) return;
+  const path = join(here.position.worktree, m.config);
+  const text = readIfExists(path);
+  if (text === undefined) {
+    writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: MCP_ENTRY } }, null, 2)}\n`, 0o644);
+    report.lines.push({ path: m.config, action: "written", note: `names \`majordomus mcp\` as the MCP server ${m.server}` });
+    return;
+  }
+  const config = jsonObject(m.config, text, "capture install");
+  const servers = config.mcpServers && typeof config.mcpServers === "object" && !Array.isArray(config.mcpServers) ? (config.mcpServers as Record<string, unknown>) : {};
+  const current = servers[m.server];
+  if (current !== undefined) {
+    report.lines.push(isDeepStrictEqual(current, MCP_ENTRY) ? { path: m.config, action: "already present" } : { path: m.config, action: "left alone", note: `it names another server ${m.server}; it is yours` });
+    return;
+  }
+  if (!merge) {
+    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(MCP_ENTRY)}` });
+    report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
+    return;
+  }
+  config.mcpServers = { ...servers, [m.server]: MCP_ENTRY };
+  const backup = backupOf(here, path, m.config);
+  writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, statSync(path).mode & 0o777);
+  report.lines.push({ path: m.config, action: "merged", note: `added the ${m.server} server; every other key kept; backup at ${backup}` });
 }
 
 /** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
@@ -173,5 +217,6 @@ export async function install(here: Workspace, provider: Provider & { hooks: Hoo
   const policy = await loadPolicy(here.layer).catch(() => undefined);
   mods(here, provider, policy?.policy, report);
   settingsFile(here, provider, options.merge, report);
+  mcpConfig(here, provider, options.merge, report);
   return report;
 }

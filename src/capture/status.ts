@@ -19,17 +19,19 @@ import { canAccess } from "../lib/fsx.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
+import { isDeepStrictEqual } from "node:util";
 import { selfInvocation, spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
+import { MCP_ENTRY } from "./install.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
 export type Row = { provider: string; aspect: Aspect; state: State; reason: string };
 
-const ASPECT_EVENTS: Record<Exclude<Aspect, "mod">, HookEvent[]> = { prompt: ["prompt"], session: ["start", "compact", "end"] };
+const ASPECT_EVENTS: Record<Exclude<Aspect, "mod" | "mcp">, HookEvent[]> = { prompt: ["prompt"], session: ["start", "compact", "end"] };
 
 function read(path: string): string | undefined {
   try {
@@ -141,6 +143,32 @@ export function shownRows(rows: readonly Row[]): Row[] {
   return rows.filter((r) => keep.has(r.provider));
 }
 
+/** The project's MCP configuration names `majordomus mcp`; verified by asking this binary's `mcp` for its tools. */
+async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks }, execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
+  const m = provider.hooks.mcp;
+  if (!m) return { state: "unadapted", reason: "majordomus does not configure an MCP server for this client" };
+  const text = read(join(here.position.worktree, m.config));
+  if (text === undefined) return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
+  let entry: unknown;
+  try {
+    entry = (JSON.parse(text) as { mcpServers?: Record<string, unknown> }).mcpServers?.[m.server];
+  } catch {
+    return { state: "unconfigured", reason: `${m.config} is not valid JSON` };
+  }
+  if (entry === undefined) return { state: "unconfigured", reason: `${m.config} names no ${m.server} server; run \`majordomus capture install\`` };
+  if (!isDeepStrictEqual(entry, MCP_ENTRY)) return { state: "named", reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is` };
+  if (!execute) return { state: "wired", reason: "configured; not executed (--no-verify)" };
+  const [cmd, ...pre] = selfInvocation();
+  const messages = [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "majordomus capture status", version: "1" } } },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/list" },
+  ];
+  const run = await spawnText(cmd!, [...pre, "mcp"], { cwd: here.position.worktree, env: { ...process.env }, input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n` });
+  const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));
+  return listed ? { state: "verified", reason: `${m.config} names \`majordomus mcp\`, and it answered a tools/list with its read-only tools` } : { state: "wired", reason: `${m.config} names \`majordomus mcp\`, but it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})` };
+}
+
 export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const provider of (await providers()).values()) {
@@ -150,6 +178,7 @@ export async function status(here: Workspace, options: { verify: boolean }): Pro
       if (capability.state === "none") row = { state: "unsupported", reason: capability.source };
       else if (!provider.hooks) row = { state: "unadapted", reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet` };
       else if (aspect === "mod") row = await modAspect(here, provider as Provider & { hooks: Hooks });
+      else if (aspect === "mcp") row = await mcpAspect(here, provider as Provider & { hooks: Hooks }, options.verify);
       else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify);
       rows.push({ provider: provider.id, aspect, ...row });
     }

@@ -11,7 +11,8 @@ import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
-import { backupOf, modFiles, removeOurs, type InstallReport } from "./install.ts";
+import { isDeepStrictEqual } from "node:util";
+import { backupOf, jsonObject, MCP_ENTRY, modFiles, removeOurs, type InstallReport } from "./install.ts";
 
 function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -99,10 +100,31 @@ function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, repo
   }
 }
 
+function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+  const m = provider.hooks.mcp;
+  if (!m) return;
+  const path = join(here.position.worktree, m.config);
+  const text = readIfExists(path);
+  if (text === undefined) return void report.lines.push({ path: m.config, action: "not there" });
+  const config = jsonObject(m.config, text, "capture uninstall");
+  const servers = config.mcpServers && typeof config.mcpServers === "object" && !Array.isArray(config.mcpServers) ? (config.mcpServers as Record<string, unknown>) : undefined;
+  if (!servers || !isDeepStrictEqual(servers[m.server], MCP_ENTRY)) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
+  delete servers[m.server];
+  if (Object.keys(servers).length === 0) delete config.mcpServers;
+  if (Object.keys(config).length === 0) {
+    unlinkSync(path);
+    return void report.lines.push({ path: m.config, action: "removed", note: "it held only the majordomus server" });
+  }
+  report.backup = backupOf(here, path, m.config);
+  writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, 0o644);
+  report.lines.push({ path: m.config, action: "rewritten", note: `removed the ${m.server} server; every other key kept; backup at ${report.backup}` });
+}
+
 export function uninstall(here: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {
   const report: InstallReport = { lines: [], missing: [] };
   removeEntries(here, provider, report);
   removeShims(here, provider, report);
   removeMods(here, provider, report);
+  removeMcp(here, provider, report);
   return report;
 }

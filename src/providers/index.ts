@@ -3,12 +3,12 @@ import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
 import type { ConsentKey } from "../policy/index.ts";
 
-export const ASPECTS = ["prompt", "session", "mod"] as const;
+export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
 export const HOOK_EVENTS = ["prompt", "start", "compact", "end"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-export type Capability = { state: "hook" | "none" | "module"; source: string };
+export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
 export type EventRow = { event: string; shim: string; timeout: number };
 export type ModRow = { source: string; target: string; switch: ConsentKey };
 
@@ -21,6 +21,8 @@ export type Hooks = {
   injected_markers: string[];
   events: Record<HookEvent, EventRow>;
   mods?: Record<string, ModRow>;
+  /** The project's MCP configuration file, and the server name majordomus goes by in it. */
+  mcp?: { config: string; server: string };
 };
 
 export type Provider = { id: string; title: string; tested_version: string; capabilities: Record<Aspect, Capability>; hooks?: Hooks };

@@ -69,7 +69,7 @@ export async function withRecords(dir: string, count: number, options: { legacy?
 /** Capture installed, as an adopter's repository has it. */
 export function withCapture(dir: string): string {
   run(dir, BIN, ["capture", "install"]);
-  run(dir, "git", ["add", ".ai", ".gitignore", ".claude"]);
+  run(dir, "git", ["add", ".ai", ".gitignore", ".claude", ".mcp.json"]);
   run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "layer"]);
   return dir;
 }

@@ -35,7 +35,7 @@ export class ClaudeRig {
     this.repo = options.repo ?? layered();
     if (options.capture !== false && !options.repo) {
       ok(this.repo.mj(["capture", "install"]));
-      this.repo.git("add", ".claude");
+      this.repo.git("add", ".claude", ".mcp.json");
       this.repo.git("commit", "-q", "-m", "Wire majordomus into Claude Code");
     }
   }

@@ -25,7 +25,7 @@ function onTinyDisk(size: string): { repo: Repo; mount: string; [Symbol.dispose]
   repo.commit("start");
   ok(repo.mj(["init"]));
   ok(repo.mj(["capture", "install"]));
-  repo.git("add", ".ai", ".gitignore", ".claude");
+  repo.git("add", ".ai", ".gitignore", ".claude", ".mcp.json");
   repo.git("commit", "-q", "-m", "layer");
   return {
     repo,

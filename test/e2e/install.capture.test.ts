@@ -219,3 +219,35 @@ describe("capture uninstall", () => {
     expect(existsSync(repo.path(MOD))).toBe(false);
   });
 });
+
+describe("the project's MCP server", () => {
+  const OURS = { type: "stdio", command: "majordomus", args: ["mcp"] };
+
+  test("install names `majordomus mcp` in .mcp.json, and status proves it by asking for its tools", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"]));
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: OURS } });
+    const row = statusOf(repo).find((r) => r.provider === "claude-code" && r.aspect === "mcp")!;
+    expect(row.state).toBe("verified");
+    expect(row.reason).toContain("tools/list");
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .mcp.json");
+  });
+
+  test("a .mcp.json of the person's stays byte-identical (refused, exit 15) unless --merge, which keeps every other server; uninstall takes only ours", () => {
+    using repo = layered();
+    const mine = `{"mcpServers":{"docs":{"command":"docs-server"}}}`;
+    writeFileSync(repo.path(".mcp.json"), mine);
+    const refused = repo.mj(["capture", "install"]);
+    expect(refused.status).toBe(15);
+    expect(refused.stderr).toContain(`"majordomus": ${JSON.stringify(OURS)}`);
+    expect(readFileSync(repo.path(".mcp.json"), "utf8")).toBe(mine);
+    ok(repo.mj(["capture", "install", "--merge"]));
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" }, majordomus: OURS } });
+    ok(repo.mj(["capture", "uninstall"]));
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" } } });
+    // A server of the person's under our name is theirs.
+    writeFileSync(repo.path(".mcp.json"), `{"mcpServers":{"majordomus":{"command":"something-else"}}}`);
+    expect(ok(repo.mj(["capture", "install", "--merge"])).stdout).toContain("left alone       .mcp.json — it names another server majordomus; it is yours");
+    expect(statusOf(repo).find((r) => r.aspect === "mcp" && r.provider === "claude-code")!.state).toBe("named");
+  });
+});

@@ -17,7 +17,7 @@ export function hookEnv(extra: Record<string, string> = {}): Record<string, stri
 export function captured(): Repo {
   const repo = layered();
   ok(repo.mj(["capture", "install"]));
-  repo.git("add", ".claude");
+  repo.git("add", ".claude", ".mcp.json");
   repo.git("commit", "-q", "-m", "Wire majordomus into Claude Code");
   return repo;
 }
