@@ -23,7 +23,7 @@ import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenE
 
 export type OpenOptions = {
   ifOpen: "refuse" | "keep";
-  openedBy: "hook" | "hand";
+  openedBy: "hook" | "hand" | "connection";
   provider?: string;
   providerSession?: string;
   owner?: string;

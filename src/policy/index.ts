@@ -32,6 +32,7 @@ export type Policy = {
   context?: { builder_budget_lines?: number; max_list_items?: number; recent_decisions?: number };
   ledger?: { retention_max_lines?: number };
   prompts?: { retention_max_days?: number; retention_max_bytes?: number };
+  mcp?: { connection_episodes?: boolean; reattach_grace_minutes?: number };
   enforcement?: Array<{ name: string; wired_by: string }>;
 };
 
@@ -98,14 +99,19 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
   }
   const granted = new Set<CredentialKey>();
   const problems: string[] = [];
-  const session = (data as { session?: Record<string, unknown> } | null)?.session;
-  for (const [key, value] of Object.entries(session ?? {})) {
-    const full = `session.${key}`;
-    if (!isCredentialKey(full)) problems.push(`session.${key} is not a switch this file grants (it grants ${CREDENTIAL_KEYS.join(", ")})`);
-    else if (value === true) granted.add(full);
+  // Each group the consent switches live in (session, mcp): every key in it must be one this file grants.
+  const groups = new Set(CREDENTIAL_KEYS.map((k) => k.split(".")[0]!));
+  for (const [group, block] of Object.entries((data as Record<string, unknown> | null) ?? {})) {
+    if (!groups.has(group)) {
+      problems.push(`undeclared key ${group}`);
+      continue;
+    }
+    for (const [key, value] of Object.entries((block as Record<string, unknown> | null) ?? {})) {
+      const full = `${group}.${key}`;
+      if (!isCredentialKey(full)) problems.push(`${full} is not a switch this file grants (it grants ${CREDENTIAL_KEYS.join(", ")})`);
+      else if (value === true) granted.add(full);
+    }
   }
-  const others = Object.keys((data as Record<string, unknown> | null) ?? {}).filter((k) => k !== "session");
-  if (others.length > 0) problems.push(`undeclared key(s) ${others.join(", ")}`);
   return { path, granted, problem: problems.length > 0 ? `${path}: ${problems.join("; ")}` : undefined };
 }
 
@@ -132,6 +138,9 @@ export const SWITCHES = {
   "session.handover_on_fill": "consent",
   "session.commit_record_on_end": "credentials",
   "session.push_record_on_end": "credentials",
+  // Granted like the two above, by the local consent file alone: a tracked file must not let any
+  // client that connects open and close episodes in the person's checkout.
+  "mcp.connection_episodes": "credentials",
 } as const satisfies Record<string, "on unless false" | "consent" | "credentials">;
 
 export type SwitchKey = keyof typeof SWITCHES;

@@ -8,6 +8,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { VERSION } from "../lib/version.ts";
 import type { Account } from "./account.ts";
+import type { Connection } from "./connections.ts";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 export const RESOURCE_URI = "majordomus://continuity";
@@ -32,7 +33,7 @@ const TOOLS = [
   },
 ] as const;
 
-export function mcpServer(account: Account): McpServer {
+export function mcpServer(account: Account, connection?: Connection): McpServer {
   const server = new McpServer(
     { name: "majordomus", version: VERSION },
     {
@@ -56,8 +57,40 @@ export function mcpServer(account: Account): McpServer {
       return { content: [{ type: "text" as const, text: built.text }] };
     },
   );
+  if (connection) connectionTools(server, connection);
   server.registerResource("continuity", RESOURCE_URI, { title: "Continuity of this checkout", description: "The same account as the continuity tool", mimeType: "application/json" }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) }],
   }));
   return server;
+}
+
+/** The two writing tools, registered only where the checkout consented to connection episodes. */
+function connectionTools(server: McpServer, connection: Connection): void {
+  const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+  const failing = async (work: () => Promise<unknown>) => {
+    try {
+      return asText(await work());
+    } catch (err) {
+      return { isError: true, content: [{ type: "text" as const, text: (err as Error).message }] };
+    }
+  };
+  server.registerTool(
+    "session_attach",
+    {
+      title: "Attach this client to its episode",
+      description: "For a client without hooks: open this client's episode in this checkout, or resume it when it is open (attach again within the grace after a dropped connection). Every message after it keeps it alive; session_detach closes it.",
+      inputSchema: { client: z.string().describe("The client's name, e.g. cursor"), external_id: z.string().describe("The client's own id for this session") },
+      annotations: { title: "Attach this client to its episode", ...writes },
+    },
+    async ({ client, external_id }) => failing(() => connection.attach(client, external_id)),
+  );
+  server.registerTool(
+    "session_detach",
+    {
+      title: "Detach and close the episode",
+      description: "Close this client's attached episode into its shared record, as closed.",
+      annotations: { title: "Detach and close the episode", ...writes },
+    },
+    async () => failing(() => connection.detach()),
+  );
 }

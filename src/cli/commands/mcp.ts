@@ -13,8 +13,15 @@ export default command({
   async run() {
     // Fail now, with the reason, when there is no layer here (not at the first tool call).
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });
-    const [{ Account }, { mcpServer }, { StdioServerTransport }] = await Promise.all([import("../../serve/account.ts"), import("../../serve/mcp.ts"), import("@modelcontextprotocol/sdk/server/stdio.js")]);
-    const server = mcpServer(new Account(ws.position.worktree));
+    const [{ Account }, { mcpServer }, { StdioServerTransport }, { Connection }] = await Promise.all([
+      import("../../serve/account.ts"),
+      import("../../serve/mcp.ts"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../../serve/connections.ts"),
+    ]);
+    // Connection episodes, where this checkout consented to them (the server's only writes).
+    const connection = await Connection.open(ws.position.worktree);
+    const server = mcpServer(new Account(ws.position.worktree), connection);
     // Served while stdin is open; when the client closes it, the answers still being made are
     // written, and then the process ends by itself (nothing else keeps it alive).
     const transport = new StdioServerTransport();
@@ -23,6 +30,33 @@ export default command({
       if (error instanceof SyntaxError) void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error.message}` } } as never);
     };
     await server.connect(transport);
+    if (connection) {
+      // Every message is a heartbeat; the end of stdin is a dropped connection; a signal stops the server.
+      const receive = transport.onmessage;
+      transport.onmessage = (message) => {
+        connection.heartbeat();
+        receive?.(message);
+      };
+      // Until the client goes (stdin ends: detached, the episode waits) or the server is stopped (closed: shutdown).
+      await new Promise<void>((resolve) => {
+        const warn = (e: Error) => err(`majordomus: warning: ${e.message}`);
+        process.stdin.once("end", () => void connection.dropped().catch(warn).finally(resolve));
+        for (const signal of ["SIGINT", "SIGTERM"] as const) {
+          process.once(signal, () => {
+            void connection
+              .shutdown()
+              .catch(warn)
+              .finally(() => {
+                process.stdin.destroy();
+                resolve();
+              });
+          });
+        }
+        err(`majordomus: MCP on stdio for ${ws.position.worktree} (read-only, with connection episodes)`);
+      });
+      await server.close();
+      return;
+    }
     err(`majordomus: MCP on stdio for ${ws.position.worktree} (read-only)`);
   },
 });

@@ -2,6 +2,8 @@ import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { sweepTemps } from "../../lifecycle/sweep.ts";
+import { expireDetached } from "../../lifecycle/connection.ts";
+import { loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { err, out, outJson } from "../print.ts";
@@ -27,8 +29,13 @@ export default command({
       if (result.closed.length === 0 && claims.length === 0) out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
       for (const e of result.closed) out(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
     }
-    // Temp files killed writers left behind go too (never while their writer may still be alive).
-    if (!args.check) for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
+    // Temp files killed writers left behind go too (never while their writer may still be alive),
+    // and connection episodes whose client did not attach again within the grace.
+    if (!args.check) {
+      for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
+      const policy = await loadPolicy(ctx.layer);
+      if (policy.policy.mcp?.reattach_grace_minutes !== undefined) for (const id of await expireDetached(ctx, policy)) err(`majordomus: closed ${id} as interrupted: its client's connection dropped and it did not attach again within the grace`);
+    }
     const pending = claims.length + result.closed.length;
     if (args.check && pending > 0) throw new Failure("contract", `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`, "`majordomus recover` finishes and closes them");
   },
