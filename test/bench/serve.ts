@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
+import { startServe } from "../support/serve.ts";
 import { median } from "./measure.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords } from "./fixtures.ts";
 
@@ -25,15 +26,7 @@ const repo = await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000)
 const out: string[] = ["## The read side (a repository with 10,000 ledger lines, 1,000 handovers and 1,000 checkpoints)", ""];
 
 // The server.
-const server = spawn(BIN, ["serve", "--port", "0"], { cwd: repo, stdio: ["ignore", "ignore", "pipe"] });
-const base = await new Promise<string>((resolve) => {
-  let seen = "";
-  server.stderr!.on("data", (d: Buffer) => {
-    seen += d.toString();
-    const m = /serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(seen);
-    if (m) resolve(m[1]!);
-  });
-});
+const { child: server, url: base } = await startServe(repo);
 const timeOne = async (path: string) => {
   const t = performance.now();
   const res = await fetch(`${base}${path}`);

@@ -2,11 +2,12 @@
 // browser is downloaded): every card, for a fresh handover and for the same one gone stale, with
 // JavaScript on and off. A screenshot of each is kept in test/artifacts/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { BIN, PROJECT } from "../support/env.ts";
+import { PROJECT } from "../support/env.ts";
+import { startServe } from "../support/serve.ts";
 import { captured, fire } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
@@ -16,18 +17,7 @@ const ARTIFACTS = join(PROJECT, "test", "artifacts");
 const NEXT = "Wire the config loader into src/main.ts and run the tests.";
 const CARDS = ["checkout", "episodes", "task", "resume", "checkpoint", "blockers", "closed", "recovery", "providers", "trust"];
 
-function serve(repo: Repo, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(BIN, ["serve", "--port", "0"], { cwd: repo.dir, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stderr!.on("data", (d: Buffer) => {
-      seen += d.toString();
-      const m = /serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(seen);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${seen}`)));
-  });
-}
+const serve = (repo: Repo, env: Record<string, string> = {}) => startServe(repo.dir, env);
 
 /** The text of each card, by its id. */
 async function cards(page: Page): Promise<Record<string, string>> {

@@ -2,7 +2,7 @@
 // over Streamable HTTP (`majordomus serve`), the JSON API validated against share/schemas/api/,
 // and the refusals that keep a web page elsewhere out. Every answer tells the briefing's account.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { validate, type Schema } from "../../src/lib/schema.ts";
 import { BIN, PROJECT } from "../support/env.ts";
 import { captured, fire } from "../support/capture.ts";
+import { startServe } from "../support/serve.ts";
 import { ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
@@ -102,16 +103,9 @@ describe("majordomus serve", () => {
   let port = 0;
 
   beforeAll(async () => {
-    server = spawn(BIN, ["serve", "--port", "0"], { cwd: repo.dir, stdio: ["ignore", "ignore", "pipe"] });
-    base = await new Promise<string>((resolve, reject) => {
-      let seen = "";
-      server.stderr!.on("data", (d: Buffer) => {
-        seen += d.toString();
-        const m = /serving (http:\/\/127\.0\.0\.1:(\d+))\//.exec(seen);
-        if (m) resolve(m[1]!);
-      });
-      server.once("exit", (code) => reject(new Error(`serve exited ${code}: ${seen}`)));
-    });
+    const started = await startServe(repo.dir);
+    server = started.child;
+    base = started.url;
     port = Number(new URL(base).port);
   });
   afterAll(() => {
