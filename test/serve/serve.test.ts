@@ -206,3 +206,28 @@ describe("the account as time passes", () => {
     expect(doc.handover.age).toMatch(/d/);
   });
 });
+
+describe("freshness of the answers, and the address", () => {
+  test("an answer is reused for 2 s at most: a handover written meanwhile shows once that has passed", async () => {
+    using fresh = captured();
+    ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER }));
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: fresh.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    try {
+      const ask = async () => JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))).handover.next_action;
+      expect(await ask()).toBe(NEXT);
+      ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER.replace(NEXT, "Something newer.") }));
+      expect(await ask()).toBe(NEXT);
+      await Bun.sleep(2_100);
+      expect(await ask()).toBe("Something newer.");
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  test("an address other than loopback is served only when --host names it, with a warning", async () => {
+    const child = spawnSync(BIN, ["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 1_500, killSignal: "SIGTERM" });
+    expect(child.stderr).toContain("warning: serving on 0.0.0.0, not loopback");
+    expect(child.stderr).toMatch(/serving http:\/\/0\.0\.0\.0:\d+\//);
+  });
+});
