@@ -3,7 +3,7 @@
  * HOME, temp and runtime folders inside the test's own folder: nothing of the machine's is read or
  * written, and nothing but 127.0.0.1 is reached.
  */
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered, ok } from "../support/layered.ts";
@@ -52,6 +52,12 @@ export class ClaudeRig {
       projects: { [this.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
     };
     writeFileSync(join(this.home, ".claude.json"), JSON.stringify(settings, null, 2));
+    // The person's answer to the client's "New MCP server found in this project" dialog (the
+    // interactive UI asks once per project; its answer lands in the project's untracked local settings).
+    if (existsSync(join(this.repo.dir, ".mcp.json"))) {
+      mkdirSync(join(this.repo.dir, ".claude"), { recursive: true });
+      writeFileSync(join(this.repo.dir, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["majordomus"] }, null, 2));
+    }
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
