@@ -42,7 +42,7 @@ const STEPS: Step[] = [
   // The adopter's first three commands.
   { say: "One binary: the version, and everything it needs embedded.", cmd: "majordomus --version" },
   { say: "`init` makes a git repository supervised: a tracked half (.ai/repo) and a private, git-ignored local half (.ai/local).", cmd: "majordomus init" },
-  { say: "`capture install` wires Claude Code: four hook shims, its settings, and the handover mod. Commit the layer and the wiring.", cmd: "majordomus capture install && git add .ai .gitignore .claude .mcp.json && git commit -qm 'Supervise with majordomus'" },
+  { say: "`capture install` wires Claude Code: four hook shims, its settings, the handover mod, and .mcp.json naming `majordomus mcp`. Commit the layer and the wiring.", cmd: "majordomus capture install && git add .ai .gitignore .claude .mcp.json && git commit -qm 'Supervise with majordomus'" },
 
   // The payoff first: two sessions.
   { say: "Session 1 starts. Claude Code runs the start shim with its payload; what it prints is the briefing the model reads first.", cmd: ".claude/hooks/majordomus-session-start < ../payloads/start-1.json" },
