@@ -18,7 +18,7 @@ import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 
 export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "not there" | "merged" | "refused";
 export type Line = { path: string; action: Action; note?: string };
-export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string };
+export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string; trust?: { trusted: boolean; reason: string; steps: string[] } };
 
 
 /**
@@ -218,5 +218,8 @@ export async function install(here: Workspace, provider: Provider & { hooks: Hoo
   mods(here, provider, policy?.policy, report);
   settingsFile(here, provider, options.merge, report);
   mcpConfig(here, provider, options.merge, report);
+  // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
+  const { trustOf } = await import("./trust.ts");
+  report.trust = await trustOf(here, provider);
   return report;
 }

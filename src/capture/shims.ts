@@ -77,5 +77,6 @@ export function commandsIn(settings: unknown, event: string): string[] {
 /** The hook configuration entry for one event, as the client's settings file holds it. */
 export function settingsEntry(provider: Provider & { hooks: Hooks }, event: HookEvent): Record<string, unknown> {
   const row = provider.hooks.events[event];
-  return { matcher: "", hooks: [{ type: "command", command: `"$CLAUDE_PROJECT_DIR"/${row.shim}`, timeout: row.timeout }] };
+  const command = provider.hooks.command.replaceAll("{shim}", row.shim);
+  return { ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}), hooks: [{ type: "command", command, timeout: row.timeout }] };
 }

@@ -26,6 +26,7 @@ import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
 import { MCP_ENTRY } from "./install.ts";
+import { trustOf, type Trust } from "./trust.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
@@ -79,7 +80,7 @@ async function verifySession(here: Workspace, provider: Provider & { hooks: Hook
   return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
 }
 
-async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
+async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean, trust_: () => Promise<Trust | undefined>): Promise<Omit<Row, "provider" | "aspect">> {
   const hooks = provider.hooks;
   const text = read(join(here.position.worktree, hooks.config));
   if (text === undefined) return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
@@ -106,6 +107,9 @@ async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }
   if (!findsBinary(here.position.worktree)) return { state: "wired", reason: "the shims find no majordomus to run (none in bin/, .majordomus/bin/ or on PATH), so they do nothing" };
   const problem = aspect === "prompt" ? await verifyPrompt(here, provider) : await verifySession(here, provider);
   if (problem) return { state: "wired", reason: problem };
+  // majordomus answers the hook; whether the client will run it at all is the client's to say.
+  const trust = await trust_();
+  if (trust && !trust.trusted) return { state: "wired", reason: `majordomus answers it, but ${provider.title} will not run it: ${trust.reason}` };
   return { state: "verified", reason: aspect === "prompt" ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder" : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a dry run (nothing closed)" };
 }
 
@@ -172,6 +176,9 @@ async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks },
 export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const provider of (await providers()).values()) {
+    // Asked of the client at most once per provider, and only when a hook aspect gets that far.
+    let asked: Promise<Trust | undefined> | undefined;
+    const trust = () => (asked ??= trustOf(here, provider as Provider & { hooks: Hooks }));
     for (const aspect of ASPECTS) {
       const capability = provider.capabilities[aspect];
       let row: Omit<Row, "provider" | "aspect">;
@@ -179,7 +186,7 @@ export async function status(here: Workspace, options: { verify: boolean }): Pro
       else if (!provider.hooks) row = { state: "unadapted", reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet` };
       else if (aspect === "mod") row = await modAspect(here, provider as Provider & { hooks: Hooks });
       else if (aspect === "mcp") row = await mcpAspect(here, provider as Provider & { hooks: Hooks }, options.verify);
-      else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify);
+      else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);
       rows.push({ provider: provider.id, aspect, ...row });
     }
   }

@@ -14,6 +14,14 @@ export type ModRow = { source: string; target: string; switch: ConsentKey };
 
 export type Hooks = {
   config: string;
+  /** The command the client's configuration runs for an event: `{shim}` is the shim's path from the repository root. */
+  command: string;
+  /** The matcher an entry carries (every variant of the event), when the client wants one. */
+  matcher?: string;
+  /** The client's executable, looked for on PATH. */
+  executable?: string;
+  /** How the client decides to run a project's hooks at all (a row of capture/trust.ts), when it does. */
+  trust?: string;
   session_env?: string;
   keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[] };
   deliberate_reasons: string[];

@@ -118,7 +118,7 @@ describe("capture status", () => {
     expect(state("claude-code", "prompt")).toBe("verified");
     expect(state("claude-code", "session")).toBe("verified");
     expect(state("claude-code", "mod")).toBe("wired");
-    expect(state("codex", "session")).toBe("unadapted");
+    expect(state("codex", "session")).toBe("unconfigured");
     expect(state("gemini", "prompt")).toBe("unadapted");
     expect(state("codex", "mod")).toBe("unsupported");
     // The self-tests touched nothing real: no prompt archived, no episode opened, no receipt.
@@ -133,15 +133,17 @@ describe("capture status", () => {
   test("shows the clients wired here (or, before any is, the ones majordomus can wire); --all shows every row", () => {
     using repo = layered();
     const before = ok(repo.mj(["capture", "status", "--no-verify"], { env: hookEnv() }));
+    // Before any client is wired: the ones majordomus can wire, not the ones it cannot.
     expect(before.stdout).toContain("claude-code:prompt");
-    expect(before.stdout).not.toContain("codex:");
+    expect(before.stdout).toContain("codex:prompt");
+    expect(before.stdout).not.toContain("gemini:");
     expect(before.stderr).toContain("--all shows them");
     ok(repo.mj(["capture", "install"]));
     const after = JSON.parse(ok(repo.mj(["capture", "status", "--no-verify", "--json"], { env: hookEnv() })).stdout);
     expect(new Set(after.items.map((r: { provider: string }) => r.provider))).toEqual(new Set(["claude-code"]));
     expect(after.hidden).toBeGreaterThan(0);
     const all = ok(repo.mj(["capture", "status", "--no-verify", "--all"], { env: hookEnv() }));
-    expect(all.stdout).toContain("codex:session");
+    expect(all.stdout).toContain("gemini:session");
     expect(all.stderr).toBe("");
   });
 
@@ -249,5 +251,25 @@ describe("the project's MCP server", () => {
     writeFileSync(repo.path(".mcp.json"), `{"mcpServers":{"majordomus":{"command":"something-else"}}}`);
     expect(ok(repo.mj(["capture", "install", "--merge"])).stdout).toContain("left alone       .mcp.json — it names another server majordomus; it is yours");
     expect(statusOf(repo).find((r) => r.aspect === "mcp" && r.provider === "claude-code")!.state).toBe("named");
+  });
+});
+
+describe("which clients capture install wires", () => {
+  test("without --provider: the ones found here or on PATH, saying why; none found: Claude Code, said so", () => {
+    using repo = layered();
+    const none = ok(repo.mj(["capture", "install"], { env: { PATH: "/usr/bin:/bin" } }));
+    expect(none.stderr).toContain("wiring Claude Code: no client was found here or on PATH; Claude Code by default");
+    expect(existsSync(repo.path(".codex"))).toBe(false);
+    // A `codex` on PATH (a stand-in: only its presence is looked at) is wired too.
+    const bin = repo.path("..", `fake-bin-${process.pid}`);
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "codex"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    const both = ok(repo.mj(["capture", "install"], { env: { PATH: `${bin}:/usr/bin:/bin` } }));
+    expect(both.stderr).toContain("wiring Claude Code: .claude/settings.json is here");
+    expect(both.stderr).toMatch(/wiring Codex CLI: codex is on PATH/);
+    expect(JSON.parse(readFileSync(repo.path(".codex/hooks.json"), "utf8")).hooks.SessionEnd[0].hooks[0]).toMatchObject({ type: "command", timeout: 3 });
+    // What Codex needs before it runs them is said (here it cannot be asked: the stand-in answers nothing).
+    expect(both.stderr).toContain("codex will not run these hooks yet");
+    rmSync(bin, { recursive: true, force: true });
   });
 });

@@ -1,7 +1,7 @@
 import { Failure } from "../../../lib/failure.ts";
 import { workspace } from "../../../workspace/workspace.ts";
 import { install } from "../../../capture/install.ts";
-import { printReports, targetsOf } from "./targets.ts";
+import { foundTargets, printReports, targetsOf } from "./targets.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
 import { err } from "../../print.ts";
@@ -16,8 +16,10 @@ export default command({
   },
   async run({ args }) {
     const ctx = await workspace();
+    const targets = args.provider !== undefined ? (await targetsOf(args.provider)).map((provider) => ({ provider, why: "--provider" })) : await foundTargets(ctx.position.worktree);
+    for (const t of targets) if (args.provider === undefined) err(`majordomus: wiring ${t.provider.title}: ${t.why}`);
     const reports = [];
-    for (const provider of await targetsOf(args.provider)) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
+    for (const { provider } of targets) reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
     printReports(reports, args.json === true);
     const missing = reports.flatMap((r) => r.missing);
     if (missing.length > 0) {

@@ -1,7 +1,9 @@
 /** What `capture install` and `capture uninstall` share: which clients a run is for, and how its report is printed. */
+import { accessSync, constants, existsSync } from "node:fs";
+import { join } from "node:path";
 import { adapted, providers, type Hooks, type Provider } from "../../../providers/index.ts";
 import type { InstallReport } from "../../../capture/install.ts";
-import { out, outJson } from "../../print.ts";
+import { err, out, outJson } from "../../print.ts";
 
 /** The client `--provider` names, or every one majordomus has an adapter for. */
 export async function targetsOf(provider: unknown): Promise<Array<Provider & { hooks: Hooks }>> {
@@ -9,7 +11,42 @@ export async function targetsOf(provider: unknown): Promise<Array<Provider & { h
   return Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
 }
 
+function onPath(executable: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(":").filter((d) => d !== "")) {
+    const full = join(dir, executable);
+    try {
+      accessSync(full, constants.X_OK);
+      return full;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What `capture install` wires without --provider: each client it finds here (its configuration
+ * file in the repository) or on PATH, and says why; when it finds none, Claude Code, the client
+ * majordomus's hooks and mod are built around (said too).
+ */
+export async function foundTargets(worktree: string): Promise<Array<{ provider: Provider & { hooks: Hooks }; why: string }>> {
+  const all = await targetsOf(undefined);
+  const found = all.flatMap((p) => {
+    if (existsSync(join(worktree, p.hooks.config))) return [{ provider: p, why: `${p.hooks.config} is here` }];
+    const bin = p.hooks.executable ? onPath(p.hooks.executable) : undefined;
+    return bin ? [{ provider: p, why: `${p.hooks.executable} is on PATH (${bin})` }] : [];
+  });
+  if (found.length > 0) return found;
+  const first = all[0]!;
+  return [{ provider: first, why: `no client was found here or on PATH; ${first.title} by default (--provider names another)` }];
+}
+
 export function printReports(reports: Array<{ provider: string } & InstallReport>, json: boolean): void {
   if (json) return outJson("capture-install", { items: reports });
   for (const r of reports) for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
+  for (const r of reports) {
+    if (!r.trust || r.trust.trusted) continue;
+    err(`majordomus: ${r.provider} will not run these hooks yet: ${r.trust.reason}`);
+    for (const step of r.trust.steps) err(`  → ${step}`);
+  }
 }

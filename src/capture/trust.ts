@@ -1,0 +1,103 @@
+/**
+ * Whether a client will run the hooks majordomus installed, asked of the client itself: some
+ * clients load a project's hooks only once the person trusted the project and each hook (Codex
+ * skips an untrusted hook without a word). One row per way of asking. majordomus never grants that
+ * trust itself: it says exactly what the person can do, and `capture status` reports what the
+ * client answered.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, realpathSync } from "node:fs";
+import { join, sep } from "node:path";
+import type { Workspace } from "../workspace/workspace.ts";
+import type { Hooks, Provider } from "../providers/index.ts";
+
+export type Trust = { trusted: boolean; reason: string; steps: string[] };
+
+function onPath(executable: string, worktree: string): string | undefined {
+  const root = realpathSync(worktree);
+  for (const dir of (process.env.PATH ?? "").split(":").filter((d) => d !== "")) {
+    const full = join(dir, executable);
+    try {
+      accessSync(full, constants.X_OK);
+    } catch {
+      continue;
+    }
+    // A client inside the repository is the repository's program: a diagnostic never runs it.
+    const real = realpathSync(full);
+    if (real === root || real.startsWith(root + sep)) continue;
+    return full;
+  }
+  return undefined;
+}
+
+/** Send JSON-RPC lines to a program and collect lines until `done` says enough (or the deadline). */
+function converse(cmd: string, args: string[], cwd: string, lines: unknown[], done: (line: string) => boolean, ms: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, stdio: ["pipe", "pipe", "ignore"], env: process.env });
+    const got: string[] = [];
+    let buffer = "";
+    const finish = () => {
+      clearTimeout(timer);
+      child.kill("SIGTERM");
+      resolve(got);
+    };
+    const timer = setTimeout(finish, ms);
+    child.stdout!.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        got.push(line);
+        if (done(line)) return finish();
+      }
+    });
+    child.once("error", finish);
+    child.once("exit", finish);
+    child.stdin!.write(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  });
+}
+
+type CodexHook = { key: string; command: string; currentHash: string; trustStatus: string; source: string };
+
+/** Codex: the project trusted in its config, and each of our hooks' hash trusted; asked through `codex app-server` (hooks/list). */
+async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
+  const codex = onPath(provider.hooks.executable ?? "codex", here.position.worktree);
+  const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
+  const trustProject = `trust the project once: \`codex exec --trust -C ${here.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${here.position.worktree}"]\n  trust_level = "trusted"`;
+  if (!codex) return { trusted: false, reason: "codex is not on PATH, so whether it trusts these hooks is unknown", steps: [trustProject, "then run `majordomus capture status`, which asks Codex which hooks it still does not trust"] };
+  const lines = await converse(
+    codex,
+    ["app-server"],
+    here.position.worktree,
+    [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "majordomus", version: "1" } } },
+      { jsonrpc: "2.0", method: "initialized" },
+      { jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [here.position.worktree] } },
+    ],
+    (line) => line.includes('"id":2'),
+    15_000,
+  );
+  const answer = lines.find((l) => l.includes('"id":2'));
+  if (!answer) return { trusted: false, reason: "codex app-server gave no hooks/list answer", steps: [trustProject] };
+  const data = (JSON.parse(answer) as { result?: { data?: Array<{ hooks?: CodexHook[] }> } }).result?.data ?? [];
+  const ours = data.flatMap((d) => d.hooks ?? []).filter((h) => Object.values(provider.hooks.events).some((e) => h.command.includes(e.shim)));
+  if (ours.length === 0) return { trusted: false, reason: "Codex does not load this project's hooks: the project is not trusted", steps: [trustProject] };
+  const untrusted = ours.filter((h) => h.trustStatus !== "trusted");
+  if (untrusted.length === 0) return { trusted: true, reason: `Codex trusts the project and all ${ours.length} majordomus hook(s)`, steps: [] };
+  const toml = untrusted.map((h) => `  [hooks.state."${h.key}"]\n  trusted_hash = "${h.currentHash}"`).join("\n");
+  return {
+    trusted: false,
+    reason: `Codex will not run ${untrusted.length} of the ${ours.length} majordomus hook(s): their hashes are not trusted (it skips them without a word)`,
+    steps: [`trust them, once you have read .codex/hooks.json and the shims: add to ${config}\n${toml}`],
+  };
+}
+
+export const TRUST_CHECKS: Record<string, (here: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
+  "codex-hooks": codexHooks,
+};
+
+export async function trustOf(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {
+  const check = provider.hooks.trust ? TRUST_CHECKS[provider.hooks.trust] : undefined;
+  return check ? check(here, provider) : undefined;
+}
