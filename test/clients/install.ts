@@ -10,6 +10,7 @@ import { PROJECT } from "../support/env.ts";
 
 export const CLIENTS = {
   "claude-code": { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
+  codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;
@@ -24,7 +25,8 @@ function installedVersion(name: ClientName): string | undefined {
   const bin = clientBin(name);
   if (!existsSync(bin)) return undefined;
   const run = spawnSync(bin, ["--version"], { encoding: "utf8", env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
-  return run.stdout?.trim().split(/\s/)[0];
+  // `2.1.332 (Claude Code)`, `codex-cli 0.171.0`: the first version-shaped word.
+  return /\d+\.\d+\.\d+/.exec(run.stdout ?? "")?.[0];
 }
 
 export function ensureClient(name: ClientName): string {
