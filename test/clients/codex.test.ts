@@ -61,6 +61,37 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
     expect(sessions(rig).length).toBe(2);
   }, TIMEOUT);
 
+  test("a real compaction gives exactly one derived checkpoint in the open episode; the turn goes on in the same episode", async () => {
+    let called = false;
+    using rig = new CodexRig({
+      config: "model_auto_compact_token_limit = 1000",
+      mock: {
+        // A tool call first, so the turn needs a follow-up request: Codex compacts before it.
+        call: (request) => {
+          if (called || String(request.headers["x-codex-turn-metadata"] ?? "").includes("compaction")) return undefined;
+          called = true;
+          return { name: "exec_command", arguments: { cmd: "true" } };
+        },
+        reply: "ok",
+        totalTokens: () => 200_000,
+      },
+    });
+    rig.trust();
+    const run = await rig.run(["say ok"]);
+    expect(run.status).toBe(0);
+    expect(rig.mock.requests().some((r) => String(r.headers["x-codex-turn-metadata"] ?? "").includes('"request_kind":"compaction"'))).toBe(true);
+    const lines = ledger(rig.repo);
+    const received = lines.filter((e) => e.event === "provider.event.received").map((e) => `${e.provider_event}:${e.source ?? e.trigger ?? ""}`);
+    expect(received).toContain("compact:");
+    expect(received).toContain("start:compact");
+    // One checkpoint derived for the compaction (and the end's closing one), all in one episode.
+    const checkpoints = lines.filter((e) => e.event === "task.checkpoint");
+    expect(checkpoints.filter((e) => e.closing !== true).length).toBe(1);
+    expect(lines.filter((e) => e.event === "session.started").length).toBe(1);
+    expect(new Set(checkpoints.map((e) => e.session)).size).toBe(1);
+    expect(sessions(rig).length).toBe(1);
+  }, TIMEOUT);
+
   test("a resume is the same client session: each run's episode names it, and the resumed run opens one episode", async () => {
     using rig = new CodexRig();
     rig.trust();
