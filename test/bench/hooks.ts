@@ -112,6 +112,36 @@ function floorShim(dir: string, shim: string, floor: string, mode: string): stri
   return path;
 }
 
+/**
+ * Codex's hooks as Codex runs them: each command `.codex/hooks.json` names, through bash from the
+ * repository root (the session's directory), into the same binary as Claude Code's shims.
+ */
+function codexRows(dir: string): Row[] {
+  run(dir, BIN, ["capture", "install", "--provider", "codex"]);
+  run(dir, "git", ["add", ".codex"]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "codex"]);
+  const config = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  const command = (event: string) => ["bash", "-c", config.hooks[event]![0]!.hooks[0]!.command];
+  const startCodex = (session: string) => spawnSync(command("SessionStart")[0]!, command("SessionStart").slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
+  startCodex("codex-live");
+  const settle = (extra?: (n: number) => void) => (n: number) => {
+    for (const d of benched) drained(d);
+    extra?.(n);
+    drained(dir);
+  };
+  return [
+    { name: "codex prompt (large)", cmd: command("UserPromptSubmit"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "codex-live", turn_id: `t-${n}`, prompt: "say ok" }), before: settle() },
+    { name: "codex start, resumed episode (large)", cmd: command("SessionStart"), cwd: dir, env, stdin: JSON.stringify({ session_id: "codex-live", source: "resume" }), before: settle() },
+    { name: "codex compact (large)", cmd: command("PreCompact"), cwd: dir, env, stdin: JSON.stringify({ session_id: "codex-live", trigger: "auto" }), before: settle() },
+    { name: "codex end (large)", cmd: command("SessionEnd"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `codex-end-${n}`, reason: "other" }), before: settle((n) => void startCodex(`codex-end-${n}`)) },
+  ];
+}
+
+function run(cwd: string, cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}`);
+}
+
 /** test/bench/floor.ts compiled with the binary's settings (see build.ts). */
 function floorBinary(): string {
   const out = join(BIN, "..", "bench-floor");
@@ -141,6 +171,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     ...(baseline ? baselineRows(baseline) : []),
+    ...codexRows(large),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
@@ -172,6 +203,11 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   if (BASELINE) {
     out.push("", `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`);
     for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
+  }
+  out.push("", "Codex CLI's hooks, each as Codex runs it (bash, the command in .codex/hooks.json), against Claude Code's shim for the same hook (paired) and the no-op:");
+  for (const hook of ["prompt", "start, resumed episode", "compact", "end"]) {
+    const codex = by(`codex ${hook} (large)`);
+    out.push(`- ${hook}: ${pairedRatio(codex, by(`${hook} (large)`)).toFixed(2)}× Claude Code's, ${pairedRatio(codex, base).toFixed(2)}× the no-op (peak RSS ${(rss(codex) / 1024).toFixed(1)} MiB)`);
   }
   drained(empty);
   drained(large);
