@@ -26,3 +26,22 @@ export function describeDelivery(provider: Provider & { hooks: Hooks }, event: S
   };
 }
 
+
+/** How a client is handed the start hook's briefing, one row per way (providers.yaml `briefing`). */
+export const BRIEFING_ENVELOPES: Record<NonNullable<Hooks["briefing"]>, (text: string, event: string) => string> = {
+  plain: (text) => text,
+  additional_context: (text, event) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+};
+
+export function envelope(provider: Provider & { hooks: Hooks }, text: string): string {
+  return BRIEFING_ENVELOPES[provider.hooks.briefing ?? "plain"](text, provider.hooks.events.start.event);
+}
+
+/** What a client puts in front of the person's prompt, one row per kind (providers.yaml `prompt_prefix`): removed before archiving. */
+export const PROMPT_PREFIXES: Record<NonNullable<Hooks["prompt_prefix"]>, (prompt: string) => string> = {
+  hook_context: (prompt) => prompt.replace(/^(?:\s*<hook_context>[\s\S]*?<\/hook_context>)+\s*/, ""),
+};
+
+export function personsPrompt(provider: Provider & { hooks: Hooks }, prompt: string): string {
+  return provider.hooks.prompt_prefix ? PROMPT_PREFIXES[provider.hooks.prompt_prefix](prompt) : prompt;
+}

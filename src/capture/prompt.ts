@@ -16,7 +16,7 @@ import { pick, type Hooks, type Provider } from "../providers/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact, redactShapes } from "./redact.ts";
-import { payloadSession } from "./delivery.ts";
+import { payloadSession, personsPrompt } from "./delivery.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
 
@@ -44,7 +44,9 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
     );
   }
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
-  const raw = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
+  const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
+  // What the client put in front of the person's words is not theirs.
+  const raw = sent === undefined ? undefined : personsPrompt(provider, sent);
   if (raw === undefined) return fail(`the payload carries none of ${keys.prompt_text.join(", ")} (it has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`);
   const source = cleanId(pick(payload.data, keys.prompt_source));
   if (source !== undefined && provider.hooks.person_sources.length > 0 && !provider.hooks.person_sources.includes(source)) return { status: "skipped", why: `source ${source} is not a person` };

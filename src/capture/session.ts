@@ -143,7 +143,9 @@ const start: Row = {
 
 const compact: Row = {
   switch: "session.checkpoint_on_compact",
-  answer: async (_ws, d) => ({ work: orderOf(d) }),
+  // A client whose compaction event fires on every check (not only when it compacts) gets its
+  // receipt and nothing else: a checkpoint per turn is not a checkpoint before a compaction.
+  answer: async (_ws, d) => (d.provider.hooks.compaction === "advisory" ? {} : { work: orderOf(d) }),
   /** The checkpoint before compaction (and any close a dead taker left). */
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);

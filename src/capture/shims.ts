@@ -78,5 +78,6 @@ export function commandsIn(settings: unknown, event: string): string[] {
 export function settingsEntry(provider: Provider & { hooks: Hooks }, event: HookEvent): Record<string, unknown> {
   const row = provider.hooks.events[event];
   const command = provider.hooks.command.replaceAll("{shim}", row.shim);
-  return { ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}), hooks: [{ type: "command", command, timeout: row.timeout }] };
+  const name = provider.hooks.handler_name?.replaceAll("{event}", row.event);
+  return { ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}), hooks: [{ ...(name ? { name } : {}), type: "command", command, timeout: row.timeout }] };
 }

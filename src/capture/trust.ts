@@ -6,8 +6,8 @@
  * client answered.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, realpathSync } from "node:fs";
-import { join, sep } from "node:path";
+import { accessSync, constants, readFileSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
 
@@ -93,8 +93,38 @@ async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }
   };
 }
 
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gemini: a project's hooks load only in a trusted folder; read where Gemini itself reads it (its trust file and settings). */
+async function geminiFolder(here: Workspace): Promise<Trust> {
+  const folder = realpathSync(here.position.worktree);
+  const home = process.env.HOME ?? "";
+  const file = process.env.GEMINI_CLI_TRUSTED_FOLDERS_PATH ?? join(home, ".gemini", "trustedFolders.json");
+  const steps = [`trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add "${folder}": "TRUST_FOLDER" to ${file}`];
+  if (process.env.GEMINI_CLI_TRUST_WORKSPACE === "true") return { trusted: true, reason: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", steps: [] };
+  const settings = readJson(join(home, ".gemini", "settings.json")) as { security?: { folderTrust?: { enabled?: boolean } } } | undefined;
+  if (settings?.security?.folderTrust?.enabled === false) return { trusted: true, reason: "folder trust is off in Gemini's settings", steps: [] };
+  const rules = (readJson(file) ?? {}) as Record<string, string>;
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const rule = rules[dir];
+    if (rule === "DO_NOT_TRUST") return { trusted: false, reason: `${file} says not to trust ${dir}`, steps };
+    if (rule === "TRUST_FOLDER") return { trusted: true, reason: `${file} trusts ${dir}`, steps: [] };
+    const parentOf = Object.entries(rules).find(([p, r]) => r === "TRUST_PARENT" && dirname(p) === dir);
+    if (parentOf) return { trusted: true, reason: `${file} trusts ${dir} (the parent of ${parentOf[0]})`, steps: [] };
+    if (dirname(dir) === dir) break;
+  }
+  return { trusted: false, reason: `Gemini does not trust ${folder}, so it loads none of its project hooks`, steps };
+}
+
 export const TRUST_CHECKS: Record<string, (here: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
   "codex-hooks": codexHooks,
+  "gemini-folder": (here) => geminiFolder(here),
 };
 
 export async function trustOf(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {

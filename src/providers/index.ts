@@ -22,6 +22,14 @@ export type Hooks = {
   executable?: string;
   /** How the client decides to run a project's hooks at all (a row of capture/trust.ts), when it does. */
   trust?: string;
+  /** The name each handler carries (`{event}` is the client's event name), for a client that names them. */
+  handler_name?: string;
+  /** How the briefing is handed to the client (a row of BRIEFING_ENVELOPES): plain stdout unless said. */
+  briefing?: "plain" | "additional_context";
+  /** Text the client puts in front of the person's prompt (a row of PROMPT_PREFIXES), removed before archiving. */
+  prompt_prefix?: "hook_context";
+  /** `advisory`: the compaction event fires on every check, not only when the client compacts: no checkpoint is derived from it. */
+  compaction?: "precise" | "advisory";
   session_env?: string;
   keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[] };
   deliberate_reasons: string[];

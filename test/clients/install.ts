@@ -11,6 +11,7 @@ import { PROJECT } from "../support/env.ts";
 export const CLIENTS = {
   "claude-code": { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
   codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
+  gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;

@@ -119,7 +119,7 @@ describe("capture status", () => {
     expect(state("claude-code", "session")).toBe("verified");
     expect(state("claude-code", "mod")).toBe("wired");
     expect(state("codex", "session")).toBe("unconfigured");
-    expect(state("gemini", "prompt")).toBe("unadapted");
+    expect(state("gemini", "prompt")).toBe("unconfigured");
     expect(state("codex", "mod")).toBe("unsupported");
     // The self-tests touched nothing real: no prompt archived, no episode opened, no receipt.
     expect(readdirSync(repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"))).toEqual([]);
@@ -133,17 +133,17 @@ describe("capture status", () => {
   test("shows the clients wired here (or, before any is, the ones majordomus can wire); --all shows every row", () => {
     using repo = layered();
     const before = ok(repo.mj(["capture", "status", "--no-verify"], { env: hookEnv() }));
-    // Before any client is wired: the ones majordomus can wire, not the ones it cannot.
+    // Before any client is wired: the ones majordomus can wire (all three adapted now).
     expect(before.stdout).toContain("claude-code:prompt");
     expect(before.stdout).toContain("codex:prompt");
-    expect(before.stdout).not.toContain("gemini:");
-    expect(before.stderr).toContain("--all shows them");
+    expect(before.stdout).toContain("gemini:prompt");
     ok(repo.mj(["capture", "install"]));
     const after = JSON.parse(ok(repo.mj(["capture", "status", "--no-verify", "--json"], { env: hookEnv() })).stdout);
     expect(new Set(after.items.map((r: { provider: string }) => r.provider))).toEqual(new Set(["claude-code"]));
     expect(after.hidden).toBeGreaterThan(0);
     const all = ok(repo.mj(["capture", "status", "--no-verify", "--all"], { env: hookEnv() }));
     expect(all.stdout).toContain("gemini:session");
+    expect(all.stdout).toContain("codex:mcp");
     expect(all.stderr).toBe("");
   });
 

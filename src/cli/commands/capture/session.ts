@@ -6,7 +6,7 @@ import { log } from "../../../lib/log.ts";
 import { workspaceForHook } from "./quiet.ts";
 import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../capture/payload.ts";
-import { describeDelivery, type SessionEvent } from "../../../capture/delivery.ts";
+import { describeDelivery, envelope, type SessionEvent } from "../../../capture/delivery.ts";
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
 
@@ -36,7 +36,7 @@ export default command({
     const ctx = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
     const briefing = await handleSessionEvent(ctx, delivery);
-    if (briefing !== undefined) out(briefing);
+    if (briefing !== undefined) out(envelope(provider, briefing));
   },
 });
 

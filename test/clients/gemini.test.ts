@@ -1,0 +1,91 @@
+// The real Gemini CLI 0.61.0, installed from npm, run headless (`gemini -p`) against the Gemini-API
+// mock in a supervised repository: what its hooks make majordomus write, and what reaches the model.
+// Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { layered, ledger, ok } from "../support/layered.ts";
+import { GeminiRig } from "./gemini-rig.ts";
+
+const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
+const TIMEOUT = 240_000;
+
+const files = (rig: GeminiRig, dir: string) => readdirSync(rig.repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
+const sessions = (rig: GeminiRig) => files(rig, ".ai/repo/sessions").map((f) => readFileSync(rig.repo.path(".ai/repo/sessions", f), "utf8"));
+const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
+
+describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
+  test("a run opens and closes an episode with its records and the person's prompt; the next run's request carries the briefing with a Next Action and its labels", async () => {
+    const next = "Wire the tokenizer into src/ini.ts.";
+    using rig = new GeminiRig();
+    rig.trust();
+    ok(rig.repo.mj(["handover", "--no-task"], { input: `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${next}\n` }));
+    const first = await rig.run(["-p", "say ok"]);
+    expect(first).toMatchObject({ status: 0, timedOut: false });
+    const records = sessions(rig);
+    expect(records.length).toBe(1);
+    expect(field(records[0]!, "provider")).toBe("gemini");
+    expect(field(records[0]!, "outcome")).toBe("closed");
+    expect(records[0]).toContain("(client reason: exit)");
+    expect(files(rig, ".ai/local/state/checkpoints").length).toBe(1);
+    // The prompt as the person wrote it: what the start hook put in front of it is not archived.
+    const prompts = readdirSync(rig.repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"));
+    expect(prompts.length).toBe(1);
+    expect(JSON.parse(readFileSync(rig.repo.path(".ai/local/prompts", prompts[0]!), "utf8"))).toMatchObject({ text: "say ok", provider: "gemini", episode_link: "open" });
+    // The briefing reached the model inside <hook_context>, with the handover's Next Action and labels.
+    const request = rig.mock.turns()[0]!.text;
+    expect(request).toContain("<hook_context>## majordomus — what this repository already knows");
+    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/);
+    // Gemini escapes <, > and & in what a hook adds: the quote mark arrives as &gt;.
+    expect(request.includes(`&gt; ${next}`)).toBe(true);
+    // PreCompress fired (it does on every check) and derived nothing: only the end's closing checkpoint.
+    const lines = ledger(rig.repo);
+    expect(lines.some((e) => e.event === "provider.event.received" && e.provider_event === "compact")).toBe(true);
+    expect(lines.filter((e) => e.event === "task.checkpoint").every((e) => e.closing === true)).toBe(true);
+
+    const second = await rig.run(["-p", "what next?"]);
+    expect(second.status).toBe(0);
+    expect(rig.mock.turns().at(-1)!.text).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored,/);
+    expect(sessions(rig).length).toBe(2);
+  }, TIMEOUT);
+
+  test("a resume is the same client session", async () => {
+    using rig = new GeminiRig();
+    rig.trust();
+    expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+    expect((await rig.run(["--resume", "latest", "-p", "again"])).status).toBe(0);
+    const started = ledger(rig.repo).filter((e) => e.event === "provider.event.received" && e.provider_event === "start");
+    expect(started.map((e) => e.source)).toEqual(["startup", "resume"]);
+    expect(new Set(started.map((e) => e.provider_session)).size).toBe(1);
+  }, TIMEOUT);
+
+  test("an untrusted folder: capture status says Gemini will not run the hooks, and a run writes nothing", async () => {
+    using rig = new GeminiRig();
+    expect(rig.installed).toContain("gemini will not run these hooks yet");
+    const row = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "gemini" && r.aspect === "session");
+    expect(row.state).toBe("wired");
+    expect(row.reason).toContain("Gemini CLI will not run it");
+    // Headless Gemini refuses an untrusted folder outright (exit 55); majordomus wrote nothing.
+    const run = await rig.run(["-p", "say ok"]);
+    expect(run.status).not.toBe(0);
+    expect(ledger(rig.repo).some((e) => e.event === "provider.event.received")).toBe(false);
+    rig.trust();
+    const after = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "gemini" && r.aspect === "session");
+    expect(after.state).toBe("verified");
+  }, TIMEOUT);
+
+  test("a foreign .gemini/settings.json stays byte-identical (install refuses, exit 15), and the client still runs", async () => {
+    const repo = layered();
+    mkdirSync(repo.path(".gemini"));
+    const mine = '{"ui":{"theme":"Default"}}\n';
+    writeFileSync(repo.path(".gemini/settings.json"), mine);
+    using rig = new GeminiRig({ repo, install: false });
+    rig.trust();
+    const install = repo.mj(["capture", "install", "--provider", "gemini"], { env: rig.env() });
+    expect(install.status).toBe(15);
+    expect(readFileSync(repo.path(".gemini/settings.json"), "utf8")).toBe(mine);
+    const run = await rig.run(["-p", "say ok"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("ok");
+    expect(readFileSync(repo.path(".gemini/settings.json"), "utf8")).toBe(mine);
+  }, TIMEOUT);
+});
