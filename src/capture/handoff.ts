@@ -38,6 +38,8 @@ export type Ticket = {
   reason?: string;
   /** A start event that opened its episode (its working context is still to be frozen). */
   fresh?: boolean;
+  /** A compression the client made that no checkpoint answered yet (an advisory client): its count. */
+  compressions?: number;
   /** The hook's own `git status` answer, handed on (a file in the cache, as a shim writes one), so the worker does not run git again. */
   git_status?: string;
   handed_at: string;

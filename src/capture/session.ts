@@ -84,10 +84,10 @@ const GIT_CEILING_MS = 2_000;
 const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({ event: d.event, provider: d.provider.id, provider_session: d.providerSession, source: d.source, reason: d.reason, ...extra });
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
-async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy): Promise<string> {
+async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy, compressions?: number): Promise<string> {
   const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([import("../facts/gather.ts"), import("../views/derived.ts"), import("../lifecycle/records.ts"), import("../records/kinds.ts")]);
   const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
-  return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived" })).relativePath;
+  return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived", compressions })).relativePath;
 }
 
 /** Any event's work finishes the closes whose taker died: a claimed close is a promise the checkout keeps. */
@@ -143,16 +143,21 @@ const start: Row = {
 
 const compact: Row = {
   switch: "session.checkpoint_on_compact",
-  // A client whose compaction event fires on every check (not only when it compacts) gets its
-  // receipt and nothing else: a checkpoint per turn is not a checkpoint before a compaction.
-  answer: async (_ws, d) => (d.provider.hooks.compaction === "advisory" ? {} : { work: orderOf(d) }),
+  // A client whose compaction event fires on every check (not only when it compacts): a checkpoint
+  // only for a compression its own transcript shows and no checkpoint answered yet; never one per turn.
+  async answer(ws, d) {
+    if (d.provider.hooks.compaction !== "advisory") return { work: orderOf(d) };
+    const { newCompression } = await import("./compression.ts");
+    const compressions = newCompression(ws, d.payload, d.providerSession);
+    return compressions === undefined ? {} : { work: orderOf(d, { compressions }) };
+  },
   /** The checkpoint before compaction (and any close a dead taker left). */
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);
     if (!policy) return;
     if (!switchOn(policy.policy, compact.switch)) return log.info(`${compact.switch} is false: no checkpoint before compaction`);
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
-      log.info(`compaction ahead; checkpointed into ${await derivedCheckpoint(ws, policy)}`);
+      log.info(`${t.compressions === undefined ? "compaction ahead" : `compression ${t.compressions} seen`}; checkpointed into ${await derivedCheckpoint(ws, policy, t.compressions)}`);
     });
   },
 };
@@ -188,7 +193,9 @@ const end: Row = {
       return {};
     }
     if (!mine) log.info(`the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`);
-    return { work: orderOf(d) };
+    // An advisory client fires no compaction event after its last compression: the end answers it.
+    const compressions = d.provider.hooks.compaction === "advisory" ? (await import("./compression.ts")).newCompression(ws, d.payload, d.providerSession) : undefined;
+    return { work: orderOf(d, compressions === undefined ? {} : { compressions }) };
   },
   /** The final checkpoint, the continuation record, then the close: what the claim promised. */
   async work(ws, t, policy) {
@@ -197,6 +204,9 @@ const end: Row = {
     const [{ readClaim }, { finishClose }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lifecycle/finish.ts")]);
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
+    if (t.compressions !== undefined && policy && switchOn(policy.policy, compact.switch)) {
+      await attempt(ws, who(t), "no checkpoint was derived for the compression", async () => void (await derivedCheckpoint(ws, policy, t.compressions)));
+    }
     await attempt(ws, who(t), "the episode was not closed", async () => void (await finishClose(ws, claim, policy)));
     await finishLeftCloses(ws, t, policy);
   },

@@ -44,7 +44,8 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
 }
 
 /** `closing`: written by an episode's close (its ledger line says so, so a completer never writes it twice). */
-export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closing?: boolean };
+/** `compressions`: a checkpoint for a compression the client made, and how many it had made by then (see capture/compression.ts). */
+export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closing?: boolean; compressions?: number };
 export type Written = { record: Loaded; task?: Task; relativePath: string };
 
 export async function writeRecord(here: Workspace, kind: RecordKind, body: string, policy: LoadedPolicy, options: WriteOptions): Promise<Written> {
@@ -80,6 +81,7 @@ export async function writeRecord(here: Workspace, kind: RecordKind, body: strin
   const relativePath = relative(p.worktree, record.path);
   const payload: Record<string, unknown> = { task_id: record.meta.task_id, [kind.pathKey]: relativePath, how: options.how };
   if (options.closing) payload.closing = true;
+  if (options.compressions !== undefined) payload.compressions = options.compressions;
   if (kind.name === "handover") payload.closed = options.close === true;
   await appendEvent(here, kind.event, payload);
   return { record, task: updated, relativePath };

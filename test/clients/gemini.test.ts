@@ -48,6 +48,37 @@ describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
     expect(sessions(rig).length).toBe(2);
   }, TIMEOUT);
 
+  test("a real compression (a resumed turn past the threshold) gives exactly one derived checkpoint, in the episode; turns without one give none", async () => {
+    let n = 0;
+    let big = true;
+    using rig = new GeminiRig({
+      mock: {
+        // Each turn's first request calls a read-only tool, so the turn has a follow-up the CLI may compress before.
+        call: () => (n++ % 2 === 0 ? { name: "list_directory", args: { dir_path: "." } } : undefined),
+        promptTokens: () => (big ? 600_000 : 100),
+      },
+    });
+    rig.trust();
+    expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+    expect((await rig.run(["--resume", "latest", "-p", "again"])).status).toBe(0);
+    // The client did compress (the mock was asked for a state snapshot) ...
+    expect(rig.mock.requests().some((r) => r.text.includes("state_snapshot"))).toBe(true);
+    const lines = ledger(rig.repo);
+    // ... PreCompress fired on every check, and exactly one checkpoint answers the one compression.
+    expect(lines.filter((e) => e.event === "provider.event.received" && e.provider_event === "compact").length).toBeGreaterThan(1);
+    const compression = lines.filter((e) => e.event === "task.checkpoint" && e.closing !== true);
+    expect(compression.length).toBe(1);
+    expect(compression[0]!.compressions).toBe(1);
+    expect(compression[0]!.session).toMatch(/^s-/);
+    // It came before that episode's close.
+    const closed = lines.findIndex((e) => e.event === "session.closed" && e.session_id === compression[0]!.session);
+    expect(lines.indexOf(compression[0]!)).toBeLessThan(closed);
+    // Resumed again, under the threshold: the transcript still shows that one compression, already answered.
+    big = false;
+    expect((await rig.run(["--resume", "latest", "-p", "and again"])).status).toBe(0);
+    expect(ledger(rig.repo).filter((e) => e.event === "task.checkpoint" && e.closing !== true).length).toBe(1);
+  }, TIMEOUT);
+
   test("a resume is the same client session", async () => {
     using rig = new GeminiRig();
     rig.trust();
