@@ -137,6 +137,29 @@ function codexRows(dir: string): Row[] {
   ];
 }
 
+/** Gemini's hooks as Gemini runs them: bash, the command with $GEMINI_PROJECT_DIR replaced by the (shell-quoted) project folder. */
+function geminiRows(dir: string): Row[] {
+  run(dir, BIN, ["capture", "install", "--provider", "gemini"]);
+  run(dir, "git", ["add", ".gemini"]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "gemini"]);
+  const config = JSON.parse(readFileSync(join(dir, ".gemini", "settings.json"), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
+  const command = (event: string) => ["bash", "-c", config.hooks[event]![0]!.hooks[0]!.command.replaceAll("$GEMINI_PROJECT_DIR", quoted)];
+  const startGemini = (session: string) => spawnSync(command("SessionStart")[0]!, command("SessionStart").slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
+  startGemini("gemini-live");
+  const settle = (extra?: (n: number) => void) => (n: number) => {
+    for (const d of benched) drained(d);
+    extra?.(n);
+    drained(dir);
+  };
+  return [
+    { name: "gemini prompt (large)", cmd: command("BeforeAgent"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "gemini-live", prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }), before: settle() },
+    { name: "gemini start, resumed episode (large)", cmd: command("SessionStart"), cwd: dir, env, stdin: JSON.stringify({ session_id: "gemini-live", source: "resume" }), before: settle() },
+    { name: "gemini compact (large)", cmd: command("PreCompress"), cwd: dir, env, stdin: JSON.stringify({ session_id: "gemini-live", trigger: "auto" }), before: settle() },
+    { name: "gemini end (large)", cmd: command("SessionEnd"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `gemini-end-${n}`, reason: "exit" }), before: settle((n) => void startGemini(`gemini-end-${n}`)) },
+  ];
+}
+
 function run(cwd: string, cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}`);
@@ -172,6 +195,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     ...(baseline ? baselineRows(baseline) : []),
     ...codexRows(large),
+    ...geminiRows(large),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
@@ -204,10 +228,12 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     out.push("", `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`);
     for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
   }
-  out.push("", "Codex CLI's hooks, each as Codex runs it (bash, the command in .codex/hooks.json), against Claude Code's shim for the same hook (paired) and the no-op:");
-  for (const hook of ["prompt", "start, resumed episode", "compact", "end"]) {
-    const codex = by(`codex ${hook} (large)`);
-    out.push(`- ${hook}: ${pairedRatio(codex, by(`${hook} (large)`)).toFixed(2)}× Claude Code's, ${pairedRatio(codex, base).toFixed(2)}× the no-op (peak RSS ${(rss(codex) / 1024).toFixed(1)} MiB)`);
+  for (const [client, title] of [["codex", "Codex CLI"], ["gemini", "Gemini CLI"]] as const) {
+    out.push("", `${title}'s hooks, each as the client runs it (bash, the command in its configuration), against Claude Code's shim for the same hook (paired) and the no-op:`);
+    for (const hook of ["prompt", "start, resumed episode", "compact", "end"]) {
+      const row = by(`${client} ${hook} (large)`);
+      out.push(`- ${hook}: ${pairedRatio(row, by(`${hook} (large)`)).toFixed(2)}× Claude Code's, ${pairedRatio(row, base).toFixed(2)}× the no-op (peak RSS ${(rss(row) / 1024).toFixed(1)} MiB)`);
+    }
   }
   drained(empty);
   drained(large);
