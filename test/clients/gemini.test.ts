@@ -3,7 +3,8 @@
 // Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { layered, ledger, ok } from "../support/layered.ts";
+import { layered, ledger } from "../support/layered.ts";
+import { BIN } from "../support/env.ts";
 import { GeminiRig } from "./gemini-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
@@ -14,37 +15,48 @@ const sessions = (rig: GeminiRig) => files(rig, ".ai/repo/sessions").map((f) => 
 const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
 
 describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
-  test("a run opens and closes an episode with its records and the person's prompt; the next run's request carries the briefing with a Next Action and its labels", async () => {
+  test("a run opens and closes an episode with its records and the person's prompt; the agent's own handover reaches the next run's request, with its labels", async () => {
     const next = "Wire the tokenizer into src/ini.ts.";
-    using rig = new GeminiRig();
+    const body = `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${next}\n`;
+    let asked = false;
+    using rig = new GeminiRig({
+      mock: {
+        // With --yolo the model is offered the shell: the agent writes its handover with it, once.
+        call: (request) => {
+          if (asked || !JSON.stringify(request.body?.tools ?? []).includes("run_shell_command")) return undefined;
+          asked = true;
+          return { name: "run_shell_command", args: { command: `${BIN} handover <<'EOF'\n${body}EOF`, description: "Write my handover" } };
+        },
+      },
+    });
     rig.trust();
-    ok(rig.repo.mj(["handover", "--no-task"], { input: `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${next}\n` }));
-    const first = await rig.run(["-p", "say ok"]);
+    const first = await rig.run(["--yolo", "-p", "work on the parser"]);
     expect(first).toMatchObject({ status: 0, timedOut: false });
+    expect(asked).toBe(true);
     const records = sessions(rig);
     expect(records.length).toBe(1);
     expect(field(records[0]!, "provider")).toBe("gemini");
     expect(field(records[0]!, "outcome")).toBe("closed");
     expect(records[0]).toContain("(client reason: exit)");
     expect(files(rig, ".ai/local/state/checkpoints").length).toBe(1);
+    const lines = ledger(rig.repo);
+    expect(lines.filter((e) => e.event === "task.handed_over").map((e) => e.how)).toEqual(["authored", "derived"]);
     // The prompt as the person wrote it: what the start hook put in front of it is not archived.
     const prompts = readdirSync(rig.repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"));
     expect(prompts.length).toBe(1);
-    expect(JSON.parse(readFileSync(rig.repo.path(".ai/local/prompts", prompts[0]!), "utf8"))).toMatchObject({ text: "say ok", provider: "gemini", episode_link: "open" });
-    // The briefing reached the model inside <hook_context>, with the handover's Next Action and labels.
-    const request = rig.mock.turns()[0]!.text;
-    expect(request).toContain("<hook_context>## majordomus — what this repository already knows");
-    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/);
-    // Gemini escapes <, > and & in what a hook adds: the quote mark arrives as &gt;.
-    expect(request.includes(`&gt; ${next}`)).toBe(true);
+    expect(JSON.parse(readFileSync(rig.repo.path(".ai/local/prompts", prompts[0]!), "utf8"))).toMatchObject({ text: "work on the parser", provider: "gemini", episode_link: "open" });
+    // The briefing reached the model inside <hook_context>.
+    expect(rig.mock.turns()[0]!.text).toContain("<hook_context>## majordomus — what this repository already knows");
     // PreCompress fired (it does on every check) and derived nothing: only the end's closing checkpoint.
-    const lines = ledger(rig.repo);
     expect(lines.some((e) => e.event === "provider.event.received" && e.provider_event === "compact")).toBe(true);
     expect(lines.filter((e) => e.event === "task.checkpoint").every((e) => e.closing === true)).toBe(true);
 
     const second = await rig.run(["-p", "what next?"]);
     expect(second.status).toBe(0);
-    expect(rig.mock.turns().at(-1)!.text).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored,/);
+    const request = rig.mock.turns().at(-1)!.text;
+    expect(request).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/);
+    // Gemini escapes <, > and & in what a hook adds: the quote mark arrives as &gt;.
+    expect(request.includes(`&gt; ${next}`)).toBe(true);
     expect(sessions(rig).length).toBe(2);
   }, TIMEOUT);
 
