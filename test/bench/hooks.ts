@@ -113,50 +113,36 @@ function floorShim(dir: string, shim: string, floor: string, mode: string): stri
 }
 
 /**
- * Codex's hooks as Codex runs them: each command `.codex/hooks.json` names, through bash from the
- * repository root (the session's directory), into the same binary as Claude Code's shims.
+ * Another client's hooks as that client runs them: bash, the command its configuration names (for
+ * Gemini with $GEMINI_PROJECT_DIR replaced by the shell-quoted folder, as Gemini does), into the same
+ * shims and binary as Claude Code's. One row per hook, for the large repository.
  */
-function codexRows(dir: string): Row[] {
-  run(dir, BIN, ["capture", "install", "--provider", "codex"]);
-  run(dir, "git", ["add", ".codex"]);
-  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "codex"]);
-  const config = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
-  const command = (event: string) => ["bash", "-c", config.hooks[event]![0]!.hooks[0]!.command];
-  const startCodex = (session: string) => spawnSync(command("SessionStart")[0]!, command("SessionStart").slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
-  startCodex("codex-live");
-  const settle = (extra?: (n: number) => void) => (n: number) => {
-    for (const d of benched) drained(d);
-    extra?.(n);
-    drained(dir);
-  };
-  return [
-    { name: "codex prompt (large)", cmd: command("UserPromptSubmit"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "codex-live", turn_id: `t-${n}`, prompt: "say ok" }), before: settle() },
-    { name: "codex start, resumed episode (large)", cmd: command("SessionStart"), cwd: dir, env, stdin: JSON.stringify({ session_id: "codex-live", source: "resume" }), before: settle() },
-    { name: "codex compact (large)", cmd: command("PreCompact"), cwd: dir, env, stdin: JSON.stringify({ session_id: "codex-live", trigger: "auto" }), before: settle() },
-    { name: "codex end (large)", cmd: command("SessionEnd"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `codex-end-${n}`, reason: "other" }), before: settle((n) => void startCodex(`codex-end-${n}`)) },
-  ];
-}
+const CLIENTS = {
+  codex: { folder: ".codex", config: ".codex/hooks.json", events: { prompt: "UserPromptSubmit", start: "SessionStart", compact: "PreCompact", end: "SessionEnd" }, endReason: "other", prompt: (n: number) => ({ turn_id: `t-${n}`, prompt: "say ok" }) },
+  gemini: { folder: ".gemini", config: ".gemini/settings.json", events: { prompt: "BeforeAgent", start: "SessionStart", compact: "PreCompress", end: "SessionEnd" }, endReason: "exit", prompt: (n: number) => ({ prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }) },
+} as const;
 
-/** Gemini's hooks as Gemini runs them: bash, the command with $GEMINI_PROJECT_DIR replaced by the (shell-quoted) project folder. */
-function geminiRows(dir: string): Row[] {
-  run(dir, BIN, ["capture", "install", "--provider", "gemini"]);
-  run(dir, "git", ["add", ".gemini"]);
-  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "gemini"]);
-  const config = JSON.parse(readFileSync(join(dir, ".gemini", "settings.json"), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
+  const c = CLIENTS[client];
+  run(dir, BIN, ["capture", "install", "--provider", client]);
+  run(dir, "git", ["add", c.folder]);
+  run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", client]);
+  const config = JSON.parse(readFileSync(join(dir, c.config), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
   const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
   const command = (event: string) => ["bash", "-c", config.hooks[event]![0]!.hooks[0]!.command.replaceAll("$GEMINI_PROJECT_DIR", quoted)];
-  const startGemini = (session: string) => spawnSync(command("SessionStart")[0]!, command("SessionStart").slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
-  startGemini("gemini-live");
+  const start = (session: string) => spawnSync("bash", command(c.events.start).slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
+  const live = `${client}-live`;
+  start(live);
   const settle = (extra?: (n: number) => void) => (n: number) => {
     for (const d of benched) drained(d);
     extra?.(n);
     drained(dir);
   };
   return [
-    { name: "gemini prompt (large)", cmd: command("BeforeAgent"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: "gemini-live", prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }), before: settle() },
-    { name: "gemini start, resumed episode (large)", cmd: command("SessionStart"), cwd: dir, env, stdin: JSON.stringify({ session_id: "gemini-live", source: "resume" }), before: settle() },
-    { name: "gemini compact (large)", cmd: command("PreCompress"), cwd: dir, env, stdin: JSON.stringify({ session_id: "gemini-live", trigger: "auto" }), before: settle() },
-    { name: "gemini end (large)", cmd: command("SessionEnd"), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `gemini-end-${n}`, reason: "exit" }), before: settle((n) => void startGemini(`gemini-end-${n}`)) },
+    { name: `${client} prompt (large)`, cmd: command(c.events.prompt), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: live, ...c.prompt(n) }), before: settle() },
+    { name: `${client} start, resumed episode (large)`, cmd: command(c.events.start), cwd: dir, env, stdin: JSON.stringify({ session_id: live, source: "resume" }), before: settle() },
+    { name: `${client} compact (large)`, cmd: command(c.events.compact), cwd: dir, env, stdin: JSON.stringify({ session_id: live, trigger: "auto" }), before: settle() },
+    { name: `${client} end (large)`, cmd: command(c.events.end), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `${client}-end-${n}`, reason: c.endReason }), before: settle((n) => void start(`${client}-end-${n}`)) },
   ];
 }
 
@@ -194,8 +180,8 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     ...(baseline ? baselineRows(baseline) : []),
-    ...codexRows(large),
-    ...geminiRows(large),
+    ...clientRows("codex", large),
+    ...clientRows("gemini", large),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;

@@ -8,13 +8,10 @@ import { appendFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered, ok } from "../support/layered.ts";
-import { settled } from "../support/capture.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 import { clientBin, ensureClient } from "./install.ts";
 import { startOpenAIMock, type OpenAIMock, type OpenAIMockOptions } from "./mock-openai.ts";
-import type { ClientRun } from "./rig.ts";
-
-const RUN_TIMEOUT_MS = 90_000;
+import { runClient, wire, type ClientRun } from "./rig.ts";
 
 export class CodexRig {
   readonly codex: string;
@@ -53,13 +50,7 @@ export class CodexRig {
       ].join("\n"),
     );
     this.repo = options.repo ?? layered();
-    if (options.install !== false) {
-      const run = this.repo.mj(["capture", "install", "--provider", "codex"], { env: this.env() });
-      if (run.status !== 0) throw new Error(`capture install --provider codex: ${run.stderr}`);
-      this.installed = run.stderr;
-      this.repo.git("add", ".codex");
-      this.repo.git("commit", "-q", "-m", "Wire majordomus into Codex");
-    }
+    if (options.install !== false) this.installed = wire(this.repo, "codex", [".codex"], this.env());
   }
 
   get project(): string {
@@ -86,16 +77,7 @@ export class CodexRig {
 
   /** `codex exec … <prompt>` in the project (stdin closed, as the client asks). */
   async run(args: string[], extra: Record<string, string> = {}): Promise<ClientRun> {
-    const proc = Bun.spawn([this.codex, "exec", "--skip-git-repo-check", "-C", this.project, ...args], { cwd: this.repo.dir, env: this.env(extra), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill("SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    clearTimeout(timer);
-    settled(this.repo);
-    return { status, stdout, stderr, timedOut };
+    return runClient([this.codex, "exec", "--skip-git-repo-check", "-C", this.project, ...args], this.repo, this.env(extra));
   }
 
   [Symbol.dispose](): void {

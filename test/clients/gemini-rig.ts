@@ -7,13 +7,10 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered } from "../support/layered.ts";
-import { settled } from "../support/capture.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 import { ensureClient } from "./install.ts";
 import { startGeminiMock, type GeminiMock, type GeminiMockOptions } from "./mock-gemini.ts";
-import type { ClientRun } from "./rig.ts";
-
-const RUN_TIMEOUT_MS = 90_000;
+import { runClient, wire, type ClientRun } from "./rig.ts";
 
 export class GeminiRig {
   readonly gemini: string;
@@ -34,13 +31,7 @@ export class GeminiRig {
     );
     this.mock = startGeminiMock(options.mock);
     this.repo = options.repo ?? layered();
-    if (options.install !== false) {
-      const run = this.repo.mj(["capture", "install", "--provider", "gemini"], { env: this.env() });
-      if (run.status !== 0) throw new Error(`capture install --provider gemini: ${run.stderr}`);
-      this.installed = run.stderr;
-      this.repo.git("add", ".gemini");
-      this.repo.git("commit", "-q", "-m", "Wire majordomus into Gemini");
-    }
+    if (options.install !== false) this.installed = wire(this.repo, "gemini", [".gemini"], this.env());
   }
 
   get project(): string {
@@ -60,16 +51,7 @@ export class GeminiRig {
 
   /** `gemini <args>` in the project (the workspace is the working directory; stdin closed). */
   async run(args: string[], extra: Record<string, string> = {}): Promise<ClientRun> {
-    const proc = Bun.spawn([this.gemini, ...args], { cwd: this.project, env: this.env(extra), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill("SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    clearTimeout(timer);
-    settled(this.repo);
-    return { status, stdout, stderr, timedOut };
+    return runClient([this.gemini, ...args], this.repo, this.env(extra), this.project);
   }
 
   [Symbol.dispose](): void {

@@ -17,6 +17,32 @@ export type ClientRun = { status: number | null; stdout: string; stderr: string;
 /** Client runs are given this long; a hung client is killed and the run fails. */
 const RUN_TIMEOUT_MS = 90_000;
 
+/**
+ * Run a client to its end, asynchronously (its mock answers from this same process), in the
+ * repository, with stdin closed; a hung client is killed. Then wait for the work its hooks handed off.
+ */
+export async function runClient(cmd: string[], repo: Repo, env: Record<string, string>, cwd = repo.dir): Promise<ClientRun> {
+  const proc = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill("SIGKILL");
+  }, RUN_TIMEOUT_MS);
+  const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  settled(repo);
+  return { status, stdout, stderr, timedOut };
+}
+
+/** `capture install --provider <p>` in the repository and the wiring committed, as an adopter does; returns what it said on stderr. */
+export function wire(repo: Repo, provider: string, paths: string[], env: Record<string, string>): string {
+  const run = repo.mj(["capture", "install", "--provider", provider], { env });
+  if (run.status !== 0) throw new Error(`capture install --provider ${provider}: ${run.stderr}`);
+  repo.git("add", ...paths);
+  repo.git("commit", "-q", "-m", `Wire majordomus into ${provider}`);
+  return run.stderr;
+}
+
 export class ClaudeRig {
   readonly claude: string;
   readonly folder: string;
@@ -86,17 +112,7 @@ export class ClaudeRig {
   async run(args: string[], extra: Record<string, string> = {}): Promise<ClientRun> {
     // The plugin subcommands take no debug file; a session does.
     const debug = args[0] === "plugin" ? [] : ["--debug-file", this.debugLog];
-    const proc = Bun.spawn([this.claude, ...args, ...debug], { cwd: this.repo.dir, env: this.env(extra), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill("SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    clearTimeout(timer);
-    // The client has exited; the work its compact and end hooks handed off finishes a moment later.
-    settled(this.repo);
-    return { status, stdout, stderr, timedOut };
+    return runClient([this.claude, ...args, ...debug], this.repo, this.env(extra));
   }
 
   [Symbol.dispose](): void {
