@@ -6,29 +6,13 @@
  * client answered.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync, realpathSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { onPath } from "../lib/path.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
 
 export type Trust = { trusted: boolean; reason: string; steps: string[] };
-
-function onPath(executable: string, worktree: string): string | undefined {
-  const root = realpathSync(worktree);
-  for (const dir of (process.env.PATH ?? "").split(":").filter((d) => d !== "")) {
-    const full = join(dir, executable);
-    try {
-      accessSync(full, constants.X_OK);
-    } catch {
-      continue;
-    }
-    // A client inside the repository is the repository's program: a diagnostic never runs it.
-    const real = realpathSync(full);
-    if (real === root || real.startsWith(root + sep)) continue;
-    return full;
-  }
-  return undefined;
-}
 
 /** Send JSON-RPC lines to a program and collect lines until `done` says enough (or the deadline). */
 function converse(cmd: string, args: string[], cwd: string, lines: unknown[], done: (line: string) => boolean, ms: number): Promise<string[]> {
@@ -62,7 +46,7 @@ type CodexHook = { key: string; command: string; currentHash: string; trustStatu
 
 /** Codex: the project trusted in its config, and each of our hooks' hash trusted; asked through `codex app-server` (hooks/list). */
 async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
-  const codex = onPath(provider.hooks.executable ?? "codex", here.position.worktree);
+  const codex = onPath(provider.hooks.executable ?? "codex", { outside: here.position.worktree });
   const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
   const trustProject = `trust the project once: \`codex exec --trust -C ${here.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${here.position.worktree}"]\n  trust_level = "trusted"`;
   if (!codex) return { trusted: false, reason: "codex is not on PATH, so whether it trusts these hooks is unknown", steps: [trustProject, "then run `majordomus capture status`, which asks Codex which hooks it still does not trust"] };

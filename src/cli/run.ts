@@ -91,7 +91,7 @@ function printFailure(err: Failure, json: boolean): void {
     toStderr(JSON.stringify({ schema: ERROR_SCHEMA, error: { kind: err.kind, exit_code: err.code, message: err.message, hint: err.hint ?? null, details: err.details } }));
     return;
   }
-  toStderr(`majordomus: ${err.message.replace(/^majordomus: /, "")}`);
+  toStderr(`majordomus: ${err.message}`);
   for (const line of err.details) toStderr(`  ${line}`);
   if (err.hint) toStderr(`  → ${err.hint}`);
 }

@@ -1,5 +1,6 @@
 /** What `capture install` and `capture uninstall` share: which clients a run is for, and how its report is printed. */
-import { accessSync, constants, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { onPath } from "../../../lib/path.ts";
 import { join } from "node:path";
 import { adapted, providers, type Hooks, type Provider } from "../../../providers/index.ts";
 import type { InstallReport } from "../../../capture/install.ts";
@@ -9,19 +10,6 @@ import { err, out, outJson } from "../../print.ts";
 export async function targetsOf(provider: unknown): Promise<Array<Provider & { hooks: Hooks }>> {
   if (provider !== undefined) return [await adapted(String(provider))];
   return Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
-}
-
-function onPath(executable: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(":").filter((d) => d !== "")) {
-    const full = join(dir, executable);
-    try {
-      accessSync(full, constants.X_OK);
-      return full;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /**
