@@ -8,13 +8,13 @@ import { chmodSync, copyFileSync, readdirSync, rmdirSync, statSync, unlinkSync }
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
-import { Failure } from "../lib/failure.ts";
 import { wall, compactStamp } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
+import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 
 export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "not there" | "merged" | "refused";
 export type Line = { path: string; action: Action; note?: string };
@@ -36,7 +36,8 @@ export function backupOf(here: Workspace, path: string, rel: string): string {
 }
 
 /** Write a file we own; never touch one without our marker. */
-function converge(path: string, rel: string, content: string, mode: number): Line {
+function converge(root: string, rel: string, content: string, mode: number): Line {
+  const path = join(root, rel);
   const current = readIfExists(path);
   if (current !== undefined && !current.includes(MARKER)) return { path: rel, action: "left alone", note: "not written by majordomus" };
   if (current === content && (statSync(path).mode & 0o777) === mode) return { path: rel, action: "already present" };
@@ -49,21 +50,14 @@ function converge(path: string, rel: string, content: string, mode: number): Lin
 function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
   const path = join(here.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
-  const text = readIfExists(path);
-  if (text === undefined) {
+  const settings = configToChange(here.position.worktree, rel, "capture install");
+  if (settings === undefined) {
     const hooks: Record<string, unknown[]> = {};
     for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
     ensureDir(dirname(path));
     writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
     report.lines.push({ path: rel, action: "written", note: `with the ${HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ")} hooks` });
     return;
-  }
-  let settings: Record<string, unknown>;
-  try {
-    settings = JSON.parse(text);
-    if (!settings || typeof settings !== "object" || Array.isArray(settings)) throw new Error("not a JSON object");
-  } catch (err) {
-    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); it was left as it is`, "fix it, then run `majordomus capture install` again");
   }
   const missing = HOOK_EVENTS.filter((e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
   if (missing.length === 0) {
@@ -75,7 +69,7 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
     report.lines.push({ path: rel, action: "refused", note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical` });
     return;
   }
-  const hooks = (settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>;
+  const hooks = objectAt(settings, "hooks") ?? {};
   for (const e of missing) {
     const name = provider.hooks.events[e].event;
     hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
@@ -89,30 +83,18 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
 /** What names `majordomus mcp` as the project's MCP server (the shape `claude mcp add -s project` writes). */
 export const MCP_ENTRY = { type: "stdio", command: "majordomus", args: ["mcp"] } as const;
 
-/** A JSON object file of the person's, parsed; anything else is refused with the reason. */
-export function jsonObject(rel: string, text: string, command: string): Record<string, unknown> {
-  try {
-    const data = JSON.parse(text);
-    if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("not a JSON object");
-    return data as Record<string, unknown>;
-  } catch (err) {
-    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); it was left as it is`, `fix it, then run \`majordomus ${command}\` again`);
-  }
-}
-
 /** The project's MCP configuration names `majordomus mcp`: written when absent, merged with --merge, never changed otherwise. */
 function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
   const m = provider.hooks.mcp;
   if (!m) return;
   const path = join(here.position.worktree, m.config);
-  const text = readIfExists(path);
-  if (text === undefined) {
+  const config = configToChange(here.position.worktree, m.config, "capture install");
+  if (config === undefined) {
     writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: MCP_ENTRY } }, null, 2)}\n`, 0o644);
     report.lines.push({ path: m.config, action: "written", note: `names \`majordomus mcp\` as the MCP server ${m.server}` });
     return;
   }
-  const config = jsonObject(m.config, text, "capture install");
-  const servers = config.mcpServers && typeof config.mcpServers === "object" && !Array.isArray(config.mcpServers) ? (config.mcpServers as Record<string, unknown>) : {};
+  const servers = objectAt(config, "mcpServers") ?? {};
   const current = servers[m.server];
   if (current !== undefined) {
     report.lines.push(isDeepStrictEqual(current, MCP_ENTRY) ? { path: m.config, action: "already present" } : { path: m.config, action: "left alone", note: `it names another server ${m.server}; it is yours` });
@@ -173,8 +155,8 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
 
 function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Parameters<typeof consents>[0], report: InstallReport): void {
   for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
-    const target = join(here.position.worktree, row.target);
     const rel = row.target.replace(/\/$/, "");
+    const target = join(here.position.worktree, row.target);
     const files = modFiles(row.source);
     const register = readIfExists(join(target, "hooks", "register.ts"));
     const on = consents(policy, row.switch);
@@ -209,10 +191,11 @@ function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Pa
 }
 
 export async function install(here: Workspace, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
+  refuseLinksFor(here.position.worktree, provider);
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
     const row = provider.hooks.events[event as HookEvent];
-    report.lines.push(converge(join(here.position.worktree, row.shim), row.shim, shimText(provider, event), 0o755));
+    report.lines.push(converge(here.position.worktree, row.shim, shimText(provider, event), 0o755));
   }
   const policy = await loadPolicy(here.layer).catch(() => undefined);
   mods(here, provider, policy?.policy, report);

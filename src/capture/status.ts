@@ -16,6 +16,7 @@
  */
 import { constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
+import { onPath } from "../lib/path.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -26,6 +27,7 @@ import { consents, loadPolicy } from "../policy/index.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
 import { MCP_ENTRY } from "./install.ts";
+import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
@@ -46,8 +48,7 @@ const executable = (path: string) => canAccess(path, constants.X_OK);
 
 /** Whether a shim would find a binary to exec (looked up as the shim does, never run). */
 function findsBinary(root: string): boolean {
-  const candidates = [join(root, "bin", "majordomus"), join(root, ".majordomus", "bin", "majordomus"), ...(process.env.PATH ?? "").split(":").filter((d) => d !== "").map((d) => join(d, "majordomus"))];
-  return candidates.some(executable);
+  return [join(root, "bin", "majordomus"), join(root, ".majordomus", "bin", "majordomus")].some(executable) || onPath("majordomus") !== undefined;
 }
 
 /** What the shim for `event` runs, run by this binary (the shim's bytes were checked to be ours). */
@@ -82,14 +83,10 @@ async function verifySession(here: Workspace, provider: Provider & { hooks: Hook
 
 async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean, trust_: () => Promise<Trust | undefined>): Promise<Omit<Row, "provider" | "aspect">> {
   const hooks = provider.hooks;
-  const text = read(join(here.position.worktree, hooks.config));
-  if (text === undefined) return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text);
-  } catch {
-    return { state: "unconfigured", reason: `${hooks.config} is not valid JSON` };
-  }
+  const config = readConfig(here.position.worktree, hooks.config);
+  if (config.state === "absent") return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
+  if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
+  const settings = config.data;
   for (const event of ASPECT_EVENTS[aspect]) {
     const row = hooks.events[event];
     const commands = commandsIn(settings, row.event);
@@ -151,14 +148,10 @@ export function shownRows(rows: readonly Row[]): Row[] {
 async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks }, execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
   const m = provider.hooks.mcp;
   if (!m) return { state: "unadapted", reason: "majordomus does not configure an MCP server for this client" };
-  const text = read(join(here.position.worktree, m.config));
-  if (text === undefined) return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
-  let entry: unknown;
-  try {
-    entry = (JSON.parse(text) as { mcpServers?: Record<string, unknown> }).mcpServers?.[m.server];
-  } catch {
-    return { state: "unconfigured", reason: `${m.config} is not valid JSON` };
-  }
+  const config = readConfig(here.position.worktree, m.config);
+  if (config.state === "absent") return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
+  if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
+  const entry = objectAt(config.data, "mcpServers")?.[m.server];
   if (entry === undefined) return { state: "unconfigured", reason: `${m.config} names no ${m.server} server; run \`majordomus capture install\`` };
   if (!isDeepStrictEqual(entry, MCP_ENTRY)) return { state: "named", reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is` };
   if (!execute) return { state: "wired", reason: "configured; not executed (--no-verify)" };

@@ -6,13 +6,13 @@
  */
 import { readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Failure } from "../lib/failure.ts";
 import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
+import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isDeepStrictEqual } from "node:util";
-import { backupOf, jsonObject, MCP_ENTRY, modFiles, removeOurs, type InstallReport } from "./install.ts";
+import { backupOf, MCP_ENTRY, modFiles, removeOurs, type InstallReport } from "./install.ts";
 
 function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -45,16 +45,9 @@ function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolea
 function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   const rel = provider.hooks.config;
   const path = join(here.position.worktree, rel);
-  const text = readIfExists(path);
-  if (text === undefined) return void report.lines.push({ path: rel, action: "not there" });
-  let settings: Record<string, unknown>;
-  try {
-    settings = JSON.parse(text);
-    if (!settings || typeof settings !== "object" || Array.isArray(settings)) throw new Error("not a JSON object");
-  } catch (err) {
-    throw new Failure("contract", `${rel} is not a JSON object (${(err as Error).message}); nothing was changed in it`, "fix it, then run `majordomus capture uninstall` again");
-  }
-  const hooks = settings.hooks && typeof settings.hooks === "object" && !Array.isArray(settings.hooks) ? (settings.hooks as Record<string, unknown>) : undefined;
+  const settings = configToChange(here.position.worktree, rel, "capture uninstall");
+  if (settings === undefined) return void report.lines.push({ path: rel, action: "not there" });
+  const hooks = objectAt(settings, "hooks");
   let removed = 0;
   for (const [event, groups] of Object.entries(hooks ?? {})) {
     if (!Array.isArray(groups)) continue;
@@ -104,10 +97,9 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   const m = provider.hooks.mcp;
   if (!m) return;
   const path = join(here.position.worktree, m.config);
-  const text = readIfExists(path);
-  if (text === undefined) return void report.lines.push({ path: m.config, action: "not there" });
-  const config = jsonObject(m.config, text, "capture uninstall");
-  const servers = config.mcpServers && typeof config.mcpServers === "object" && !Array.isArray(config.mcpServers) ? (config.mcpServers as Record<string, unknown>) : undefined;
+  const config = configToChange(here.position.worktree, m.config, "capture uninstall");
+  if (config === undefined) return void report.lines.push({ path: m.config, action: "not there" });
+  const servers = objectAt(config, "mcpServers");
   if (!servers || !isDeepStrictEqual(servers[m.server], MCP_ENTRY)) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
   delete servers[m.server];
   if (Object.keys(servers).length === 0) delete config.mcpServers;
@@ -121,6 +113,7 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
 }
 
 export function uninstall(here: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {
+  refuseLinksFor(here.position.worktree, provider);
   const report: InstallReport = { lines: [], missing: [] };
   removeEntries(here, provider, report);
   removeShims(here, provider, report);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
-import { ok } from "../support/layered.ts";
+import { layered, ok } from "../support/layered.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -96,6 +96,38 @@ describe("symbolic links in the layer", () => {
     expect(run.status).toBe(10);
     expect(run.stdout).toContain("FAIL privacy .ai/local/prompts/linked.json — a symbolic link inside the local half");
     expect(run.stdout).not.toContain("private notes");
+  });
+});
+
+describe("symbolic links among the client's files", () => {
+  test(".claude linked to a folder outside: capture install and uninstall refuse before writing anything, and status names the link", () => {
+    using repo = layered();
+    using away = outside();
+    writeFileSync(join(away.dir, "settings.json"), '{"theirs":true}\n');
+    symlinkSync(away.dir, repo.path(".claude"));
+    const install = repo.mj(["capture", "install", "--provider", "claude-code"]);
+    expect(install.status).toBe(15);
+    expect(install.stderr).toContain(".claude is a symbolic link; majordomus writes nothing through one");
+    expect(existsSync(repo.path(".mcp.json"))).toBe(false);
+    expect(repo.mj(["capture", "uninstall", "--provider", "claude-code"]).status).toBe(15);
+    expect(all(away.dir)).toEqual([join(away.dir, "settings.json")]);
+    expect(readFileSync(join(away.dir, "settings.json"), "utf8")).toBe('{"theirs":true}\n');
+    const status = JSON.parse(repo.mj(["capture", "status", "--json"]).stdout);
+    expect(status.items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "session")).toMatchObject({ state: "unconfigured", reason: ".claude is a symbolic link; it was not read" });
+  });
+
+  test(".mcp.json linked to a private file: install leaves it unread and unchanged", () => {
+    using repo = layered();
+    using away = outside();
+    const secret = join(away.dir, "id_rsa");
+    writeFileSync(secret, "-----BEGIN a private key-----\n");
+    symlinkSync(secret, repo.path(".mcp.json"));
+    const install = repo.mj(["capture", "install", "--provider", "claude-code", "--merge"]);
+    expect(install.status).toBe(15);
+    expect(install.stderr).toContain(".mcp.json is a symbolic link");
+    expect(install.stderr + install.stdout).not.toContain("private key");
+    expect(readFileSync(secret, "utf8")).toBe("-----BEGIN a private key-----\n");
+    expect(existsSync(repo.path(".claude"))).toBe(false);
   });
 });
 
