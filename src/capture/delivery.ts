@@ -4,7 +4,13 @@ import { cleanId, type Payload } from "./payload.ts";
 
 export type SessionEvent = Exclude<HookEvent, "prompt">;
 
-export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string };
+export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string; transcript?: string };
+
+/** A transcript path as a payload names it, fit to keep: absolute, printable, of a sane length; else undefined. */
+export function transcriptPath(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length > 4096 || !/^(\/|[A-Za-z]:[\\/])/.test(value) || /[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  return value;
+}
 
 /** The client session a payload names, under whichever key this provider uses, fit to store; or undefined. */
 export function payloadSession(provider: Provider & { hooks: Hooks }, payload: Payload): string | undefined {
@@ -23,6 +29,7 @@ export function describeDelivery(provider: Provider & { hooks: Hooks }, event: S
     providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
     reason: cleanId(pick(payload.data, keys.reason)),
+    transcript: keys.transcript ? transcriptPath(pick(payload.data, keys.transcript)) : undefined,
   };
 }
 

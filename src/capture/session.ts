@@ -84,7 +84,7 @@ const GIT_CEILING_MS = 2_000;
 const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({ event: d.event, provider: d.provider.id, provider_session: d.providerSession, source: d.source, reason: d.reason, ...extra });
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
-async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy, compressions?: number): Promise<string> {
+export async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy, compressions?: number): Promise<string> {
   const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([import("../facts/gather.ts"), import("../views/derived.ts"), import("../lifecycle/records.ts"), import("../records/kinds.ts")]);
   const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
   return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived", compressions })).relativePath;
@@ -111,7 +111,8 @@ const start: Row = {
     const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
     if (d.providerSession !== undefined) await attempt(ws, d, "the episode did not open", async () => {
-      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs });
+      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs, transcriptPath: d.transcript });
+      if (opened.kept && d.transcript) opened.episode = await (await import("../lifecycle/window.ts")).noteTranscript(ws, opened.episode, d.transcript);
       log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
@@ -151,9 +152,11 @@ const compact: Row = {
     const compressions = newCompression(ws, d.payload, d.providerSession);
     return compressions === undefined ? {} : { work: orderOf(d, { compressions }) };
   },
-  /** The checkpoint before compaction (and any close a dead taker left). */
+  /** The checkpoint before compaction (and any close a dead taker left); the episode's window ordinal goes up. */
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);
+    const episode = ws.episode;
+    if (episode) await attempt(ws, who(t), "the window ordinal was not advanced", async () => void (await (await import("../lifecycle/window.ts")).advanceWindow(ws, episode, "compact")));
     if (!policy) return;
     if (!switchOn(policy.policy, compact.switch)) return log.info(`${compact.switch} is false: no checkpoint before compaction`);
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {

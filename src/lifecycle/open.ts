@@ -35,6 +35,8 @@ export type OpenOptions = {
   snapshot?: "now" | "later";
   /** How long the start may wait for `git status` (the client waits for it); past it the tree is recorded as unknown. */
   gitDeadlineMs?: number;
+  /** Where the client keeps its transcript of the session, as its start event named it (kept for the history tools). */
+  transcriptPath?: string;
 };
 
 export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
@@ -127,6 +129,8 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     start_working_tree: state.workingTree,
     task_id: task?.id ?? "none",
     context_path: relative(p.worktree, join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`)),
+    window: "0",
+    ...(options.transcriptPath ? { transcript_path: options.transcriptPath } : {}),
   };
   // Keep-or-create is decided and written under one lock: racing start events open one episode.
   const lock = `${path}.lock`;

@@ -19,6 +19,8 @@ export type Policy = {
     briefing_budget_lines?: number;
     git_deadline_ms?: number;
     handover_on_fill?: boolean;
+    fresh_window?: boolean;
+    fresh_window_manual?: "veto" | "summary";
     checkpoint_on_compact?: boolean;
     handover_on_end?: boolean;
     freshness?: { fresh_minutes: number; stale_minutes: number };
@@ -141,6 +143,9 @@ export const SWITCHES = {
   // Granted like the two above, by the local consent file alone: a tracked file must not let any
   // client that connects open and close episodes in the person's checkout.
   "mcp.connection_episodes": "credentials",
+  // Replacing the client's own compaction changes what the person's agent knows mid-session: the
+  // person says yes in this checkout, not whoever wrote the tracked policy.
+  "session.fresh_window": "credentials",
 } as const satisfies Record<string, "on unless false" | "consent" | "credentials">;
 
 export type SwitchKey = keyof typeof SWITCHES;

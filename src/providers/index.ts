@@ -31,7 +31,7 @@ export type Hooks = {
   /** `advisory`: the compaction event fires on every check, not only when the client compacts: no checkpoint is derived from it. */
   compaction?: "precise" | "advisory";
   session_env?: string;
-  keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[] };
+  keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[]; transcript?: string[] };
   deliberate_reasons: string[];
   person_sources: string[];
   injected_markers: string[];

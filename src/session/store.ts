@@ -28,7 +28,23 @@ export const OPEN_KEYS = [
   "context_path",
 ] as const;
 
-export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string>;
+/**
+ * Keys an open episode may carry beyond those: the ordinal of the client's context window (`0`
+ * until its first compaction; a resumed session keeps counting), and where the client keeps its
+ * own transcript of the session (the path its start event named, never read or copied by the
+ * lifecycle: only the history tools read it, on demand). Both stay in the git-ignored half.
+ */
+export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path"] as const;
+
+export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> & Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
+
+const ALL_KEYS: readonly string[] = [...OPEN_KEYS, ...OPTIONAL_OPEN_KEYS];
+
+/** The episode's window ordinal (0 for a record that names none). */
+export function windowOf(episode: Pick<OpenEpisode, "window">): number {
+  const n = Number(episode.window ?? "0");
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
 
 export function openDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "sessions-open");
@@ -55,7 +71,8 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
   try {
     const data = (await parseYaml(text)) as Record<string, unknown>;
     for (const key of OPEN_KEYS) if (typeof data?.[key] !== "string") return { problem: `${path}: ${key} is missing or not a string` };
-    const unknown = Object.keys(data).filter((k) => !(OPEN_KEYS as readonly string[]).includes(k));
+    for (const key of OPTIONAL_OPEN_KEYS) if (data[key] !== undefined && typeof data[key] !== "string") return { problem: `${path}: ${key} is not a string` };
+    const unknown = Object.keys(data).filter((k) => !ALL_KEYS.includes(k));
     if (unknown.length > 0) return { problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
     return { episode: data as OpenEpisode };
   } catch (err) {
@@ -65,7 +82,7 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
 
 export function writeEpisode(layer: Layer, key: string, episode: OpenEpisode): void {
   ensureDir(openDir(layer), 0o700);
-  writeFileAtomic(episodePath(layer, key), `# An open majordomus episode. Written by majordomus; removed when the episode closes.\n${emitMap(OPEN_KEYS.map((k) => [k, episode[k]] as const))}`, 0o600);
+  writeFileAtomic(episodePath(layer, key), `# An open majordomus episode. Written by majordomus; removed when the episode closes.\n${emitMap([...OPEN_KEYS.map((k) => [k, episode[k]] as const), ...OPTIONAL_OPEN_KEYS.flatMap((k) => (episode[k] === undefined ? [] : [[k, episode[k]!] as const]))])}`, 0o600);
 }
 
 export function removeEpisode(layer: Layer, key: string): void {

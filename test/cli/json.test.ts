@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { validate, type Schema } from "../../src/lib/schema.ts";
 import { PROJECT } from "../support/env.ts";
 import { captured, fire } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
 const DIR = join(PROJECT, "share", "schemas", "cli");
@@ -79,6 +80,8 @@ describe("--json documents", () => {
     json(repo, ["recover", "--older-than", "1h"]);
     json(repo, ["history", "--rotate"]);
     json(repo, ["doctor"]);
+    // What the Claude Code mod asks: always one document, without --json.
+    checked(ok(repo.mj(["capture", "window", "--action", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-json" } })).stdout.trim(), "majordomus capture window --action status");
     json(repo, ["capture", "status", "--no-verify"]);
     json(repo, ["capture", "prune", "--dry-run"]);
     json(repo, ["capture", "install"]);

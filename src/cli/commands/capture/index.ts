@@ -11,5 +11,6 @@ export default command({
     session: () => import("./session.ts").then((m) => m.default),
     prompt: () => import("./prompt.ts").then((m) => m.default),
     work: () => import("./work.ts").then((m) => m.default),
+    window: () => import("./window.ts").then((m) => m.default),
   },
 });

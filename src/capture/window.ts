@@ -1,0 +1,86 @@
+/**
+ * `capture window`: what the Claude Code mod asks the binary about the client's context window.
+ *
+ * - `status`: whether the fresh window is on here (asked by the tracked policy and granted by the
+ *   person's local consent file), what `/compact` does meanwhile, and the episode's window ordinal
+ *   (so a resumed session goes on counting). Writes nothing.
+ * - `boot`: the mod is about to replace a compaction. The settings-level compaction hook will not
+ *   run, so this writes what it would have (the derived checkpoint, inside the episode), moves the
+ *   episode to its next window, and answers the boot the new window starts from.
+ *
+ * Both answer one JSON document; a refusal is `ok: false` with the reason, and the mod lets the
+ * client's own summary run.
+ */
+import { log } from "../lib/log.ts";
+import { stamp } from "../lib/clock.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { granted, loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { windowOf } from "../session/store.ts";
+import { logContextFailure } from "../lifecycle/context-log.ts";
+
+export type WindowAction = "status" | "boot";
+
+export type FreshWindowGrant = { on: boolean; asked: boolean; why?: string };
+
+export type WindowAnswer = {
+  action: WindowAction;
+  ok: boolean;
+  why?: string;
+  fresh_window: FreshWindowGrant;
+  manual: "veto" | "summary";
+  episode: string | null;
+  window: number | null;
+  window_id: string | null;
+  transcript: boolean;
+  checkpoint?: string | null;
+  boot?: string;
+};
+
+/** Whether the person granted the fresh window in this checkout, and why not when not. */
+export async function freshWindowGrant(ws: Workspace, policy: LoadedPolicy): Promise<FreshWindowGrant> {
+  const g = granted(policy, "session.fresh_window");
+  const file = policy.credentials?.path ?? "the local consent file";
+  if (!g.asked) return { ...g, on: false, why: `${policy.path} does not set session.fresh_window: true` };
+  if (!g.on) return { ...g, why: `session.fresh_window is asked by ${policy.path}, but not granted in ${file} (add \`session: { fresh_window: true }\` there)` };
+  const { untracked } = await import("../lifecycle/commit.ts");
+  if (!(await untracked(ws.position.worktree, policy.credentials?.path))) return { ...g, on: false, why: `${file} is tracked by git: consent from a file anyone can commit is no consent` };
+  return g;
+}
+
+export async function windowAnswer(ws: Workspace, action: WindowAction, trigger: string | undefined): Promise<WindowAnswer> {
+  const policy = await loadPolicy(ws.layer);
+  const grant = await freshWindowGrant(ws, policy);
+  const episode = ws.episode;
+  const { windowId } = await import("../lifecycle/window.ts");
+  const base: WindowAnswer = {
+    action,
+    ok: true,
+    fresh_window: grant,
+    manual: policy.policy.session?.fresh_window_manual ?? "veto",
+    episode: episode?.session_id ?? null,
+    window: episode ? windowOf(episode) : null,
+    window_id: episode ? windowId(episode) : null,
+    transcript: episode?.transcript_path !== undefined,
+  };
+  if (action === "status") return base;
+  const refuse = (why: string): WindowAnswer => {
+    log.warn(`capture window: ${why}; the client's own summary runs`);
+    logContextFailure(ws, `${stamp()} capture window boot: ${why}`);
+    return { ...base, ok: false, why };
+  };
+  if (!grant.on) return refuse(`the fresh window is off (${grant.why})`);
+  if (!episode) return refuse("no open episode belongs to this client session (the start hook did not run, or the session was closed)");
+  let checkpoint: string | null = null;
+  if (switchOn(policy.policy, "session.checkpoint_on_compact")) {
+    const { derivedCheckpoint } = await import("./session.ts");
+    checkpoint = await derivedCheckpoint(ws, policy);
+    log.info(`fresh window: checkpointed into ${checkpoint}`);
+  }
+  const { advanceWindow } = await import("../lifecycle/window.ts");
+  const ordinal = await advanceWindow(ws, episode, "fresh_window", trigger);
+  if (ordinal === undefined) return refuse(`episode ${episode.session_id} closed while its window was being replaced`);
+  const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([import("../facts/gather.ts"), import("../views/boot.ts")]);
+  const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
+  const id = windowId(episode, ordinal);
+  return { ...base, window: ordinal, window_id: id, checkpoint, boot: boot(facts, { id, ordinal }).join("\n") };
+}

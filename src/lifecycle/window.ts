@@ -1,0 +1,55 @@
+/**
+ * The client's context windows of one episode. A window ends when the client compacts (its own
+ * summary, or majordomus's fresh window answering for it); its ordinal is kept with the open
+ * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
+ * the client's own transcript is kept beside it, for the history tools alone.
+ */
+import { withLock } from "../lib/lock.ts";
+import { log } from "../lib/log.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { episodeKey } from "../session/keys.ts";
+import { episodePath, readEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
+
+const LOCK_WAIT_MS = 3_000;
+
+/** How an episode's window was replaced: the client's trigger word, or `fresh_window` when majordomus wrote the boot. */
+export type WindowTrigger = "compact" | "fresh_window";
+
+/** `<episode>:<ordinal>`, the name a boot gives its window. */
+export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string => `${episode.session_id}:${ordinal}`;
+
+/**
+ * Change the open record of `episode` under its lock, if it is still the same episode; returns
+ * the record as written, or undefined when it closed (or another took its place) meanwhile.
+ */
+async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisode) => OpenEpisode | undefined): Promise<OpenEpisode | undefined> {
+  const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
+  const path = episodePath(ws.layer, key);
+  const current = (await readEpisode(path)).episode;
+  if (current?.session_id !== episode.session_id) return undefined;
+  const next = change(current);
+  if (!next) return current;
+  const done = withLock(`${path}.lock`, LOCK_WAIT_MS, () => {
+    writeEpisode(ws.layer, key, next);
+    return next;
+  });
+  if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
+  return done.value;
+}
+
+/** A new window for the episode: its ordinal goes up by one, recorded with the episode and in the ledger. */
+export async function advanceWindow(ws: Workspace, episode: OpenEpisode, trigger: WindowTrigger, clientTrigger?: string): Promise<number | undefined> {
+  const written = await amend(ws, episode, (e) => ({ ...e, window: String(windowOf(e) + 1) }));
+  if (!written) return undefined;
+  const ordinal = windowOf(written);
+  await appendEvent({ ...ws, session: episode.session_id }, "session.window", { session_id: episode.session_id, window: ordinal, trigger, ...(clientTrigger ? { client_trigger: clientTrigger } : {}) });
+  log.info(`episode ${episode.session_id} is in window :${ordinal} (${trigger})`);
+  return ordinal;
+}
+
+/** Keep the transcript path the client's start event named (written only when it changed). */
+export async function noteTranscript(ws: Workspace, episode: OpenEpisode, path: string): Promise<OpenEpisode> {
+  if (episode.transcript_path === path) return episode;
+  return (await amend(ws, episode, (e) => (e.transcript_path === path ? undefined : { ...e, transcript_path: path }))) ?? episode;
+}
