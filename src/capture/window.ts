@@ -82,5 +82,5 @@ export async function windowAnswer(ws: Workspace, action: WindowAction, trigger:
   const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([import("../facts/gather.ts"), import("../views/boot.ts")]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
   const id = windowId(episode, ordinal);
-  return { ...base, window: ordinal, window_id: id, checkpoint, boot: boot(facts, { id, ordinal }).join("\n") };
+  return { ...base, window: ordinal, window_id: id, checkpoint, boot: boot(facts, { id, ordinal, trigger }).join("\n") };
 }

@@ -13,7 +13,7 @@ export const BOOT_NEEDS = BRIEFING_NEEDS satisfies readonly Need[];
 export const BOOT_HANDOVER_LINES = 120;
 
 /** The window the boot opens: `<episode>:<ordinal>`. */
-export type BootWindow = { id: string; ordinal: number };
+export type BootWindow = { id: string; ordinal: number; trigger?: string };
 
 function ownHandover(f: Facts): string[] {
   const v = f.handover.view;
@@ -40,7 +40,7 @@ export function boot(f: Facts, window: BootWindow): string[] {
   return [
     `# majordomus fresh window ${window.id}`,
     "",
-    `Claude Code's context window ${window.ordinal - 1} of this episode was full. majordomus replaced the client's summary of it with this boot, built from the repository's own records, not from the conversation: the briefing, then the last handover written by hand. Git is the truth where they disagree.`,
+    `Window :${window.ordinal - 1} of this episode ended (${window.trigger === "auto" ? "Claude Code's context window was full" : "a fresh window was asked for"}). majordomus replaced the client's summary of it with this boot, built from the repository's own records, not from the conversation: the briefing, then the newest handover an agent or a person wrote. Git is the truth where they disagree.`,
     "",
     ...briefing(f).lines,
     "",

@@ -7,7 +7,20 @@
 export type Received = { method: string; path: string; body: Record<string, unknown> | undefined; text: string; at: number };
 /** A tool call the mock makes instead of answering in text (the client runs it and asks again with its result). */
 export type ToolCall = { name: string; input: Record<string, unknown> };
-export type MockOptions = { inputTokens?: (request: Received, index: number) => number; reply?: (request: Received) => string; tool?: (request: Received, index: number) => ToolCall | undefined };
+/** An API error the mock answers with instead (a 400 `prompt is too long`, say). */
+export type MockError = { status: number; type: string; message: string };
+export type MockOptions = {
+  inputTokens?: (request: Received, index: number) => number;
+  reply?: (request: Received) => string;
+  tool?: (request: Received, index: number) => ToolCall | undefined;
+  error?: (request: Received, index: number) => MockError | undefined;
+};
+
+/** Whether a request is the client's summarizer asking for a summary of the conversation. */
+export function asksForSummary(request: Pick<Received, "body">): boolean {
+  // Claude Code 2.1.332's compaction prompt says exactly this (seen in its summarizer requests).
+  return /create a detailed summary of the conversation/i.test(lastUserText(request.body));
+}
 
 export type Mock = { url: string; requests: Received[]; stop(): void; messages(): Received[] };
 
@@ -68,11 +81,13 @@ export function startMock(options: MockOptions = {}): Mock {
       requests.push(received);
       if (req.method === "POST" && url.pathname === "/v1/messages") {
         const index = modelCalls++;
-        const asksForSummary = /summar/i.test(lastUserText(body)) && /conversation/i.test(lastUserText(body));
-        const text = asksForSummary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
+        const failure = options.error?.(received, index);
+        if (failure) return Response.json({ type: "error", error: { type: failure.type, message: failure.message } }, { status: failure.status });
+        const summary = asksForSummary(received);
+        const text = summary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
         const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
         const model = String(body?.model ?? "claude-opus-5-5");
-        const tool = asksForSummary ? undefined : options.tool?.(received, index);
+        const tool = summary ? undefined : options.tool?.(received, index);
         if (body?.stream) return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
         return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
       }

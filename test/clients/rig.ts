@@ -51,7 +51,8 @@ export class ClaudeRig {
   readonly mock: Mock;
   readonly debugLog: string;
 
-  constructor(options: { repo?: Repo; mock?: MockOptions; capture?: boolean } = {}) {
+  /** `wire`: install capture into a given repository too (a repository made without it is used as it is). */
+  constructor(options: { repo?: Repo; mock?: MockOptions; capture?: boolean; wire?: boolean } = {}) {
     this.claude = ensureClient("claude-code");
     this.folder = scratch("majordomus-claude-");
     this.home = join(this.folder, "home");
@@ -59,7 +60,7 @@ export class ClaudeRig {
     this.debugLog = join(this.folder, "claude-debug.log");
     this.mock = startMock(options.mock);
     this.repo = options.repo ?? layered();
-    if (options.capture !== false && !options.repo) {
+    if (options.capture !== false && (!options.repo || options.wire)) {
       ok(this.repo.mj(["capture", "install"]));
       this.repo.git("add", ".claude", ".mcp.json");
       this.repo.git("commit", "-q", "-m", "Wire majordomus into Claude Code");
