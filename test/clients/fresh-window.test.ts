@@ -123,7 +123,7 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     });
     // The person allowed the agent's Bash calls in this checkout.
     const local = r.repo.path(".claude/settings.local.json");
-    writeFileSync(local, JSON.stringify({ ...JSON.parse(readFileSync(local, "utf8")), permissions: { allow: ["Bash"] } }, null, 2));
+    writeFileSync(local, JSON.stringify({ ...JSON.parse(readFileSync(local, "utf8")), permissions: { defaultMode: "acceptEdits", allow: ["Bash"] } }, null, 2));
     using tui = new TmuxSession(r);
     expect(await tui.until(() => tui.screen().includes("❯"), 30_000)).toBe(true);
     await Bun.sleep(1_000);
@@ -133,7 +133,8 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     tui.type("/fresh-window");
     expect(await tui.until(() => wrote, 60_000)).toBe(true);
     const handovers = () => ledger(r.repo).filter((e) => e.event === "task.handed_over" && e.how === "authored");
-    expect(await tui.until(() => handovers().length === 1, 30_000)).toBe(true);
+    const written = await tui.until(() => handovers().length === 1, 30_000);
+    expect(written).toBe(true);
     expect(await tui.until(() => ledger(r.repo).some((e) => e.event === "session.window"), 30_000)).toBe(true);
     await Bun.sleep(1_000);
     tui.type("what next?");
