@@ -57,11 +57,65 @@ export function mcpServer(account: Account, connection?: Connection): McpServer 
       return { content: [{ type: "text" as const, text: built.text }] };
     },
   );
+  historyTools(server, account.cwd);
   if (connection) connectionTools(server, connection);
   server.registerResource("continuity", RESOURCE_URI, { title: "Continuity of this checkout", description: "The same account as the continuity tool", mimeType: "application/json" }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) }],
   }));
   return server;
+}
+
+/** A refusal as the model reads it: the reason and what to do, never a stack. */
+async function refusing(work: () => Promise<unknown>) {
+  try {
+    return asText(await work());
+  } catch (err) {
+    const hint = (err as { hint?: string }).hint;
+    return { isError: true, content: [{ type: "text" as const, text: hint ? `${(err as Error).message}; ${hint}` : (err as Error).message }] };
+  }
+}
+
+/** The client's own transcript of this session, on demand (serve/history.ts); read-only, nothing kept. */
+function historyTools(server: McpServer, cwd: string): void {
+  const load = () => import("./history.ts");
+  const window = z.union([z.number().int().min(0), z.enum(["@current", "@previous"])]);
+  const session = z.string().max(200).optional().describe("The Claude Code session (filled in by the majordomus mod; default: the session that started this server)");
+  server.registerTool(
+    "history_windows",
+    {
+      title: "Windows of this session",
+      description: "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
+      inputSchema: { session },
+      annotations: { title: "Windows of this session", ...READ_ONLY },
+    },
+    async (args) => refusing(async () => (await load()).historyWindows(cwd, args)),
+  );
+  server.registerTool(
+    "history_list",
+    {
+      title: "Messages of this session",
+      description: "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
+      inputSchema: {
+        session,
+        query: z.string().max(200).optional().describe("Only messages whose text contains this, literally"),
+        window: window.optional().describe("Only this window: a number, @current or @previous"),
+        offset: z.number().int().min(0).optional().describe("Skip this many matches (the previous answer's next_offset)"),
+        limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
+      },
+      annotations: { title: "Messages of this session", ...READ_ONLY },
+    },
+    async (args) => refusing(async () => (await load()).historyList(cwd, args)),
+  );
+  server.registerTool(
+    "history_read",
+    {
+      title: "Read messages of this session",
+      description: "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
+      inputSchema: { session, seq: z.number().int().min(1).describe("The message's number (history_list gives it)"), to: z.number().int().min(1).optional().describe("The last message of a range") },
+      annotations: { title: "Read messages of this session", ...READ_ONLY },
+    },
+    async (args) => refusing(async () => (await load()).historyRead(cwd, args)),
+  );
 }
 
 /** The two writing tools, registered only where the checkout consented to connection episodes. */

@@ -31,7 +31,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["layer"],
   ["policy", "providers"],
   ["ledger"],
-  ["records", "task", "questions", "decisions", "session"],
+  ["records", "task", "questions", "decisions", "session", "transcript"],
   ["workspace"],
   ["facts"],
   ["views"],

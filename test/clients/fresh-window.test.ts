@@ -146,4 +146,33 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     expect(next.text).not.toContain("Write your handover now");
     expect(ledger(r.repo).find((e) => e.event === "session.window")).toMatchObject({ window: 1, client_trigger: "plugin" });
   }, TIMEOUT);
+
+  test("the history tools read the transcript the real client wrote: windows across a /compact, the earlier prompt found in @previous", async () => {
+    const calls = [
+      { name: "mcp__majordomus__history_windows", input: {} },
+      { name: "mcp__majordomus__history_list", input: { window: "@previous", query: "remember the walrus" } },
+    ];
+    let step = 0;
+    using r = rig(false, {
+      tool: (request) => {
+        if (!request.text.includes("what came before?") || step >= calls.length) return undefined;
+        if (!JSON.stringify(request.body?.tools ?? []).includes('"mcp__majordomus__history_list"')) return undefined;
+        return calls[step++];
+      },
+    });
+    expect((await r.run(["-p", "remember the walrus"])).status).toBe(0);
+    expect((await r.run(["-p", "-c", "/compact"])).status).toBe(0);
+    const run = await r.run(["-p", "-c", "what came before?", "--allowedTools", "mcp__majordomus__history_windows,mcp__majordomus__history_list"], { ENABLE_TOOL_SEARCH: "false" });
+    expect(run).toMatchObject({ status: 0, timedOut: false });
+    expect(step).toBe(2);
+    const texts = r.mock.messages().map((m) => m.text);
+    const windows = texts.find((t) => t.includes('"previous": 0'));
+    expect(windows).toBeDefined();
+    expect(windows).toContain('"trigger": "manual"');
+    const listed = texts.find((t) => t.includes('"total": 1') && t.includes('"preview": "remember the walrus"'));
+    expect(listed).toBeDefined();
+    // Nothing of the transcript was stored under .ai/ by the tools.
+    const shared = readFileSync(r.repo.path(".ai/local/state/ledger.jsonl"), "utf8");
+    expect(shared).not.toContain("what came before?");
+  }, TIMEOUT);
 });

@@ -54,7 +54,7 @@ describe("majordomus mcp (stdio, the SDK's client)", () => {
     await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
     try {
       const tools = (await client.listTools()).tools;
-      expect(tools.map((t) => t.name).sort()).toEqual(["context", "continuity", "episodes", "handovers"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(["context", "continuity", "episodes", "handovers", "history_list", "history_read", "history_windows"]);
       for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
 
       const continuity = valid("continuity", JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))));
@@ -145,7 +145,7 @@ describe("majordomus serve", () => {
     const client = new Client({ name: "test", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {
-      expect((await client.listTools()).tools.length).toBe(4);
+      expect((await client.listTools()).tools.length).toBe(7);
       const continuity = JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
       expect(continuity.handover.next_action).toBe(NEXT);
     } finally {

@@ -15,7 +15,7 @@ type World = {
 };
 
 /** What the engine beneath saw: prompts submitted (with their context), the binary's runs, logs, compactions it ran itself. */
-type Seen = { clock: ReturnType<typeof mock.clock>; prompts: Array<{ text: string; context: readonly string[] }>; runs: Array<{ argv: readonly string[]; env: Record<string, string> }>; logs: string[]; summaries: number; registered: string[] };
+type Seen = { clock: ReturnType<typeof mock.clock>; prompts: Array<{ text: string; context: readonly string[] }>; runs: Array<{ argv: readonly string[]; env: Record<string, string> }>; logs: string[]; summaries: number; registered: string[]; calls: Array<Record<string, unknown>> };
 
 const BOOT = "# majordomus fresh window s-1:1\n\nHandover (authored, same_worktree_same_branch, exact, fresh, 0m old)\n> Do C next.";
 
@@ -28,7 +28,7 @@ function answer(action: string, fresh: Status): string {
 }
 
 function engine(on: On, world: World): Seen {
-  const seen: Seen = { clock: mock.clock(on), prompts: [], runs: [], logs: [], summaries: 0, registered: [] };
+  const seen: Seen = { clock: mock.clock(on), prompts: [], runs: [], logs: [], summaries: 0, registered: [], calls: [] };
   // Stand-ins for the calls the mod makes on `$` answer `{ value }`, what the call resolves to.
   on("session.root", () => ({ value: "/repo" }));
   on("fs.exists", ($, e) => ({ value: world.supervised !== false && e.path === "/repo/.ai/manifest.yaml" }));
@@ -65,7 +65,11 @@ function engine(on: On, world: World): Seen {
     return { messages: [{ role: "user", text: "SUMMARY", toolUses: [] }] };
   });
   // Events with results of their own (a prompt, a tool call) answer with that result.
-  on("tool.call", () => ({ result: { stdout: "", stderr: "" } as never, text: "" }));
+  on("session.id", () => ({ value: "cc-now" }));
+  on("tool.call", ($, e) => {
+    seen.calls.push(e as unknown as Record<string, unknown>);
+    return { result: { stdout: "", stderr: "" } as never, text: "" };
+  });
   // The engine's own answer to a measurement: it echoes what changed.
   on("session.measure", ($, e) => ({ changed: e.changed }));
   return seen;
@@ -364,11 +368,13 @@ test("an interrupted close-out turn resets nothing", async ($, on) => {
 });
 
 test("a subagent is refused the history tools; the main loop is not", async ($, on) => {
-  engine(on, {});
+  const seen = engine(on, {});
   const sub = await $.tool.call({ tool: "mcp__majordomus__history_read", agentId: "agent-1" } as never);
   expect(sub.deny).toContain("refused in a subagent");
-  const main = await $.tool.call({ tool: "mcp__majordomus__history_read" } as never);
+  const main = await $.tool.call({ tool: "mcp__majordomus__history_read", seq: 3 } as never);
   expect(main.deny).toBe(undefined);
+  // The main loop's call names the current session (a resume gives the client a session id the server's environment does not know).
+  expect(seen.calls.at(-1)).toMatchObject({ tool: "mcp__majordomus__history_read", seq: 3, session: "cc-now" });
 });
 
 test("the pure parts: thresholds, points, margins, what is kept of a compacted turn", () => {

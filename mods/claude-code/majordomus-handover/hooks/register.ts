@@ -446,7 +446,11 @@ export const register: Register = (on) => {
 
   on("tool.call", async ($, e, next) => {
     // The history tools read the main session's transcript: a subagent is refused them.
-    if (e.agentId && /^mcp__majordomus__history_/.test(e.tool)) return { deny: "majordomus's history tools read the main session's transcript only; they are refused in a subagent" };
+    if (/^mcp__majordomus__history_/.test(e.tool)) {
+      if (e.agentId) return { deny: "majordomus's history tools read the main session's transcript only; they are refused in a subagent" };
+      // The server's own environment names the session it was started for, which a resume (-c) replaces: name the current one.
+      return next({ ...e, session: await $.session.id() });
+    }
     const result = await next(e);
     if (e.tool === "Bash" && !result.deny && !result.isError && writesHandover(String((e as { command?: unknown }).command ?? ""))) s.written = true;
     return result;

@@ -1,0 +1,191 @@
+// The history tools of `majordomus mcp` against a transcript Claude Code 2.1.332 wrote (the captured
+// sample: three runs, a /compact between them), through the compiled binary over stdio, as the client
+// connects to it: list, read, windows across the compaction, and every refusal.
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BIN, PROJECT } from "../support/env.ts";
+import { captured, fire } from "../support/capture.ts";
+import { scratch, type Repo } from "../support/repo.ts";
+import { parseTranscript } from "../../src/transcript/claude.ts";
+
+const SAMPLE = join(PROJECT, "test", "fixtures", "claude-code", "transcripts", "sample.jsonl");
+const SESSION = "d30bc5e7-8c47-49de-9f28-8bd7211a9292";
+
+/** A client config folder with this session's transcript where Claude Code keeps it, and a repository whose start event named it. */
+function world(text = readFileSync(SAMPLE, "utf8")) {
+  const config = scratch("majordomus-claude-config-");
+  const dir = join(config, "projects", "-home-dev-project");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${SESSION}.jsonl`);
+  writeFileSync(path, text);
+  const repo = captured();
+  fire(repo, "start", { session_id: SESSION, transcript_path: path, source: "startup", hook_event_name: "SessionStart" });
+  return { repo, config, path, env: { CLAUDE_CONFIG_DIR: config, CLAUDE_CODE_SESSION_ID: SESSION } };
+}
+
+async function tools(repo: Repo, env: Record<string, string>) {
+  const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...(process.env as Record<string, string>), ...env }, stderr: "pipe" });
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+    return { error: r.isError === true, text: r.content[0]!.text, json: () => JSON.parse(r.content[0]!.text) };
+  };
+  return { call, [Symbol.asyncDispose]: () => transport.close() };
+}
+
+describe("history tools over MCP", () => {
+  test("windows: split at the /compact boundary, @previous resolving to the one before", async () => {
+    const w = world();
+    using _ = w.repo;
+    await using t = await tools(w.repo, w.env);
+    const windows = (await t.call("history_windows")).json();
+    expect(windows.current).toBe(1);
+    expect(windows.previous).toBe(0);
+    expect(windows.windows.map((x: { window: number; trigger?: string }) => [x.window, x.trigger ?? null])).toEqual([
+      [0, null],
+      [1, "manual"],
+    ]);
+    const previous = (await t.call("history_list", { window: "@previous", limit: 100 })).json();
+    expect(previous.items.every((i: { window: number }) => i.window === 0)).toBe(true);
+    expect(previous.items.find((i: { kind: string }) => i.kind === "prompt").preview).toBe("first: check the tree");
+    const current = (await t.call("history_list", { window: "@current", limit: 100 })).json();
+    expect(current.items[0].kind).toBe("compact_boundary");
+    expect(current.items.some((i: { preview: string }) => i.preview === "after compaction")).toBe(true);
+  });
+
+  test("list: literal search and paging; read: one message or a range, text only, never a raw payload", async () => {
+    const w = world();
+    using _ = w.repo;
+    await using t = await tools(w.repo, w.env);
+    const found = (await t.call("history_list", { query: "AFTER COMPACTION" })).json();
+    expect(found.total).toBe(1);
+    const seq = found.items[0].seq;
+    const one = (await t.call("history_read", { seq })).json();
+    expect(one.messages).toEqual([expect.objectContaining({ seq, role: "user", kind: "prompt", text: "after compaction" })]);
+
+    const all = (await t.call("history_list", { limit: 100 })).json();
+    const pages = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page = (await t.call("history_list", { limit: 7, offset })).json();
+      pages.push(...page.items.map((i: { seq: number }) => i.seq));
+      offset = page.next_offset;
+    }
+    expect(pages).toEqual(all.items.map((i: { seq: number }) => i.seq));
+    expect(all.total).toBe(all.items.length);
+
+    // The tool call shows its name, not its input; its result shows its text, not the structured record.
+    const call = all.items.find((i: { preview: string }) => i.preview === "[tool call: Bash]");
+    expect(call).toBeDefined();
+    const range = (await t.call("history_read", { seq: call.seq, to: call.seq + 1 })).json();
+    const joined = JSON.stringify(range);
+    expect(joined).not.toContain("mock no-op");
+    expect(joined).not.toContain("toolUseResult");
+    expect(range.messages[1].text).toContain("(Bash completed with no output)");
+    // An attachment shows the client's rendering only.
+    const attachment = all.items.find((i: { kind: string }) => i.kind === "deferred_tools_delta");
+    const rendered = (await t.call("history_read", { seq: attachment.seq })).json().messages[0].text;
+    expect(rendered).toContain("The following deferred tools are now available via ToolSearch");
+    expect(rendered).not.toContain("addedNames");
+  });
+
+  test("nothing read is stored: no file of the layer holds a line of the transcript afterwards", async () => {
+    const w = world();
+    using _ = w.repo;
+    {
+      await using t = await tools(w.repo, w.env);
+      await t.call("history_read", { seq: 1, to: 20 });
+      await t.call("history_list", { query: "tree" });
+    }
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+    for (const f of files(w.repo.path(".ai"))) {
+      const text = readFileSync(f, "utf8");
+      expect(text.includes("first: check the tree") || text.includes("after compaction")).toBe(false);
+    }
+  });
+
+  test("refusals: no session, an ended session, a missing file, a path outside the client's folder, a link, an unknown row, a malformed line", async () => {
+    const w = world();
+    using _ = w.repo;
+    const refused = async (env: Record<string, string>, pattern: RegExp) => {
+      await using t = await tools(w.repo, env);
+      const r = await t.call("history_windows");
+      expect(r.error).toBe(true);
+      expect(r.text).toMatch(pattern);
+    };
+    await refused({ CLAUDE_CONFIG_DIR: w.config, CLAUDE_CODE_SESSION_ID: "" }, /no CLAUDE_CODE_SESSION_ID/);
+    await refused({ ...w.env, CLAUDE_CODE_SESSION_ID: "another-session" }, /no open episode here belongs to Claude Code session another-session/);
+    // The same path is outside another config folder: it is not the client's own transcript there.
+    await refused({ ...w.env, CLAUDE_CONFIG_DIR: scratch("majordomus-other-config-") }, /is not .*projects.*\.jsonl/);
+
+    // A link where the transcript should be is not followed.
+    const target = join(scratch("majordomus-elsewhere-"), "secret.txt");
+    writeFileSync(target, "not a transcript\n");
+    const linked = w.path.replace(".jsonl", ".bak");
+    copyFileSync(w.path, linked);
+    const { rmSync } = await import("node:fs");
+    rmSync(w.path);
+    await refused(w.env, /is not there/);
+    symlinkSync(target, w.path);
+    await refused(w.env, /not a plain file/);
+    rmSync(w.path);
+
+    const sample = readFileSync(SAMPLE, "utf8");
+    writeFileSync(w.path, `${sample}{"type":"hologram","uuid":"x"}\n`);
+    await refused(w.env, /line 72: a row of a type this reader does not know \("hologram"\)/);
+    writeFileSync(w.path, sample.replace("\n", "\n{not json\n"));
+    await refused(w.env, /line 2 is not valid JSON/);
+    // A last line still being written is tolerated.
+    writeFileSync(w.path, `${sample}{"type":"user","mess`);
+    {
+      await using t = await tools(w.repo, w.env);
+      expect((await t.call("history_windows")).error).toBe(false);
+    }
+    expect(existsSync(linked)).toBe(true);
+  });
+
+  test("the reader alone: thinking is never shown, a subagent's rows are not the session's, a row written twice keeps its first number", () => {
+    const rows = [
+      { type: "user", uuid: "u1", timestamp: "t1", message: { role: "user", content: "hello" } },
+      { type: "assistant", uuid: "a1", timestamp: "t2", message: { role: "assistant", content: [{ type: "thinking", thinking: "SECRET-THOUGHT" }, { type: "text", text: "hi" }] } },
+      { type: "assistant", uuid: "s1", isSidechain: true, timestamp: "t3", message: { role: "assistant", content: "from a subagent" } },
+      { type: "user", uuid: "u1", timestamp: "t1", message: { role: "user", content: "hello" } },
+      { type: "system", subtype: "compact_boundary", uuid: "b1", timestamp: "t4", content: "Conversation compacted", compactMetadata: { trigger: "auto" } },
+      { type: "user", uuid: "u2", timestamp: "t5", message: { role: "user", content: "# majordomus fresh window s-1:1" } },
+    ];
+    const t = parseTranscript(rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    expect(t.messages.map((m) => [m.seq, m.uuid, m.window])).toEqual([
+      [1, "u1", 0],
+      [2, "a1", 0],
+      [3, "b1", 1],
+      [4, "u2", 1],
+    ]);
+    expect(t.messages[1]!.text).toBe("hi");
+    expect(JSON.stringify(t)).not.toContain("SECRET-THOUGHT");
+    expect(t.windows).toEqual([
+      { window: 0, from_seq: 1, to_seq: 2, messages: 2, started_at: "t1" },
+      { window: 1, from_seq: 3, to_seq: 4, messages: 2, started_at: "t4", trigger: "auto" },
+    ]);
+    expect(() => parseTranscript(`${JSON.stringify({ type: "assistant", uuid: "z", message: { content: [{ type: "hologram" }] } })}\n`)).toThrow(/content block of a type this reader does not know/);
+  });
+});
+
+describe("which session's transcript", () => {
+  test("a call may name the current session (the mod does, after a resume changed the id); a session without an open episode here is refused", async () => {
+    const w = world();
+    using _ = w.repo;
+    // The server was started for another id (as `claude -c` leaves it); the call names the resumed one.
+    await using t = await tools(w.repo, { ...w.env, CLAUDE_CODE_SESSION_ID: "started-as-this" });
+    expect((await t.call("history_windows")).error).toBe(true);
+    const named = await t.call("history_windows", { session: SESSION });
+    expect(named.error).toBe(false);
+    expect(named.json().session).toBe(SESSION);
+    const other = await t.call("history_list", { session: "not-open-here" });
+    expect(other.error).toBe(true);
+    expect(other.text).toContain("no open episode here belongs to Claude Code session not-open-here");
+  });
+});
