@@ -75,59 +75,51 @@ async function refusing(work: () => Promise<unknown>) {
   }
 }
 
-/** The client's own transcript of this session, on demand (serve/history.ts); read-only, nothing kept. */
+/** The client's own transcript of this session, on demand (serve/history.ts); read-only, nothing kept. One row per tool. */
+const WINDOW = z.union([z.number().int().min(0), z.enum(["@current", "@previous"])]);
+const SESSION = z.string().max(200).optional().describe("The Claude Code session (filled in by the majordomus mod; default: the session that started this server)");
+type History = typeof import("./history.ts");
+const HISTORY_TOOLS = [
+  {
+    name: "history_windows",
+    title: "Windows of this session",
+    description: "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
+    inputSchema: { session: SESSION },
+    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1]),
+  },
+  {
+    name: "history_list",
+    title: "Messages of this session",
+    description: "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
+    inputSchema: {
+      session: SESSION,
+      query: z.string().max(200).optional().describe("Only messages whose text contains this, literally"),
+      window: WINDOW.optional().describe("Only this window: a number, @current or @previous"),
+      offset: z.number().int().min(0).optional().describe("Skip this many matches (the previous answer's next_offset)"),
+      limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
+    },
+    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyList(cwd, args as Parameters<History["historyList"]>[1]),
+  },
+  {
+    name: "history_read",
+    title: "Read messages of this session",
+    description: "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
+    inputSchema: { session: SESSION, seq: z.number().int().min(1).describe("The message's number (history_list gives it)"), to: z.number().int().min(1).optional().describe("The last message of a range") },
+    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyRead(cwd, args as Parameters<History["historyRead"]>[1]),
+  },
+] as const;
+
 function historyTools(server: McpServer, cwd: string): void {
-  const load = () => import("./history.ts");
-  const window = z.union([z.number().int().min(0), z.enum(["@current", "@previous"])]);
-  const session = z.string().max(200).optional().describe("The Claude Code session (filled in by the majordomus mod; default: the session that started this server)");
-  server.registerTool(
-    "history_windows",
-    {
-      title: "Windows of this session",
-      description: "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
-      inputSchema: { session },
-      annotations: { title: "Windows of this session", ...READ_ONLY },
-    },
-    async (args) => refusing(async () => (await load()).historyWindows(cwd, args)),
-  );
-  server.registerTool(
-    "history_list",
-    {
-      title: "Messages of this session",
-      description: "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
-      inputSchema: {
-        session,
-        query: z.string().max(200).optional().describe("Only messages whose text contains this, literally"),
-        window: window.optional().describe("Only this window: a number, @current or @previous"),
-        offset: z.number().int().min(0).optional().describe("Skip this many matches (the previous answer's next_offset)"),
-        limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
-      },
-      annotations: { title: "Messages of this session", ...READ_ONLY },
-    },
-    async (args) => refusing(async () => (await load()).historyList(cwd, args)),
-  );
-  server.registerTool(
-    "history_read",
-    {
-      title: "Read messages of this session",
-      description: "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
-      inputSchema: { session, seq: z.number().int().min(1).describe("The message's number (history_list gives it)"), to: z.number().int().min(1).optional().describe("The last message of a range") },
-      annotations: { title: "Read messages of this session", ...READ_ONLY },
-    },
-    async (args) => refusing(async () => (await load()).historyRead(cwd, args)),
-  );
+  for (const t of HISTORY_TOOLS) {
+    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, ...READ_ONLY } }, async (args: Record<string, unknown>) =>
+      refusing(async () => t.answer(await import("./history.ts"), cwd, args)),
+    );
+  }
 }
 
 /** The two writing tools, registered only where the checkout consented to connection episodes. */
 function connectionTools(server: McpServer, connection: Connection): void {
   const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-  const failing = async (work: () => Promise<unknown>) => {
-    try {
-      return asText(await work());
-    } catch (err) {
-      return { isError: true, content: [{ type: "text" as const, text: (err as Error).message }] };
-    }
-  };
   server.registerTool(
     "session_attach",
     {
@@ -136,7 +128,7 @@ function connectionTools(server: McpServer, connection: Connection): void {
       inputSchema: { client: z.string().describe("The client's name, e.g. cursor"), external_id: z.string().describe("The client's own id for this session") },
       annotations: { title: "Attach this client to its episode", ...writes },
     },
-    async ({ client, external_id }) => failing(() => connection.attach(client, external_id)),
+    async ({ client, external_id }) => refusing(() => connection.attach(client, external_id)),
   );
   server.registerTool(
     "session_detach",
@@ -145,6 +137,6 @@ function connectionTools(server: McpServer, connection: Connection): void {
       description: "Close this client's attached episode into its shared record, as closed.",
       annotations: { title: "Detach and close the episode", ...writes },
     },
-    async () => failing(() => connection.detach()),
+    async () => refusing(() => connection.detach()),
   );
 }

@@ -163,11 +163,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     using rig = new ClaudeRig();
     rig.trust();
     using tui = new TmuxSession(rig);
-    expect(await tui.until(() => tui.screen().includes("❯"), 30_000)).toBe(true);
-    await Bun.sleep(1_000);
-    tui.type("say ok");
-    expect(await tui.until(() => rig.mock.messages().length > 0 && tui.screen().includes("ok"), 30_000)).toBe(true);
-    await Bun.sleep(1_000);
+    expect(await tui.firstTurn(rig)).toBe(true);
     tui.type("/exit");
     expect(await tui.until(() => sessions(rig.repo).length === 1, 30_000)).toBe(true);
     const record = sessions(rig.repo)[0]!;

@@ -125,11 +125,7 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     const local = r.repo.path(".claude/settings.local.json");
     writeFileSync(local, JSON.stringify({ ...JSON.parse(readFileSync(local, "utf8")), permissions: { defaultMode: "acceptEdits", allow: ["Bash"] } }, null, 2));
     using tui = new TmuxSession(r);
-    expect(await tui.until(() => tui.screen().includes("❯"), 30_000)).toBe(true);
-    await Bun.sleep(1_000);
-    tui.type("say ok");
-    expect(await tui.until(() => r.mock.messages().length > 0 && tui.screen().includes("ok"), 30_000)).toBe(true);
-    await Bun.sleep(1_000);
+    expect(await tui.firstTurn(r)).toBe(true);
     tui.type("/fresh-window");
     expect(await tui.until(() => wrote, 60_000)).toBe(true);
     const handovers = () => ledger(r.repo).filter((e) => e.event === "task.handed_over" && e.how === "authored");

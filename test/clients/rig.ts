@@ -136,6 +136,16 @@ export class TmuxSession {
     if (started.exitCode !== 0) throw new Error(`tmux could not start: ${started.stderr.toString()}`);
   }
 
+  /** Wait for the prompt, type a first "say ok" and wait for its answer: a session that has had one turn. */
+  async firstTurn(rig: ClaudeRig): Promise<boolean> {
+    if (!(await this.until(() => this.screen().includes("❯"), 30_000))) return false;
+    await Bun.sleep(1_000);
+    this.type("say ok");
+    const answered = await this.until(() => rig.mock.messages().length > 0 && this.screen().includes("ok"), 30_000);
+    await Bun.sleep(1_000);
+    return answered;
+  }
+
   type(text: string): void {
     Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "-l", text]);
     Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "Enter"]);
