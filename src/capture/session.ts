@@ -112,7 +112,7 @@ const start: Row = {
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
     if (d.providerSession !== undefined) await attempt(ws, d, "the episode did not open", async () => {
       opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs, transcriptPath: d.transcript });
-      if (opened.kept && d.transcript) opened.episode = await (await import("../lifecycle/window.ts")).noteTranscript(ws, opened.episode, d.transcript);
+      if (opened.kept && d.transcript && opened.episode.transcript_path !== d.transcript) opened.episode = await (await import("../lifecycle/window.ts")).noteTranscript(ws, opened.episode, d.transcript);
       log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;

@@ -80,6 +80,14 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     expect(summaries(r.mock.messages())).toEqual([]);
   }, TIMEOUT);
 
+  test("`-p \"/fresh-window\"` refuses in a headless session with a non-zero exit, and submits no turn", async () => {
+    using r = rig(true);
+    const run = await r.run(["-p", "/fresh-window"]);
+    expect(run.status).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toContain("/fresh-window needs the interactive UI");
+    expect(r.mock.messages().some((m) => m.text.includes("Write your handover now"))).toBe(false);
+  }, TIMEOUT);
+
   test("a 400 prompt-is-too-long is answered with the boot too, and the retried request carries it", async () => {
     let refused = false;
     using r = rig(true, {
