@@ -449,7 +449,7 @@ export const register: Register = (on) => {
     if (/^mcp__majordomus__history_/.test(e.tool)) {
       if (e.agentId) return { deny: "majordomus's history tools read the main session's transcript only; they are refused in a subagent" };
       // The server's own environment names the session it was started for, which a resume (-c) replaces: name the current one.
-      return next({ ...e, session: await $.session.id() });
+      return next({ ...e, session: await $.session.id() } as typeof e);
     }
     const result = await next(e);
     if (e.tool === "Bash" && !result.deny && !result.isError && writesHandover(String((e as { command?: unknown }).command ?? ""))) s.written = true;
