@@ -56,7 +56,7 @@ export class ClaudeRig {
     this.claude = ensureClient("claude-code");
     this.folder = scratch("majordomus-claude-");
     this.home = join(this.folder, "home");
-    for (const d of ["home", "tmp", "run"]) mkdirSync(join(this.folder, d), { recursive: true, mode: 0o700 });
+    for (const d of ["home", "tmp", "run", "cache", "config", "state", "data"]) mkdirSync(join(this.folder, d), { recursive: true, mode: 0o700 });
     this.debugLog = join(this.folder, "claude-debug.log");
     this.mock = startMock(options.mock);
     this.repo = options.repo ?? layered();
@@ -96,6 +96,11 @@ export class ClaudeRig {
       HOME: this.home,
       CLAUDE_CODE_TMPDIR: join(this.folder, "tmp"),
       XDG_RUNTIME_DIR: join(this.folder, "run"),
+      // The client keeps logs (its MCP servers' among them) under XDG_CACHE_HOME: inside this folder too.
+      XDG_CACHE_HOME: join(this.folder, "cache"),
+      XDG_CONFIG_HOME: join(this.folder, "config"),
+      XDG_STATE_HOME: join(this.folder, "state"),
+      XDG_DATA_HOME: join(this.folder, "data"),
       TMPDIR: join(this.folder, "tmp"),
       ANTHROPIC_BASE_URL: this.mock.url,
       ANTHROPIC_API_KEY: "dummy",
@@ -134,7 +139,11 @@ export class TmuxSession {
     writeFileSync(wrapper, `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`, { mode: 0o755 });
     const started = Bun.spawnSync(["tmux", "new-session", "-d", "-s", this.name, "-x", "160", "-y", "45", wrapper]);
     if (started.exitCode !== 0) throw new Error(`tmux could not start: ${started.stderr.toString()}`);
+    this.pid = Number(Bun.spawnSync(["tmux", "list-panes", "-t", this.name, "-F", "#{pane_pid}"]).stdout.toString().trim()) || undefined;
   }
+
+  /** The client's process (the pane's): waited for at the end, so it writes nothing after the test's folder is gone. */
+  private readonly pid: number | undefined;
 
   /** Wait for the prompt, type a first "say ok" and wait for its answer: a session that has had one turn. */
   async firstTurn(rig: ClaudeRig): Promise<boolean> {
@@ -171,5 +180,14 @@ export class TmuxSession {
 
   [Symbol.dispose](): void {
     Bun.spawnSync(["tmux", "kill-session", "-t", this.name]);
+    const alive = () => {
+      try {
+        return this.pid !== undefined && process.kill(this.pid, 0);
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) Bun.sleepSync(50);
+    if (alive()) process.kill(this.pid!, "SIGKILL");
   }
 }
