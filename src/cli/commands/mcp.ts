@@ -3,6 +3,7 @@
  * configuration). Nothing but JSON-RPC on stdout; logging on stderr.
  */
 import { workspace } from "../../workspace/workspace.ts";
+import { mark } from "../../lib/trace.ts";
 import { command } from "../define.ts";
 import { err } from "../print.ts";
 
@@ -19,9 +20,11 @@ export default command({
       import("@modelcontextprotocol/sdk/server/stdio.js"),
       import("../../serve/connections.ts"),
     ]);
+    mark("mcp: modules loaded (the SDK's server and its schemas are most of it)");
     // Connection episodes, where this checkout consented to them (the server's only writes).
     const connection = await Connection.open(ws.position.worktree);
     const server = mcpServer(new Account(ws.position.worktree), connection);
+    mark("mcp: tools registered");
     // Served while stdin is open; when the client closes it, the answers still being made are
     // written, and then the process ends by itself (nothing else keeps it alive).
     const transport = new StdioServerTransport();
@@ -30,6 +33,7 @@ export default command({
       if (error instanceof SyntaxError) void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error.message}` } } as never);
     };
     await server.connect(transport);
+    mark("mcp: connected");
     if (connection) {
       // Every message is a heartbeat; the end of stdin is a dropped connection; a signal stops the server.
       const receive = transport.onmessage;
