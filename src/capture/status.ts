@@ -114,15 +114,18 @@ async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks })
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await loadPolicy(here.layer).catch(() => undefined);
+  // The fresh window rides the mod: say where it stands, and that it needs the mod.
+  const fresh = policy && provider.id === "claude-code" ? await (await import("./window.ts")).freshWindowGrant(here, policy) : undefined;
+  const freshNote = fresh === undefined ? "" : fresh.on ? "; the fresh window is on" : fresh.asked ? `; the fresh window is off: ${fresh.why}` : "";
   for (const [name, row] of mods) {
-    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed` };
+    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed${fresh?.asked ? " (and the fresh window, which needs it, cannot run)" : ""}` };
     const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
     if (register === undefined) return { state: "named", reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\`` };
     if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };
     const drifted = listAssets(row.source).filter((a) => !a.path.endsWith(".test.ts") && read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !== Buffer.from(a.bytes).toString("utf8"));
     if (drifted.length > 0) return { state: "named", reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\`` };
   }
-  return { state: "wired", reason: "installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it" };
+  return { state: "wired", reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${freshNote}` };
 }
 
 /** States that say nothing of this checkout: nothing of the client is wired here. */
