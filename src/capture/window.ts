@@ -17,6 +17,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { granted, loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { windowOf } from "../session/store.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
+import { printable } from "../lib/printable.ts";
 
 export type WindowAction = "status" | "boot";
 
@@ -82,5 +83,6 @@ export async function windowAnswer(ws: Workspace, action: WindowAction, trigger:
   const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([import("../facts/gather.ts"), import("../views/boot.ts")]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
   const id = windowId(episode, ordinal);
-  return { ...base, window: ordinal, window_id: id, checkpoint, boot: boot(facts, { id, ordinal, trigger }).join("\n") };
+  // The model reads the boot as the briefing is read: a record's control characters shown as `\uXXXX`, never sent raw.
+  return { ...base, window: ordinal, window_id: id, checkpoint, boot: printable(boot(facts, { id, ordinal, trigger }).join("\n")) };
 }

@@ -115,6 +115,16 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(closed).not.toContain(".jsonl");
   });
 
+  test("a control character in a handover reaches the boot escaped, as in the briefing, never raw", () => {
+    using repo = captured();
+    freshWindow(repo, true);
+    fire(repo, "start", { ...START, session_id: "cc-esc" });
+    ok(repo.mj(["handover"], { input: HANDOVER.replace(NEXT, `Run the tests\u001b[2J then fix ${NEXT}`), env: { CLAUDE_CODE_SESSION_ID: "cc-esc" } }));
+    const text = ask(repo, "cc-esc", "boot").boot!;
+    expect(text).not.toContain("\u001b");
+    expect(text).toContain("Run the tests\\u001b[2J then fix");
+  });
+
   test("without an agent's handover the boot says there is none to quote, and points at `majordomus handover`", () => {
     using repo = captured();
     freshWindow(repo, true);
