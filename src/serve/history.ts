@@ -21,6 +21,7 @@ import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import { parseTranscript, windowNumber, type Message, type Transcript } from "../transcript/claude.ts";
 import { redactShapes } from "../capture/redact.ts";
+import { printable } from "../lib/printable.ts";
 
 /** The client's variable that names its session in an MCP server's environment. */
 const SESSION_ENV = "CLAUDE_CODE_SESSION_ID";
@@ -63,7 +64,8 @@ async function read(cwd: string, session?: string): Promise<{ source: Source; tr
   return { source, transcript: parseTranscript(readFileSync(source.path, "utf8")) };
 }
 
-const shown = (text: string) => redactShapes(text);
+/** What the model is shown of a message: secrets redacted as in prompts, control characters as `\uXXXX`. */
+const shown = (text: string) => printable(redactShapes(text));
 const preview = (m: Message) => {
   const flat = shown(m.text).replace(/\s+/g, " ").trim();
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;

@@ -93,6 +93,20 @@ describe("history tools over MCP", () => {
     expect(rendered).not.toContain("addedNames");
   });
 
+  test("a secret in the transcript is redacted and a control character escaped in what the tools show", async () => {
+    const token = `ghp_${"a1B2c3D4e5".repeat(4).slice(0, 36)}`;
+    const extra = JSON.stringify({ type: "user", uuid: "u-secret", timestamp: "t", message: { role: "user", content: `my token is ${token} and \u001b[31mred` } });
+    const w = world(`${readFileSync(SAMPLE, "utf8")}${extra}\n`);
+    using _ = w.repo;
+    await using t = await tools(w.repo, w.env);
+    const found = (await t.call("history_list", { query: "my token is" })).json();
+    const read = (await t.call("history_read", { seq: found.items[0].seq })).json().messages[0].text as string;
+    expect(read).not.toContain(token);
+    expect(read).toContain("my token is");
+    expect(read).not.toContain("\u001b");
+    expect(read).toContain("\\u001b[31mred");
+  });
+
   test("nothing read is stored: no file of the layer holds a line of the transcript afterwards", async () => {
     const w = world();
     using _ = w.repo;
