@@ -95,6 +95,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   const ids = new Map<string, number>();
   const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
   const closed = await readClosed(here, {
+    bodies: false,
     skip: (path) => {
       const was = verdicts.good(path);
       if (was?.id !== undefined) count(was.id);

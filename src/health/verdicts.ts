@@ -47,11 +47,17 @@ export class Verdicts {
     }
   }
 
+  /** Keys of files outside the walk, looked at once this run (a file is asked for before and after it is read). */
+  private readonly looked = new Map<string, string | undefined>();
+
   private keyOf(path: string): string | undefined {
     const known = this.seen(path);
     if (known !== undefined) return known;
+    if (this.looked.has(path)) return this.looked.get(path);
     const s = statSync(path, { throwIfNoEntry: false });
-    return s ? statKey(s) : undefined;
+    const key = s ? statKey(s) : undefined;
+    this.looked.set(path, key);
+    return key;
   }
 
   private lineOf(path: string): string | undefined {

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { publishNew, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
-import { wall, compactStamp, parseIsoTime } from "../lib/clock.ts";
+import { wall, compactStamp, isIsoTime, parseIsoTime } from "../lib/clock.ts";
 import { eventRegistry } from "./events.ts";
 import type { Entry, Parsed } from "./line.ts";
 import { appendEvent, ledgerSize, newestFirst, oldestFirst, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
@@ -56,7 +56,7 @@ export async function lineChecker(): Promise<LineChecker> {
         findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
         return;
       }
-      if (parseIsoTime(row.entry.ts) === undefined) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
+      if (!isIsoTime(row.entry.ts)) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
       const spec = registry.get(row.entry.event);
       if (!spec) {
         findings.push({ line: row.line, problem: `unknown event "${row.entry.event}" (not in share/events.yaml)` });

@@ -48,6 +48,11 @@ export function parseIsoTime(text: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/** Whether `text` is a strict ISO 8601 time (parseIsoTime without making the Date: for checks over many lines). */
+export function isIsoTime(text: string): boolean {
+  return ISO.test(text) && !Number.isNaN(Date.parse(text));
+}
+
 /** The wall clock as a stamp: when something is written, to the millisecond. */
 export function stamp(): string {
   return isoStamp(wall());

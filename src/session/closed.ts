@@ -14,7 +14,7 @@ export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: s
  * by name (a record's name starts with its closing time): a listing costs what it shows, not what
  * the folder holds. `more` then says whether older ones exist.
  */
-export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string; skip?: (path: string) => boolean } = {}): Promise<ClosedListing & { more: boolean }> {
+export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string; skip?: (path: string) => boolean; bodies?: false } = {}): Promise<ClosedListing & { more: boolean }> {
   const dir = sectionPath(here.layer, "sessions");
   let names: string[] = [];
   try {
@@ -60,7 +60,8 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
       out.rejected.push({ path: rel, reason: transcript.length ? `carries conversation key(s): ${transcript.join(", ")}` : `undeclared key(s): ${unknown.join(", ")}` });
       continue;
     }
-    out.records.push({ path: rel, meta, body: split.body });
+    // A reader of the front matter alone (doctor, over every record) does not keep the bodies.
+    out.records.push({ path: rel, meta, body: options.bodies === false ? "" : split.body });
   }
   out.records.sort((a, b) => String(b.meta.closed_at).localeCompare(String(a.meta.closed_at)) || b.path.localeCompare(a.path));
   return out;
