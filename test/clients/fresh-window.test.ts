@@ -69,6 +69,12 @@ describe.skipIf(!ENABLED)("the fresh window in the real Claude Code 2.1.332", ()
     expect(lines.filter((e) => e.event === "session.started").length).toBe(1);
     // No settings-level PreCompact ran for it.
     expect(lines.some((e) => e.event === "provider.event.received" && e.provider_event === "compact")).toBe(false);
+
+    // The next session: its briefing still hands over the agent's own words, not the end's derived record.
+    expect((await r.run(["-p", "what next?"])).status).toBe(0);
+    const next = r.mock.messages().at(-1)!.text;
+    expect(next).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
+    expect(next).toContain("Since then: a derived record");
   }, TIMEOUT);
 
   test("`-p \"/compact\"` prints the veto notice naming /fresh-window, and no summary is made", async () => {

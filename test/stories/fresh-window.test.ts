@@ -98,17 +98,25 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(lines.filter((e) => e.event === "session.window")).toEqual([expect.objectContaining({ session_id: status.episode, window: 1, trigger: "fresh_window", client_trigger: "auto" })]);
     expect(lines.some((e) => e.event === "session.closed")).toBe(false);
 
+    // The agent writes a newer handover in window :1; the next fresh window quotes that one, not the first.
+    const later = "Now wire the INI reader into the CLI; start with src/cli/config.ts.";
+    ok(repo.mj(["handover"], { input: HANDOVER.replace(NEXT, later), env: { CLAUDE_CODE_SESSION_ID: "cc-fresh" } }));
+    const second = ask(repo, "cc-fresh", "boot");
+    expect(second.window_id).toBe(`${status.episode}:2`);
+    expect(second.boot).toContain(`> # Next Action\n> ${later}`);
+    expect(second.boot).not.toContain(NEXT);
+
     // The client's own compaction (the switch off, or a failed boot) also starts a new window.
     fire(repo, "compact", { ...COMPACT, session_id: "cc-fresh" });
-    expect(ask(repo, "cc-fresh", "status").window).toBe(2);
+    expect(ask(repo, "cc-fresh", "status").window).toBe(3);
     // `claude -c`: the same episode, and its window ordinal restored.
     fire(repo, "start", { ...START, session_id: "cc-fresh", source: "resume", transcript_path: transcript });
-    expect(ask(repo, "cc-fresh", "status")).toMatchObject({ episode: status.episode, window: 2 });
+    expect(ask(repo, "cc-fresh", "status")).toMatchObject({ episode: status.episode, window: 3 });
 
     // The session ends; the next one starts at window :0 and its briefing still gives the agent's words.
     fire(repo, "end", { ...END, session_id: "cc-fresh" });
     const next = fire(repo, "start", { ...START, session_id: "cc-next" }).stdout;
-    expect(next).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
+    expect(next).toContain(`Its Next Action, in its author's own words, quoted:\n> ${later}`);
     expect(ask(repo, "cc-next", "status")).toMatchObject({ window: 0 });
     // The transcript path stayed in the local half: the closed record names no part of it.
     const closed = readFileSync(repo.path(".ai/repo/sessions", readdirSync(repo.path(".ai/repo/sessions")).find((f) => f.endsWith(".md") && f !== "README.md")!), "utf8");
