@@ -4,6 +4,8 @@
  * way the API does, reports the input tokens the test asks for, answers a compaction request with a
  * summary, and keeps every request it received so a test can read what reached the model.
  */
+import { serveLoopback, textUnder } from "./loopback.ts";
+
 export type Received = { method: string; path: string; body: Record<string, unknown> | undefined; text: string; at: number };
 /** A tool call the mock makes instead of answering in text (the client runs it and asks again with its result). */
 export type ToolCall = { name: string; input: Record<string, unknown> };
@@ -25,16 +27,7 @@ export function asksForSummary(request: Pick<Received, "body">): boolean {
 export type Mock = { url: string; requests: Received[]; stop(): void; messages(): Received[] };
 
 /** Every piece of text in a request (system prompt, messages, tool results), joined. */
-function textOf(body: unknown): string {
-  const out: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === "string") out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) if (k === "text" || k === "content" || k === "system" || k === "messages") walk(x);
-  };
-  walk(body);
-  return out.join("\n");
-}
+const textOf = (body: unknown) => textUnder(body, new Set(["text", "content", "system", "messages"]));
 
 function lastUserText(body: Record<string, unknown> | undefined): string {
   const messages = (body?.messages ?? []) as Array<{ role: string; content: unknown }>;
@@ -65,41 +58,29 @@ function sse(model: string, text: string, inputTokens: number, tool?: ToolCall):
 export function startMock(options: MockOptions = {}): Mock {
   const requests: Received[] = [];
   let modelCalls = 0;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const raw = req.method === "POST" ? await req.text() : "";
-      let body: Record<string, unknown> | undefined;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const received: Received = { method: req.method, path: url.pathname, body, text: textOf(body), at: Date.now() };
-      requests.push(received);
-      if (req.method === "POST" && url.pathname === "/v1/messages") {
-        const index = modelCalls++;
-        const failure = options.error?.(received, index);
-        if (failure) return Response.json({ type: "error", error: { type: failure.type, message: failure.message } }, { status: failure.status });
-        const summary = asksForSummary(received);
-        const text = summary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
-        const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
-        const model = String(body?.model ?? "claude-opus-5-5");
-        const tool = summary ? undefined : options.tool?.(received, index);
-        if (body?.stream) return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
-        return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
-      }
-      if (url.pathname === "/v1/messages/count_tokens") return Response.json({ input_tokens: Math.ceil(raw.length / 4) });
-      if (url.pathname === "/v1/models") return Response.json({ data: [{ type: "model", id: "claude-opus-5-5", display_name: "Mock", created_at: "2026-01-01T00:00:00Z" }], has_more: false, first_id: "claude-opus-5-5", last_id: "claude-opus-5-5" });
-      return Response.json({ type: "error", error: { type: "not_found_error", message: `mock has no ${req.method} ${url.pathname}` } }, { status: 404 });
-    },
+  const server = serveLoopback(({ req, url, raw, body }) => {
+    const received: Received = { method: req.method, path: url.pathname, body, text: textOf(body), at: Date.now() };
+    requests.push(received);
+    if (req.method === "POST" && url.pathname === "/v1/messages") {
+      const index = modelCalls++;
+      const failure = options.error?.(received, index);
+      if (failure) return Response.json({ type: "error", error: { type: failure.type, message: failure.message } }, { status: failure.status });
+      const summary = asksForSummary(received);
+      const text = summary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
+      const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
+      const model = String(body?.model ?? "claude-opus-5-5");
+      const tool = summary ? undefined : options.tool?.(received, index);
+      if (body?.stream) return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
+      return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
+    }
+    if (url.pathname === "/v1/messages/count_tokens") return Response.json({ input_tokens: Math.ceil(raw.length / 4) });
+    if (url.pathname === "/v1/models") return Response.json({ data: [{ type: "model", id: "claude-opus-5-5", display_name: "Mock", created_at: "2026-01-01T00:00:00Z" }], has_more: false, first_id: "claude-opus-5-5", last_id: "claude-opus-5-5" });
+    return Response.json({ type: "error", error: { type: "not_found_error", message: `mock has no ${req.method} ${url.pathname}` } }, { status: 404 });
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
     requests,
-    stop: () => server.stop(true),
+    stop: server.stop,
     messages: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
   };
 }
