@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { layered, ledger, ok } from "../support/layered.ts";
-import { hookEnv } from "../support/capture.ts";
+import { statusRow } from "../support/capture.ts";
 import { ClaudeRig, TmuxSession } from "./rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
@@ -191,9 +191,8 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
   test("7: capture status shows claude-code prompt and session verified", async () => {
     using rig = new ClaudeRig();
     expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-    const rows = JSON.parse(ok(rig.repo.mj(["capture", "status", "--json"], { env: hookEnv() })).stdout).items as Array<{ provider: string; aspect: string; state: string }>;
-    expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("verified");
-    expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "session")?.state).toBe("verified");
+    expect(statusRow(rig.repo, "claude-code", "prompt").state).toBe("verified");
+    expect(statusRow(rig.repo, "claude-code", "session").state).toBe("verified");
   }, TIMEOUT);
 
   test("the shipped mod passes `claude plugin validate --strict` and its own tests under `claude plugin test`", async () => {

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { layered, ledger } from "../support/layered.ts";
+import { statusRow } from "../support/capture.ts";
 import { BIN } from "../support/env.ts";
 import { CodexRig } from "./codex-rig.ts";
 
@@ -110,8 +111,7 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
   test("untrusted hooks: capture status says Codex will not run them, and a run writes nothing", async () => {
     using rig = new CodexRig();
     expect(rig.installed).toContain("codex will not run these hooks yet");
-    const status = rig.repo.mj(["capture", "status", "--json"], { env: rig.env() });
-    const row = JSON.parse(status.stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "codex" && r.aspect === "session");
+    const row = statusRow(rig.repo, "codex", "session", rig.env());
     expect(row.state).toBe("wired");
     expect(row.reason).toContain("Codex CLI will not run it");
     expect((await rig.run(["say ok"])).status).toBe(0);
@@ -119,8 +119,7 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
     expect(sessions(rig)).toEqual([]);
     // Trusted as a person would: now verified.
     rig.trust();
-    const after = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "codex" && r.aspect === "session");
-    expect(after.state).toBe("verified");
+    expect(statusRow(rig.repo, "codex", "session", rig.env()).state).toBe("verified");
   }, TIMEOUT);
 
   test("a foreign .codex/hooks.json stays byte-identical (install refuses, exit 15), and the client still runs", async () => {

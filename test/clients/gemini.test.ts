@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { layered, ledger } from "../support/layered.ts";
+import { statusRow } from "../support/capture.ts";
 import { BIN } from "../support/env.ts";
 import { GeminiRig } from "./gemini-rig.ts";
 
@@ -104,7 +105,7 @@ describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
   test("an untrusted folder: capture status says Gemini will not run the hooks, and a run writes nothing", async () => {
     using rig = new GeminiRig();
     expect(rig.installed).toContain("gemini will not run these hooks yet");
-    const row = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "gemini" && r.aspect === "session");
+    const row = statusRow(rig.repo, "gemini", "session", rig.env());
     expect(row.state).toBe("wired");
     expect(row.reason).toContain("Gemini CLI will not run it");
     // Headless Gemini refuses an untrusted folder outright (exit 55); majordomus wrote nothing.
@@ -112,8 +113,7 @@ describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
     expect(run.status).not.toBe(0);
     expect(ledger(rig.repo).some((e) => e.event === "provider.event.received")).toBe(false);
     rig.trust();
-    const after = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "gemini" && r.aspect === "session");
-    expect(after.state).toBe("verified");
+    expect(statusRow(rig.repo, "gemini", "session", rig.env()).state).toBe("verified");
   }, TIMEOUT);
 
   test("a foreign .gemini/settings.json stays byte-identical (install refuses, exit 15), and the client still runs", async () => {

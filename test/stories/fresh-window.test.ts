@@ -3,7 +3,7 @@
 // a compaction. Through the installed shims and the compiled binary, across sessions.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { captured, fire, fixture } from "../support/capture.ts";
+import { captured, fire, fixture, hookEnv, statusRow } from "../support/capture.ts";
 import { ledger, ok, records } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
@@ -59,7 +59,7 @@ describe("the fresh window: what the mod is told, and what the next window start
     repo.git("rm", "-q", "--cached", ".ai/local/state/consent.yaml");
     expect(ask(repo, "cc-fresh", "status").fresh_window.on).toBe(true);
     // `capture status` says where it stands, beside the mod it needs.
-    const mod = () => (JSON.parse(ok(repo.mj(["capture", "status", "--json", "--no-verify"])).stdout).items as Array<{ provider: string; aspect: string; reason: string }>).find((r) => r.provider === "claude-code" && r.aspect === "mod")!.reason;
+    const mod = () => statusRow(repo, "claude-code", "mod", hookEnv(), ["--no-verify"]).reason;
     expect(mod()).toContain("; the fresh window is on");
     rmSync(repo.path(".ai/local/state/consent.yaml"));
     expect(mod()).toMatch(/; the fresh window is off: session.fresh_window is asked by .*, but not granted in .*consent.yaml/);

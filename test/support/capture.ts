@@ -74,3 +74,13 @@ export function openKeys(repo: Repo): string[] {
     return [];
   }
 }
+
+export type StatusRow = { provider: string; aspect: string; state: string; reason: string };
+
+/** One row of `capture status --json` (`args` e.g. `--no-verify`), or a failure naming what is missing. */
+export function statusRow(repo: Repo, provider: string, aspect: string, env: Record<string, string> = hookEnv(), args: string[] = []): StatusRow {
+  const run = repo.mj(["capture", "status", "--json", ...args], { env });
+  const row = (JSON.parse(run.stdout).items as StatusRow[]).find((r) => r.provider === provider && r.aspect === aspect);
+  if (!row) throw new Error(`capture status has no ${provider}:${aspect} row (exit ${run.status}): ${run.stderr}`);
+  return row;
+}
