@@ -4,6 +4,7 @@
  * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
  * the client's own transcript is kept beside it, for the history tools alone.
  */
+import { readFileSync } from "node:fs";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -19,23 +20,41 @@ export type WindowTrigger = "compact" | "fresh_window";
 /** `<episode>:<ordinal>`, the name a boot gives its window. */
 export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string => `${episode.session_id}:${ordinal}`;
 
+/** A writer that found the record changed under it reads it again, at most this often. */
+const ATTEMPTS = 3;
+
 /**
  * Change the open record of `episode` under its lock, if it is still the same episode; returns
- * the record as written, or undefined when it closed (or another took its place) meanwhile.
+ * the record as written, or undefined when it closed (or another took its place) meanwhile. The
+ * record is parsed outside the lock (the parser is asynchronous) and written only if its text is
+ * still what was parsed: two windows counted at once are both counted.
  */
 async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisode) => OpenEpisode | undefined): Promise<OpenEpisode | undefined> {
   const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
   const path = episodePath(ws.layer, key);
-  const current = (await readEpisode(path)).episode;
-  if (current?.session_id !== episode.session_id) return undefined;
-  const next = change(current);
-  if (!next) return current;
-  const done = withLock(`${path}.lock`, LOCK_WAIT_MS, () => {
-    writeEpisode(ws.layer, key, next);
-    return next;
-  });
-  if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
-  return done.value;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const text = readQuiet(path);
+    const current = text === undefined ? undefined : (await readEpisode(path)).episode;
+    if (current?.session_id !== episode.session_id) return undefined;
+    const next = change(current);
+    if (!next) return current;
+    const done = withLock(`${path}.lock`, LOCK_WAIT_MS, () => {
+      if (readQuiet(path) !== text) return undefined;
+      writeEpisode(ws.layer, key, next);
+      return next;
+    });
+    if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
+    if (done.value) return done.value;
+  }
+  throw new Error(`${path} kept changing while episode ${episode.session_id} was being amended`);
+}
+
+function readQuiet(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /** A new window for the episode: its ordinal goes up by one, recorded with the episode and in the ledger. */

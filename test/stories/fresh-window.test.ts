@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture, hookEnv, statusRow } from "../support/capture.ts";
 import { ledger, ok, records } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
+import { BIN } from "../support/env.ts";
 
 const START = fixture("SessionStart-startup.json");
 const COMPACT = fixture("PreCompact-auto.json");
@@ -141,6 +142,18 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(boot.ok).toBe(true);
     expect(boot.boot).toContain("No handover written by an agent or a person is on record for this worktree and branch");
     expect(ledger(repo).find((e) => e.event === "session.window")).toMatchObject({ client_trigger: "plugin" });
+  });
+
+  test("windows counted at once are all counted: four boots racing end at window :4, with four window lines", async () => {
+    using repo = captured();
+    freshWindow(repo, true);
+    fire(repo, "start", { ...START, session_id: "cc-race" });
+    const env = { ...process.env, CLAUDE_CODE_SESSION_ID: "cc-race" } as Record<string, string>;
+    const runs = Array.from({ length: 4 }, () => Bun.spawn([BIN, "capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { cwd: repo.dir, env, stdout: "pipe", stderr: "pipe" }));
+    const answers = await Promise.all(runs.map(async (p) => JSON.parse(await new Response(p.stdout).text()) as Answer));
+    expect(answers.map((a) => a.window).sort()).toEqual([1, 2, 3, 4]);
+    expect(ask(repo, "cc-race", "status").window).toBe(4);
+    expect(ledger(repo).filter((e) => e.event === "session.window").map((e) => e.window)).toEqual([1, 2, 3, 4]);
   });
 
   test("a session with no episode (its start never ran) gets a refusal, and the client's summary runs", () => {
