@@ -23,7 +23,8 @@ import { listAssets } from "../assets/index.ts";
 import { isDeepStrictEqual } from "node:util";
 import { selfInvocation, spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { consents, loadPolicy } from "../policy/index.ts";
+import { consents, loadPolicy, type CredentialKey } from "../policy/index.ts";
+import { consentHere } from "../lifecycle/consent.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
 import { MCP_ENTRY } from "./install.ts";
@@ -114,18 +115,20 @@ async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks })
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await loadPolicy(here.layer).catch(() => undefined);
-  // The fresh window rides the mod: say where it stands, and that it needs the mod.
-  const fresh = policy && provider.id === "claude-code" ? await (await import("./window.ts")).freshWindowGrant(here, policy) : undefined;
-  const freshNote = fresh === undefined ? "" : fresh.on ? "; the fresh window is on" : fresh.asked ? `; the fresh window is off: ${fresh.why}` : "";
+  let notes = "";
   for (const [name, row] of mods) {
-    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed${fresh?.asked ? " (and the fresh window, which needs it, cannot run)" : ""}` };
+    // The features that ride the mod: where each stands, and that it needs the mod.
+    const features = await Promise.all(Object.entries(row.features ?? {}).map(async ([key, title]) => ({ title, grant: await consentHere(here.position.worktree, policy, key as CredentialKey, { needsAsk: true }) })));
+    const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
+    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed${needing.length > 0 ? ` (and ${needing.join(", ")}, which need${needing.length === 1 ? "s" : ""} it, cannot run)` : ""}` };
+    notes += features.map((f) => (f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : "")).join("");
     const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
     if (register === undefined) return { state: "named", reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\`` };
     if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };
     const drifted = listAssets(row.source).filter((a) => !a.path.endsWith(".test.ts") && read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !== Buffer.from(a.bytes).toString("utf8"));
     if (drifted.length > 0) return { state: "named", reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\`` };
   }
-  return { state: "wired", reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${freshNote}` };
+  return { state: "wired", reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${notes}` };
 }
 
 /** States that say nothing of this checkout: nothing of the client is wired here. */

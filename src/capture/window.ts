@@ -14,14 +14,14 @@
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { granted, loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { windowOf } from "../session/store.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { printable } from "../lib/printable.ts";
 
 export type WindowAction = "status" | "boot";
 
-export type FreshWindowGrant = { on: boolean; asked: boolean; why?: string };
+export type FreshWindowGrant = import("../lifecycle/consent.ts").Grant;
 
 export type WindowAnswer = {
   action: WindowAction;
@@ -37,15 +37,10 @@ export type WindowAnswer = {
   boot?: string;
 };
 
-/** Whether the person granted the fresh window in this checkout, and why not when not. */
+/** Whether the person granted the fresh window in this checkout (the policy asks, the local consent file grants), and why not when not. */
 export async function freshWindowGrant(ws: Workspace, policy: LoadedPolicy): Promise<FreshWindowGrant> {
-  const g = granted(policy, "session.fresh_window");
-  const file = policy.credentials?.path ?? "the local consent file";
-  if (!g.asked) return { ...g, on: false, why: `${policy.path} does not set session.fresh_window: true` };
-  if (!g.on) return { ...g, why: `session.fresh_window is asked by ${policy.path}, but not granted in ${file} (add \`session: { fresh_window: true }\` there)` };
-  const { untracked } = await import("../lifecycle/commit.ts");
-  if (!(await untracked(ws.position.worktree, policy.credentials?.path))) return { ...g, on: false, why: `${file} is tracked by git: consent from a file anyone can commit is no consent` };
-  return g;
+  const { consentHere } = await import("../lifecycle/consent.ts");
+  return consentHere(ws.position.worktree, policy, "session.fresh_window", { needsAsk: true });
 }
 
 export async function windowAnswer(ws: Workspace, action: WindowAction, trigger: string | undefined): Promise<WindowAnswer> {

@@ -17,14 +17,15 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendPrepared, lineMaker, newestFirst } from "../ledger/store.ts";
-import { granted, type LoadedPolicy } from "../policy/index.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
 import { identityProblems } from "../records/record.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { episodeKey } from "../session/keys.ts";
 import { gatherEpisode, type EpisodeWindow } from "../facts/episode.ts";
 import { RECORD_KEYS, type Outcome } from "../session/schema.ts";
 import { recordBody, renderRecord } from "../views/session-record.ts";
-import { commitRecord, untracked } from "./commit.ts";
+import { commitRecord } from "./commit.ts";
+import { consentHere } from "./consent.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "../session/store.ts";
 import { claimClose, closeLock, inProgress, readClaim, releaseClaim } from "./claim.ts";
 
@@ -123,13 +124,10 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
   });
   if (!done.acquired) throw new Failure("refused", `another majordomus is writing the close of ${episode.session_id}`, "retry in a moment; `majordomus recover` finishes it if that writer died");
   let committed: string | undefined;
-  const asGranted = granted(options.policy, "session.commit_record_on_end");
   // Consent read from a file git tracks (force-added into a stranger's repository) is no consent.
-  const own = asGranted.on ? await untracked(here.position.worktree, options.policy?.credentials?.path) : true;
-  if (!own) log.warn(`${options.policy?.credentials?.path} is tracked by git: consent from a file anyone can commit is no consent; nothing was committed or pushed`);
-  const commit = { ...asGranted, on: asGranted.on && own };
-  const pushGranted = granted(options.policy, "session.push_record_on_end");
-  const push = { ...pushGranted, on: pushGranted.on && own };
+  const commit = await consentHere(here.position.worktree, options.policy, "session.commit_record_on_end");
+  const push = await consentHere(here.position.worktree, options.policy, "session.push_record_on_end");
+  if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
   if (!done.value.completed && commit.on) committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
   for (const [key, g] of [["session.commit_record_on_end", commit], ["session.push_record_on_end", push]] as const) {
     if (g.asked && !g.on) log.warn(`the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (see the README); not done`);

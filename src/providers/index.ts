@@ -1,7 +1,7 @@
 /** The providers table (`share/providers.yaml`): what each client can do, and how its hooks are wired. */
 import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import type { ConsentKey } from "../policy/index.ts";
+import type { ConsentKey, CredentialKey } from "../policy/index.ts";
 
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
@@ -10,7 +10,8 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
 export type EventRow = { event: string; shim: string; timeout: number };
-export type ModRow = { source: string; target: string; switch: ConsentKey };
+/** `features`: local consents that work only through this mod (key → what the person calls it), reported beside it. */
+export type ModRow = { source: string; target: string; switch: ConsentKey; features?: Partial<Record<CredentialKey, string>> };
 
 export type Hooks = {
   config: string;

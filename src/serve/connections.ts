@@ -9,7 +9,8 @@
 import { wall } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
 import { workspace } from "../workspace/workspace.ts";
-import { granted, loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { consentHere } from "../lifecycle/consent.ts";
 import { attach, closeConnection, detached, expireDetached } from "../lifecycle/connection.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
@@ -36,8 +37,9 @@ export class Connection {
   static async open(cwd: string): Promise<Connection | undefined> {
     const ws = await workspace(cwd, undefined, { readOnly: true });
     const policy = await loadPolicy(ws.layer);
-    const grant = granted(policy, "mcp.connection_episodes");
-    if (!grant.on || !grant.asked) return undefined;
+    // Asked by the policy and granted in an untracked local consent file, as every local consent is.
+    const grant = await consentHere(ws.position.worktree, policy, "mcp.connection_episodes", { needsAsk: true });
+    if (!grant.on) return undefined;
     const connection = new Connection(cwd, policy);
     // Episodes whose connection dropped too long ago are closed first.
     await expireDetached(await workspace(cwd), policy);

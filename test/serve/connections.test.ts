@@ -55,6 +55,17 @@ describe("connection episodes", () => {
     const asked = await connect(repo);
     expect((await asked.client.listTools()).tools.map((t) => t.name)).not.toContain("session_attach");
     await gone(asked.transport);
+    // A consent file git tracks (force-added by whoever wrote the repository) grants nothing either.
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "mcp:\n  connection_episodes: true\n", { mode: 0o600 });
+    repo.git("add", "-f", ".ai/local/state/consent.yaml");
+    const tracked = await connect(repo);
+    expect((await tracked.client.listTools()).tools.map((t) => t.name)).not.toContain("session_attach");
+    await gone(tracked.transport);
+    // The same file, the person's own (untracked): granted.
+    repo.git("rm", "-q", "--cached", ".ai/local/state/consent.yaml");
+    const own = await connect(repo);
+    expect((await own.client.listTools()).tools.map((t) => t.name)).toContain("session_attach");
+    await gone(own.transport);
   });
 
   test("attach, a dropped connection, a reattach within the grace, detach: one episode, one closed record", async () => {

@@ -1,0 +1,21 @@
+/**
+ * The one reading of a local consent (the switches of kind "credentials" in policy/index.ts): the
+ * person's yes in this checkout's own consent file, which git must not track (a consent file
+ * force-added into a stranger's repository is no consent). Some switches also need the tracked
+ * policy to ask (`asked`): the repository's wish and the person's yes, both.
+ */
+import { granted, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
+import { untracked } from "./commit.ts";
+
+/** `tracked`: the consent file says yes, but git tracks it, so it grants nothing. */
+export type Grant = { on: boolean; asked: boolean; why?: string; tracked?: true };
+
+export async function consentHere(worktree: string, loaded: LoadedPolicy | undefined, key: CredentialKey, options: { needsAsk?: boolean } = {}): Promise<Grant> {
+  const g = granted(loaded, key);
+  const file = loaded?.credentials?.path ?? "the local consent file";
+  const [group, name] = key.split(".");
+  if (options.needsAsk && !g.asked) return { ...g, on: false, why: `${loaded?.path ?? "the policy"} does not set ${key}: true` };
+  if (!g.on) return { ...g, why: `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted in ${file} (add \`${group}: { ${name}: true }\` there)` };
+  if (!(await untracked(worktree, loaded?.credentials?.path))) return { ...g, on: false, tracked: true, why: `${file} is tracked by git: consent from a file anyone can commit is no consent` };
+  return g;
+}
