@@ -15,9 +15,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { locate } from "../repo/where.ts";
-import { loadLayer } from "../layer/manifest.ts";
-import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
+import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import { parseTranscript, windowNumber, type Message, type Transcript } from "../transcript/claude.ts";
 import { redactShapes } from "../capture/redact.ts";
@@ -41,11 +39,8 @@ function clientProjects(): string {
 export async function transcriptSource(cwd: string, named?: string): Promise<Source> {
   const session = named || process.env[SESSION_ENV];
   if (!session) throw new Failure("missing", `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``, "call them from that Claude Code session");
-  const position = await locate(cwd);
-  guardLayerRoot(position.worktree);
-  const layer = await loadLayer(position.worktree);
-  guardLayer(layer);
-  const episode = await attributedEpisode(layer, position, session);
+  const ws = await workspace(cwd, undefined, { readOnly: true });
+  const episode = await attributedEpisode(ws.layer, ws.position, session);
   if (!episode) throw new Failure("missing", `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`, "the history tools read only the current session's transcript");
   const path = episode.transcript_path;
   if (!path) throw new Failure("missing", `the start event of session ${session} named no transcript`, "nothing is guessed: without the client's path the history tools refuse");

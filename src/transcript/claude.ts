@@ -132,10 +132,11 @@ export function parseTranscript(text: string): Transcript {
     seen.add(row.uuid);
     const at = typeof row.timestamp === "string" ? row.timestamp : "";
     const boundary = row.type === "system" && row.subtype === "compact_boundary";
+    // A boundary opens the next window (the first row opens window 0); the boundary is its first message.
+    if (boundary && messages.length > 0) window += 1;
     if (boundary || windows.length === 0) {
-      if (boundary && messages.length > 0) window += 1;
       const trigger = boundary ? ((row.compactMetadata as Row | undefined)?.trigger as string | undefined) : undefined;
-      if (windows.length === 0 || boundary) windows.push({ window, from_seq: messages.length + 1, to_seq: messages.length, messages: 0, started_at: at, ...(trigger ? { trigger } : {}) });
+      windows.push({ window, from_seq: messages.length + 1, to_seq: messages.length, messages: 0, started_at: at, ...(trigger ? { trigger } : {}) });
     }
     const text = render(row, line);
     messages.push({ seq: messages.length + 1, window, uuid: row.uuid, role: row.type as Message["role"], kind: kindOf(row, text), at, text });
@@ -143,7 +144,7 @@ export function parseTranscript(text: string): Transcript {
     w.to_seq = messages.length;
     w.messages += 1;
   });
-  return { messages, windows: windows.filter((w) => w.messages > 0) };
+  return { messages, windows };
 }
 
 /** `@previous`, `@current` or a window number, against the windows there are; a refusal names the range. */
