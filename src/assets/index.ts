@@ -14,8 +14,7 @@ export type Asset = { path: string; mode: number; bytes: Uint8Array };
 const SOURCE_ROOT = join(import.meta.dirname ?? ".", "..", "..");
 
 function fromEmbedded(file: EmbeddedFile): Asset {
-  const bytes = file.encoding === "base64" ? Buffer.from(file.data, "base64") : Buffer.from(file.data, "utf8");
-  return { path: file.path, mode: file.mode, bytes };
+  return { path: file.path, mode: file.mode, bytes: readFileSync(file.file) };
 }
 
 function walk(dir: string, out: string[]): void {
@@ -57,7 +56,7 @@ export function listAssets(prefix: string): Asset[] {
 export function readAsset(path: string): string {
   if (EMBEDDED) {
     const file = EMBEDDED.find((f) => f.path === path);
-    if (file) return file.encoding === "utf8" ? file.data : Buffer.from(file.data, "base64").toString("utf8");
+    if (file) return readFileSync(file.file, "utf8");
   } else {
     try {
       return readFileSync(join(SOURCE_ROOT, path), "utf8");
@@ -74,7 +73,7 @@ export function readAsset(path: string): string {
  */
 export async function readData(path: string): Promise<unknown> {
   const file = EMBEDDED?.find((f) => f.path === path);
-  if (file && file.json !== undefined) return JSON.parse(file.json);
+  if (file && file.json !== undefined) return JSON.parse(readFileSync(file.json, "utf8"));
   const text = readAsset(path);
   return path.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { strict: true });
 }

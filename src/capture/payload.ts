@@ -12,13 +12,19 @@ export type Payload = { data?: Record<string, unknown>; problem?: string; bytes:
 
 export function readPayload(): Payload {
   if (stdinIsTerminal()) return { bytes: 0 };
-  const chunks: Buffer[] = [];
+  // One buffer, filled in place: a payload is almost always a single read, decoded without a copy.
+  let buffer = Buffer.allocUnsafe(64 * 1024);
   let total = 0;
-  const buffer = Buffer.alloc(64 * 1024);
   for (;;) {
+    if (total === buffer.length) {
+      if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_BYTES + 1));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
     let n: number;
     try {
-      n = readSync(0, buffer, 0, buffer.length, null);
+      n = readSync(0, buffer, total, buffer.length - total, null);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === "EAGAIN") continue;
@@ -27,11 +33,10 @@ export function readPayload(): Payload {
     }
     if (n === 0) break;
     total += n;
-    if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
   }
+  if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
   if (total === 0) return { bytes: 0 };
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = buffer.toString("utf8", 0, total);
   if (text.includes("\u0000") || text.includes("\ufffd")) return { problem: "the payload is not UTF-8 text", bytes: total };
   try {
     const data = JSON.parse(text);

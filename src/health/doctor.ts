@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { Tree } from "./tree.ts";
+import { mark } from "../lib/trace.ts";
 
 /** Where doctor remembers the files it found good (see verdicts.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
@@ -333,6 +334,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     }
   }
   const scan = scanLedger(checked(), running);
+  mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(here, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
@@ -340,15 +342,19 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   }
   const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
   const privateHalf = await privacyFindings(here, tree, out);
+  mark("doctor: local half walked");
   const verdicts = new Verdicts(join(sectionPath(here.layer, "cache"), VERDICTS_FILE), (path) => tree.keyOf(path));
   await recordFindings(here, failures, verdicts, tree, checker, out);
   if (privateHalf) verdicts.save();
+  mark("doctor: records read");
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);
   claimFindings(here, out);
   for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });
   lockFindings(here, tree, options.fix === true, out);
   await strandedFindings(here, policy, out);
+  mark("doctor: episodes read");
   await wiringFindings(here, policy, out);
+  mark("doctor: wiring proven");
   return out;
 }

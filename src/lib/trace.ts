@@ -1,11 +1,12 @@
 /**
  * MAJORDOMUS_TRACE=1 prints, on stderr, how many milliseconds after process start each phase of a
- * command ended. For finding what a slow hook spends its time on; free when unset.
+ * command ended, and the process's resident memory then. For finding what a slow hook spends its
+ * time on, or what a long command holds; free when unset.
  */
 const ON = process.env.MAJORDOMUS_TRACE === "1";
 
 export function mark(label: string): void {
-  if (ON) console.error(`majordomus: trace ${performance.now().toFixed(2)} ms ${label}`);
+  if (ON) console.error(`majordomus: trace ${performance.now().toFixed(2)} ms ${(process.memoryUsage.rss() / 1048576).toFixed(1)} MiB ${label}`);
 }
 
 /** Count and time every external program a command runs (MAJORDOMUS_TRACE=1). */

@@ -100,6 +100,27 @@ describe("a start payload that is not JSON", () => {
   });
 });
 
+describe("a prompt payload of any size", () => {
+  // The hook reads its stdin into one buffer that grows across reads, up to the 1 MiB bound.
+  const prompts = (repo: Repo) => readdirSync(repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"));
+
+  test("a payload larger than one read (300 KiB) is archived whole; one past 1 MiB is refused, said so, and archived nowhere", () => {
+    using repo = captured();
+    fire(repo, "start", { session_id: "cc-sizes", source: "startup" });
+    const text = `${"0123456789abcdef".repeat(300 * 64)}end`;
+    expect(fire(repo, "prompt", { session_id: "cc-sizes", prompt_id: "p-big", prompt: text }).status).toBe(0);
+    const [kept] = prompts(repo);
+    expect(JSON.parse(readFileSync(repo.path(".ai/local/prompts", kept!), "utf8")).text).toBe(text);
+
+    const huge = fire(repo, "prompt", { session_id: "cc-sizes", prompt_id: "p-huge", prompt: "x".repeat(1024 * 1024 + 10) });
+    expect(huge.status).toBe(0);
+    expect(huge.stdout).toBe("");
+    expect(prompts(repo)).toEqual([kept]);
+    const refused = ledger(repo).filter((e) => e.event === "provider.event.failed" && e.provider_event === "prompt");
+    expect(refused.map((e) => String(e.reason))).toEqual([expect.stringContaining("the payload is over 1048576 bytes")]);
+  });
+});
+
 describe("plain text on a terminal", () => {
   test("stderr carries no colour codes, on a terminal or with TERM=dumb", () => {
     using repo = layered();
