@@ -8,6 +8,13 @@ import type { ArgsDef, CommandDef } from "citty";
 export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
   /** Lines a person can copy as they are, shown under "Examples" in --help. */
   examples?: readonly string[];
+  /**
+   * A server (`mcp`, `serve`): it answers for as long as it runs, so its clock is not pinned to
+   * the instant it started (lib/clock.ts) and it keeps none of the answers a one-shot command
+   * reuses (lib/memo.ts: git's status, log and diff, the policy); otherwise every answer would be
+   * dated, aged and labelled as of the server's start.
+   */
+  longLived?: true;
 };
 
 export function command<T extends ArgsDef>(def: Command<T>): Command<T> {

@@ -8,7 +8,7 @@ import { EXIT, Failure, isFailure } from "../lib/failure.ts";
 import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
 import { remember } from "../lib/memo.ts";
-import { pinClock } from "../lib/clock.ts";
+import { pinClock, unpinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
 import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
@@ -112,6 +112,11 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     // One instant per command: every stamp, age and freshness label below reads this one.
     pinClock();
     const resolved = await resolve(argv);
+    // A server is not one command: each of its answers reads the clock and asks git for itself.
+    if (resolved.cmd.longLived) {
+      remember(false);
+      unpinClock();
+    }
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
       out(await usageOf(resolved));

@@ -3,7 +3,7 @@
 // and the refusals that keep a web page elsewhere out. Every answer tells the briefing's account.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -222,6 +222,49 @@ describe("freshness of the answers, and the address", () => {
       expect(await ask()).toBe("Something newer.");
     } finally {
       await client.close();
+    }
+  }, 30_000);
+
+  // A server outlives the instant and the git answers a one-shot command keeps: each answer after the
+  // reuse window reads the clock and asks git again, over stdio (mcp) and over HTTP (serve) alike.
+  test("each answer after 2 s is dated now and asks git again: a new file, then its commit, show in the checkout and the labels", async () => {
+    using fresh = captured();
+    ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER }));
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: fresh.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    const served = await startServe(fresh.dir);
+    try {
+      const overMcp = async () => JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
+      const overHttp = async () => (await (await fetch(`${served.url}/api/v1/continuity`)).json()) as Record<string, any>;
+      const firstAt: number[] = [];
+      for (const ask of [overMcp, overHttp]) {
+        const first = await ask();
+        expect(first.checkout.working_tree).toBe("clean");
+        expect(first.handover.divergence).toBe("exact");
+        firstAt.push(Date.parse(first.generated_at));
+      }
+      writeFileSync(fresh.path("new.ts"), "export const n = 1;\n");
+      await Bun.sleep(2_100);
+      ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER.replace(NEXT, "Written while both served.") }));
+      for (const [i, ask] of [overMcp, overHttp].entries()) {
+        const later = await ask();
+        expect(later.checkout.working_tree).toBe("dirty");
+        // Dated when it was made, not when the server started; the record written before it is not newer than it.
+        expect(Date.parse(later.generated_at) - firstAt[i]!).toBeGreaterThanOrEqual(2_000);
+        expect(Date.parse(later.handover.created_at)).toBeLessThanOrEqual(Date.parse(later.generated_at));
+      }
+      fresh.git("add", "new.ts");
+      fresh.git("commit", "-q", "-m", "A new module");
+      await Bun.sleep(2_100);
+      for (const ask of [overMcp, overHttp]) {
+        const after = await ask();
+        expect(after.checkout.working_tree).toBe("clean");
+        expect(after.checkout.head).toBe(fresh.git("rev-parse", "HEAD"));
+        expect(after.handover.divergence).toBe("advanced");
+      }
+    } finally {
+      await client.close();
+      served.child.kill("SIGTERM");
     }
   }, 30_000);
 

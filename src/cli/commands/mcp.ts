@@ -11,6 +11,7 @@ export default command({
   meta: { name: "mcp", description: "Serve this checkout's continuity over MCP on stdio, read-only (for a client's MCP configuration)" },
   examples: ["majordomus mcp", "claude mcp add majordomus -- majordomus mcp"],
   args: {},
+  longLived: true,
   async run() {
     // Fail now, with the reason, when there is no layer here (not at the first tool call).
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });

@@ -15,6 +15,7 @@ export default command({
     port: { type: "string", description: "The port (default 7411; 0 picks a free one)" },
     host: { type: "string", description: "The address to bind (default 127.0.0.1; anything else is served with a warning)" },
   },
+  longLived: true,
   async run({ args }) {
     const port = intOption("port", args.port) ?? 7411;
     if (port > 65535) throw new Failure("usage", `--port ${port} is not a port`, "give 0 to 65535");
