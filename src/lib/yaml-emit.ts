@@ -6,9 +6,14 @@
 export type Scalar = string | number | boolean | null;
 export type Value = Scalar | readonly string[];
 
-const PLAIN = /^[A-Za-z0-9_./@+-][A-Za-z0-9_./@+ :-]*$/;
+/**
+ * A string written bare: it opens with a letter, a digit, `_`, `.` or `/` (YAML refuses a bare
+ * `@`, and a bare `-` opens a list: `@types/node.d.ts` or `-` in a list of changed files made the
+ * whole record unreadable, or read back as a nested list) and holds nothing YAML treats as syntax.
+ */
+const PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./@+ :-]*$/;
 /** Words YAML would read as something other than a string. */
-const RESERVED = /^(true|false|yes|no|on|off|null|~|y|n)$/i;
+const RESERVED = /^(true|false|yes|no|on|off|null|~|y|n|\.inf|\.nan)$/i;
 const NUMBERISH = /^[-+.]?(\d|\.\d)|^0[xob]/i;
 
 export function scalar(value: Scalar): string {

@@ -1,7 +1,8 @@
 // What a new adopter meets first: errors of the right kind with a message they can act on, numbers
 // that mean the same in every command, records that say who opened them, and plain text on a terminal.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { captured, fire, hookEnv, openKeys } from "../support/capture.ts";
@@ -118,6 +119,25 @@ describe("a prompt payload of any size", () => {
     expect(prompts(repo)).toEqual([kept]);
     const refused = ledger(repo).filter((e) => e.event === "provider.event.failed" && e.provider_event === "prompt");
     expect(refused.map((e) => String(e.reason))).toEqual([expect.stringContaining("the payload is over 1048576 bytes")]);
+  });
+});
+
+describe("file names YAML treats as syntax", () => {
+  test("a compaction with @types/… and - among the changed files writes a checkpoint every reader can read", () => {
+    using repo = captured();
+    fire(repo, "start", { session_id: "cc-names", source: "startup" });
+    for (const name of ["@types/global.d.ts", "-", ".inf", "yes"]) {
+      mkdirSync(dirname(repo.path(name)), { recursive: true });
+      writeFileSync(repo.path(name), "x\n");
+    }
+    expect(fire(repo, "compact", { session_id: "cc-names", trigger: "auto" }).status).toBe(0);
+    const listed = JSON.parse(ok(repo.mj(["checkpoint", "--list", "--json"])).stdout).items as Array<{ changed_files?: string[]; verdict?: string }>;
+    expect(listed.length).toBe(1);
+    const doctor = JSON.parse(repo.mj(["doctor", "--json"]).stdout) as { items: Array<{ level: string; category: string; message: string }> };
+    expect(doctor.items.filter((f) => f.category === "records" && f.level === "FAIL")).toEqual([]);
+    const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md"))!;
+    const text = readFileSync(repo.path(".ai/local/state/checkpoints", file), "utf8");
+    for (const name of ["@types/global.d.ts", "-", ".inf", "yes"]) expect(text).toContain(`- ${JSON.stringify(name)}`);
   });
 });
 
