@@ -135,7 +135,7 @@ describe("file names YAML treats as syntax", () => {
     expect(listed.length).toBe(1);
     const doctor = JSON.parse(repo.mj(["doctor", "--json"]).stdout) as { items: Array<{ level: string; category: string; message: string }> };
     expect(doctor.items.filter((f) => f.category === "records" && f.level === "FAIL")).toEqual([]);
-    const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md"))!;
+    const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md") && f !== "README.md")!;
     const text = readFileSync(repo.path(".ai/local/state/checkpoints", file), "utf8");
     for (const name of ["@types/global.d.ts", "-", ".inf", "yes"]) expect(text).toContain(`- ${JSON.stringify(name)}`);
   });
