@@ -61,19 +61,26 @@ type IndexEntry = { file: string; created_at: string; seq: number };
 
 /**
  * Two index entries per branch: the newest record of any kind (`<branch>`), and the newest
- * authored one (`<branch>.authored`), because resolution keeps an authored record over the derived
- * ones written after it. An authored entry may say `{"file": null}`: the folder holds none.
+ * authored one (`<branch>+authored`), because resolution keeps an authored record over the derived
+ * ones written after it. An authored entry may say `{"file": null}`: the folder holds none. The
+ * `+` is one character branchKey never writes bare, so no branch's entry can take another's file
+ * (with `.authored`, branch `x.authored` and the authored entry of `x` were one file, each
+ * overwriting the other, and every resolve read the whole folder). An authored entry under the old
+ * name is still read when the new one is missing: resolution checks every record an entry names
+ * against the checkout, so one that is another branch's sends it to the folder, as before.
  */
 export type IndexName = "any" | "authored";
 
 function indexPath(store: Store, branch: string, which: IndexName = "any"): string {
-  return join(store.dir, INDEX_DIR, `${branchKey(branch)}${which === "authored" ? ".authored" : ""}`);
+  return join(store.dir, INDEX_DIR, `${branchKey(branch)}${which === "authored" ? "+authored" : ""}`);
 }
 
 /** The entry, `null` when the index says there is no such record, undefined when there is no usable index. */
 export function readIndex(store: Store, branch: string, which: IndexName = "any"): IndexEntry | null | undefined {
   try {
-    const entry = JSON.parse(readFileSync(indexPath(store, branch, which), "utf8")) as IndexEntry | { file: null };
+    const path = indexPath(store, branch, which);
+    const legacy = which === "authored" && !lstatSync(path, { throwIfNoEntry: false }) ? join(store.dir, INDEX_DIR, `${branchKey(branch)}.authored`) : path;
+    const entry = JSON.parse(readFileSync(legacy, "utf8")) as IndexEntry | { file: null };
     if (entry.file === null) return which === "authored" ? null : undefined;
     return typeof entry.file === "string" ? (entry as IndexEntry) : undefined;
   } catch {

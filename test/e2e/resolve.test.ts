@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
 import { HANDOVER, layered, ok, records } from "../support/layered.ts";
+import { captured, fire } from "../support/capture.ts";
 
 const body = (next: string) => HANDOVER.replace("Write the parser tests.", next);
 
@@ -93,6 +94,34 @@ describe("handover resolution", () => {
     expect(reasons).toContain("no front matter (the file must open with a `---` block)");
     expect(reasons.some((r: string) => r.includes("handover/v2 is newer"))).toBe(true);
     expect(reasons.some((r: string) => r.includes("undeclared front matter key(s): transcript"))).toBe(true);
+  });
+
+  // The index names each branch's newest record and its newest authored one; a branch whose name
+  // ends in ".authored" once shared a file with another branch's authored entry.
+  test("a branch named main.authored keeps to its own index: main's authored record is found from the index, not by reading the folder", () => {
+    using repo = captured();
+    fire(repo, "start", { session_id: "cc-idx", source: "startup" });
+    ok(repo.mj(["handover", "--no-task"], { input: body("main's own words"), env: { CLAUDE_CODE_SESSION_ID: "cc-idx" } }));
+    fire(repo, "end", { session_id: "cc-idx", reason: "other" });
+    repo.git("checkout", "-q", "-b", "main.authored");
+    ok(repo.mj(["handover", "--no-task"], { input: body("the other branch's words") }));
+    repo.git("checkout", "-q", "main");
+    // A malformed record is met only by a resolution that reads the folder.
+    writeFileSync(repo.path(".ai/local/state/handovers/20260101T000000000Z--000900--main--aaaaaaa.md"), "no front matter\n");
+    const run = ok(repo.mj(["handover", "--resolve"]));
+    expect(run.stdout).toContain("main's own words");
+    expect(run.stdout).not.toContain("the other branch's words");
+    expect(run.stderr).not.toContain("skipped");
+    expect(resolveJson(repo.dir).since?.how).toBe("derived");
+
+    // A layer whose authored entry still has the old name resolves from it too.
+    const index = repo.path(".ai/local/state/handovers/.index");
+    writeFileSync(join(index, "main.authored"), readFileSync(join(index, "main+authored")));
+    rmSync(join(index, "main+authored"));
+    rmSync(join(index, "main.authored+authored"), { force: true });
+    const legacy = ok(repo.mj(["handover", "--resolve"]));
+    expect(legacy.stdout).toContain("main's own words");
+    expect(legacy.stderr).not.toContain("skipped");
   });
 
   test("without its index a folder is scanned, with the same answer", () => {
