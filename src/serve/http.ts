@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Account } from "./account.ts";
+import { Failure } from "../lib/failure.ts";
 
 export const API_SCHEMA = (name: string) => `majordomus/api-${name}/v1`;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -56,6 +57,18 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
 
 export type Served = { server: Server; url: string; close(): Promise<void> };
 
+/** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
+const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
+  EADDRINUSE: (o) => new Failure("refused", `port ${o.port} on ${o.host} is in use (another majordomus serve, or another server)`, "give another with --port, or --port 0 to take a free one"),
+  EACCES: (o) => new Failure("refused", `port ${o.port} on ${o.host} needs privileges this process does not have`, "give a port above 1023 with --port, or --port 0 to take a free one"),
+  EADDRNOTAVAIL: (o) => new Failure("usage", `--host ${o.host} is not an address of this machine`, "leave --host out to serve on 127.0.0.1"),
+};
+
+function listenFailure(err: unknown, options: { host: string; port: number }): unknown {
+  const make = LISTEN_FAILURES[String((err as { code?: unknown })?.code)];
+  return make ? make(options) : err;
+}
+
 export async function serve(account: Account, options: { host: string; port: number }): Promise<Served> {
   let allowed = new Set<string>();
   const server = createServer(async (req, res) => {
@@ -79,7 +92,7 @@ export async function serve(account: Account, options: { host: string; port: num
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err) => reject(listenFailure(err, options)));
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address();

@@ -268,6 +268,23 @@ describe("freshness of the answers, and the address", () => {
     }
   }, 30_000);
 
+  test("a port already taken is refused (15) with what to do, and a host that is not this machine's is a usage error (2); never 'a bug'", async () => {
+    const taken = await startServe(repo.dir);
+    try {
+      const port = new URL(taken.url).port;
+      const again = spawnSync(BIN, ["serve", "--port", port], { cwd: repo.dir, encoding: "utf8", timeout: 5_000 });
+      expect(again.status).toBe(15);
+      expect(again.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+      expect(again.stderr).toContain("--port 0 to take a free one");
+      const foreign = spawnSync(BIN, ["serve", "--host", "192.0.2.1", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 5_000 });
+      expect(foreign.status).toBe(2);
+      expect(foreign.stderr).toContain("--host 192.0.2.1 is not an address of this machine");
+      for (const run of [again, foreign]) expect(run.stderr).not.toContain("bug");
+    } finally {
+      taken.child.kill("SIGTERM");
+    }
+  });
+
   test("an address other than loopback is served only when --host names it, with a warning", async () => {
     const child = spawnSync(BIN, ["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 1_500, killSignal: "SIGTERM" });
     expect(child.stderr).toContain("warning: serving on 0.0.0.0, not loopback");
