@@ -36,6 +36,8 @@ export type ClientConfig = { state: "absent" } | { state: "object"; data: Record
 export function readConfig(root: string, rel: string): ClientConfig {
   const link = linkOnTheWay(root, rel);
   if (link) return { state: "unusable", why: `${link} is a symbolic link; it was not read` };
+  const kind = lstatSync(join(root, rel), { throwIfNoEntry: false });
+  if (kind && !kind.isFile()) return { state: "unusable", why: `${rel} is ${kind.isDirectory() ? "a folder" : "not a regular file"}, not a configuration file; it was not read` };
   const text = readIfExists(join(root, rel));
   if (text === undefined) return { state: "absent" };
   try {

@@ -192,6 +192,9 @@ function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Pa
 
 export async function install(here: Workspace, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
   refuseLinksFor(here.position.worktree, provider);
+  // A configuration it would have to change but cannot use (a folder, not JSON, not an object)
+  // stops the install before it writes anything: no shims or mod without the entries that run them.
+  for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])]) configToChange(here.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
     const row = provider.hooks.events[event as HookEvent];

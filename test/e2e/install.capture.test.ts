@@ -46,6 +46,26 @@ describe("capture install", () => {
     expect(existsSync(repo.path(SHIMS.start))).toBe(true);
   });
 
+  test("a configuration it cannot use (a folder, not JSON) stops it before it writes anything, saying which and what to do", () => {
+    using repo = layered();
+    for (const [rel, make] of [
+      [".claude/settings.json", (path: string) => mkdirSync(path, { recursive: true })],
+      [".mcp.json", (path: string) => mkdirSync(path, { recursive: true })],
+      [".mcp.json", (path: string) => writeFileSync(path, "{ not json")],
+    ] as const) {
+      make(repo.path(rel));
+      const run = repo.mj(["capture", "install"]);
+      expect({ rel, status: run.status }).toEqual({ rel, status: 10 });
+      expect(run.stderr).toContain(`${rel} is `);
+      expect(run.stderr).toContain("nothing was changed in it");
+      expect(run.stderr).not.toContain("bug");
+      // No shim, no mod: nothing the client would half-run.
+      expect(existsSync(repo.path(SHIMS.start))).toBe(false);
+      expect(existsSync(repo.path(MOD))).toBe(false);
+      rmSync(repo.path(rel), { recursive: true, force: true });
+    }
+  });
+
   test("--merge adds exactly the missing entries, keeps every other key and value, and keeps a backup", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude"));
