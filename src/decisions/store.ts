@@ -1,6 +1,6 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
 import { readFileSync } from "node:fs";
-import { appendText } from "../lib/fsx.ts";
+import { appendText, notAFile } from "../lib/fsx.ts";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { withLock } from "../lib/lock.ts";
@@ -32,6 +32,7 @@ export function appendDecision(layer: Layer, title: string, why: string | undefi
     try {
       before = readFileSync(path, "utf8");
     } catch (err) {
+      if (errnoCode(err) === "EISDIR") throw notAFile(path);
       if (errnoCode(err) !== "ENOENT") throw err;
       before = readAsset("share/skeleton/local/state/decisions.md");
       appendText(path, before, 0o600);

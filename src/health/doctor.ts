@@ -3,11 +3,12 @@
  * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
  * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { lstatSync, readFileSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { Tree } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
+import { isFailure } from "../lib/failure.ts";
 
 /** Where doctor remembers the files it found good (see verdicts.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
@@ -16,10 +17,11 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import { oldestFirst, type Entry } from "../ledger/store.ts";
 import type { Parsed } from "../ledger/line.ts";
-import { readIfExists } from "../lib/fsx.ts";
+import { notAFile, readIfExists } from "../lib/fsx.ts";
 import { lineChecker, type LineChecker } from "../ledger/history.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
+import { decisionsPath } from "../decisions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { listNames, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
@@ -155,8 +157,17 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
     } else verdicts.mark(f);
   }
 
-  const questions = readQuestions(here.layer);
-  for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
+  try {
+    const questions = readQuestions(here.layer);
+    for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
+  } catch (err) {
+    if (!isFailure(err)) throw err;
+    out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: err.message, reproduce: "majordomus question list" });
+  }
+  // decisions.md is read leniently (a missing one is no decisions); one that is not a file is said.
+  const decisions = decisionsPath(here.layer);
+  const kept = lstatSync(decisions, { throwIfNoEntry: false });
+  if (kept && !kept.isFile()) out.push({ level: "FAIL", category: "decisions", subject: relative(root, decisions), message: notAFile(decisions).message, reproduce: `ls -ld ${relative(root, decisions)}` });
   for (const f of ledger.result().findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
 }
 
@@ -333,7 +344,15 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
       yield row;
     }
   }
-  const scan = scanLedger(checked(), running);
+  // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
+  let scan: Scan;
+  try {
+    scan = scanLedger(checked(), running);
+  } catch (err) {
+    if (!isFailure(err)) throw err;
+    out.push({ level: "FAIL", category: "ledger", subject: relative(here.position.worktree, here.ledger.path), message: err.message, reproduce: "majordomus history --validate" });
+    scan = scanLedger([], running);
+  }
   mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(here, out);

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { isDirectory } from "../lib/fsx.ts";
+import { isDirectory, notAFile } from "../lib/fsx.ts";
 import { parseDocument, type DocumentKind } from "./document.ts";
 
 export const LAYER_DIR = ".ai";
@@ -91,6 +91,7 @@ export async function loadLayer(root: string): Promise<Layer> {
   try {
     text = readFileSync(manifestPath, "utf8");
   } catch (err) {
+    if (errnoCode(err) === "EISDIR") throw notAFile(manifestPath);
     if (errnoCode(err) !== "ENOENT") throw err;
     if (isDirectory(dir)) throw new Failure("missing", `${manifestPath} is missing`, "run `majordomus init --extend` to restore the manifest (nothing else is overwritten)");
     throw new Failure("missing", `no .ai layer in ${root}`, "run `majordomus init` to create one");

@@ -13,7 +13,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, openAppend, readIfExists } from "../lib/fsx.ts";
+import { ensureDir, notAFile, openAppend, readIfExists } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
@@ -202,12 +202,18 @@ export function* newestFirst(path: string): Generator<Parsed> {
 
 /** The ledger opened to read, or undefined when there is none yet. */
 function openIfExists(path: string): number | undefined {
+  let fd: number;
   try {
-    return openSync(path, "r");
+    fd = openSync(path, "r");
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return undefined;
     throw err;
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw notAFile(path);
+  }
+  return fd;
 }
 
 /** Exactly `size` bytes from `position`. */

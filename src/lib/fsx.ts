@@ -5,7 +5,7 @@
  */
 import { accessSync, chmodSync, closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
-import { errnoCode } from "./failure.ts";
+import { errnoCode, Failure } from "./failure.ts";
 
 /** Random hex from the global Web Crypto (loading node:crypto costs ~10 ms in a Bun binary). */
 export function randomHex(bytes = 8): string {
@@ -97,7 +97,12 @@ const NOFOLLOW = (constants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0;
  * `create` makes it with `mode` when missing. Returns the descriptor.
  */
 export function openAppend(path: string, options: { create: boolean; mode?: number }): number {
-  return openSync(path, constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | (options.create ? constants.O_CREAT : 0), options.mode ?? 0o600);
+  try {
+    return openSync(path, constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | (options.create ? constants.O_CREAT : 0), options.mode ?? 0o600);
+  } catch (err) {
+    if (errnoCode(err) === "EISDIR") throw notAFile(path);
+    throw err;
+  }
 }
 
 /** Append `text` to `path` (created when missing), never through a symbolic link. */
@@ -146,8 +151,14 @@ export function readIfExists(path: string): string | undefined {
     return readFileSync(path, "utf8");
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return undefined;
+    if (errnoCode(err) === "EISDIR") throw notAFile(path);
     throw err;
   }
+}
+
+/** A folder (or another kind of entry) where the layer keeps a file: said as such, never as a bug. */
+export function notAFile(path: string): Failure {
+  return new Failure("contract", `${path} is a folder where majordomus keeps a file`, "move it away, then run `majordomus init --extend` to put back what the layer needs");
 }
 
 /** Whether this process may use `path` as `mode` asks (constants.W_OK, X_OK, …). */

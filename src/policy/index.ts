@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { memo } from "../lib/memo.ts";
+import { notAFile } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
@@ -123,6 +124,7 @@ async function readPolicy(path: string, options: { strict?: boolean }): Promise<
     text = readFileSync(path, "utf8");
   } catch (err) {
     if (errnoCode(err) === "ENOENT") throw new Failure("missing", `policy file ${path} is missing`, "run `majordomus init --extend` to restore it from the skeleton");
+    if (errnoCode(err) === "EISDIR") throw notAFile(path);
     throw err;
   }
   return { path, policy: await parsePolicy(text, path, options) };

@@ -238,3 +238,42 @@ describe("consent from a tracked file", () => {
     expect(end.stderr).toContain("consent.yaml is tracked by git: consent from a file anyone can commit is no consent");
   });
 });
+
+describe("a folder where the layer keeps a file", () => {
+  // Each file the layer reads, made a folder: every command says which and what to do (exit 10),
+  // never "a bug"; doctor reports it among its findings and goes on; the hooks never exit 2 (a
+  // manifest that cannot be read stops them with its reason, as a malformed one does; any other
+  // file, they record what they can and exit 0).
+  const FILES = [".ai/local/state/ledger.jsonl", ".ai/local/state/open-questions.md", ".ai/repo/policy.yaml", ".ai/local/state/decisions.md", ".ai/manifest.yaml"];
+
+  for (const rel of FILES) {
+    test(`${rel} as a folder`, () => {
+      using repo = captured();
+      rmSync(repo.path(rel), { force: true });
+      mkdirSync(repo.path(rel));
+      for (const shim of ["start", "prompt", "compact", "end"] as const) {
+        const payload = shim === "prompt" ? { session_id: "cc-dir", prompt: "hi" } : { session_id: "cc-dir", source: "startup", reason: "other", trigger: "auto" };
+        const run = fire(repo, shim, payload);
+        expect({ shim, status: run.status }).toEqual({ shim, status: rel === ".ai/manifest.yaml" ? 10 : 0 });
+        expect(run.stderr).not.toContain("bug");
+      }
+      const commands = [["context"], ["history", "--limit", "2"], ["question", "list"], ["policy"], ["decision", "A choice", "--why", "a reason"], ["start", "a task", "--scope", "src"], ["handover", "--resolve"]];
+      const said: string[] = [];
+      for (const args of commands) {
+        const run = repo.mj(args);
+        expect({ args, bug: run.stderr.includes("bug") }).toEqual({ args, bug: false });
+        if (run.status !== 0) {
+          expect({ args, status: run.status }).toEqual({ args, status: 10 });
+          said.push(run.stderr);
+        }
+      }
+      // At least one command needs the file, and says which it is and what to do.
+      expect(said.length).toBeGreaterThan(0);
+      for (const text of said) expect(text).toContain(`${rel} is a folder where majordomus keeps a file`);
+      const doctor = repo.mj(["doctor"]);
+      expect(doctor.status).toBe(10);
+      expect(`${doctor.stdout}${doctor.stderr}`).toContain(`${rel} is a folder where majordomus keeps a file`);
+      expect(doctor.stderr).not.toContain("bug");
+    });
+  }
+});
