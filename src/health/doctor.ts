@@ -22,6 +22,7 @@ import { lineChecker, type LineChecker } from "../ledger/history.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
+import { DERIVABLE_SECTIONS } from "../views/derived.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { listNames, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
@@ -50,6 +51,10 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
   try {
     const policy = await loadPolicy(here.layer, { strict: true });
     out.push({ level: "OK", category: "policy", subject: relative(here.position.worktree, policy.path), message: "valid against its schema", reproduce: "majordomus policy" });
+    const underivable = (policy.policy.handover?.required_sections ?? []).filter((name) => !DERIVABLE_SECTIONS.includes(name));
+    if (underivable.length > 0 && switchOn(policy.policy, "session.handover_on_end")) {
+      out.push({ level: "WARN", category: "policy", subject: "handover.required_sections", message: `names ${underivable.join(", ")}, which no derivation writes: a session end closes its episode without a continuation record (an agent's own handover must fill them, and is not affected)`, reproduce: "majordomus handover --derive" });
+    }
     return policy;
   } catch (err) {
     const e = err as Error & { details?: string[] };

@@ -7,6 +7,7 @@
  * (close.ts).
  */
 import { log } from "../lib/log.ts";
+import { isFailure } from "../lib/failure.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { episodeKey } from "../session/keys.ts";
@@ -46,16 +47,31 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
   ]);
   let facts = policy ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch((err: Error) => void log.warn(`nothing could be derived for ${episode.session_id}: ${err.message}`)) : undefined;
   const entries = facts?.window?.entries ?? [];
+  // A derived record the policy rules out (a required section no derivation writes, a checkpoint
+  // over its line limit) is said and left out: the episode still closes. Anything else (a lock
+  // held, a full disk) fails the close, and the claim has it finished later.
+  const unlessRuledOut = async (noun: string, write: () => Promise<void>) => {
+    try {
+      await write();
+    } catch (err) {
+      if (!isFailure(err) || err.kind !== "contract") throw err;
+      log.warn(`the closing ${noun} of ${episode.session_id} was not written (${err.message}); the episode is closed without it`);
+    }
+  };
   if (policy && facts && switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(entries, "task.checkpoint")) {
-    const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts), policy, { how: "derived", closing: true });
-    facts = await withWritten(facts, "checkpoint", written.record);
+    await unlessRuledOut("checkpoint", async () => {
+      const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived", closing: true });
+      facts = await withWritten(facts!, "checkpoint", written.record);
+    });
   }
   if (policy && facts && switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(entries, "task.handed_over")) {
     // The continuation record attaches to the active task and leaves it active: a task outlives
     // client sessions until `finish` (or `handover --close`) ends it.
-    const written = await writeRecord(ws, RECORD_KINDS.handover, deriveHandover(facts, requiredSections(policy)), policy, { how: "derived", noTask: facts.task === undefined, closing: true });
-    facts = await withWritten(facts, "handover", written.record);
-    log.info(`continuation written to ${written.relativePath}`);
+    await unlessRuledOut("continuation record", async () => {
+      const written = await writeRecord(ws, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined, closing: true });
+      facts = await withWritten(facts!, "handover", written.record);
+      log.info(`continuation written to ${written.relativePath}`);
+    });
   }
   const closed = await closeEpisode(ws, {
     outcome: claim.outcome,

@@ -82,7 +82,7 @@ export async function serve(account: Account, options: { host: string; port: num
       if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "read-only: only GET is answered here");
       if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
       const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
-      const answer = route ? API[route] : undefined;
+      const answer = route && Object.hasOwn(API, route) ? API[route] : undefined;
       if (!answer) return refuse(res, 404, `no such page: ${url.pathname} (the API is ${Object.keys(API).map((k) => `/api/v1/${k}`).join(", ")})`);
       return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
     } catch (err) {

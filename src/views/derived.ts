@@ -140,8 +140,12 @@ export const SECTION_WRITERS: Record<string, Writer> = {
 
 const OPTIONAL = ["Decisions", "Open Questions", "Verification"];
 
+/** The handover sections a derivation can write (a policy may require others of the agents' own). */
+export const DERIVABLE_SECTIONS: readonly string[] = Object.keys(SECTION_WRITERS);
+
 export function deriveHandover(f: Facts, required: readonly string[]): string {
-  const missing = required.filter((name) => !SECTION_WRITERS[name]);
+  // The names come from the policy, a tracked file: only the table's own rows are writers (not `toString`).
+  const missing = required.filter((name) => !Object.hasOwn(SECTION_WRITERS, name));
   if (missing.length > 0) {
     throw new Failure("contract", `the policy requires section(s) no derivation can write: ${missing.join(", ")}`, `write the handover by hand, or limit handover.required_sections to ${Object.keys(SECTION_WRITERS).join(", ")}`);
   }

@@ -39,7 +39,8 @@ export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefi
   if (!names) return `The policy declares no session.record_sections, so this record has no composed body; \`majordomus session show ${w.episode.session_id}\` shows its facts.`;
   const out: string[] = [];
   for (const name of names) {
-    const writer = RECORD_SECTIONS[name];
+    // The names come from the policy, a tracked file: only the table's own rows are writers (not `constructor`).
+    const writer = Object.hasOwn(RECORD_SECTIONS, name) ? RECORD_SECTIONS[name] : undefined;
     out.push(`# ${name}`, "", ...(writer ? writer(w, c) : [`No majordomus writer fills "${name}"; close the episode with an authored summary on stdin to give it content.`]), "");
   }
   return out.join("\n");

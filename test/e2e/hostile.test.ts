@@ -277,3 +277,45 @@ describe("a folder where the layer keeps a file", () => {
     });
   }
 });
+
+describe("section names from a stranger's policy", () => {
+  // The policy is tracked: its section names are looked up only among the writers' own rows, so a
+  // name every object answers to (constructor, toString) is a section nobody writes, not code.
+  test("record_sections and required_sections naming constructor and toString: the session still closes, without a continuation record, and says why", () => {
+    using repo = captured();
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("record_sections: [What Happened,", "record_sections: [constructor, toString, What Happened,").replace("required_sections: [Objective, Current State, Next Action]", "required_sections: [Objective, Current State, Next Action, toString]"));
+    ok(repo.mj(["policy"]));
+    fire(repo, "start", { session_id: "cc-names", source: "startup" });
+    const end = fire(repo, "end", { session_id: "cc-names", reason: "other" });
+    expect(end.status).toBe(0);
+    expect(end.stderr).not.toContain("bug");
+    const closed = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    expect(closed.length).toBe(1);
+    const text = readFileSync(repo.path(".ai/repo/sessions", closed[0]!), "utf8");
+    expect(text).toContain('# constructor\n\nNo majordomus writer fills "constructor"');
+    expect(text).toContain('# toString\n\nNo majordomus writer fills "toString"');
+    expect(text).toContain("# What Happened");
+    // No derivation writes a toString section: the continuation record is left out, said on stderr and by doctor.
+    expect(end.stderr).toContain("the closing continuation record of");
+    expect(end.stderr).toContain("no derivation can write: toString");
+    expect(readdirSync(repo.path(".ai/local/state/handovers")).filter((f) => f.endsWith(".md") && f !== "README.md")).toEqual([]);
+    expect(ok(repo.mj(["history", "--limit", "50"])).stdout).not.toContain("provider.event.failed");
+    expect(repo.mj(["doctor"]).stdout).toMatch(/^WARN policy handover\.required_sections — names toString, which no derivation writes/m);
+  });
+
+  test("a team's own required section (Risks): every session end still closes its episode into one record, and the next start is briefed", () => {
+    using repo = captured();
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("required_sections: [Objective, Current State, Next Action]", "required_sections: [Objective, Risks, Current State, Next Action]"));
+    for (const n of [1, 2]) {
+      fire(repo, "start", { session_id: `cc-risks-${n}`, source: "startup" });
+      expect(fire(repo, "end", { session_id: `cc-risks-${n}`, reason: "other" }).status).toBe(0);
+    }
+    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(2);
+    expect(readdirSync(repo.path(".ai/local/state/sessions-open")).filter((f) => f.endsWith(".yaml"))).toEqual([]);
+    const brief = fire(repo, "start", { session_id: "cc-risks-3", source: "startup" });
+    expect(brief.stdout).toStartWith("## majordomus");
+    expect(brief.stdout).not.toContain("open since");
+  });
+});

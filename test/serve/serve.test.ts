@@ -138,6 +138,8 @@ describe("majordomus serve", () => {
     expect(continuity.handover).toMatchObject({ next_action: NEXT, labels: "exact · fresh" });
     expect((await fetch(`${base}/api/v1/context?budget_lines=5`)).status).toBe(400);
     expect((await fetch(`${base}/api/v1/nothing`)).status).toBe(404);
+    // A name every object answers to is not a route either.
+    expect((await fetch(`${base}/api/v1/constructor`)).status).toBe(404);
     expect((await fetch(`${base}/api/v1/continuity`, { method: "POST" })).status).toBe(405);
   });
 
