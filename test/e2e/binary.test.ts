@@ -60,10 +60,9 @@ describe("the binary", () => {
   test("an internal error exits 13 without a raw stack trace", () => {
     using repo = Repo.init();
     expect(repo.mj(["init"]).status).toBe(0);
-    // A ledger path that is a folder makes the append fail in a way no rule anticipates.
-    sh(repo.dir, "rm", ["-f", repo.path(".ai/local/state/ledger.jsonl")]);
-    sh(repo.dir, "mkdir", [repo.path(".ai/local/state/ledger.jsonl")]);
-    const run = repo.mj(["init", "--extend"]);
+    // A file where the handovers' index folder belongs makes publishing fail in a way no rule anticipates.
+    writeFileSync(repo.path(".ai/local/state/handovers/.index"), "not a folder\n");
+    const run = repo.mj(["handover", "--no-task"], { input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n" });
     expect(run.status).toBe(13);
     expect(run.stderr).toContain("internal error");
     expect(run.stderr).not.toContain("    at ");
