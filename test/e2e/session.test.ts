@@ -38,6 +38,10 @@ describe("session commands", () => {
     expect(ok(repo.mj(["session", "latest", "--path"])).stdout.trim()).toBe(path);
     expect(ok(repo.mj(["session", "context", opened.session_id])).stdout).toContain("is closed");
     expect(repo.mj(["session", "show", "s-nope"]).status).toBe(12);
+    // The id is quoted as given (an empty one said so), its control characters escaped.
+    expect(repo.mj(["session", "show", "s-nope"]).stderr).toContain('no closed session record for "s-nope"');
+    expect(repo.mj(["session", "show", ""]).stderr).toContain("no closed session record for an empty id");
+    expect(repo.mj(["session", "show", "a\u001b[31mb"]).stderr).toContain('for "a\\u001b[31mb"');
   });
 
   test("a summary that sets identity fields is refused (10) and nothing is closed", () => {

@@ -150,7 +150,7 @@ const list = command({
 /** A closed record named by its episode id or its client's session id (the newest, when a client session closed more than one). */
 async function findClosed(ctx: Ctx, id: string) {
   const record = (await readClosed(ctx)).records.find((r) => names(r.meta as { session_id: unknown; provider_session?: unknown }, id));
-  if (!record) throw new Failure("missing", `no open episode and no closed session record for ${id}`, "`majordomus session status` lists the open ones, `majordomus session list --all` the closed ones");
+  if (!record) throw new Failure("missing", `no open episode and no closed session record for ${id === "" ? "an empty id" : JSON.stringify(id)}`, "`majordomus session status` lists the open ones, `majordomus session list --all` the closed ones");
   return record;
 }
 
