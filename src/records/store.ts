@@ -12,6 +12,7 @@ import { Failure } from "../lib/failure.ts";
 import { ensureDir, publishNew, randomHex, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { compactStampMs } from "../lib/clock.ts";
+import { createHash } from "../lib/runtime.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { RecordKind } from "./kinds.ts";
 import { newer, readRecord, render, type Loaded, type Meta } from "./record.ts";
@@ -25,9 +26,18 @@ export function storeOf(layer: Layer, kind: RecordKind): Store {
   return { kind, dir: sectionPath(layer, kind.section), stateDir: sectionPath(layer, "state") };
 }
 
-/** File-name-safe and one-to-one: every byte outside [A-Za-z0-9._-] becomes %XX. */
+/** Longest key kept as it is: with `+authored` and a temp file's `.<name>.<pid>.<hex>.tmp` it stays well under 255 bytes. */
+const KEY_MAX = 160;
+
+/**
+ * File-name-safe and one-to-one: every byte outside [A-Za-z0-9._-] becomes %XX. A key longer than
+ * KEY_MAX (git allows branch names far past a file name's 255 bytes: one of 282 characters made
+ * every handover and every close fail) is its first 100 characters, `~` and a SHA-256 of the whole
+ * name: `~` is never bare in a key, so such a key is no other branch's.
+ */
 export function branchKey(branch: string): string {
-  return [...Buffer.from(branch, "utf8")].map((b) => (/[A-Za-z0-9._-]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  const key = [...Buffer.from(branch, "utf8")].map((b) => (/[A-Za-z0-9._-]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return key.length <= KEY_MAX ? key : `${key.slice(0, 100)}~${createHash("sha256", branch).slice(0, 32)}`;
 }
 
 function readableBranch(branch: string): string {

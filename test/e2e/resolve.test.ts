@@ -1,6 +1,6 @@
 // Which handover a checkout resolves to, across worktrees and branches, and how far to trust it.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
@@ -122,6 +122,26 @@ describe("handover resolution", () => {
     const legacy = ok(repo.mj(["handover", "--resolve"]));
     expect(legacy.stdout).toContain("main's own words");
     expect(legacy.stderr).not.toContain("skipped");
+  });
+
+  test("a branch name longer than a file name (282 characters, as git allows): handovers are written and resolved, and a session closes", () => {
+    using repo = captured();
+    const long = `${"a".repeat(120)}/${"b".repeat(120)}/${"c".repeat(40)}`;
+    repo.git("checkout", "-q", "-b", long);
+    ok(repo.mj(["handover", "--no-task"], { input: body("the long branch's words") }));
+    const resolved = ok(repo.mj(["handover", "--resolve"]));
+    expect(resolved.stdout).toContain("the long branch's words");
+    expect(resolved.stderr).not.toContain("skipped");
+    fire(repo, "start", { session_id: "cc-long", source: "startup" });
+    const end = fire(repo, "end", { session_id: "cc-long", reason: "other" });
+    expect(end.status).toBe(0);
+    expect(end.stderr).toBe("");
+    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+    // A sibling branch sharing the long prefix keeps its own entries.
+    repo.git("checkout", "-q", "-b", `${long}x`);
+    ok(repo.mj(["handover", "--no-task"], { input: body("the sibling's words") }));
+    repo.git("checkout", "-q", long);
+    expect(ok(repo.mj(["handover", "--resolve"])).stdout).not.toContain("the sibling's words");
   });
 
   test("without its index a folder is scanned, with the same answer", () => {
