@@ -69,15 +69,31 @@ export async function spawnText(cmd: string, args: readonly string[], options: {
   }
 }
 
+/**
+ * A program that could not be started (git missing from the PATH a client gives its hooks) is an
+ * answer like a failed run, with the reason where its stderr would be: each caller already says
+ * what a failed git means (the working tree unknown, nothing written), never "a bug".
+ */
+function notStarted(cmd: string, err: unknown): SpawnResult {
+  const message = err instanceof Error ? err.message : String(err);
+  const missing = (err as { code?: string }).code === "ENOENT" || /not found/i.test(message);
+  return { status: null, stdout: "", stderr: `${cmd} could not be started: ${missing ? "it is not on the PATH this process was given" : message}` };
+}
+
 async function spawnInner(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; input?: string }): Promise<SpawnResult> {
   if (bunSpawn) {
-    const child = bunSpawn([cmd, ...args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdin: options.input === undefined ? "ignore" : Buffer.from(options.input, "utf8"),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    let child: ReturnType<BunSpawn>;
+    try {
+      child = bunSpawn([cmd, ...args], {
+        cwd: options.cwd,
+        env: options.env,
+        stdin: options.input === undefined ? "ignore" : Buffer.from(options.input, "utf8"),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    } catch (err) {
+      return notStarted(cmd, err);
+    }
     // A deadline that passes stops it (lib/cancel.ts): its pipes close and this returns at once.
     let cancelled = false;
     const forget = onCancel(() => {
@@ -98,7 +114,7 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
     const err: Buffer[] = [];
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => err.push(b));
-    child.on("error", reject);
+    child.on("error", (err) => ((err as { code?: string }).code === "ENOENT" ? resolve(notStarted(cmd, err)) : reject(err)));
     const forget = onCancel(() => child.kill("SIGKILL"));
     child.on("close", (status) => {
       forget();

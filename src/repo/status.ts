@@ -20,10 +20,17 @@ export type Own = { recordsDir?: string };
 
 const isOwnRecord = (path: string, own: Own) => own.recordsDir !== undefined && path.startsWith(own.recordsDir) && path.endsWith(".md") && !path.endsWith("/README.md") && !path.slice(own.recordsDir.length).includes("/");
 
+/** Why git's answer is missing; 127 is the shell's "not found" (the start shim runs git itself). */
+function failedWhy(status: { status: number | null; stderr: string }): string {
+  const said = status.stderr.trim().split("\n")[0];
+  if (said) return `git status failed: ${said}`;
+  return status.status === 127 ? "git could not be started: it is not on the PATH the client gave its hooks" : `git status failed${status.status === null ? "" : ` (exit ${status.status})`}`;
+}
+
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
 export async function snapshot(position: Pick<Position, "worktree">, own: Own = {}): Promise<Snapshot> {
   const status = await git(position.worktree, STATUS_ARGS);
-  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [], why: status.stderr === GAVE_UP ? DEADLINE_WHY : `git status failed${status.stderr.trim() ? `: ${status.stderr.trim().split("\n")[0]}` : ""}` };
+  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [], why: status.stderr === GAVE_UP ? DEADLINE_WHY : failedWhy(status) };
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();
   const ownRecords = new Set<string>();

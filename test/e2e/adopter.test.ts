@@ -1,12 +1,12 @@
 // What a new adopter meets first: errors of the right kind with a message they can act on, numbers
 // that mean the same in every command, records that say who opened them, and plain text on a terminal.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { captured, fire, hookEnv, openKeys } from "../support/capture.ts";
-import { Repo } from "../support/repo.ts";
+import { Repo, scratch } from "../support/repo.ts";
 import { layered, ledger, ok } from "../support/layered.ts";
 
 describe("errors a person can act on", () => {
@@ -138,6 +138,39 @@ describe("file names YAML treats as syntax", () => {
     const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md") && f !== "README.md")!;
     const text = readFileSync(repo.path(".ai/local/state/checkpoints", file), "utf8");
     for (const name of ["@types/global.d.ts", "-", ".inf", "yes"]) expect(text).toContain(`- ${JSON.stringify(name)}`);
+  });
+});
+
+describe("no git on the PATH a client gives its hooks", () => {
+  test("every hook exits 0 and the briefing says why the working tree is unknown; where nothing may be written it says why; never 'a bug'", () => {
+    using repo = captured();
+    // A folder with only sh and this binary: what a client launched with a bare PATH may give.
+    const bin = scratch("majordomus-nogit-");
+    symlinkSync("/bin/sh", join(bin, "sh"));
+    symlinkSync(BIN, join(bin, "majordomus"));
+    const env = { PATH: bin };
+    for (const shim of ["start", "prompt", "compact", "end"] as const) {
+      const run = fire(repo, shim, { session_id: "cc-nogit", source: "startup", prompt: "hi", reason: "other", trigger: "auto" }, env);
+      expect({ shim, status: run.status }).toEqual({ shim, status: 0 });
+      expect(run.stderr).not.toContain("bug");
+      // The briefing goes on, saying what it could not learn and why.
+      if (shim === "start") expect(run.stdout).toContain("working tree unknown (git could not be started: it is not on the PATH");
+    }
+    // The episode closed into its record all the same.
+    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+    const context = repo.mj(["context"], { env: { PATH: bin } });
+    expect(context.status).toBe(0);
+    expect(context.stdout).toContain("working tree: unknown");
+    // Where the answer that git ignores the local half is not remembered yet, nothing is written, and it says why.
+    const elsewhere = { PATH: bin, XDG_CONFIG_HOME: join(bin, "config") };
+    const write = repo.mj(["handover", "--no-task"], { input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n", env: elsewhere });
+    expect(write.status).toBe(15);
+    expect(write.stderr).toContain("git could not be started: it is not on the PATH");
+    const hook = fire(repo, "prompt", { session_id: "cc-nogit-2", prompt: "hi" }, elsewhere);
+    expect(hook.status).toBe(0);
+    expect(hook.stderr).toContain("git could not be started: it is not on the PATH");
+    for (const run of [context, write, hook]) expect(run.stderr).not.toContain("bug");
+    rmSync(bin, { recursive: true, force: true });
   });
 });
 
