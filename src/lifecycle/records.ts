@@ -14,6 +14,7 @@ import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
 import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
 import { publish, storeOf } from "../records/store.ts";
+import { recordedPaths } from "../repo/changed.ts";
 
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
@@ -68,7 +69,7 @@ export async function writeRecord(here: Workspace, kind: RecordKind, body: strin
       branch: p.branch,
       head: p.head,
       working_tree: snap.workingTree,
-      changed_files: snap.changed,
+      changed_files: recordedPaths(snap.changed),
     },
     body,
     [storeOf(here.layer, other).dir],

@@ -7,6 +7,7 @@ import { emitMap } from "../lib/yaml-emit.ts";
 import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Policy } from "../policy/index.ts";
 import type { Outcome } from "../session/schema.ts";
+import { recordedPaths } from "../repo/changed.ts";
 
 export type Closing = { closedAt: string; outcome: Outcome; reason?: string };
 
@@ -61,7 +62,7 @@ export function renderRecord(w: EpisodeWindow, c: Closing, body: string): string
     ["start_head", w.episode.start_head],
     ["end_head", w.endHead],
     ["commits", w.commits],
-    ["changed_files", w.files],
+    ["changed_files", recordedPaths(w.files)],
     ["tasks", w.tasks],
     ["checkpoints", w.checkpoints],
     ["handovers", w.handovers],

@@ -141,6 +141,35 @@ describe("file names YAML treats as syntax", () => {
   });
 });
 
+describe("a working tree with thousands of untracked files", () => {
+  test("a node_modules/ nobody ignored is written as folders in each record, not as 2,000 paths (the closed record is committed)", () => {
+    using repo = captured();
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(repo.path(`node_modules/pkg${d}`), { recursive: true });
+      for (let i = 0; i < 100; i++) writeFileSync(repo.path(`node_modules/pkg${d}/f${i}.js`), "x\n");
+    }
+    writeFileSync(repo.path("work.ts"), "export const w = 1;\n");
+    fire(repo, "start", { session_id: "cc-many", source: "startup" });
+    fire(repo, "compact", { session_id: "cc-many", trigger: "auto" });
+    expect(fire(repo, "end", { session_id: "cc-many", reason: "other" }).status).toBe(0);
+    const frontOf = (path: string) => Bun.YAML.parse(readFileSync(path, "utf8").split("---\n")[1]!) as { changed_files: string[] };
+    const folders = [".ai/local/state/checkpoints", ".ai/local/state/handovers", ".ai/repo/sessions"];
+    for (const folder of folders) {
+      for (const file of readdirSync(repo.path(folder)).filter((f) => f.endsWith(".md") && f !== "README.md")) {
+        const files = frontOf(repo.path(folder, file)).changed_files;
+        expect({ file, count: files.length <= 200 }).toEqual({ file, count: true });
+        expect(files).toContain("work.ts");
+        expect(files.some((f) => f.startsWith("node_modules/") && f.endsWith("/"))).toBe(true);
+      }
+    }
+    const closed = readdirSync(repo.path(".ai/repo/sessions")).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    const text = readFileSync(repo.path(".ai/repo/sessions", closed), "utf8");
+    expect(text.length).toBeLessThan(20_000);
+    // The record's own account still gives the real count.
+    expect(text).toMatch(/20\d\d file\(s\) changed/);
+  });
+});
+
 describe("no git on the PATH a client gives its hooks", () => {
   test("every hook exits 0 and the briefing says why the working tree is unknown; where nothing may be written it says why; never 'a bug'", () => {
     using repo = captured();
