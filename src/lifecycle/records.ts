@@ -14,7 +14,7 @@ import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
 import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
 import { publish, storeOf } from "../records/store.ts";
-import { recordedPaths } from "../repo/changed.ts";
+import { recordedPaths } from "../lib/changed-paths.ts";
 
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {

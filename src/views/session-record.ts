@@ -7,7 +7,7 @@ import { emitMap } from "../lib/yaml-emit.ts";
 import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Policy } from "../policy/index.ts";
 import type { Outcome } from "../session/schema.ts";
-import { recordedPaths } from "../repo/changed.ts";
+import { recordedPaths } from "../lib/changed-paths.ts";
 
 export type Closing = { closedAt: string; outcome: Outcome; reason?: string };
 

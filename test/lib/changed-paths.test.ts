@@ -1,7 +1,7 @@
 // The changed paths a record keeps: every path while they are few; past the bound, folders as
 // `folder/`, the most precise ones that are enough.
 import { describe, expect, test } from "bun:test";
-import { RECORDED_PATHS_MAX, recordedPaths } from "../../src/repo/changed.ts";
+import { RECORDED_PATHS_MAX, recordedPaths } from "../../src/lib/changed-paths.ts";
 
 const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, "0")}.js`);
 
