@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { captured, fire, hookEnv, openKeys } from "../support/capture.ts";
 import { Repo, scratch } from "../support/repo.ts";
-import { layered, ledger, ok } from "../support/layered.ts";
+import { layered, ledger, ok, closedRecords } from "../support/layered.ts";
 
 describe("errors a person can act on", () => {
   test("a duration that is not one is a usage error (2), never 'this is a bug'", () => {
@@ -97,7 +97,7 @@ describe("a start payload that is not JSON", () => {
     expect(fire(repo, "start", "{not json either").stdout).not.toContain("(resumed)");
     expect(openKeys(repo)).toEqual([]);
     expect(fire(repo, "end", "garbage").status).toBe(0);
-    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md")).toEqual([]);
+    expect(closedRecords(repo)).toEqual([]);
   });
 });
 
@@ -162,7 +162,7 @@ describe("a working tree with thousands of untracked files", () => {
         expect(files.some((f) => f.startsWith("node_modules/") && f.endsWith("/"))).toBe(true);
       }
     }
-    const closed = readdirSync(repo.path(".ai/repo/sessions")).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    const closed = closedRecords(repo)[0]!;
     const text = readFileSync(repo.path(".ai/repo/sessions", closed), "utf8");
     expect(text.length).toBeLessThan(20_000);
     // The record's own account still gives the real count.
@@ -186,7 +186,7 @@ describe("no git on the PATH a client gives its hooks", () => {
       if (shim === "start") expect(run.stdout).toContain("working tree unknown (git could not be started: it is not on the PATH");
     }
     // The episode closed into its record all the same.
-    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+    expect(closedRecords(repo).length).toBe(1);
     const context = repo.mj(["context"], { env: { PATH: bin } });
     expect(context.status).toBe(0);
     expect(context.stdout).toContain("working tree: unknown");

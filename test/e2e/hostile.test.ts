@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
-import { layered, ok } from "../support/layered.ts";
+import { layered, ok, closedRecords, records } from "../support/layered.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -290,7 +290,7 @@ describe("section names from a stranger's policy", () => {
     const end = fire(repo, "end", { session_id: "cc-names", reason: "other" });
     expect(end.status).toBe(0);
     expect(end.stderr).not.toContain("bug");
-    const closed = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const closed = closedRecords(repo);
     expect(closed.length).toBe(1);
     const text = readFileSync(repo.path(".ai/repo/sessions", closed[0]!), "utf8");
     expect(text).toContain('# constructor\n\nNo majordomus writer fills "constructor"');
@@ -299,7 +299,7 @@ describe("section names from a stranger's policy", () => {
     // No derivation writes a toString section: the continuation record is left out, said on stderr and by doctor.
     expect(end.stderr).toContain("the closing continuation record of");
     expect(end.stderr).toContain("no derivation can write: toString");
-    expect(readdirSync(repo.path(".ai/local/state/handovers")).filter((f) => f.endsWith(".md") && f !== "README.md")).toEqual([]);
+    expect(records(repo, "handovers")).toEqual([]);
     expect(ok(repo.mj(["history", "--limit", "50"])).stdout).not.toContain("provider.event.failed");
     expect(repo.mj(["doctor"]).stdout).toMatch(/^WARN policy handover\.required_sections — names toString, which no derivation writes/m);
   });
@@ -312,7 +312,7 @@ describe("section names from a stranger's policy", () => {
       fire(repo, "start", { session_id: `cc-risks-${n}`, source: "startup" });
       expect(fire(repo, "end", { session_id: `cc-risks-${n}`, reason: "other" }).status).toBe(0);
     }
-    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(2);
+    expect(closedRecords(repo).length).toBe(2);
     expect(readdirSync(repo.path(".ai/local/state/sessions-open")).filter((f) => f.endsWith(".yaml"))).toEqual([]);
     const brief = fire(repo, "start", { session_id: "cc-risks-3", source: "startup" });
     expect(brief.stdout).toStartWith("## majordomus");

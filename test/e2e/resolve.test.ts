@@ -1,10 +1,10 @@
 // Which handover a checkout resolves to, across worktrees and branches, and how far to trust it.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
-import { HANDOVER, layered, ok, records } from "../support/layered.ts";
+import { HANDOVER, layered, ok, records, closedRecords } from "../support/layered.ts";
 import { captured, fire } from "../support/capture.ts";
 
 const body = (next: string) => HANDOVER.replace("Write the parser tests.", next);
@@ -136,7 +136,7 @@ describe("handover resolution", () => {
     const end = fire(repo, "end", { session_id: "cc-long", reason: "other" });
     expect(end.status).toBe(0);
     expect(end.stderr).toBe("");
-    expect(readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+    expect(closedRecords(repo).length).toBe(1);
     // A sibling branch sharing the long prefix keeps its own entries.
     repo.git("checkout", "-q", "-b", `${long}x`);
     ok(repo.mj(["handover", "--no-task"], { input: body("the sibling's words") }));

@@ -27,3 +27,8 @@ export function ledger(repo: Repo): Array<Record<string, unknown>> {
 export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[] {
   return readdirSync(repo.path(".ai/local/state", kind)).filter((f) => f.endsWith(".md") && f !== "README.md");
 }
+
+/** The closed session records in `.ai/repo/sessions/`, by file name. */
+export function closedRecords(repo: Repo): string[] {
+  return readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+}
