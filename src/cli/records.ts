@@ -6,6 +6,7 @@ import { loadPolicy } from "../policy/index.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
+import { placeFor } from "../facts/place.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
 import { out, outJson } from "./print.ts";
 
@@ -13,13 +14,13 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
   const policy = (await loadPolicy(here.layer)).policy;
   const at = here.at;
   if (options.json) {
-    const explained = await explain(kind, here.layer, here.position);
+    const explained = await explain(kind, here.layer, await placeFor(kind, here));
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
     const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
     outJson("record-resolved", { kind: kind.name, record, since, candidates: explained.candidates });
     return;
   }
-  const resolution = await resolveLatest(kind, here.layer, here.position);
+  const resolution = await resolveLatest(kind, here.layer, await placeFor(kind, here));
   if (resolution.skipped > 0) log.warn(`skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`);
   if (!resolution.record) {
     if (options.path) throw new Failure("missing", `no ${kind.noun} for this worktree and branch (${here.position.branch})`, `records from other branches are never offered; write one with \`majordomus ${kind.name}\``);

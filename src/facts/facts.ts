@@ -42,6 +42,8 @@ export type Facts = {
   task?: Task;
   /** Why the task record could not be read (then there is no task). */
   taskProblem?: string;
+  /** The handover that closed the last task (`handover --close`), while no task has started since. */
+  closedBy?: { task_id: string; created_at: string };
   /** With a task: where it started, how that commit sits against git now, and what changed since. */
   sinceTask?: { start: string; label: Divergence; commits: string[] };
   /** Files changed since the task started (committed or not), or in the working tree without a task. */

@@ -7,10 +7,10 @@ import { loadPolicy, requireNumber, type LoadedPolicy } from "../policy/index.ts
 import { readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
-import { resolveLatest, type Resolved } from "../records/resolve.ts";
+import { resolveLatest, type Place, type Resolved } from "../records/resolve.ts";
 import { view } from "../records/view.ts";
 import { commitsSince, DEADLINE_WHY, filesSince, snapshot } from "../repo/status.ts";
-import { activeTask } from "../task/record.ts";
+import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { gatherEpisode } from "./episode.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -39,9 +39,9 @@ function recentHistory(here: Workspace, max: number): Entry[] {
 }
 
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
-async function recordFact(kind: RecordKind, here: Workspace, policy: LoadedPolicy): Promise<RecordFact> {
+async function recordFact(kind: RecordKind, here: Workspace, policy: LoadedPolicy, place: Place = here.position): Promise<RecordFact> {
   try {
-    const resolution = await resolveLatest(kind, here.layer, here.position);
+    const resolution = await resolveLatest(kind, here.layer, place);
     return {
       view: resolution.record ? await view(resolution.record, here.position, policy.policy, here.at) : undefined,
       since: resolution.since ? await view(resolution.since, here.position, policy.policy, here.at) : undefined,
@@ -86,11 +86,13 @@ export async function gatherFacts(here: Workspace, needs: readonly Need[], optio
   const policy = await loadPolicy(here.layer);
   const p = here.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
-  const handover = want.has("handover") ? recordFact(RECORD_KINDS.handover, here, policy) : Promise.resolve(NONE);
+  const taskRead = activeTask(here.layer);
+  // The handover that closed the last task carries its words past it (records/resolve.ts).
+  const handover = want.has("handover") ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, here, policy, { ...p, closedBy: closedBy(read) })) : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
   const status = snapshot(p, here.own);
   const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));
-  const [snap, read] = await Promise.all([bounded, activeTask(here.layer)]);
+  const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;
   const sinceTask = task && want.has("since_task")
     ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(([label, commits]) => ({ start: task.head, label, commits }))
@@ -105,6 +107,7 @@ export async function gatherFacts(here: Workspace, needs: readonly Need[], optio
     snapshot: snap,
     task,
     taskProblem: read.problem,
+    closedBy: closedBy(read),
     sinceTask,
     files,
     questions: readQuestions(here.layer),

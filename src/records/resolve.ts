@@ -9,7 +9,9 @@
  * holding a record wins outright. Inside it the newest record wins by (created_at, write sequence),
  * with one exception that keeps the agent's own words: when the newest is derived and an authored
  * record of the same task (or of no task, like it) exists in that tier, the authored record is the
- * one to resume from, and the newest derived record is reported beside it as "since then".
+ * one to resume from, and the newest derived record is reported beside it as "since then". The
+ * handover that closed the last task (`handover --close`) counts as of no task once no task is
+ * active: its Next Action is the agent's account of what comes after the task.
  *
  * Each folder's branch index names its newest record and its newest authored record, so resolving
  * reads a handful of files however long the history is; a folder whose index is missing or points
@@ -31,7 +33,10 @@ export type Resolved = Loaded & { tier: Tier; match: (typeof TIERS)[number] };
 
 export type Verdict = { path: string; verdict: "selected" | "superseded" | "rejected"; reason: string; tier?: Tier; created_at?: string; how?: string };
 
-export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch">;
+export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch"> & {
+  /** The authored record that closed the last task, while no task has started since (task/record.ts closedBy). */
+  closedBy?: { task_id: string; created_at: string };
+};
 
 /** The tier a record earns here (`own`: it is in this checkout's own folder), or why it earns none. */
 export function tierOf(meta: Meta, place: Place, own: boolean): { tier: Tier } | { reason: string } {
@@ -80,11 +85,14 @@ function consider(best: Best[], candidate: Resolved): void {
 }
 
 /** The rule above, over the per-tier bests. */
-function choose(best: Best[]): Pick<Resolution, "record" | "since"> {
+function choose(best: Best[], place: Place): Pick<Resolution, "record" | "since"> {
   const slot = best.find((b) => b?.any !== undefined);
   if (!slot?.any) return {};
   const { any, authored } = slot;
-  if (any.meta.how === "authored" || !authored || authored.meta.task_id !== any.meta.task_id) return { record: any };
+  if (any.meta.how === "authored" || !authored) return { record: any };
+  const closing = place.closedBy;
+  const carried = any.meta.task_id === "none" && closing !== undefined && authored.meta.task_id === closing.task_id && authored.meta.created_at === closing.created_at;
+  if (authored.meta.task_id !== any.meta.task_id && !carried) return { record: any };
   return { record: authored, since: any };
 }
 
@@ -123,7 +131,7 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
       else if (found) consider(best, found);
     }
   }
-  return { ...choose(best), skipped };
+  return { ...choose(best, place), skipped };
 }
 
 /** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
@@ -149,16 +157,18 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
       consider(best, c);
     }
   }
-  const { record, since } = choose(best);
+  const { record, since } = choose(best, place);
   for (const c of eligible) {
     const reason =
       c === record
         ? since
-          ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written after it for the same task do not replace the agent's own account`
+          ? since.meta.task_id === c.meta.task_id
+            ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written after it for the same task do not replace the agent's own account`
+            : `${TIERS[c.tier]}, the authored record that closed task ${c.meta.task_id} (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written since, with no task active, do not replace the agent's own account`
           : `${TIERS[c.tier]}, newest in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq})`
         : c.tier !== record!.tier
           ? `${TIERS[c.tier]} loses to a ${TIERS[record!.tier]} record: the nearer tier wins outright`
-          : since && c.meta.how === "derived" && newer(c.meta, record!.meta) && c.meta.task_id === record!.meta.task_id
+          : since && c.meta.how === "derived" && newer(c.meta, record!.meta) && c.meta.task_id === since.meta.task_id
             ? `derived after the selected authored record (created ${c.meta.created_at} seq ${c.meta.seq}); ${c === since ? "shown beside it as what happened since" : "an older one of those"}`
             : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${record!.meta.created_at} seq ${record!.meta.seq})`;
     verdicts.push({ path: c.path, verdict: c === record ? "selected" : "superseded", reason, tier: c.tier, created_at: c.meta.created_at, how: c.meta.how });

@@ -16,6 +16,7 @@ import { readClosed } from "../session/closed.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { explain } from "../records/resolve.ts";
+import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { openedBefore } from "../lifecycle/stranded.ts";
 import { readClaims } from "../lifecycle/claim.ts";
@@ -74,7 +75,7 @@ export class Account {
     return this.cached("handovers", async () => {
       const ws = await this.here();
       const policy = (await loadPolicy(ws.layer)).policy;
-      const explained = await explain(RECORD_KINDS.handover, ws.layer, ws.position);
+      const explained = await explain(RECORD_KINDS.handover, ws.layer, await placeFor(RECORD_KINDS.handover, ws));
       return {
         record: explained.record ? await view(explained.record, ws.position, policy, ws.at) : null,
         since: explained.since ? await view(explained.since, ws.position, policy, ws.at) : null,

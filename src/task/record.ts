@@ -85,6 +85,16 @@ export async function activeTask(layer: Layer): Promise<TaskRead & { active?: Ta
   return { ...read, active: read.task?.outcome === "active" ? read.task : undefined };
 }
 
+/**
+ * The handover that closed the last task (`handover --close` leaves the task record handed over,
+ * stamped with that record's time), while no task has started since: resolution carries its words
+ * past the task (records/resolve.ts).
+ */
+export function closedBy(read: TaskRead): { task_id: string; created_at: string } | undefined {
+  const t = read.task;
+  return t && t.outcome === "handed_over" ? { task_id: t.id, created_at: t.checkpoint_at } : undefined;
+}
+
 export function writeTask(layer: Layer, task: Task): void {
   ensureDir(sectionPath(layer, "state"), 0o700);
   writeFileAtomic(taskPath(layer), `# The task this checkout works on. Written by majordomus start/finish/handover; do not edit.\n${emitMap(KEYS.map((k) => [k, task[k]] as const))}`, 0o600);

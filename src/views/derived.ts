@@ -88,9 +88,11 @@ function someFiles(files: readonly string[]): string {
 const nextAction: Writer = (f) => {
   const max = requireNumber(f.policy, "context.max_list_items");
   const lines: string[] = [];
-  // Only an authored handover of this same line of work (its task, or no task like now) is the one to follow.
+  // Only an authored handover of this same line of work (its task, or no task like now, or the one
+  // that closed the last task) is the one to follow.
   const h = f.handover.view;
-  const authored = h && h.how === "authored" && !h.history && h.task_id === (f.task?.id ?? "none") ? h : undefined;
+  const closing = !f.task && f.closedBy !== undefined && h?.task_id === f.closedBy.task_id && h.created_at === f.closedBy.created_at;
+  const authored = h && h.how === "authored" && !h.history && (h.task_id === (f.task?.id ?? "none") || closing) ? h : undefined;
   if (authored) {
     lines.push(`The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) says what to do next; follow its Next Action. This record adds only what changed since, from git and the ledger (Current State above).`, "");
   }

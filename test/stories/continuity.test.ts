@@ -199,6 +199,52 @@ describe("a task lives until it is finished", () => {
     // Only finish (or handover --close) ends it.
     expect(new Session(repo, "run-4").start().stdout).toContain("No active task.");
   });
+
+  test("closed with the agent's own words (handover --close): they are the account after the task, across sessions, until a new task starts", () => {
+    using repo = captured();
+    ok(repo.mj(["start", "migrate the config loader", "--scope", "src"]));
+    const closing = "Nothing is left on this task; take the next one from the issue list, starting with the oldest.";
+    const one = new Session(repo, "close-1");
+    one.start();
+    one.agent(["handover", "--close"], authored(closing));
+    one.end(END_EXIT);
+    // The session's end derived a record of no task after it: it does not bury the agent's words.
+    for (const id of ["close-2", "close-3"]) {
+      const s = new Session(repo, id);
+      const briefing = s.start().stdout;
+      expect(briefing).toContain("No active task.");
+      expect(briefing).toContain(`in its author's own words, quoted:\n${asQuote(closing)}`);
+      expect(briefing).toContain("Since then: a derived record");
+      s.end();
+    }
+    const explained = JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout);
+    expect(explained.record.how).toBe("authored");
+    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").reason).toContain("the authored record that closed task");
+    // The derived record written at an end points at the words it does not replace.
+    const derived = readFileSync(repo.path(explained.since.path), "utf8");
+    expect(derived).toContain(`The worker's own handover ${explained.record.path}`);
+    // A new task is a new line of work: its own derived account, never the old closing words.
+    ok(repo.mj(["start", "the next task", "--scope", "src"]));
+    const next = new Session(repo, "close-4");
+    next.start();
+    next.end();
+    const after = new Session(repo, "close-5").start().stdout;
+    expect(after).toMatch(/Task t-\S+ \(active, profile implementation\): the next task/);
+    expect(after).not.toContain(closing);
+  });
+
+  test("finished (finish --outcome) after an authored handover: the next briefing does not offer that handover's Next Action as the next step", () => {
+    using repo = captured();
+    ok(repo.mj(["start", "migrate the config loader", "--scope", "src"]));
+    const one = new Session(repo, "fin-1");
+    one.start();
+    one.agent(["handover"], authored("Write the migration test next."));
+    ok(repo.mj(["finish", "--outcome", "partial"]));
+    one.end();
+    const briefing = new Session(repo, "fin-2").start().stdout;
+    expect(briefing).toContain("No active task.");
+    expect(briefing).not.toContain("> Write the migration test next.");
+  });
 });
 
 describe("our own files are not the worker's changes", () => {

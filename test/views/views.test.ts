@@ -160,6 +160,18 @@ describe("derived handover", () => {
     expect(next).toContain("nothing was left in progress");
   });
 
+  test("the handover that closed the last task is the one to follow while no task is active; another task's is not", () => {
+    const closing = record({ task_id: "t-closed" });
+    const followed = nextActionOf(deriveHandover(facts({ handover: { view: closing, skipped: 0 }, closedBy: { task_id: "t-closed", created_at: closing.created_at } }), required));
+    expect(followed).toStartWith(`The worker's own handover ${closing.path}`);
+    // The same record, not named as the closing one (the task was finished instead): not followed.
+    const finished = nextActionOf(deriveHandover(facts({ handover: { view: closing, skipped: 0 } }), required));
+    expect(finished).not.toContain("The worker's own handover");
+    // A new task is active: the closing words of the old one are not this task's next step.
+    const newTask = nextActionOf(deriveHandover(facts({ task: TASK, handover: { view: closing, skipped: 0 }, closedBy: { task_id: "t-closed", created_at: closing.created_at }, sinceTask: { start: TASK.head, label: "exact", commits: [] } }), required));
+    expect(newTask).not.toContain("The worker's own handover");
+  });
+
   test("a required section no writer fills is refused, naming the ones that can be derived", () => {
     expect(() => deriveHandover(facts(), ["Objective", "Risks"])).toThrow("the policy requires section(s) no derivation can write: Risks");
   });
