@@ -233,6 +233,19 @@ describe("a task lives until it is finished", () => {
     expect(after).not.toContain(closing);
   });
 
+  test("a handover detached from the active task (--no-task) is said, when written, not to be what the task's next briefing resumes from", () => {
+    using repo = captured();
+    ok(repo.mj(["start", "migrate the config loader", "--scope", "src"]));
+    const s = new Session(repo, "detached-1");
+    s.start();
+    const written = repo.mj(["handover", "--no-task"], { input: authored(), env: { CLAUDE_CODE_SESSION_ID: s.id } });
+    expect(written.status).toBe(0);
+    expect(written.stderr).toMatch(/warning: task t-\S+ is active and this handover names no task/);
+    expect(written.stderr).toContain("without --no-task");
+    // Attached (no flag), nothing to warn about.
+    expect(repo.mj(["handover"], { input: authored(), env: { CLAUDE_CODE_SESSION_ID: s.id } }).stderr).toBe("");
+  });
+
   test("finished (finish --outcome) after an authored handover: the next briefing does not offer that handover's Next Action as the next step", () => {
     using repo = captured();
     ok(repo.mj(["start", "migrate the config loader", "--scope", "src"]));

@@ -1,5 +1,7 @@
 import { relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
+import { log } from "../../lib/log.ts";
+import { activeTask } from "../../task/record.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
@@ -37,6 +39,10 @@ export default command({
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });
+    // Detached from an active task, the agent's words are not that task's account: a session end's
+    // derived record for the task is resumed from instead. Said now, while it can still be redone.
+    const active = noTask && !args.derive ? (await activeTask(ctx.layer)).active : undefined;
+    if (active) log.warn(`task ${active.id} is active and this handover names no task: once a session end writes the task's own record, the next briefing resumes from that, not from this; write it again without --no-task to have it followed`);
     if (args.json) outJson("record-written", { kind: "handover", path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },
