@@ -1,6 +1,6 @@
 // `majordomus init` through the compiled binary, in real repositories.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT } from "../support/env.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
@@ -57,6 +57,20 @@ describe("majordomus init", () => {
     expect(again.stderr).toContain("already exists");
     expect(again.stderr).toContain("init --extend");
     expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toBe(before);
+    expect(again.stderr).not.toContain("not a majordomus layer");
+  });
+
+  test("an .ai folder another tool keeps is named as not a layer; --extend adds the layer beside its files, touching none", () => {
+    using repo = Repo.init();
+    mkdirSync(repo.path(".ai"));
+    writeFileSync(repo.path(".ai/prompts.md"), "mine\n");
+    const refused = repo.mj(["init"]);
+    expect(refused.status).toBe(15);
+    expect(refused.stderr).toContain("already exists and is not a majordomus layer (it holds no manifest.yaml)");
+    expect(existsSync(repo.path(".ai/manifest.yaml"))).toBe(false);
+    expect(repo.mj(["init", "--extend"]).status).toBe(0);
+    expect(readFileSync(repo.path(".ai/prompts.md"), "utf8")).toBe("mine\n");
+    expect(existsSync(repo.path(".ai/manifest.yaml"))).toBe(true);
   });
 
   test("--extend adds only what is missing and never overwrites", () => {
