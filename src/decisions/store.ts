@@ -1,8 +1,8 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
 import { readFileSync } from "node:fs";
-import { appendText, notAFile } from "../lib/fsx.ts";
+import { appendText, readIfExists } from "../lib/fsx.ts";
 import { join } from "node:path";
-import { Failure, errnoCode } from "../lib/failure.ts";
+import { Failure } from "../lib/failure.ts";
 import { withLock } from "../lib/lock.ts";
 import { readAsset } from "../assets/index.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -28,12 +28,8 @@ export function appendDecision(layer: Layer, title: string, why: string | undefi
   const decision: Decision = { date: at.toISOString().slice(0, 10), title: oneLine("title", title), task, head, why: why === undefined ? "not recorded" : oneLine("reason", why) };
   const path = decisionsPath(layer);
   const done = withLock(`${path}.lock`, 3_000, () => {
-    let before: string;
-    try {
-      before = readFileSync(path, "utf8");
-    } catch (err) {
-      if (errnoCode(err) === "EISDIR") throw notAFile(path);
-      if (errnoCode(err) !== "ENOENT") throw err;
+    let before = readIfExists(path);
+    if (before === undefined) {
       before = readAsset("share/skeleton/local/state/decisions.md");
       appendText(path, before, 0o600);
     }

@@ -2,11 +2,10 @@
  * The layer's manifest: the only source of the layer's paths. Nothing walks `.ai/` to guess;
  * a section the manifest does not declare is missing, not inferred.
  */
-import { readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
 import { readAsset } from "../assets/index.ts";
-import { Failure, errnoCode } from "../lib/failure.ts";
-import { isDirectory, notAFile } from "../lib/fsx.ts";
+import { Failure } from "../lib/failure.ts";
+import { isDirectory, readIfExists } from "../lib/fsx.ts";
 import { parseDocument, type DocumentKind } from "./document.ts";
 
 export const LAYER_DIR = ".ai";
@@ -87,12 +86,8 @@ export function parseManifest(text: string, file: string, options: { strict?: bo
 export async function loadLayer(root: string): Promise<Layer> {
   const dir = join(root, LAYER_DIR);
   const manifestPath = join(dir, MANIFEST_FILE);
-  let text: string;
-  try {
-    text = readFileSync(manifestPath, "utf8");
-  } catch (err) {
-    if (errnoCode(err) === "EISDIR") throw notAFile(manifestPath);
-    if (errnoCode(err) !== "ENOENT") throw err;
+  const text = readIfExists(manifestPath);
+  if (text === undefined) {
     if (isDirectory(dir)) throw new Failure("missing", `${manifestPath} is missing`, "run `majordomus init --extend` to restore the manifest (nothing else is overwritten)");
     throw new Failure("missing", `no .ai layer in ${root}`, "run `majordomus init` to create one");
   }

@@ -209,9 +209,10 @@ function openIfExists(path: string): number | undefined {
     if (errnoCode(err) === "ENOENT") return undefined;
     throw err;
   }
-  if (!fstatSync(fd).isFile()) {
+  const kind = fstatSync(fd);
+  if (!kind.isFile()) {
     closeSync(fd);
-    throw notAFile(path);
+    throw notAFile(path, kind.isDirectory() ? "a folder" : "not a regular file");
   }
   return fd;
 }

@@ -157,8 +157,8 @@ export function readIfExists(path: string): string | undefined {
 }
 
 /** A folder (or another kind of entry) where the layer keeps a file: said as such, never as a bug. */
-export function notAFile(path: string): Failure {
-  return new Failure("contract", `${path} is a folder where majordomus keeps a file`, "move it away, then run `majordomus init --extend` to put back what the layer needs");
+export function notAFile(path: string, what = "a folder"): Failure {
+  return new Failure("contract", `${path} is ${what} where majordomus keeps a file`, "move it away, then run `majordomus init --extend` to put back what the layer needs");
 }
 
 /** Whether this process may use `path` as `mode` asks (constants.W_OK, X_OK, …). */

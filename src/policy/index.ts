@@ -7,9 +7,9 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
-import { Failure, errnoCode } from "../lib/failure.ts";
+import { Failure } from "../lib/failure.ts";
 import { memo } from "../lib/memo.ts";
-import { notAFile } from "../lib/fsx.ts";
+import { readIfExists } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
@@ -119,14 +119,8 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
 }
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") throw new Failure("missing", `policy file ${path} is missing`, "run `majordomus init --extend` to restore it from the skeleton");
-    if (errnoCode(err) === "EISDIR") throw notAFile(path);
-    throw err;
-  }
+  const text = readIfExists(path);
+  if (text === undefined) throw new Failure("missing", `policy file ${path} is missing`, "run `majordomus init --extend` to restore it from the skeleton");
   return { path, policy: await parsePolicy(text, path, options) };
 }
 
