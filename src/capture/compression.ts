@@ -41,7 +41,12 @@ export function compressionsAnswered(ws: Workspace, providerSession: string): nu
     if (!parsed.ok) continue;
     const e = parsed.entry;
     if (e.event === "task.checkpoint" && typeof e.compressions === "number" && e.session) answered.set(e.session, Math.max(answered.get(e.session) ?? 0, e.compressions));
-    if (e.event === "session.started" && e.provider_session === providerSession && typeof e.session_id === "string") mine.add(e.session_id);
+    if (e.event === "session.started" && e.provider_session === providerSession && typeof e.session_id === "string") {
+      mine.add(e.session_id);
+      // Counts only grow: the newest episode of this session that answered one holds the highest
+      // (its checkpoints are newer than its start, so all were read). Nothing older can change it.
+      if (answered.has(e.session_id)) break;
+    }
   }
   return Math.max(0, ...[...answered].filter(([session]) => mine.has(session)).map(([, n]) => n));
 }
