@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compressionsAnswered } from "../../src/capture/compression.ts";
+import { compressionsAnswered, compressionsIn } from "../../src/capture/compression.ts";
 import type { Workspace } from "../../src/workspace/workspace.ts";
 
 const ENVELOPE = { head: "NONE", branch: "main", by: "majordomus/test" };
@@ -38,5 +38,29 @@ describe("compressionsAnswered", () => {
     const other = [started("2026-01-01T00:00:00.000Z", "s-9", "g-other"), checkpoint("2026-01-01T00:01:00.000Z", "s-9", 7)];
     expect(answered([...other, started("2026-01-01T00:02:00.000Z", "s-1", "g-1")], "g-1")).toBe(0);
     expect(answered([...other, started("2026-01-01T00:02:00.000Z", "s-1", "g-1"), checkpoint("2026-01-01T00:03:00.000Z", "s-1", 1)], "g-1")).toBe(1);
+  });
+});
+
+describe("compressionsIn", () => {
+  test("counts the distinct snapshot messages of the client's transcript, not other messages that mention one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "majordomus-compression-"));
+    try {
+      const path = join(dir, "chat.jsonl");
+      const snapshot = (id: string) => JSON.stringify({ id, timestamp: "2026-01-01T00:00:00.000Z", type: "user", content: [{ text: "<state_snapshot>\n<overall_goal>x</overall_goal>" }] });
+      const lines = [
+        JSON.stringify({ id: "m-1", timestamp: "2026-01-01T00:00:00.000Z", type: "user", content: [{ text: "what is a <state_snapshot>?" }] }),
+        snapshot("c-1"),
+        JSON.stringify({ id: "m-2", timestamp: "2026-01-01T00:00:01.000Z", type: "gemini", content: [{ text: "<state_snapshot> is how I compress" }] }),
+        snapshot("c-2"),
+        snapshot("c-2"),
+      ];
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      expect(compressionsIn({ data: { transcript_path: path }, bytes: 0 })).toBe(2);
+      writeFileSync(path, `${lines[0]}\n`);
+      expect(compressionsIn({ data: { transcript_path: path }, bytes: 0 })).toBe(0);
+      expect(compressionsIn({ data: { transcript_path: join(dir, "missing.jsonl") }, bytes: 0 })).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
