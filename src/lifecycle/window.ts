@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { appendEvent } from "../ledger/store.ts";
+import { appendPrepared, lineMaker } from "../ledger/store.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, readEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
 
@@ -20,33 +20,35 @@ export type WindowTrigger = "compact" | "fresh_window";
 /** `<episode>:<ordinal>`, the name a boot gives its window. */
 export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string => `${episode.session_id}:${ordinal}`;
 
-/** A writer that found the record changed under it reads it again, at most this often. */
-const ATTEMPTS = 3;
-
 /**
  * Change the open record of `episode` under its lock, if it is still the same episode; returns
  * the record as written, or undefined when it closed (or another took its place) meanwhile. The
  * record is parsed outside the lock (the parser is asynchronous) and written only if its text is
- * still what was parsed: two windows counted at once are both counted.
+ * still what was parsed, else read again: every racer that loses does so because another won, so
+ * all of them are counted, each within the lock's wait. `entry`, when given, is the ledger line of
+ * the change, appended inside the same lock, so the ledger tells the changes in the order they
+ * were made.
  */
-async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisode) => OpenEpisode | undefined): Promise<OpenEpisode | undefined> {
+async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisode) => OpenEpisode | undefined, entry?: (written: OpenEpisode) => string): Promise<OpenEpisode | undefined> {
   const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
   const path = episodePath(ws.layer, key);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
     const text = readQuiet(path);
     const current = text === undefined ? undefined : (await readEpisode(path)).episode;
     if (current?.session_id !== episode.session_id) return undefined;
     const next = change(current);
     if (!next) return current;
-    const done = withLock(`${path}.lock`, LOCK_WAIT_MS, () => {
+    const done = withLock(`${path}.lock`, Math.max(0, deadline - Date.now()), () => {
       if (readQuiet(path) !== text) return undefined;
       writeEpisode(ws.layer, key, next);
+      if (entry) appendPrepared(ws, entry(next));
       return next;
     });
     if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
     if (done.value) return done.value;
+    if (Date.now() >= deadline) throw new Error(`${path} kept changing for ${LOCK_WAIT_MS} ms while episode ${episode.session_id} was being amended`);
   }
-  throw new Error(`${path} kept changing while episode ${episode.session_id} was being amended`);
 }
 
 function readQuiet(path: string): string | undefined {
@@ -59,10 +61,11 @@ function readQuiet(path: string): string | undefined {
 
 /** A new window for the episode: its ordinal goes up by one, recorded with the episode and in the ledger. */
 export async function advanceWindow(ws: Workspace, episode: OpenEpisode, trigger: WindowTrigger, clientTrigger?: string): Promise<number | undefined> {
-  const written = await amend(ws, episode, (e) => ({ ...e, window: String(windowOf(e) + 1) }));
+  const line = await lineMaker({ ...ws, session: episode.session_id });
+  const event = (e: OpenEpisode) => line("session.window", { session_id: episode.session_id, window: windowOf(e), trigger, ...(clientTrigger ? { client_trigger: clientTrigger } : {}) });
+  const written = await amend(ws, episode, (e) => ({ ...e, window: String(windowOf(e) + 1) }), event);
   if (!written) return undefined;
   const ordinal = windowOf(written);
-  await appendEvent({ ...ws, session: episode.session_id }, "session.window", { session_id: episode.session_id, window: ordinal, trigger, ...(clientTrigger ? { client_trigger: clientTrigger } : {}) });
   log.info(`episode ${episode.session_id} is in window :${ordinal} (${trigger})`);
   return ordinal;
 }

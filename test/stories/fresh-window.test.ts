@@ -144,16 +144,18 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(ledger(repo).find((e) => e.event === "session.window")).toMatchObject({ client_trigger: "plugin" });
   });
 
-  test("windows counted at once are all counted: four boots racing end at window :4, with four window lines", async () => {
+  test("windows counted at once are all counted: sixteen boots racing end at window :16, with sixteen window lines in order", async () => {
     using repo = captured();
     freshWindow(repo, true);
     fire(repo, "start", { ...START, session_id: "cc-race" });
+    const RACERS = 16;
+    const counted = Array.from({ length: RACERS }, (_, i) => i + 1);
     const env = { ...process.env, CLAUDE_CODE_SESSION_ID: "cc-race" } as Record<string, string>;
-    const runs = Array.from({ length: 4 }, () => Bun.spawn([BIN, "capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { cwd: repo.dir, env, stdout: "pipe", stderr: "pipe" }));
+    const runs = Array.from({ length: RACERS }, () => Bun.spawn([BIN, "capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { cwd: repo.dir, env, stdout: "pipe", stderr: "pipe" }));
     const answers = await Promise.all(runs.map(async (p) => JSON.parse(await new Response(p.stdout).text()) as Answer));
-    expect(answers.map((a) => a.window).sort()).toEqual([1, 2, 3, 4]);
-    expect(ask(repo, "cc-race", "status").window).toBe(4);
-    expect(ledger(repo).filter((e) => e.event === "session.window").map((e) => e.window)).toEqual([1, 2, 3, 4]);
+    expect(answers.map((a) => a.window ?? 0).sort((a, b) => a - b)).toEqual(counted);
+    expect(ask(repo, "cc-race", "status").window).toBe(RACERS);
+    expect(ledger(repo).filter((e) => e.event === "session.window").map((e) => e.window)).toEqual(counted);
   });
 
   test("a session with no episode (its start never ran) gets a refusal, and the client's summary runs", () => {
