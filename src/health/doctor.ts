@@ -10,15 +10,14 @@ import { Tree } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
 import { isFailure } from "../lib/failure.ts";
 
-/** Where doctor remembers the files it found good (see verdicts.ts). */
+/** Where doctor remembers the files it found good (see verdicts.ts), and how far it read the ledger (ledger-scan.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
+const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { oldestFirst, type Entry } from "../ledger/store.ts";
-import type { Parsed } from "../ledger/line.ts";
 import { notAFile, readIfExists } from "../lib/fsx.ts";
-import { lineChecker, type LineChecker } from "../ledger/history.ts";
+import { kindOf, scanLedger, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
@@ -81,7 +80,7 @@ async function privacyFindings(here: Workspace, tree: Tree, out: Finding[]): Pro
   return ignored.status === 0 && tracked.stdout.trim() === "";
 }
 
-async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, tree: Tree, ledger: LineChecker, out: Finding[]): Promise<void> {
+async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, tree: Tree, ledger: LedgerScan | undefined, out: Finding[]): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const store = storeOf(here.layer, kind);
@@ -173,72 +172,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   const decisions = decisionsPath(here.layer);
   const kept = lstatSync(decisions, { throwIfNoEntry: false });
   if (kept && !kept.isFile()) out.push({ level: "FAIL", category: "decisions", subject: relative(root, decisions), message: notAFile(decisions).message, reproduce: `ls -ld ${relative(root, decisions)}` });
-  for (const f of ledger.result().findings.slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
-}
-
-/** A client event's kind: the provider and the event, as receipts and failures name them. */
-const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
-
-type Failures = { current: Entry[]; recovered: Entry[]; lastSuccessAt: Map<string, string> };
-
-/**
- * Hook failures that still hold: a failure is current until a later event of the same kind (same
- * provider and event) is received and records no failure of its own; then it is history. A
- * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
- * as a success only once no work handed off for that event is still running.
- */
-/**
- * One pass over the ledger, oldest first, a chunk at a time: the hook failures and whether they
- * converged, and the end and compact receipts that never got their closed record or checkpoint.
- */
-type Scan = { failures: Failures; unclosedEnds: Entry[]; uncheckpointed: Entry[] };
-
-function scanLedger(lines: Iterable<{ ok: boolean; entry?: Entry }>, running: ReadonlySet<string>): Scan {
-  const ends = new Map<string, Entry[]>();
-  const compacts = new Map<string, Entry[]>();
-  function* hookLines(): Generator<Entry> {
-    for (const p of lines) {
-      if (!p.ok || !p.entry) continue;
-      const e = p.entry;
-      if (e.event === "session.closed") ends.delete(String(e.session_id));
-      else if (e.event === "task.checkpoint" && e.session) compacts.delete(e.session);
-      else if (e.event === "provider.event.received" && e.session && (e.provider_event === "end" || e.provider_event === "compact")) {
-        const pending = e.provider_event === "end" ? ends : compacts;
-        pending.set(e.session, [...(pending.get(e.session) ?? []), e]);
-      }
-      if (e.event === "provider.event.received" || e.event === "provider.event.failed") yield e;
-    }
-  }
-  const failures = converge(hookLines(), running);
-  return { failures, unclosedEnds: [...ends.values()].flat(), uncheckpointed: [...compacts.values()].flat() };
-}
-
-export function converge(entries: Iterable<Entry>, running: ReadonlySet<string>): Failures {
-  const current = new Map<string, Entry[]>();
-  const recovered: Entry[] = [];
-  const lastSuccessAt = new Map<string, string>();
-  const open = new Map<string, { at: string; failed: boolean }>();
-  const succeed = (kind: string) => {
-    const delivery = open.get(kind);
-    if (!delivery || delivery.failed) return;
-    recovered.push(...(current.get(kind) ?? []));
-    current.set(kind, []);
-    lastSuccessAt.set(kind, delivery.at);
-  };
-  for (const e of entries) {
-    if (e.event === "provider.event.received") {
-      const kind = kindOf(e);
-      succeed(kind);
-      open.set(kind, { at: e.ts, failed: false });
-    } else if (e.event === "provider.event.failed") {
-      const kind = kindOf(e);
-      const delivery = open.get(kind);
-      if (delivery) delivery.failed = true;
-      current.set(kind, [...(current.get(kind) ?? []), e]);
-    }
-  }
-  for (const kind of open.keys()) if (!running.has(String(kind.split(" ")[1]))) succeed(kind);
-  return { current: [...current.values()].flat(), recovered, lastSuccessAt };
+  for (const f of (ledger?.findings ?? []).slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
 }
 
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
@@ -341,23 +275,18 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     for (const rel of sweepTemps(here)) out.push({ level: "INFO", category: "fix", subject: rel, message: "a temp file a killed writer left; removed", reproduce: "majordomus doctor" });
   }
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
-  // One pass over the ledger: each line is checked as it goes by on its way to the scan.
-  const checker = await lineChecker();
-  function* checked(): Generator<Parsed & { line: number }> {
-    for (const row of oldestFirst(here.ledger.path)) {
-      checker.check(row);
-      yield row;
-    }
-  }
+  // One pass over the ledger, from where the last run stopped: each line is checked as it goes by on its way to the scan.
   // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
-  let scan: Scan;
+  // Without a cache section (reported below) doctor remembers nothing between runs.
+  const cache = here.layer.manifest.sections.cache === undefined ? undefined : sectionPath(here.layer, "cache");
+  let ledger: LedgerScan | undefined;
   try {
-    scan = scanLedger(checked(), running);
+    ledger = await scanLedger(here.ledger.path, cache && join(cache, LEDGER_SCAN_FILE), running);
   } catch (err) {
     if (!isFailure(err)) throw err;
     out.push({ level: "FAIL", category: "ledger", subject: relative(here.position.worktree, here.ledger.path), message: err.message, reproduce: "majordomus history --validate" });
-    scan = scanLedger([], running);
   }
+  const scan: Scan = ledger?.scan ?? { failures: { current: [], recovered: [], lastSuccessAt: new Map() }, unclosedEnds: [], uncheckpointed: [] };
   mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(here, out);
@@ -367,9 +296,12 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
   const privateHalf = await privacyFindings(here, tree, out);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(join(sectionPath(here.layer, "cache"), VERDICTS_FILE), (path) => tree.keyOf(path));
-  await recordFindings(here, failures, verdicts, tree, checker, out);
-  if (privateHalf) verdicts.save();
+  const verdicts = new Verdicts(cache && join(cache, VERDICTS_FILE), (path) => tree.keyOf(path));
+  await recordFindings(here, failures, verdicts, tree, ledger, out);
+  if (privateHalf) {
+    verdicts.save();
+    ledger?.save();
+  }
   mark("doctor: records read");
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);

@@ -23,13 +23,14 @@ export class Verdicts {
   private readonly next: string[] = [];
 
   /** `seen`: the change key of a file already looked at this run (a walk's), so it is not looked at twice. */
+  /** `file` undefined: nothing is remembered (a layer without a cache section). */
   constructor(
-    private readonly file: string,
+    private readonly file: string | undefined,
     private readonly seen: (path: string) => string | undefined = () => undefined,
   ) {
     let text = "";
     try {
-      text = readFileSync(file, "utf8");
+      if (file !== undefined) text = readFileSync(file, "utf8");
     } catch {
       // none yet, or unreadable: everything is read
     }
@@ -83,6 +84,7 @@ export class Verdicts {
   }
 
   save(): void {
+    if (this.file === undefined) return;
     try {
       writeFileAtomic(this.file, `${HEADER}\n${this.next.join("\n")}`, 0o600, { durable: false });
     } catch {

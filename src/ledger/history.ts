@@ -45,10 +45,11 @@ export type Finding = { line: number; problem: string };
 /** Checks ledger lines one at a time (malformed lines, unknown events, missing required payload keys), for a reader that already walks them. */
 export type LineChecker = { check(row: Parsed & { line: number }): void; result(): { lines: number; findings: Finding[] } };
 
-export async function lineChecker(): Promise<LineChecker> {
+/** `seed`: what an earlier check of the ledger's first lines found, to go on from (doctor's cache). */
+export async function lineChecker(seed: { lines: number; findings: readonly Finding[] } = { lines: 0, findings: [] }): Promise<LineChecker> {
   const registry = await eventRegistry();
-  const findings: Finding[] = [];
-  let lines = 0;
+  const findings: Finding[] = [...seed.findings];
+  let lines = seed.lines;
   return {
     check(row) {
       lines = row.line;

@@ -136,29 +136,44 @@ const FORWARD_CHUNK = 1024 * 1024;
 
 /**
  * Every line of the ledger, parsed (an empty one comes back malformed), oldest first, with its 1-based number,
- * read a chunk at a time (for the readers that must see all of it: validation, doctor).
+ * read a chunk at a time (for the readers that must see all of it: validation, doctor). `from`
+ * resumes at a byte offset where a line starts, counting lines on from `line`; each row says
+ * where its line ends (`end`, past its newline; a last line without one ends at the file's end).
  */
-export function* oldestFirst(path: string): Generator<Parsed & { line: number }> {
+export function* oldestFirst(path: string, from: { offset: number; line: number } = { offset: 0, line: 0 }): Generator<Parsed & { line: number; end: number }> {
   const fd = openIfExists(path);
   if (fd === undefined) return;
   try {
     const size = fstatSync(fd).size;
-    let position = 0;
+    let position = from.offset;
     let carry: Buffer = Buffer.alloc(0);
-    let line = 0;
+    let line = from.line;
     while (position < size) {
       const chunk = readAt(fd, Math.min(FORWARD_CHUNK, size - position), position);
       position += chunk.length;
       const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const base = position - data.length;
       let start = 0;
       for (let nl = data.indexOf(0x0a, start); nl !== -1; nl = data.indexOf(0x0a, start)) {
         line++;
-        yield { ...parseLine(data.toString("utf8", start, nl)), line };
+        yield { ...parseLine(data.toString("utf8", start, nl)), line, end: base + nl + 1 };
         start = nl + 1;
       }
       carry = data.subarray(start);
     }
-    if (carry.length > 0) yield { ...parseLine(carry.toString("utf8")), line: line + 1 };
+    if (carry.length > 0) yield { ...parseLine(carry.toString("utf8")), line: line + 1, end: size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes of the ledger in [start, end), or undefined when it is shorter (for a reader that checks it is the file it read before). */
+export function ledgerBytes(path: string, start: number, end: number): Buffer | undefined {
+  const fd = openIfExists(path);
+  if (fd === undefined) return undefined;
+  try {
+    if (fstatSync(fd).size < end) return undefined;
+    return readAt(fd, end - start, start);
   } finally {
     closeSync(fd);
   }

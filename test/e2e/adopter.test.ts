@@ -1,7 +1,7 @@
 // What a new adopter meets first: errors of the right kind with a message they can act on, numbers
 // that mean the same in every command, records that say who opened them, and plain text on a terminal.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -238,6 +238,20 @@ describe("doctor as a first look", () => {
     const drifted = repo.mj(["doctor"], { env: hookEnv() });
     expect(drifted.status).toBe(10);
     expect(drifted.stdout).toMatch(/^FAIL wiring claude-code:session — named — .*drift/m);
+  });
+
+  test("a manifest without the cache section: doctor reports it and every other finding, and keeps nothing between runs", () => {
+    using repo = layered();
+    const manifest = repo.path(".ai/manifest.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(/^ {2}cache: .*\n/m, ""));
+    for (let run = 0; run < 2; run++) {
+      const doctor = repo.mj(["doctor"]);
+      expect(doctor.stderr).toBe("");
+      expect(doctor.stdout).toMatch(/^WARN layer sections\.cache — not declared in the manifest/m);
+      expect(doctor.stdout).toMatch(/^OK +records handovers/m);
+      expect(doctor.stdout).toMatch(/^OK +sessions repo\/sessions/m);
+    }
+    for (const kept of ["doctor-ledger.json", "doctor-verdicts.tsv"]) expect(existsSync(repo.path(".ai/local/cache", kept))).toBe(false);
   });
 
   test("where nothing is wired, doctor says nothing of any client", () => {

@@ -1,7 +1,7 @@
 // Multi-session stories, told through the installed shims with the payloads Claude Code 2.1.332
 // really sends: each asks what the *next* session's briefing says after the previous one ended.
 import { describe, expect, test } from "bun:test";
-import { cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { captured, fire, fixture, hookEnv, sessionFiles } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -409,6 +409,8 @@ describe("doctor converges", () => {
     const failing = repo.mj(["doctor"]);
     expect(failing.status).toBe(10);
     expect(failing.stdout).toMatch(/FAIL lifecycle claude-code start — .*the policy could not be read.*no later claude-code start event has succeeded yet/);
+    // The next doctor reads only the lines appended since this one (its pass is kept in the cache).
+    expect(existsSync(repo.path(".ai/local/cache/doctor-ledger.json"))).toBe(true);
     new Session(repo, "cc-2").start();
     const healthy = repo.mj(["doctor"]);
     expect(healthy.stderr).toBe("");

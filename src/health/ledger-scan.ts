@@ -1,0 +1,162 @@
+/**
+ * doctor's one pass over the ledger: each line checked (ledger/history.ts), the hook failures and
+ * whether they converged, and the end and compact receipts that never got their closed record or
+ * checkpoint. The ledger only grows, so what the pass found is kept in the disposable cache with
+ * where it stopped (the byte offset, the file's inode and the bytes just before the offset): the
+ * next run reads only the lines appended since. A ledger that was rotated or rewritten (another
+ * inode, shorter, or other bytes before the offset) is read whole again, as is any cache that is
+ * not exactly what this module writes.
+ */
+import { lstatSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "../lib/fsx.ts";
+import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
+import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
+
+/** A client event's kind: the provider and the event, as receipts and failures name them. */
+export const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
+
+export type Failures = { current: Entry[]; recovered: Entry[]; lastSuccessAt: Map<string, string> };
+export type Scan = { failures: Failures; unclosedEnds: Entry[]; uncheckpointed: Entry[] };
+
+const SCHEMA = "majordomus doctor ledger scan v1";
+/** The bytes before the offset a cache keeps, to know the file is the one it read. */
+const TAIL_BYTES = 512;
+/** doctor shows the first 20 line problems; the cache keeps no more than it can show. */
+const KEPT_FINDINGS = 20;
+
+type Delivery = { at: string; failed: boolean };
+type State = {
+  ends: Array<[string, Entry[]]>;
+  compacts: Array<[string, Entry[]]>;
+  current: Array<[string, Entry[]]>;
+  recovered: Entry[];
+  lastSuccessAt: Array<[string, string]>;
+  open: Array<[string, Delivery]>;
+};
+type Cache = { schema: string; ino: number; offset: number; line: number; tail: string; lines: number; findings: LineFinding[]; state: State };
+
+/**
+ * Hook failures that still hold: a failure is current until a later event of the same kind (same
+ * provider and event) is received and records no failure of its own; then it is history. A
+ * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
+ * as a success only once no work handed off for that event is still running (`result`).
+ */
+class Pass {
+  readonly ends: Map<string, Entry[]>;
+  readonly compacts: Map<string, Entry[]>;
+  readonly current: Map<string, Entry[]>;
+  readonly recovered: Entry[];
+  readonly lastSuccessAt: Map<string, string>;
+  readonly open: Map<string, Delivery>;
+
+  constructor(state?: State) {
+    this.ends = new Map(state?.ends);
+    this.compacts = new Map(state?.compacts);
+    this.current = new Map(state?.current);
+    this.recovered = [...(state?.recovered ?? [])];
+    this.lastSuccessAt = new Map(state?.lastSuccessAt);
+    this.open = new Map(state?.open);
+  }
+
+  feed(e: Entry): void {
+    if (e.event === "session.closed") this.ends.delete(String(e.session_id));
+    else if (e.event === "task.checkpoint" && e.session) this.compacts.delete(e.session);
+    else if (e.event === "provider.event.received" && e.session && (e.provider_event === "end" || e.provider_event === "compact")) {
+      const pending = e.provider_event === "end" ? this.ends : this.compacts;
+      pending.set(e.session, [...(pending.get(e.session) ?? []), e]);
+    }
+    if (e.event === "provider.event.received") {
+      const kind = kindOf(e);
+      succeed(this, kind);
+      this.open.set(kind, { at: e.ts, failed: false });
+    } else if (e.event === "provider.event.failed") {
+      const kind = kindOf(e);
+      const delivery = this.open.get(kind);
+      if (delivery) delivery.failed = true;
+      this.current.set(kind, [...(this.current.get(kind) ?? []), e]);
+    }
+  }
+
+  state(): State {
+    return { ends: [...this.ends], compacts: [...this.compacts], current: [...this.current], recovered: this.recovered, lastSuccessAt: [...this.lastSuccessAt], open: [...this.open] };
+  }
+
+  /** What the pass found, with the newest deliveries whose work is not `running` counted as successes (on a copy: the pass can go on). */
+  result(running: ReadonlySet<string>): Scan {
+    const end = new Pass(structuredClone(this.state()));
+    for (const kind of end.open.keys()) if (!running.has(String(kind.split(" ")[1]))) succeed(end, kind);
+    return {
+      failures: { current: [...end.current.values()].flat(), recovered: end.recovered, lastSuccessAt: end.lastSuccessAt },
+      unclosedEnds: [...end.ends.values()].flat(),
+      uncheckpointed: [...end.compacts.values()].flat(),
+    };
+  }
+}
+
+function succeed(pass: Pass, kind: string): void {
+  const delivery = pass.open.get(kind);
+  if (!delivery || delivery.failed) return;
+  pass.recovered.push(...(pass.current.get(kind) ?? []));
+  pass.current.set(kind, []);
+  pass.lastSuccessAt.set(kind, delivery.at);
+}
+
+function readCache(file: string): Cache | undefined {
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as Cache;
+    const whole = data?.schema === SCHEMA && [data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) && typeof data.tail === "string" && Array.isArray(data.findings) && data.state && typeof data.state === "object";
+    return whole ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a cache lets the pass resume, or undefined when the ledger is not the file it read. */
+function resumable(cache: Cache | undefined, path: string, ino: number): Cache | undefined {
+  if (!cache || cache.ino !== ino) return undefined;
+  const start = Math.max(0, cache.offset - TAIL_BYTES);
+  return ledgerBytes(path, start, cache.offset)?.toString("base64") === cache.tail ? cache : undefined;
+}
+
+/** `findings`: the line problems in order; past the first 20 (what doctor shows) a resumed pass has only those it read itself. */
+export type LedgerScan = { scan: Scan; findings: LineFinding[]; lines: number; resumedAt: number; save(): void };
+
+/**
+ * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds. `save()`
+ * writes where this pass stopped (only at the end of a whole line) for the next run; without a
+ * cache file every pass reads the whole ledger.
+ */
+export async function scanLedger(path: string, cacheFile: string | undefined, running: ReadonlySet<string>): Promise<LedgerScan> {
+  const seen = lstatSync(path, { throwIfNoEntry: false });
+  const from = seen?.isFile() && cacheFile ? resumable(readCache(cacheFile), path, Number(seen.ino)) : undefined;
+  const pass = new Pass(from?.state);
+  const checker = await lineChecker({ lines: from?.lines ?? 0, findings: from?.findings ?? [] });
+  let offset = from?.offset ?? 0;
+  let line = from?.line ?? 0;
+  for (const row of oldestFirst(path, { offset, line })) {
+    checker.check(row);
+    if (row.ok) pass.feed(row.entry);
+    offset = row.end;
+    line = row.line;
+  }
+  // A last line without its newline may still be being written: it is read again next time.
+  const whole = offset > 0 && ledgerBytes(path, offset - 1, offset)?.[0] === 0x0a;
+  const checked = checker.result();
+  return {
+    scan: pass.result(running),
+    findings: checked.findings,
+    lines: checked.lines,
+    resumedAt: from?.offset ?? 0,
+    save() {
+      if (!cacheFile || !seen?.isFile() || !whole) return;
+      const tail = ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64");
+      if (tail === undefined) return;
+      const cache: Cache = { schema: SCHEMA, ino: Number(seen.ino), offset, line, tail, lines: checked.lines, findings: checked.findings.slice(0, KEPT_FINDINGS), state: pass.state() };
+      try {
+        writeFileAtomic(cacheFile, JSON.stringify(cache), 0o600, { durable: false });
+      } catch {
+        // a cache that cannot be written only costs the next run its speed
+      }
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// doctor's pass over the ledger resumes where the last run stopped: what it finds after resuming is
+// what a whole read finds, and a ledger that is not the file it read is read whole again. Real
+// files in a temp folder; the scan is the module doctor runs.
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { scanLedger } from "../../src/health/ledger-scan.ts";
+import { scratch } from "../support/repo.ts";
+
+const dir = scratch("majordomus-ledger-scan-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const place = () => {
+  n++;
+  return { ledger: join(dir, `ledger-${n}.jsonl`), cache: join(dir, `scan-${n}.json`), fresh: join(dir, `none-${n}.json`) };
+};
+
+const envelope = (i: number, event: string) => ({ ts: new Date(Date.UTC(2026, 5, 1, 0, 0, i)).toISOString(), event, head: "abc1234", branch: "main", by: "majordomus/0.1.0" });
+/** A ledger's worth of the lines doctor cares about: receipts, failures, closes, checkpoints, and some it must call malformed. */
+function lineOf(i: number): string {
+  const session = `s-${i % 7}`;
+  const provider_event = ["start", "prompt", "compact", "end"][i % 4]!;
+  switch (i % 11) {
+    case 3:
+      return JSON.stringify({ ...envelope(i, "provider.event.failed"), session, provider: "claude-code", provider_event, reason: `disk full (${i})` });
+    case 5:
+      return JSON.stringify({ ...envelope(i, "session.closed"), session, session_id: `s-${(i + 3) % 7}`, record: `r-${i}.md` });
+    case 7:
+      return JSON.stringify({ ...envelope(i, "task.checkpoint"), session, task_id: "none", path: `c-${i}.md` });
+    case 9:
+      return i % 2 === 0 ? "{ not json" : JSON.stringify({ ...envelope(i, "no.such.event") });
+    default:
+      return JSON.stringify({ ...envelope(i, "provider.event.received"), session, provider: i % 3 === 0 ? "codex" : "claude-code", provider_event, provider_session: session });
+  }
+}
+const text = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${lineOf(from + k)}\n`).join("");
+const plain = (s: Awaited<ReturnType<typeof scanLedger>>) => ({ scan: { ...s.scan, failures: { ...s.scan.failures, lastSuccessAt: [...s.scan.failures.lastSuccessAt] } }, findings: s.findings.slice(0, 20), lines: s.lines });
+
+describe("doctor's ledger pass, resumed", () => {
+  test("resumed at any line, it finds what a whole read finds (the first 20 line problems, which doctor shows); the second run reads only what was appended", async () => {
+    const running = new Set(["end"]);
+    for (const split of [1, 2, 5, 11, 23, 40, 59]) {
+      const { ledger, cache, fresh } = place();
+      writeFileSync(ledger, text(0, split));
+      (await scanLedger(ledger, cache, running)).save();
+      appendFileSync(ledger, text(split, 60));
+      const resumed = await scanLedger(ledger, cache, running);
+      expect(resumed.resumedAt).toBe(Buffer.byteLength(text(0, split)));
+      const whole = await scanLedger(ledger, fresh, running);
+      expect(whole.resumedAt).toBe(0);
+      expect({ split, ...plain(resumed) }).toEqual({ split, ...plain(whole) });
+    }
+  });
+
+  test("a failure before the resume point still counts until a later success; a success after it makes it history", async () => {
+    const { ledger, cache } = place();
+    const failure = JSON.stringify({ ...envelope(1, "provider.event.failed"), session: "s-1", provider: "claude-code", provider_event: "end", reason: "disk full" });
+    const receipt = (i: number) => JSON.stringify({ ...envelope(i, "provider.event.received"), session: "s-1", provider: "claude-code", provider_event: "end", provider_session: "s-1" });
+    writeFileSync(ledger, `${receipt(0)}\n${failure}\n`);
+    const first = await scanLedger(ledger, cache, new Set());
+    first.save();
+    expect(first.scan.failures.current.map((e) => e.reason)).toEqual(["disk full"]);
+    const again = await scanLedger(ledger, cache, new Set());
+    expect(again.resumedAt).toBeGreaterThan(0);
+    expect(again.scan.failures.current.map((e) => e.reason)).toEqual(["disk full"]);
+    appendFileSync(ledger, `${receipt(2)}\n`);
+    const later = await scanLedger(ledger, cache, new Set());
+    expect(later.scan.failures.current).toEqual([]);
+    expect(later.scan.failures.recovered.map((e) => e.reason)).toEqual(["disk full"]);
+  });
+
+  test("a rotated ledger (another file), a rewritten one (other bytes before the offset) and a shorter one are read whole", async () => {
+    const { ledger, cache } = place();
+    writeFileSync(ledger, text(0, 30));
+    (await scanLedger(ledger, cache, new Set())).save();
+    // Rotation: the ledger is replaced by a new file that starts with lines it never had.
+    writeFileSync(`${ledger}.new`, text(100, 140));
+    renameSync(`${ledger}.new`, ledger);
+    const rotated = await scanLedger(ledger, cache, new Set());
+    expect(rotated.resumedAt).toBe(0);
+    expect(rotated.lines).toBe(40);
+    rotated.save();
+    // Rewritten in place (same inode), same length: the bytes before the offset differ.
+    const before = readFileSync(ledger, "utf8");
+    writeFileSync(ledger, before.replace(lineOf(139), lineOf(139).replace("abc1234", "def5678")));
+    const rewritten = await scanLedger(ledger, cache, new Set());
+    expect(rewritten.resumedAt).toBe(0);
+    rewritten.save();
+    // Truncated: shorter than where the last run stopped.
+    writeFileSync(ledger, text(100, 110));
+    const shorter = await scanLedger(ledger, cache, new Set());
+    expect(shorter.resumedAt).toBe(0);
+    expect(shorter.lines).toBe(10);
+  });
+
+  test("a last line still being written is read again next time, and a cache that is not doctor's own is no cache", async () => {
+    const { ledger, cache } = place();
+    const last = lineOf(3);
+    writeFileSync(ledger, `${text(0, 3)}${last.slice(0, 20)}`);
+    const partial = await scanLedger(ledger, cache, new Set());
+    expect(partial.findings.at(-1)?.problem).toContain("malformed");
+    partial.save();
+    appendFileSync(ledger, `${last.slice(20)}\n`);
+    const completed = await scanLedger(ledger, cache, new Set());
+    expect(completed.resumedAt).toBe(0);
+    expect(completed.findings.filter((f) => f.line === 4)).toEqual([]);
+    expect(completed.scan.failures.current.map((e) => e.reason)).toEqual(["disk full (3)"]);
+    for (const junk of ["", "{}", "[1]", "null", '{"schema":"majordomus doctor ledger scan v1","ino":"x"}', readFileSync(ledger, "utf8")]) {
+      writeFileSync(cache, junk);
+      const read = await scanLedger(ledger, cache, new Set());
+      expect({ junk, resumedAt: read.resumedAt, lines: read.lines }).toEqual({ junk, resumedAt: 0, lines: 4 });
+    }
+  });
+});
