@@ -5,7 +5,8 @@
  * where it stopped (the byte offset, the file's inode and the bytes just before the offset): the
  * next run reads only the lines appended since. A ledger that was rotated or rewritten (another
  * inode, shorter, or other bytes before the offset) is read whole again, as is any cache that is
- * not exactly what this module writes.
+ * not exactly what this module writes. A cache carried in from elsewhere (a copy of the layer, or
+ * a file a stranger force-added to a repository) names another file's inode and is not used.
  */
 import { lstatSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../lib/fsx.ts";

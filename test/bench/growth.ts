@@ -52,7 +52,8 @@ if (!existsSync(NOOP)) throw new Error(`no no-op binary at ${NOOP}: run \`bun ru
 const DOCTOR_EXITS = [0, 10];
 const rows: Row[] = [
   { name: "no-op binary", cmd: [NOOP], cwd: big },
-  { name: "doctor (first run)", cmd: [BIN, "doctor"], cwd: big, exits: DOCTOR_EXITS, before: () => rmSync(join(big, ".ai", "local", "cache", "doctor-verdicts.tsv"), { force: true }) },
+  // A first run: nothing remembered of the records or of the ledger.
+  { name: "doctor (first run)", cmd: [BIN, "doctor"], cwd: big, exits: DOCTOR_EXITS, before: () => ["doctor-verdicts.tsv", "doctor-ledger.json"].forEach((f) => rmSync(join(big, ".ai", "local", "cache", f), { force: true })) },
   { name: "doctor (again)", cmd: [BIN, "doctor"], cwd: big, exits: DOCTOR_EXITS },
   { name: "history --validate", cmd: [BIN, "history", "--validate"], cwd: big },
   { name: "history --limit 20", cmd: [BIN, "history", "--limit", "20"], cwd: big },
