@@ -4,10 +4,26 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
+import { layered } from "../support/layered.ts";
 
 const pkg = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8"));
 
 describe("the binary", () => {
+  test("doctor goes on in the same process with the JIT off (the binary starts twice); a JIT switch the person set is kept, and other commands keep the JIT", () => {
+    using repo = layered();
+    const starts = (args: string[], env: Record<string, string> = {}) => {
+      const run = repo.mj(args, { env: { MAJORDOMUS_TRACE: "1", ...env } });
+      return { status: run.status, stdout: run.stdout, starts: run.stderr.split("\n").filter((l) => /^majordomus: trace .* main$/.test(l)).length };
+    };
+    const doctor = starts(["doctor", "--json"]);
+    expect(doctor.starts).toBe(2);
+    const kept = starts(["doctor", "--json"], { BUN_JSC_useJIT: "1" });
+    expect(kept.starts).toBe(1);
+    // The same report either way: arguments, output and exit code go through the replacement whole.
+    expect({ status: doctor.status, items: JSON.parse(doctor.stdout).items }).toEqual({ status: kept.status, items: JSON.parse(kept.stdout).items });
+    expect(starts(["history", "--limit", "1"]).starts).toBe(1);
+  });
+
   test("--version prints the package version and nothing else", () => {
     const run = sh(scratch(), BIN, ["--version"]);
     expect(run.status).toBe(0);

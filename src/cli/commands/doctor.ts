@@ -17,6 +17,7 @@ function report(findings: Finding[], json: boolean, what: string): void {
 export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
   examples: ["majordomus doctor", "majordomus doctor --fix", "majordomus doctor --json"],
+  interpreted: true,
   args: {
     all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" },
     fix: { type: "boolean", description: "First finish the closes a dead hook left and close stranded episodes, then report" },
