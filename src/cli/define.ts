@@ -15,11 +15,6 @@ export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
    * dated, aged and labelled as of the server's start.
    */
   longLived?: true;
-  /**
-   * Runs with JavaScriptCore's JIT off, as the hooks do (lib/runtime.ts `interpreted`): a command
-   * that walks the whole layer once (`doctor`) spends more memory compiling than it saves in time.
-   */
-  interpreted?: true;
 };
 
 export function command<T extends ArgsDef>(def: Command<T>): Command<T> {

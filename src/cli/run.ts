@@ -9,7 +9,6 @@ import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
 import { remember } from "../lib/memo.ts";
 import { pinClock, unpinClock } from "../lib/clock.ts";
-import { interpreted } from "../lib/runtime.ts";
 import { parseArgv } from "./argv.ts";
 import { isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
@@ -114,8 +113,6 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     pinClock();
     const resolved = await resolve(argv);
     // A server is not one command: each of its answers reads the clock and asks git for itself.
-    // Replaces this process when the command runs without the JIT and this one has it (nothing below runs twice).
-    if (resolved.cmd.interpreted) interpreted(argv);
     if (resolved.cmd.longLived) {
       remember(false);
       unpinClock();

@@ -264,6 +264,19 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
   }
 }
 
+/**
+ * Whether an earlier run's verdicts are kept here, so this run reads only the records and ledger
+ * lines that changed since. Such a run is best without the JIT; a first one, which reads and checks
+ * every record, is not. Measured on a layer of 40,000 records and a 200,000-line ledger: a later run
+ * takes 98 MiB instead of 129 for 1.29x the time (0.81 s against 0.63 s, paired), and on a small
+ * layer 0.87x the time and 47 MiB instead of 57; a first run would be twice as slow (3.7 s against
+ * 1.6-2.1 s) for 108 MiB instead of 160.
+ */
+export function remembers(here: Workspace): boolean {
+  if (here.layer.manifest.sections.cache === undefined) return false;
+  return lstatSync(join(sectionPath(here.layer, "cache"), VERDICTS_FILE), { throwIfNoEntry: false })?.isFile() === true;
+}
+
 export async function doctor(here: Workspace, options: { all?: boolean; fix?: boolean } = {}): Promise<Finding[]> {
   const out: Finding[] = [];
   if (options.fix) {

@@ -138,17 +138,15 @@ type Execve = (file: string, args: string[], env: Record<string, string | undefi
 
 /**
  * Go on without the JIT: the compiled binary replaces itself (execve, so no second process waits)
- * with the same arguments and the JIT switched off. Measured for `doctor` on a layer of 40,000
- * records and a 200,000-line ledger: 97 MiB instead of 130 at the same speed once its caches hold,
- * and on a small layer 0.80x the time and 45 MiB instead of 55 (its first run over the large layer
- * is ~1.35x slower, and 107 MiB instead of 161). A switch the person set either way is kept, and
- * from the source tree (bun, deno) nothing changes.
+ * with the arguments it was given and the JIT switched off. A switch the person set either way is
+ * kept, and from the source tree (bun, deno) nothing changes. `doctor` calls it when its caches
+ * hold (see health/doctor.ts `remembers`).
  */
-export function interpreted(argv: readonly string[]): void {
+export function interpreted(): void {
   if (!compiled() || process.env[JIT_SWITCH] !== undefined) return;
   const execve = (process as unknown as { execve?: Execve }).execve;
   if (typeof execve !== "function") return;
-  execve(process.execPath, [process.execPath, ...argv], { ...process.env, [JIT_SWITCH]: "0" });
+  execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...process.env, [JIT_SWITCH]: "0" });
 }
 
 /** How to run this very program again: the binary itself, or the runtime with the entry script (from the source tree). */

@@ -3,7 +3,7 @@
  * once its writer is gone and it is old enough that no live write can still own it. Only names of
  * that exact shape, only in the layer's own folders, never through a link.
  */
-import { lstatSync, readdirSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, type Dirent } from "node:fs";
 import { join, relative } from "node:path";
 import { alive } from "../lib/holder.ts";
 import { sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
@@ -12,19 +12,24 @@ import type { Workspace } from "../workspace/workspace.ts";
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const GRACE_MS = 10_000;
 
-function dirsOf(ws: Workspace): string[] {
-  const out = new Set<string>();
-  for (const name of Object.keys(ws.layer.manifest.sections) as SectionName[]) {
-    if (SECTIONS[name].kind !== "dir") continue;
-    const top = sectionPath(ws.layer, name);
-    const walk = (dir: string, depth: number) => {
-      out.add(dir);
-      if (depth === 0) return;
-      for (const e of readdirSafe(dir)) if (e.isDirectory() && !e.isSymbolicLink()) walk(join(dir, e.name), depth - 1);
-    };
-    walk(top, 2);
+/**
+ * Every entry of the layer's own folders (each section folder and two levels below it), each
+ * folder listed once: the folders below are found in the same listing that is searched for temp
+ * files (they hold tens of thousands of records on a busy layer).
+ */
+function* entriesOf(ws: Workspace): Generator<{ dir: string; entry: Dirent }> {
+  const seen = new Set<string>();
+  function* walk(dir: string, depth: number): Generator<{ dir: string; entry: Dirent }> {
+    if (seen.has(dir)) return;
+    seen.add(dir);
+    for (const entry of readdirSafe(dir)) {
+      yield { dir, entry };
+      if (depth > 0 && entry.isDirectory() && !entry.isSymbolicLink()) yield* walk(join(dir, entry.name), depth - 1);
+    }
   }
-  return [...out];
+  for (const name of Object.keys(ws.layer.manifest.sections) as SectionName[]) {
+    if (SECTIONS[name].kind === "dir") yield* walk(sectionPath(ws.layer, name), 2);
+  }
 }
 
 function readdirSafe(dir: string) {
@@ -39,15 +44,13 @@ function readdirSafe(dir: string) {
 export function strayTemps(ws: Workspace): string[] {
   const now = Date.now();
   const out: string[] = [];
-  for (const dir of dirsOf(ws)) {
-    for (const e of readdirSafe(dir)) {
-      const m = e.isFile() ? TEMP.exec(e.name) : null;
-      if (!m) continue;
-      const path = join(dir, e.name);
-      const stat = lstatSync(path, { throwIfNoEntry: false });
-      if (!stat || now - stat.mtimeMs < GRACE_MS || alive({ pid: Number(m[1]) })) continue;
-      out.push(relative(ws.position.worktree, path));
-    }
+  for (const { dir, entry } of entriesOf(ws)) {
+    const m = entry.isFile() ? TEMP.exec(entry.name) : null;
+    if (!m) continue;
+    const path = join(dir, entry.name);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat || now - stat.mtimeMs < GRACE_MS || alive({ pid: Number(m[1]) })) continue;
+    out.push(relative(ws.position.worktree, path));
   }
   return out.sort();
 }

@@ -1,6 +1,7 @@
 import { Failure, isFailure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { doctor } from "../../health/doctor.ts";
+import { doctor, remembers } from "../../health/doctor.ts";
+import { interpreted } from "../../lib/runtime.ts";
 import { check } from "../../health/check.ts";
 import { failing, render, type Finding } from "../../health/findings.ts";
 import { jsonArg } from "../args.ts";
@@ -17,7 +18,6 @@ function report(findings: Finding[], json: boolean, what: string): void {
 export const doctorCommand = command({
   meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
   examples: ["majordomus doctor", "majordomus doctor --fix", "majordomus doctor --json"],
-  interpreted: true,
   args: {
     all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" },
     fix: { type: "boolean", description: "First finish the closes a dead hook left and close stranded episodes, then report" },
@@ -46,6 +46,8 @@ export const doctorCommand = command({
       const finding: Finding = { level: "FAIL", category: "layer", subject: ".ai", message: `${ws.message}; majordomus keeps no account of this repository yet`, reproduce: "majordomus init" };
       return report([finding], args.json === true, "doctor");
     }
+    // A run that reads only what changed since the last one goes on without the JIT (this process is replaced).
+    if (remembers(ws)) interpreted();
     report(await doctor(ws, { all: args.all === true, fix }), args.json === true, "doctor");
   },
 });
