@@ -6,8 +6,9 @@
  * of records. The cache is written only where git ignores the local half.
  *
  * The file is one line per good file, `<name>\t<key>[\t<id>]` (the inode in the key tells two
- * folders' files of one name apart), read into a set of lines: tens of thousands of records cost
- * a few megabytes, not a map of objects.
+ * folders' files of one name apart), read into a map of lines: tens of thousands of records cost
+ * a few megabytes, not a map of objects, and a file still good is written back with the very line
+ * it was read from.
  */
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
@@ -17,13 +18,15 @@ import { statKey } from "./tree.ts";
 const HEADER = "majordomus doctor verdicts v2";
 
 export class Verdicts {
-  private readonly known = new Set<string>();
-  /** name + key → the id remembered with it (closed session records), for the lines that carry one. */
-  private readonly ids = new Map<string, string>();
+  /** `<name>\t<key>` → the whole line remembered for it (with its id, when it carries one). */
+  private readonly known = new Map<string, string>();
+  /** The lines of the next cache; a file still good keeps the very line it was read from. */
   private readonly next: string[] = [];
 
-  /** `seen`: the change key of a file already looked at this run (a walk's), so it is not looked at twice. */
-  /** `file` undefined: nothing is remembered (a layer without a cache section). */
+  /**
+   * `file` undefined: nothing is remembered (a layer without a cache section). `seen`: the change
+   * key of a file already looked at this run (a walk's), so it is not looked at twice.
+   */
   constructor(
     private readonly file: string | undefined,
     private readonly seen: (path: string) => string | undefined = () => undefined,
@@ -40,11 +43,7 @@ export class Verdicts {
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       const tab = line.indexOf("\t", line.indexOf("\t") + 1);
-      if (tab === -1) this.known.add(line);
-      else {
-        this.known.add(line.slice(0, tab));
-        this.ids.set(line.slice(0, tab), line.slice(tab + 1));
-      }
+      this.known.set(tab === -1 ? line : line.slice(0, tab), line);
     }
   }
 
@@ -69,10 +68,10 @@ export class Verdicts {
   /** The remembered verdict for `path` if it still holds (then the file need not be read), with the id kept beside it. */
   good(path: string): { id?: string } | undefined {
     const line = this.lineOf(path);
-    if (line === undefined || !this.known.has(line)) return undefined;
-    const id = this.ids.get(line);
-    this.next.push(id === undefined ? line : `${line}\t${id}`);
-    return id === undefined ? {} : { id };
+    const whole = line === undefined ? undefined : this.known.get(line);
+    if (whole === undefined) return undefined;
+    this.next.push(whole);
+    return whole.length === line!.length ? {} : { id: whole.slice(line!.length + 1) };
   }
 
   /** `path` was read and found good now. */

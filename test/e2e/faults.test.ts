@@ -183,4 +183,20 @@ describe("doctor remembers what it found good", () => {
     // A bad record is never remembered: the next run fails the same way.
     expect(repo.mj(["doctor"]).status).toBe(10);
   });
+
+  test("the episode a closed record names is remembered with it: a second record for one episode is found on every later run", () => {
+    using repo = captured();
+    fire(repo, "start", { ...START, session_id: "cc-twice" });
+    fire(repo, "end", { session_id: "cc-twice", reason: "other" });
+    expect(repo.mj(["doctor"]).status).toBe(0);
+    const dir = repo.path(".ai/repo/sessions");
+    const record = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    // A copy under another name (a bad merge): the original is not read again, its episode comes from the cache.
+    writeFileSync(join(dir, record.replace("--", "--copy-")), readFileSync(join(dir, record), "utf8"));
+    for (let run = 0; run < 2; run++) {
+      const doctor = repo.mj(["doctor"]);
+      expect(doctor.status).toBe(10);
+      expect(doctor.stdout).toMatch(/FAIL sessions s-\S+ — 2 closed records for one episode/);
+    }
+  });
 });
