@@ -146,7 +146,11 @@ export function interpreted(): void {
   if (!compiled() || process.env[JIT_SWITCH] !== undefined) return;
   const execve = (process as unknown as { execve?: Execve }).execve;
   if (typeof execve !== "function") return;
-  execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...process.env, [JIT_SWITCH]: "0" });
+  try {
+    execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...process.env, [JIT_SWITCH]: "0" });
+  } catch {
+    // Not replaced (the system refused the exec): this process goes on as it is, with the JIT.
+  }
 }
 
 /** How to run this very program again: the binary itself, or the runtime with the entry script (from the source tree). */
