@@ -102,11 +102,17 @@ function succeed(pass: Pass, kind: string): void {
   pass.lastSuccessAt.set(kind, delivery.at);
 }
 
+const pairs = (value: unknown): boolean => Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string");
+
+/** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
   try {
     const data = JSON.parse(readFileSync(file, "utf8")) as Cache;
-    const whole = data?.schema === SCHEMA && [data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) && typeof data.tail === "string" && Array.isArray(data.findings) && data.state && typeof data.state === "object";
-    return whole ? data : undefined;
+    if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
+    if (!Array.isArray(data.findings) || !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")) return undefined;
+    const state = data.state;
+    if (!state || typeof state !== "object" || !Array.isArray(state.recovered)) return undefined;
+    return [state.ends, state.compacts, state.current, state.lastSuccessAt, state.open].every(pairs) ? data : undefined;
   } catch {
     return undefined;
   }

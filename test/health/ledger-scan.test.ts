@@ -105,7 +105,11 @@ describe("doctor's ledger pass, resumed", () => {
     expect(completed.resumedAt).toBe(0);
     expect(completed.findings.filter((f) => f.line === 4)).toEqual([]);
     expect(completed.scan.failures.current.map((e) => e.reason)).toEqual(["disk full (3)"]);
-    for (const junk of ["", "{}", "[1]", "null", '{"schema":"majordomus doctor ledger scan v1","ino":"x"}', readFileSync(ledger, "utf8")]) {
+    completed.save();
+    // doctor's own cache with its pass damaged: the offset and the bytes before it still match.
+    const own = JSON.parse(readFileSync(cache, "utf8"));
+    const damaged = [{ ...own, state: { ...own.state, ends: 5 } }, { ...own, state: { ...own.state, open: [["kind"]] } }, { ...own, findings: ["x"] }, { ...own, state: null }].map((c) => JSON.stringify(c));
+    for (const junk of ["", "{}", "[1]", "null", '{"schema":"majordomus doctor ledger scan v1","ino":"x"}', readFileSync(ledger, "utf8"), ...damaged]) {
       writeFileSync(cache, junk);
       const read = await scanLedger(ledger, cache, new Set());
       expect({ junk, resumedAt: read.resumedAt, lines: read.lines }).toEqual({ junk, resumedAt: 0, lines: 4 });
