@@ -27,6 +27,11 @@ describe("the binary", () => {
     expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({ status: first.status, items: JSON.parse(first.stdout).items });
     expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({ status: kept.status, items: JSON.parse(kept.stdout).items });
     expect(starts(["history", "--limit", "1"]).starts).toBe(1);
+    // Replaced before it has said anything: a refusal to fix is said once, by the process that reports.
+    writeFileSync(repo.path(".gitignore"), "");
+    const refused = repo.mj(["doctor", "--fix"], { env: { MAJORDOMUS_TRACE: "1" } });
+    expect(refused.stderr.split("\n").filter((l) => /^majordomus: trace .* main$/.test(l)).length).toBe(2);
+    expect(refused.stderr.split("\n").filter((l) => l.includes("nothing fixed")).length).toBe(1);
   });
 
   test("--version prints the package version and nothing else", () => {

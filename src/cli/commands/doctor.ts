@@ -27,6 +27,7 @@ export const doctorCommand = command({
     // Fixing writes, so it needs a layer that is safe to write (a private local half); where it is
     // not, doctor still reports, and its findings say why.
     let fix = args.fix === true;
+    let refused: string | undefined;
     const readOnly = () =>
       workspace(process.cwd(), undefined, { readOnly: true }).catch((e: unknown) => {
         if (isFailure(e) && e.kind === "missing") return e;
@@ -36,18 +37,20 @@ export const doctorCommand = command({
       ? await workspace().catch((e: unknown) => {
           if (isFailure(e) && e.kind === "missing") return e;
           if (!isFailure(e) || e.kind !== "refused") throw e;
-          err(`majordomus: nothing fixed: ${e.message}`);
+          refused = e.message;
           fix = false;
           return readOnly();
         })
       : await readOnly();
+    // A run that reads only what changed since the last one goes on without the JIT: this process
+    // is replaced before it has said anything, so nothing is said twice.
+    if (!isFailure(ws) && remembers(ws)) interpreted();
+    if (refused !== undefined) err(`majordomus: nothing fixed: ${refused}`);
     // No layer here (never initialised, or removed): that is the report, not an error.
     if (isFailure(ws)) {
       const finding: Finding = { level: "FAIL", category: "layer", subject: ".ai", message: `${ws.message}; majordomus keeps no account of this repository yet`, reproduce: "majordomus init" };
       return report([finding], args.json === true, "doctor");
     }
-    // A run that reads only what changed since the last one goes on without the JIT (this process is replaced).
-    if (remembers(ws)) interpreted();
     report(await doctor(ws, { all: args.all === true, fix }), args.json === true, "doctor");
   },
 });
