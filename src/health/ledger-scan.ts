@@ -8,8 +8,8 @@
  * not exactly what this module writes. A cache carried in from elsewhere (a copy of the layer, or
  * a file a stranger force-added to a repository) names another file's inode and is not used.
  */
-import { lstatSync, readFileSync } from "node:fs";
-import { writeFileAtomic } from "../lib/fsx.ts";
+import { lstatSync } from "node:fs";
+import { readOwn, writeFileAtomic } from "../lib/fsx.ts";
 import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
 
@@ -107,7 +107,9 @@ const pairs = (value: unknown): boolean => Array.isArray(value) && value.every((
 /** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
   try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as Cache;
+    const text = readOwn(file);
+    if (text === undefined) return undefined;
+    const data = JSON.parse(text) as Cache;
     if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
     if (!Array.isArray(data.findings) || !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")) return undefined;
     const state = data.state;

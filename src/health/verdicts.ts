@@ -10,9 +10,9 @@
  * a few megabytes, not a map of objects, and a file still good is written back with the very line
  * it was read from.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { writeFileAtomic } from "../lib/fsx.ts";
+import { readOwn, writeFileAtomic } from "../lib/fsx.ts";
 import { statKey } from "./tree.ts";
 
 const HEADER = "majordomus doctor verdicts v2";
@@ -31,12 +31,8 @@ export class Verdicts {
     private readonly file: string | undefined,
     private readonly seen: (path: string) => string | undefined = () => undefined,
   ) {
-    let text = "";
-    try {
-      if (file !== undefined) text = readFileSync(file, "utf8");
-    } catch {
-      // none yet, or unreadable: everything is read
-    }
+    // None yet, unreadable, or not a file of ours (a link is never read through): everything is read.
+    const text = (file === undefined ? undefined : readOwn(file)) ?? "";
     const lines = text.split("\n");
     // Any other first line (an older cache, a damaged one) is no cache at all.
     if (lines[0] !== HEADER) return;

@@ -3,7 +3,7 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { accessSync, chmodSync, closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode, Failure } from "./failure.ts";
 
@@ -153,6 +153,29 @@ export function readIfExists(path: string): string | undefined {
     if (errnoCode(err) === "ENOENT") return undefined;
     if (errnoCode(err) === "EISDIR") throw notAFile(path);
     throw err;
+  }
+}
+
+/** O_NONBLOCK where the platform has it: opening a FIFO left where a file belongs must not wait for a writer. */
+const NONBLOCK = (constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
+
+/**
+ * The text of a file majordomus keeps for itself (a cache), or undefined when it is missing, a
+ * symbolic link (never read through), or not a regular file (a FIFO is not waited on).
+ */
+export function readOwn(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

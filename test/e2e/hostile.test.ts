@@ -1,7 +1,9 @@
 // A repository from a stranger gets nothing: majordomus never writes through a symbolic link in
 // its layer, and a hook in such a repository says so and records nothing.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { BIN } from "../support/env.ts";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { layered, ok, closedRecords, records } from "../support/layered.ts";
@@ -54,6 +56,23 @@ describe("symbolic links in the layer", () => {
     for (const run of story(repo)) expect(run.status).toBe(0);
     expect(all(away.dir)).toEqual([]);
     expect(repo.mj(["init", "--extend"]).status).toBe(15);
+    expect(all(away.dir)).toEqual([]);
+  });
+
+  test("doctor's caches linked to a FIFO outside: doctor neither waits on it nor reads through it, and the FIFO is untouched", async () => {
+    using repo = layered();
+    using away = outside();
+    const fifo = join(away.dir, "fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    for (const name of ["doctor-ledger.json", "doctor-verdicts.tsv"]) symlinkSync(fifo, repo.path(".ai/local/cache", name));
+    const doctor = Bun.spawn([BIN, "doctor"], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
+    // Read through, the open would wait for a writer that never comes.
+    const timer = setTimeout(() => doctor.kill("SIGKILL"), 4_000);
+    await doctor.exited;
+    clearTimeout(timer);
+    expect(doctor.signalCode).toBeNull();
+    expect(await new Response(doctor.stdout).text()).toContain("records handovers");
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
     expect(all(away.dir)).toEqual([]);
   });
 
