@@ -16,10 +16,10 @@
  * work itself. Which events hand work off is the events table's business (events.ts), not this
  * module's: it knows tickets, not events.
  */
-import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex, readLayerFile } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { compiled, spawnDetached } from "../lib/runtime.ts";
 import type { Layer } from "../layer/manifest.ts";
@@ -104,7 +104,7 @@ export function readTicket(layer: Layer, name: string, events: readonly string[]
   // Never through a symlink: the ticket is a file the hook wrote, or nothing.
   if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return { problem: `no ticket ${name}` };
   try {
-    const data = JSON.parse(readFileSync(path, "utf8")) as Partial<Ticket>;
+    const data = JSON.parse(readLayerFile(path)) as Partial<Ticket>;
     if (data.schema !== TICKET_SCHEMA || data.event !== match[1] || typeof data.provider !== "string") return { problem: `ticket ${name} is not a ${TICKET_SCHEMA} ticket for its event` };
     return { ticket: data as Ticket };
   } catch (err) {

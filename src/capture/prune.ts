@@ -3,10 +3,10 @@
  * first). A pruned record keeps every field but its text, which becomes null beside a note of
  * when, how many bytes, and the digest it had. Records are never deleted.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { now, isoStamp } from "../lib/clock.ts";
-import { writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, requireNumber } from "../policy/index.ts";
@@ -29,7 +29,7 @@ export async function prune(here: Workspace, options: { dryRun: boolean }): Prom
   }
   for (const name of names) {
     try {
-      records.push({ path: join(dir, name), data: JSON.parse(readFileSync(join(dir, name), "utf8")) });
+      records.push({ path: join(dir, name), data: JSON.parse(readLayerFile(join(dir, name))) });
     } catch {
       // an unreadable record is doctor's to report; prune leaves it alone
     }

@@ -1,6 +1,5 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
-import { readFileSync } from "node:fs";
-import { appendText, readIfExists } from "../lib/fsx.ts";
+import { appendText, readIfExists, readLayerFile } from "../lib/fsx.ts";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { withLock } from "../lib/lock.ts";
@@ -43,7 +42,7 @@ export function appendDecision(layer: Layer, title: string, why: string | undefi
 export function readDecisions(layer: Layer): Decision[] {
   let text = "";
   try {
-    text = readFileSync(decisionsPath(layer), "utf8");
+    text = readLayerFile(decisionsPath(layer));
   } catch {
     return [];
   }

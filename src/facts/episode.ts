@@ -3,7 +3,7 @@
  * time), the commits and files since it opened, and the first lines of each checkpoint it wrote.
  * What the closed session record and the session context are composed from.
  */
-import { readFileSync } from "node:fs";
+import { readLayerFile } from "../lib/fsx.ts";
 import { join } from "node:path";
 import type { Entry } from "../ledger/line.ts";
 import { newestFirst } from "../ledger/store.ts";
@@ -47,7 +47,7 @@ function unique(values: unknown[]): string[] {
 
 function quote(worktree: string, rel: string): string[] {
   try {
-    const body = splitFrontMatter(readFileSync(join(worktree, rel), "utf8"))?.body ?? "";
+    const body = splitFrontMatter(readLayerFile(join(worktree, rel)))?.body ?? "";
     return body.split("\n").filter((l) => l.trim() !== "");
   } catch {
     return ["(the record is no longer readable)"];

@@ -3,7 +3,7 @@
  * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
  * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
  */
-import { lstatSync, readFileSync, rmSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { Tree } from "./tree.ts";
@@ -16,7 +16,7 @@ const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { notAFile, readIfExists } from "../lib/fsx.ts";
+import { notAFile, readIfExists, readLayerFile } from "../lib/fsx.ts";
 import { kindOf, scanLedger, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
@@ -121,7 +121,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
 
   const contexts = sectionPath(here.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
-    const split = splitFrontMatter(readFileSync(f, "utf8"));
+    const split = splitFrontMatter(readLayerFile(f));
     const meta = split ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
     const problem = !meta
       ? "no readable front matter"
@@ -151,7 +151,7 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
     if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
     try {
-      record = JSON.parse(readFileSync(f, "utf8"));
+      record = JSON.parse(readLayerFile(f));
     } catch {
       record = undefined;
     }

@@ -160,22 +160,34 @@ export function readIfExists(path: string): string | undefined {
 const NONBLOCK = (constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
 
 /**
- * The text of a file majordomus keeps for itself (a cache), or undefined when it is missing, a
- * symbolic link (never read through), or not a regular file (a FIFO is not waited on).
+ * Read a file of the layer as readFileSync does, but never through a symbolic link and only from a
+ * regular file: a record a stranger's repository tracks as a link (to /dev/zero, to the person's
+ * own files) is refused, never read, and a FIFO is never waited on. Errors keep their codes
+ * (ENOENT for a missing file, ELOOP for a link) and say what the path is.
  */
-export function readOwn(path: string): string | undefined {
+export function readLayerFile(path: string): string {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (errnoCode(err) === "ELOOP") throw Object.assign(new Error(`${path} is a symbolic link; majordomus never reads through one inside its layer`), { code: "ELOOP" });
+    throw err;
   }
   try {
-    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
-  } catch {
-    return undefined;
+    const kind = fstatSync(fd);
+    if (!kind.isFile()) throw Object.assign(new Error(`${path} is ${kind.isDirectory() ? "a folder" : "not a regular file"}; majordomus reads only files there`), { code: kind.isDirectory() ? "EISDIR" : "EINVAL" });
+    return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The text of a file majordomus keeps for itself (a cache), or undefined when it is missing, a link, or not a regular file. */
+export function readOwn(path: string): string | undefined {
+  try {
+    return readLayerFile(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -7,10 +7,10 @@
  * checkout, `recover`, `session close` or `doctor --fix` completes it (see finish.ts). Its own
  * module, so an end hook takes the claim without loading what the close itself needs.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, unlinkQuiet } from "../lib/fsx.ts";
+import { ensureDir, publishNew, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
 import { alive, me, type Holder } from "../lib/holder.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Outcome } from "../session/schema.ts";
@@ -59,7 +59,7 @@ function parse(sessionId: string, text: string): ClaimRead {
 
 export function readClaim(layer: Layer, sessionId: string): ClaimRead | undefined {
   try {
-    return parse(sessionId, readFileSync(claimPath(layer, sessionId), "utf8"));
+    return parse(sessionId, readLayerFile(claimPath(layer, sessionId)));
   } catch {
     return undefined;
   }

@@ -7,11 +7,11 @@
  * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
  * `## Close` section appended once, then the open episode and the claim go.
  */
-import { closeSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, readdirSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
 import { stamp, compactStamp } from "../lib/clock.ts";
-import { ensureDir, openAppend, publishNew } from "../lib/fsx.ts";
+import { ensureDir, openAppend, publishNew, readLayerFile } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -67,7 +67,7 @@ function closedInLedger(ledgerPath: string, sessionId: string): boolean {
 function appendClose(worktree: string, episode: OpenEpisode, text: string): void {
   const path = join(worktree, episode.context_path);
   try {
-    if (readFileSync(path, "utf8").includes("\n## Close\n")) return;
+    if (readLayerFile(path).includes("\n## Close\n")) return;
     // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
     // be a broken working context.
     const fd = openAppend(path, { create: false });

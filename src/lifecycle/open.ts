@@ -5,11 +5,11 @@
  */
 import { within } from "../lib/cancel.ts";
 import { sameCheckout, sameRepository } from "../repo/where.ts";
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { wall, stamp, isoStamp, compactStamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex, readLayerFile } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
@@ -86,7 +86,7 @@ async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: str
 function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string; repository?: string } {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readLayerFile(path);
   } catch {
     return { kind: "none" };
   }

@@ -2,11 +2,12 @@
  * Whether a start event has stranded episodes to recover, answered from the open records alone
  * (no ledger read, nothing of the close loaded): the start hook asks this on every event.
  */
+import { readLayerFile } from "../lib/fsx.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openDir, readEpisode, type ReadEpisode } from "../session/store.ts";
 
@@ -45,7 +46,7 @@ function openNames(dir: string): string[] {
 function peekOpenedAt(path: string): number | undefined {
   let text = "";
   try {
-    text = readFileSync(path, "utf8");
+    text = readLayerFile(path);
   } catch {
     // gone meanwhile, or unreadable: read whole (and reported there)
   }

@@ -4,7 +4,7 @@
  * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
  * the client's own transcript is kept beside it, for the history tools alone.
  */
-import { readFileSync } from "node:fs";
+import { readLayerFile } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -53,7 +53,7 @@ async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisod
 
 function readQuiet(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readLayerFile(path);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 /** One record file: its computed front matter and its body, written and read back. */
-import { readFileSync } from "node:fs";
+import { readLayerFile } from "../lib/fsx.ts";
 import { Failure } from "../lib/failure.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { parseYaml } from "../lib/runtime.ts";
@@ -52,9 +52,9 @@ const MAJOR = /^([a-z]+)\/v(\d+)$/;
 export async function readRecord(kind: RecordKind, path: string, file: string): Promise<Parsed> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readLayerFile(path);
   } catch (err) {
-    return { ok: false, reason: `unreadable: ${(err as Error).message}` };
+    return { ok: false, reason: `unreadable: ${(err as Error).message.replace(path, "it")}` };
   }
   const split = splitFrontMatter(text);
   if (!split) return { ok: false, reason: "no front matter (the file must open with a `---` block)" };

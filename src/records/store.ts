@@ -6,10 +6,10 @@
  * branch's index entry at it when it is the newest. The index is what keeps "the newest record
  * for this branch" from costing a scan of every record ever written.
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { ensureDir, publishNew, randomHex, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { compactStampMs } from "../lib/clock.ts";
 import { createHash } from "../lib/runtime.ts";
@@ -49,7 +49,7 @@ const SEQ_FILE = "record-seq";
 /** The last number drawn; when the counter is lost, the highest one any record name carries. */
 function lastSeq(stateDir: string, dirs: string[]): number {
   try {
-    const n = Number.parseInt(readFileSync(join(stateDir, SEQ_FILE), "utf8"), 10);
+    const n = Number.parseInt(readLayerFile(join(stateDir, SEQ_FILE)), 10);
     if (Number.isInteger(n) && n >= 0) return n;
   } catch {
     // rebuilt below
@@ -90,7 +90,7 @@ export function readIndex(store: Store, branch: string, which: IndexName = "any"
   try {
     const path = indexPath(store, branch, which);
     const legacy = which === "authored" && !lstatSync(path, { throwIfNoEntry: false }) ? join(store.dir, INDEX_DIR, `${branchKey(branch)}.authored`) : path;
-    const entry = JSON.parse(readFileSync(legacy, "utf8")) as IndexEntry | { file: null };
+    const entry = JSON.parse(readLayerFile(legacy)) as IndexEntry | { file: null };
     if (entry.file === null) return which === "authored" ? null : undefined;
     return typeof entry.file === "string" ? (entry as IndexEntry) : undefined;
   } catch {

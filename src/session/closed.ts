@@ -1,5 +1,6 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readLayerFile } from "../lib/fsx.ts";
+import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseYaml } from "../lib/runtime.ts";
@@ -38,7 +39,15 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
     const path = join(dir, name);
     if (options.skip?.(path)) continue;
     const rel = relative(here.position.worktree, path);
-    const split = splitFrontMatter(readFileSync(path, "utf8"));
+    let text: string;
+    try {
+      text = readLayerFile(path);
+    } catch (err) {
+      // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
+      out.rejected.push({ path: rel, reason: `unreadable: ${(err as Error).message.replace(path, "it")}` });
+      continue;
+    }
+    const split = splitFrontMatter(text);
     if (!split) {
       out.rejected.push({ path: rel, reason: "no front matter" });
       continue;

@@ -3,10 +3,10 @@
  * `hand` for the one opened by hand). The pointer `<state>/session-current` names the key of the
  * episode opened last, replaced by rename (no symlink: the binary also runs on Windows).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
-import { ensureDir, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -63,7 +63,7 @@ export type ReadEpisode = { episode?: OpenEpisode; problem?: string };
 export async function readEpisode(path: string): Promise<ReadEpisode> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readLayerFile(path);
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return {};
     return { problem: `${path}: unreadable (${(err as Error).message})` };
@@ -96,7 +96,7 @@ export function setPointer(layer: Layer, key: string): void {
 
 export function readPointer(layer: Layer): string | undefined {
   try {
-    return readFileSync(pointerPath(layer), "utf8").trim() || undefined;
+    return readLayerFile(pointerPath(layer)).trim() || undefined;
   } catch {
     return undefined;
   }

@@ -3,10 +3,10 @@
  * everywhere on the continuity path; a record that cannot be read is reported, and the
  * continuity commands carry on as if there were no task.
  */
-import { readFileSync, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, exists, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, exists, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { log } from "../lib/log.ts";
@@ -47,7 +47,7 @@ export async function readTask(layer: Layer): Promise<TaskRead> {
   const path = taskPath(layer);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readLayerFile(path);
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return { path };
     return { path, problem: `${path}: unreadable (${(err as Error).message})` };

@@ -76,6 +76,37 @@ describe("symbolic links in the layer", () => {
     expect(all(away.dir)).toEqual([]);
   });
 
+  test("closed records a stranger's repository tracks as links (to /dev/zero, to a private file): named by every reader, never read, and no reader hangs", async () => {
+    using repo = captured();
+    using away = outside();
+    const secret = join(away.dir, "notes.md");
+    writeFileSync(secret, "---\nschema: session/v1\nsession_id: s-secret\n---\nTHE-PERSON'S-OWN-WORDS\n");
+    symlinkSync("/dev/zero", repo.path(".ai/repo/sessions/20260601T000000000Z--s-zero.md"));
+    symlinkSync(secret, repo.path(".ai/repo/sessions/20260601T000001000Z--s-secret.md"));
+    repo.git("add", ".ai/repo/sessions");
+    repo.git("commit", "-q", "-m", "Records from a stranger");
+    const run = async (args: string[]) => {
+      const proc = Bun.spawn([BIN, ...args], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
+      // Read through, /dev/zero never ends.
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 4_000);
+      const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      await proc.exited;
+      clearTimeout(timer);
+      return { signal: proc.signalCode, status: proc.exitCode, text: stdout + stderr };
+    };
+    for (const args of [["session", "list", "--all"], ["doctor"], ["session", "latest"]]) {
+      const r = await run(args);
+      expect({ args, signal: r.signal }).toEqual({ args, signal: null });
+      expect(r.text).not.toContain("THE-PERSON'S-OWN-WORDS");
+      if (args[1] !== "latest") expect(r.text).toMatch(/s-zero\.md(:| —) unreadable: it is a symbolic link; majordomus never reads through one inside its layer/);
+    }
+    // The hooks go on: the session is briefed, and its end still closes into a record of its own.
+    const runs = story(repo);
+    for (const r of runs) expect(r.status).toBe(0);
+    expect(runs[0]!.stdout).toContain("## majordomus");
+    expect(closedRecords(repo).length).toBeGreaterThanOrEqual(1);
+  });
+
   test("a ledger linked to a shell rc file, on a branch named like a command: the file is untouched", () => {
     using repo = captured();
     using away = outside();

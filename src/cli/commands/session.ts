@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readLayerFile } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
@@ -178,7 +178,7 @@ const show = command({
     }
     const record = await findClosed(ctx, closedId!);
     if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
-    out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+    out(readLayerFile(join(ctx.position.worktree, record.path)).trimEnd());
   },
 });
 
@@ -192,7 +192,7 @@ const latest = command({
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
     if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
-    out(readFileSync(join(ctx.position.worktree, record.path), "utf8").trimEnd());
+    out(readLayerFile(join(ctx.position.worktree, record.path)).trimEnd());
   },
 });
 
