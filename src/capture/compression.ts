@@ -5,7 +5,7 @@
  * compressed history back with one user message holding its `<state_snapshot>`; each compression
  * is a new such message. A checkpoint is derived once per new one: never once per turn.
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { readPlain } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { newestFirst } from "../ledger/store.ts";
 import { pick } from "../providers/index.ts";
@@ -22,11 +22,10 @@ export function compressionsIn(payload: Payload): number | undefined {
   const path = pick(payload.data, ["transcript_path"]);
   if (!path || !path.endsWith(".jsonl")) return undefined;
   // The client's own file, never through a link, and only a regular file.
-  const s = lstatSync(path, { throwIfNoEntry: false });
-  if (!s?.isFile()) return undefined;
+  const text = readPlain(path);
+  if (text === undefined) return undefined;
   // Found with the native indexOf and only then read back: a regular expression over a transcript
   // of megabytes took ~50 ms of every turn (this event fires on every check).
-  const text = readFileSync(path, "utf8");
   const ids = new Set<string>();
   for (let at = text.indexOf(SNAPSHOT); at !== -1; at = text.indexOf(SNAPSHOT, at + SNAPSHOT.length)) {
     const id = ID_BEFORE.exec(text.slice(Math.max(0, at - 512), at))?.[1];

@@ -16,10 +16,10 @@
  * work itself. Which events hand work off is the events table's business (events.ts), not this
  * module's: it knows tickets, not events.
  */
-import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, randomHex, readLayerFile } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex, readPlain } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { compiled, spawnDetached } from "../lib/runtime.ts";
 import type { Layer } from "../layer/manifest.ts";
@@ -102,9 +102,10 @@ export function readTicket(layer: Layer, name: string, events: readonly string[]
   if (!match || !events.includes(match[1]!)) return { problem: `${JSON.stringify(name)} is not the name of a hand-off ticket` };
   const path = join(ticketsDir(layer), `${name}.work`);
   // Never through a symlink: the ticket is a file the hook wrote, or nothing.
-  if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return { problem: `no ticket ${name}` };
+  const text = readPlain(path);
+  if (text === undefined) return { problem: `no ticket ${name}` };
   try {
-    const data = JSON.parse(readLayerFile(path)) as Partial<Ticket>;
+    const data = JSON.parse(text) as Partial<Ticket>;
     if (data.schema !== TICKET_SCHEMA || data.event !== match[1] || typeof data.provider !== "string") return { problem: `ticket ${name} is not a ${TICKET_SCHEMA} ticket for its event` };
     return { ticket: data as Ticket };
   } catch (err) {

@@ -13,6 +13,7 @@ import { commitsSince, DEADLINE_WHY, filesSince, snapshot } from "../repo/status
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { gatherEpisode } from "./episode.ts";
+import { placeWith } from "./place.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { relative } from "node:path";
 import { within } from "../lib/cancel.ts";
@@ -88,7 +89,7 @@ export async function gatherFacts(here: Workspace, needs: readonly Need[], optio
   // The records are placed against git (a process when a commit differs) while git status runs.
   const taskRead = activeTask(here.layer);
   // The handover that closed the last task carries its words past it (records/resolve.ts).
-  const handover = want.has("handover") ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, here, policy, { ...p, closedBy: closedBy(read) })) : Promise.resolve(NONE);
+  const handover = want.has("handover") ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, here, policy, placeWith(RECORD_KINDS.handover, p, read))) : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
   const status = snapshot(p, here.own);
   const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));

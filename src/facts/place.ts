@@ -2,9 +2,13 @@
 import type { Workspace } from "../workspace/workspace.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import type { Place } from "../records/resolve.ts";
-import { closedBy, readTask } from "../task/record.ts";
+import { closedBy, readTask, type TaskRead } from "../task/record.ts";
+
+/** The place, given the task record as already read. */
+export function placeWith(kind: RecordKind, position: Workspace["position"], read: TaskRead): Place {
+  return kind.name === "handover" ? { ...position, closedBy: closedBy(read) } : position;
+}
 
 export async function placeFor(kind: RecordKind, here: Pick<Workspace, "layer" | "position">): Promise<Place> {
-  if (kind.name !== "handover") return here.position;
-  return { ...here.position, closedBy: closedBy(await readTask(here.layer)) };
+  return kind.name === "handover" ? placeWith(kind, here.position, await readTask(here.layer)) : here.position;
 }

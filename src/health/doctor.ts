@@ -273,8 +273,13 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
  * 1.6-2.1 s) for 108 MiB instead of 160.
  */
 export function remembers(here: Workspace): boolean {
-  if (here.layer.manifest.sections.cache === undefined) return false;
-  return lstatSync(join(sectionPath(here.layer, "cache"), VERDICTS_FILE), { throwIfNoEntry: false })?.isFile() === true;
+  const verdicts = cacheFile(here, VERDICTS_FILE);
+  return verdicts !== undefined && lstatSync(verdicts, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/** Where doctor keeps `name` between runs; nowhere when the manifest declares no cache section (reported as such). */
+function cacheFile(here: Workspace, name: string): string | undefined {
+  return here.layer.manifest.sections.cache === undefined ? undefined : join(sectionPath(here.layer, "cache"), name);
 }
 
 export async function doctor(here: Workspace, options: { all?: boolean; fix?: boolean } = {}): Promise<Finding[]> {
@@ -290,11 +295,9 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
   // One pass over the ledger, from where the last run stopped: each line is checked as it goes by on its way to the scan.
   // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
-  // Without a cache section (reported below) doctor remembers nothing between runs.
-  const cache = here.layer.manifest.sections.cache === undefined ? undefined : sectionPath(here.layer, "cache");
   let ledger: LedgerScan | undefined;
   try {
-    ledger = await scanLedger(here.ledger.path, cache && join(cache, LEDGER_SCAN_FILE), running);
+    ledger = await scanLedger(here.ledger.path, cacheFile(here, LEDGER_SCAN_FILE), running);
   } catch (err) {
     if (!isFailure(err)) throw err;
     out.push({ level: "FAIL", category: "ledger", subject: relative(here.position.worktree, here.ledger.path), message: err.message, reproduce: "majordomus history --validate" });
@@ -309,7 +312,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
   const privateHalf = await privacyFindings(here, tree, out);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(cache && join(cache, VERDICTS_FILE), (path) => tree.keyOf(path));
+  const verdicts = new Verdicts(cacheFile(here, VERDICTS_FILE), (path) => tree.keyOf(path));
   await recordFindings(here, failures, verdicts, tree, ledger, out);
   if (privateHalf) {
     verdicts.save();

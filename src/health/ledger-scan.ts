@@ -9,7 +9,7 @@
  * a file a stranger force-added to a repository) names another file's inode and is not used.
  */
 import { lstatSync } from "node:fs";
-import { readOwn, writeFileAtomic } from "../lib/fsx.ts";
+import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
 
@@ -107,7 +107,7 @@ const pairs = (value: unknown): boolean => Array.isArray(value) && value.every((
 /** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
   try {
-    const text = readOwn(file);
+    const text = readPlain(file);
     if (text === undefined) return undefined;
     const data = JSON.parse(text) as Cache;
     if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;

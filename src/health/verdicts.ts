@@ -12,7 +12,7 @@
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { readOwn, writeFileAtomic } from "../lib/fsx.ts";
+import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import { statKey } from "./tree.ts";
 
 const HEADER = "majordomus doctor verdicts v2";
@@ -32,7 +32,7 @@ export class Verdicts {
     private readonly seen: (path: string) => string | undefined = () => undefined,
   ) {
     // None yet, unreadable, or not a file of ours (a link is never read through): everything is read.
-    const text = (file === undefined ? undefined : readOwn(file)) ?? "";
+    const text = (file === undefined ? undefined : readPlain(file)) ?? "";
     const lines = text.split("\n");
     // Any other first line (an older cache, a damaged one) is no cache at all.
     if (lines[0] !== HEADER) return;

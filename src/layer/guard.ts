@@ -7,15 +7,13 @@
  */
 import { lstatSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { Failure } from "../lib/failure.ts";
+import { linkRefusal } from "../lib/fsx.ts";
 import { LAYER_DIR, MANIFEST_FILE, SECTIONS, type Layer, type SectionName } from "./manifest.ts";
 
 /** Files inside the state section that are appended to or rewritten in place. */
 const STATE_FILES = ["ledger.jsonl", "current.yaml", "open-questions.md", "decisions.md"];
 
-function refusal(root: string, path: string): Failure {
-  return new Failure("refused", `${relative(root, path) || path} is a symbolic link; majordomus never reads or writes through one inside its layer`, "replace it with a real folder or file (`ls -l` shows where it points); nothing was written");
-}
+const refusal = (root: string, path: string) => linkRefusal(relative(root, path) || path);
 
 /** Every path from `.ai/` down to `path` (inclusive). */
 function chain(root: string, path: string): string[] {

@@ -10,10 +10,10 @@
  * Order: line order is the ledger's total order. It never depends on file times or on two
  * events sharing a timestamp.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, notAFile, openAppend, readIfExists } from "../lib/fsx.ts";
+import { Failure } from "../lib/failure.ts";
+import { ensureDir, openAppend, openLayerFile, readIfExists } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
@@ -215,22 +215,8 @@ export function* newestFirst(path: string): Generator<Parsed> {
   }
 }
 
-/** The ledger opened to read, or undefined when there is none yet. */
-function openIfExists(path: string): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    if (errnoCode(err) === "ENOENT") return undefined;
-    throw err;
-  }
-  const kind = fstatSync(fd);
-  if (!kind.isFile()) {
-    closeSync(fd);
-    throw notAFile(path, kind.isDirectory() ? "a folder" : "not a regular file");
-  }
-  return fd;
-}
+/** The ledger opened to read (never through a link, only a regular file), or undefined when there is none yet. */
+const openIfExists = openLayerFile;
 
 /** Exactly `size` bytes from `position`. */
 function readAt(fd: number, size: number, position: number): Buffer {

@@ -159,36 +159,57 @@ export function readIfExists(path: string): string | undefined {
 /** O_NONBLOCK where the platform has it: opening a FIFO left where a file belongs must not wait for a writer. */
 const NONBLOCK = (constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
 
+/** A symbolic link where the layer keeps a folder or a file: `shown` is the path as the person should read it. */
+export function linkRefusal(shown: string): Failure {
+  return new Failure("refused", `${shown} is a symbolic link; majordomus never reads or writes through one inside its layer`, "replace it with a real folder or file (`ls -l` shows where it points); nothing was written");
+}
+
 /**
- * Read a file of the layer as readFileSync does, but never through a symbolic link and only from a
- * regular file: a record a stranger's repository tracks as a link (to /dev/zero, to the person's
- * own files) is refused, never read, and a FIFO is never waited on. Errors keep their codes
- * (ENOENT for a missing file, ELOOP for a link) and say what the path is.
+ * A file of the layer opened to read, or undefined when it is missing: never through a symbolic
+ * link (O_NOFOLLOW), never waiting on a FIFO (O_NONBLOCK), and only a regular file. A stranger's
+ * repository may track a record, an index or the ledger itself as a link to /dev/zero or to the
+ * person's own files; such a path is refused, never read.
  */
-export function readLayerFile(path: string): string {
+export function openLayerFile(path: string): number | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   } catch (err) {
-    if (errnoCode(err) === "ELOOP") throw Object.assign(new Error(`${path} is a symbolic link; majordomus never reads through one inside its layer`), { code: "ELOOP" });
+    if (errnoCode(err) === "ENOENT") return undefined;
+    if (errnoCode(err) === "ELOOP") throw linkRefusal(path);
     throw err;
   }
+  const kind = fstatSync(fd);
+  if (!kind.isFile()) {
+    closeSync(fd);
+    throw notAFile(path, kind.isDirectory() ? "a folder" : "not a regular file");
+  }
+  return fd;
+}
+
+/** The text of a file of the layer, read as openLayerFile opens it; a missing one throws ENOENT, as readFileSync does. */
+export function readLayerFile(path: string): string {
+  const fd = openLayerFile(path);
+  if (fd === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
   try {
-    const kind = fstatSync(fd);
-    if (!kind.isFile()) throw Object.assign(new Error(`${path} is ${kind.isDirectory() ? "a folder" : "not a regular file"}; majordomus reads only files there`), { code: kind.isDirectory() ? "EISDIR" : "EINVAL" });
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
   }
 }
 
-/** The text of a file majordomus keeps for itself (a cache), or undefined when it is missing, a link, or not a regular file. */
-export function readOwn(path: string): string | undefined {
+/** The text of a regular file, never read through a link, or undefined for anything else (missing, a link, a folder, unreadable). */
+export function readPlain(path: string): string | undefined {
   try {
     return readLayerFile(path);
   } catch {
     return undefined;
   }
+}
+
+/** Why a file could not be read, in a line about that file (its path is said once, by the caller). */
+export function unreadable(err: unknown, path: string): string {
+  return `unreadable: ${String((err as Error)?.message ?? err).replace(path, "it")}`;
 }
 
 /** A folder (or another kind of entry) where the layer keeps a file: said as such, never as a bug. */

@@ -4,7 +4,7 @@
  * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
  * the client's own transcript is kept beside it, for the history tools alone.
  */
-import { readLayerFile } from "../lib/fsx.ts";
+import { readPlain } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -34,13 +34,13 @@ async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisod
   const path = episodePath(ws.layer, key);
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
-    const text = readQuiet(path);
+    const text = readPlain(path);
     const current = text === undefined ? undefined : (await readEpisode(path)).episode;
     if (current?.session_id !== episode.session_id) return undefined;
     const next = change(current);
     if (!next) return current;
     const done = withLock(`${path}.lock`, Math.max(0, deadline - Date.now()), () => {
-      if (readQuiet(path) !== text) return undefined;
+      if (readPlain(path) !== text) return undefined;
       writeEpisode(ws.layer, key, next);
       if (entry) appendPrepared(ws, entry(next));
       return next;
@@ -48,14 +48,6 @@ async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisod
     if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
     if (done.value) return done.value;
     if (Date.now() >= deadline) throw new Error(`${path} kept changing for ${LOCK_WAIT_MS} ms while episode ${episode.session_id} was being amended`);
-  }
-}
-
-function readQuiet(path: string): string | undefined {
-  try {
-    return readLayerFile(path);
-  } catch {
-    return undefined;
   }
 }
 

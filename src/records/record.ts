@@ -1,5 +1,5 @@
 /** One record file: its computed front matter and its body, written and read back. */
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerFile, unreadable } from "../lib/fsx.ts";
 import { Failure } from "../lib/failure.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { parseYaml } from "../lib/runtime.ts";
@@ -54,7 +54,7 @@ export async function readRecord(kind: RecordKind, path: string, file: string): 
   try {
     text = readLayerFile(path);
   } catch (err) {
-    return { ok: false, reason: `unreadable: ${(err as Error).message.replace(path, "it")}` };
+    return { ok: false, reason: unreadable(err, path) };
   }
   const split = splitFrontMatter(text);
   if (!split) return { ok: false, reason: "no front matter (the file must open with a `---` block)" };

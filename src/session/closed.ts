@@ -1,5 +1,5 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerFile, unreadable } from "../lib/fsx.ts";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -44,7 +44,7 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
       text = readLayerFile(path);
     } catch (err) {
       // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
-      out.rejected.push({ path: rel, reason: `unreadable: ${(err as Error).message.replace(path, "it")}` });
+      out.rejected.push({ path: rel, reason: unreadable(err, path) });
       continue;
     }
     const split = splitFrontMatter(text);

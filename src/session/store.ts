@@ -6,7 +6,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
-import { ensureDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, readLayerFile, unlinkQuiet, unreadable, writeFileAtomic } from "../lib/fsx.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -66,7 +66,7 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
     text = readLayerFile(path);
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return {};
-    return { problem: `${path}: unreadable (${(err as Error).message})` };
+    return { problem: `${path}: ${unreadable(err, path)}` };
   }
   try {
     const data = (await parseYaml(text)) as Record<string, unknown>;

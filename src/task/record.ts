@@ -6,7 +6,7 @@
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
-import { ensureDir, exists, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, exists, readLayerFile, unreadable, writeFileAtomic } from "../lib/fsx.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { log } from "../lib/log.ts";
@@ -50,7 +50,7 @@ export async function readTask(layer: Layer): Promise<TaskRead> {
     text = readLayerFile(path);
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return { path };
-    return { path, problem: `${path}: unreadable (${(err as Error).message})` };
+    return { path, problem: `${path}: ${unreadable(err, path)}` };
   }
   let data: Record<string, unknown>;
   try {

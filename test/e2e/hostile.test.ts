@@ -98,7 +98,7 @@ describe("symbolic links in the layer", () => {
       const r = await run(args);
       expect({ args, signal: r.signal }).toEqual({ args, signal: null });
       expect(r.text).not.toContain("THE-PERSON'S-OWN-WORDS");
-      if (args[1] !== "latest") expect(r.text).toMatch(/s-zero\.md(:| —) unreadable: it is a symbolic link; majordomus never reads through one inside its layer/);
+      if (args[1] !== "latest") expect(r.text).toMatch(/s-zero\.md(:| —) unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer/);
     }
     // The hooks go on: the session is briefed, and its end still closes into a record of its own.
     const runs = story(repo);

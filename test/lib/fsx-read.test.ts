@@ -1,0 +1,54 @@
+// Reading a file of the layer: never through a symbolic link, never waiting on a FIFO, only a
+// regular file. Real files in a temp folder.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { openLayerFile, readLayerFile, readPlain, unreadable } from "../../src/lib/fsx.ts";
+import { isFailure } from "../../src/lib/failure.ts";
+import { newestFirst, oldestFirst } from "../../src/ledger/store.ts";
+import { scratch } from "../support/repo.ts";
+
+const dir = scratch("majordomus-fsx-read-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string) => join(dir, name);
+
+describe("readLayerFile and openLayerFile", () => {
+  writeFileSync(at("record.md"), "words\n");
+  symlinkSync(at("record.md"), at("link.md"));
+  symlinkSync("/dev/zero", at("zero.md"));
+  mkdirSync(at("folder.md"));
+  spawnSync("mkfifo", [at("fifo.md")]);
+
+  test("a regular file is read; a missing one is undefined to open and ENOENT to read", () => {
+    expect(readLayerFile(at("record.md"))).toBe("words\n");
+    expect(openLayerFile(at("missing.md"))).toBeUndefined();
+    expect(() => readLayerFile(at("missing.md"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(readPlain(at("missing.md"))).toBeUndefined();
+  });
+
+  test("a link, even to a good file or to /dev/zero, is refused and never read", () => {
+    for (const name of ["link.md", "zero.md"]) {
+      let thrown: unknown;
+      try {
+        readLayerFile(at(name));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(isFailure(thrown) && thrown.kind).toBe("refused");
+      expect(unreadable(thrown, at(name))).toBe("unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer");
+      expect(readPlain(at(name))).toBeUndefined();
+    }
+  });
+
+  test("a folder or a FIFO where a file belongs is named, and the FIFO is not waited on", () => {
+    expect(() => readLayerFile(at("folder.md"))).toThrow("is a folder where majordomus keeps a file");
+    expect(() => readLayerFile(at("fifo.md"))).toThrow("is not a regular file where majordomus keeps a file");
+    expect(readPlain(at("fifo.md"))).toBeUndefined();
+  });
+
+  test("the ledger's readers, both ways, refuse a ledger that is a link to /dev/zero", () => {
+    expect(() => [...oldestFirst(at("zero.md"))]).toThrow("is a symbolic link");
+    expect(() => [...newestFirst(at("zero.md"))]).toThrow("is a symbolic link");
+  });
+});
