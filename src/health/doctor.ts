@@ -6,7 +6,7 @@
 import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
-import { Tree } from "./tree.ts";
+import { statKey, Tree } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
 import { isFailure } from "../lib/failure.ts";
 
@@ -33,7 +33,7 @@ import { status, wiredProviders } from "../capture/status.ts";
 import { tickets, ticketsDir } from "../capture/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
-import { readClosed } from "../session/closed.ts";
+import { eachClosed } from "../session/closed.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
@@ -101,23 +101,34 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   }
   const ids = new Map<string, number>();
   const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
-  const closed = await readClosed(here, {
-    bodies: false,
-    skip: (path) => {
-      const was = verdicts.good(path);
-      if (was?.id !== undefined) count(was.id);
-      return was?.id !== undefined;
+  let rejected = 0;
+  let good = 0;
+  // One record at a time, front matter only: ten thousand closed records are never all held.
+  await eachClosed(
+    here,
+    (entry) => {
+      if (!entry.ok) {
+        rejected++;
+        out.push({ level: "FAIL", category: "sessions", subject: entry.path, message: entry.reason, reproduce: "majordomus session list --all" });
+        return;
+      }
+      const r = entry.record;
+      good++;
+      count(String(r.meta.session_id));
+      const absolute = Object.entries(r.meta).find(([, v]) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")));
+      if (absolute) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: `${absolute[0]} holds an absolute path; shared records name none`, reproduce: `majordomus session show ${r.meta.session_id}` });
+      else verdicts.mark(join(root, r.path), String(r.meta.session_id), statKey(entry.stats));
     },
-  });
-  for (const r of closed.rejected) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: r.reason, reproduce: "majordomus session list --all" });
-  for (const r of closed.records) {
-    count(String(r.meta.session_id));
-    const absolute = Object.entries(r.meta).find(([, v]) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")));
-    if (absolute) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: `${absolute[0]} holds an absolute path; shared records name none`, reproduce: `majordomus session show ${r.meta.session_id}` });
-    else verdicts.mark(join(root, r.path), String(r.meta.session_id));
-  }
+    (path) => {
+      const was = verdicts.good(path);
+      if (was?.id === undefined) return false;
+      good++;
+      count(was.id);
+      return true;
+    },
+  );
   for (const [id, n] of ids) if (n > 1) out.push({ level: "FAIL", category: "sessions", subject: id, message: `${n} closed records for one episode`, reproduce: `majordomus session list --all` });
-  if (closed.rejected.length === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${[...ids.values()].reduce((a, b) => a + b, 0)} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
+  if (rejected === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${good} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
 
   const contexts = sectionPath(here.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {

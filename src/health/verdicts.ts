@@ -56,13 +56,15 @@ export class Verdicts {
     return key;
   }
 
-  private lineOf(path: string): string | undefined {
-    const k = this.keyOf(path);
+  private lineOf(path: string, key?: string): string | undefined {
+    const k = key ?? this.keyOf(path);
     return k === undefined ? undefined : `${basename(path)}\t${k}`;
   }
 
   /** The remembered verdict for `path` if it still holds (then the file need not be read), with the id kept beside it. */
   good(path: string): { id?: string } | undefined {
+    // Nothing remembered (a first run): no file need be looked at to know it.
+    if (this.known.size === 0) return undefined;
     const line = this.lineOf(path);
     const whole = line === undefined ? undefined : this.known.get(line);
     if (whole === undefined) return undefined;
@@ -70,11 +72,11 @@ export class Verdicts {
     return whole.length === line!.length ? {} : { id: whole.slice(line!.length + 1) };
   }
 
-  /** `path` was read and found good now. */
-  mark(path: string, id?: string): void {
+  /** `path` was read and found good now; `key`: its change key as the read itself saw it (fstat of the file read). */
+  mark(path: string, id?: string, key?: string): void {
     // An id that could break the line format is not remembered: that file is read again next time.
     if (id !== undefined && /[\t\n\r]/.test(id)) return;
-    const line = this.lineOf(path);
+    const line = this.lineOf(path, key);
     if (line !== undefined) this.next.push(id === undefined ? line : `${line}\t${id}`);
   }
 

@@ -3,7 +3,7 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { accessSync, chmodSync, closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode, Failure } from "./failure.ts";
 
@@ -171,6 +171,11 @@ export function linkRefusal(shown: string): Failure {
  * person's own files; such a path is refused, never read.
  */
 export function openLayerFile(path: string): number | undefined {
+  return openRegular(path)?.fd;
+}
+
+/** openLayerFile's work, with what fstat said of the file (its size, its change key). */
+function openRegular(path: string): { fd: number; stats: Stats } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -179,23 +184,51 @@ export function openLayerFile(path: string): number | undefined {
     if (errnoCode(err) === "ELOOP") throw linkRefusal(path);
     throw err;
   }
-  const kind = fstatSync(fd);
-  if (!kind.isFile()) {
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
     closeSync(fd);
-    throw notAFile(path, kind.isDirectory() ? "a folder" : "not a regular file");
+    throw notAFile(path, stats.isDirectory() ? "a folder" : "not a regular file");
   }
-  return fd;
+  return { fd, stats };
 }
 
-/** The text of a file of the layer, read as openLayerFile opens it; a missing one throws ENOENT, as readFileSync does. */
-export function readLayerFile(path: string): string {
-  const fd = openLayerFile(path);
-  if (fd === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
+/**
+ * One buffer for every read of a layer file, grown as needed: a reader of tens of thousands of
+ * records (doctor) allocates nothing per file but the text itself.
+ */
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
+/**
+ * The text of a file of the layer, read as openLayerFile opens it, with its fstat; a missing one
+ * throws ENOENT, as readFileSync does. The size fstat gave sizes the read: a file that is not
+ * growing is read in one call (asking for one byte more than it has finds its end).
+ */
+export function readLayerEntry(path: string): { text: string; stats: Stats } {
+  const opened = openRegular(path);
+  if (opened === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
+  const { fd, stats } = opened;
   try {
-    return readFileSync(fd, "utf8");
+    let total = 0;
+    for (;;) {
+      if (scratch.length < total + Number(stats.size) + 1) {
+        const grown = Buffer.allocUnsafe(Math.max(scratch.length * 2, total + Number(stats.size) + 1));
+        scratch.copy(grown, 0, 0, total);
+        scratch = grown;
+      }
+      const n = readSync(fd, scratch, total, scratch.length - total, null);
+      if (n === 0) break;
+      total += n;
+      if (total < scratch.length) break;
+    }
+    return { text: scratch.toString("utf8", 0, total), stats };
   } finally {
     closeSync(fd);
   }
+}
+
+/** The text of a file of the layer (see readLayerEntry). */
+export function readLayerFile(path: string): string {
+  return readLayerEntry(path).text;
 }
 
 /** The text of a regular file, never read through a link, or undefined for anything else (missing, a link, a folder, unreadable). */

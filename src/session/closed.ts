@@ -1,6 +1,6 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
-import { readLayerFile, unreadable } from "../lib/fsx.ts";
-import { readdirSync } from "node:fs";
+import { readLayerEntry, unreadable } from "../lib/fsx.ts";
+import { readdirSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseYaml } from "../lib/runtime.ts";
@@ -10,19 +10,54 @@ import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./schema.ts";
 export type ClosedRecord = { path: string; meta: Record<string, unknown>; body: string };
 export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: string; reason: string }> };
 
+/** The closed record files of the folder (none when it cannot be listed), in the order the folder gives them. */
+function recordNames(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md" && !n.startsWith("."));
+  } catch {
+    return [];
+  }
+}
+
+/** One closed record file as a reader sees it: a record with what fstat said of the file it was read from, or why it was rejected. */
+export type ClosedEntry = { ok: true; record: ClosedRecord; stats: Stats } | { ok: false; path: string; reason: string };
+
+/** Read and check one closed record file; `bodies: false` keeps only the front matter. */
+async function readOne(dir: string, name: string, worktree: string, bodies: boolean): Promise<ClosedEntry> {
+  const path = join(dir, name);
+  const rel = relative(worktree, path);
+  let entry: { text: string; stats: Stats };
+  try {
+    entry = readLayerEntry(path);
+  } catch (err) {
+    // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
+    return { ok: false, path: rel, reason: unreadable(err, path) };
+  }
+  const split = splitFrontMatter(entry.text);
+  if (!split) return { ok: false, path: rel, reason: "no front matter" };
+  let meta: Record<string, unknown>;
+  try {
+    meta = (await parseYaml(split.frontMatter)) as Record<string, unknown>;
+  } catch (err) {
+    return { ok: false, path: rel, reason: `front matter is not YAML: ${(err as Error).message}` };
+  }
+  if (meta?.schema !== "session/v1") return { ok: false, path: rel, reason: `schema ${JSON.stringify(meta?.schema ?? null)}; this majordomus reads session/v1` };
+  const keys = Object.keys(meta);
+  const transcript = keys.filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k));
+  if (transcript.length > 0) return { ok: false, path: rel, reason: `carries conversation key(s): ${transcript.join(", ")}` };
+  const unknown = keys.filter((k) => !(RECORD_KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0) return { ok: false, path: rel, reason: `undeclared key(s): ${unknown.join(", ")}` };
+  return { ok: true, record: { path: rel, meta, body: bodies ? split.body : "" }, stats: entry.stats };
+}
+
 /**
  * `limit` (with `branch`): only the newest that many records of that branch are read, newest first
  * by name (a record's name starts with its closing time): a listing costs what it shows, not what
  * the folder holds. `more` then says whether older ones exist.
  */
-export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string; skip?: (path: string) => boolean; bodies?: false } = {}): Promise<ClosedListing & { more: boolean }> {
+export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string } = {}): Promise<ClosedListing & { more: boolean }> {
   const dir = sectionPath(here.layer, "sessions");
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md" && !n.startsWith("."));
-  } catch {
-    return { records: [], rejected: [], more: false };
-  }
+  const names = recordNames(dir);
   const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
   const limited = options.limit !== undefined && options.limit > 0;
   if (limited) names.sort().reverse();
@@ -36,42 +71,23 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
       out.more = true;
       break;
     }
-    const path = join(dir, name);
-    if (options.skip?.(path)) continue;
-    const rel = relative(here.position.worktree, path);
-    let text: string;
-    try {
-      text = readLayerFile(path);
-    } catch (err) {
-      // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
-      out.rejected.push({ path: rel, reason: unreadable(err, path) });
-      continue;
-    }
-    const split = splitFrontMatter(text);
-    if (!split) {
-      out.rejected.push({ path: rel, reason: "no front matter" });
-      continue;
-    }
-    let meta: Record<string, unknown>;
-    try {
-      meta = (await parseYaml(split.frontMatter)) as Record<string, unknown>;
-    } catch (err) {
-      out.rejected.push({ path: rel, reason: `front matter is not YAML: ${(err as Error).message}` });
-      continue;
-    }
-    if (meta?.schema !== "session/v1") {
-      out.rejected.push({ path: rel, reason: `schema ${JSON.stringify(meta?.schema ?? null)}; this majordomus reads session/v1` });
-      continue;
-    }
-    const transcript = Object.keys(meta).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k));
-    const unknown = Object.keys(meta).filter((k) => !(RECORD_KEYS as readonly string[]).includes(k));
-    if (transcript.length > 0 || unknown.length > 0) {
-      out.rejected.push({ path: rel, reason: transcript.length ? `carries conversation key(s): ${transcript.join(", ")}` : `undeclared key(s): ${unknown.join(", ")}` });
-      continue;
-    }
-    // A reader of the front matter alone (doctor, over every record) does not keep the bodies.
-    out.records.push({ path: rel, meta, body: options.bodies === false ? "" : split.body });
+    const entry = await readOne(dir, name, here.position.worktree, true);
+    if (entry.ok) out.records.push(entry.record);
+    else out.rejected.push({ path: entry.path, reason: entry.reason });
   }
   out.records.sort((a, b) => String(b.meta.closed_at).localeCompare(String(a.meta.closed_at)) || b.path.localeCompare(a.path));
   return out;
+}
+
+/**
+ * Every closed record of the folder handed to `visit` as it is read, front matter only, in no
+ * order and none kept: a check over tens of thousands of them (doctor) holds one at a time.
+ * `skip` leaves a file unread.
+ */
+export async function eachClosed(here: { layer: Layer; position: { worktree: string } }, visit: (entry: ClosedEntry) => void, skip: (path: string) => boolean = () => false): Promise<void> {
+  const dir = sectionPath(here.layer, "sessions");
+  for (const name of recordNames(dir)) {
+    if (skip(join(dir, name))) continue;
+    visit(await readOne(dir, name, here.position.worktree, false));
+  }
 }

@@ -191,6 +191,10 @@ describe("doctor remembers what it found good", () => {
     expect(repo.mj(["doctor"]).status).toBe(0);
     const dir = repo.path(".ai/repo/sessions");
     const record = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    // Remembered by the change key of the very file it read (its fstat), which a later look (stat) finds again.
+    const { size, ctimeMs, ino } = statSync(join(dir, record));
+    const episode = /^session_id: (\S+)$/m.exec(readFileSync(join(dir, record), "utf8"))![1];
+    expect(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n")).toContain(`${record}\t${size}:${ctimeMs}:${ino}\t${episode}`);
     // A copy under another name (a bad merge): the original is not read again, its episode comes from the cache.
     writeFileSync(join(dir, record.replace("--", "--copy-")), readFileSync(join(dir, record), "utf8"));
     for (let run = 0; run < 2; run++) {

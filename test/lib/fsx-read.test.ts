@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { openLayerFile, readLayerFile, readPlain, unreadable } from "../../src/lib/fsx.ts";
+import { openLayerFile, readLayerEntry, readLayerFile, readPlain, unreadable } from "../../src/lib/fsx.ts";
 import { isFailure } from "../../src/lib/failure.ts";
 import { newestFirst, oldestFirst } from "../../src/ledger/store.ts";
 import { scratch } from "../support/repo.ts";
@@ -25,6 +25,19 @@ describe("readLayerFile and openLayerFile", () => {
     expect(openLayerFile(at("missing.md"))).toBeUndefined();
     expect(() => readLayerFile(at("missing.md"))).toThrow(expect.objectContaining({ code: "ENOENT" }));
     expect(readPlain(at("missing.md"))).toBeUndefined();
+  });
+
+  test("one file after another is read whole, the large and the small, multibyte text too; the read says the file's fstat", () => {
+    const large = `${"žluťoučký kůň ".repeat(20_000)}end\n`;
+    writeFileSync(at("large.md"), large);
+    writeFileSync(at("small.md"), "ok\n");
+    expect(readLayerFile(at("large.md"))).toBe(large);
+    expect(readLayerFile(at("small.md"))).toBe("ok\n");
+    expect(readLayerFile(at("large.md"))).toBe(large);
+    const entry = readLayerEntry(at("small.md"));
+    expect([entry.text, entry.stats.size, entry.stats.isFile()]).toEqual(["ok\n", 3, true]);
+    writeFileSync(at("empty.md"), "");
+    expect(readLayerFile(at("empty.md"))).toBe("");
   });
 
   test("a link, even to a good file or to /dev/zero, is refused and never read", () => {
