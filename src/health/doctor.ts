@@ -189,14 +189,17 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
 function lifecycleFindings(policy: LoadedPolicy | undefined, scan: Scan, all: boolean, out: Finding[]): void {
   const failures = scan.failures;
-  for (const e of failures.current.slice(-10)) {
+  const shown = failures.current.newest.slice(-10);
+  for (const e of shown) {
     out.push({ level: "FAIL", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`, reproduce: "majordomus history --event provider.event.failed" });
   }
-  if (failures.current.length > 10) out.push({ level: "FAIL", category: "lifecycle", subject: "failures", message: `${failures.current.length - 10} more unrecovered failure(s)`, reproduce: "majordomus history --event provider.event.failed" });
+  if (failures.current.count > shown.length) out.push({ level: "FAIL", category: "lifecycle", subject: "failures", message: `${failures.current.count - shown.length} more unrecovered failure(s)`, reproduce: "majordomus history --event provider.event.failed" });
+  const recovered = failures.recovered;
   if (all) {
-    for (const e of failures.recovered) out.push({ level: "INFO", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`, reproduce: "majordomus history --event provider.event.failed" });
-  } else if (failures.recovered.length > 0) {
-    out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${failures.recovered.length} earlier hook failure(s), each followed by a successful event of its kind`, reproduce: "majordomus doctor --all" });
+    for (const e of recovered.newest) out.push({ level: "INFO", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`, reproduce: "majordomus history --event provider.event.failed" });
+    if (recovered.count > recovered.newest.length) out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${recovered.count - recovered.newest.length} older recovered failure(s) besides these`, reproduce: "majordomus history --event provider.event.failed" });
+  } else if (recovered.count > 0) {
+    out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${recovered.count} earlier hook failure(s), each followed by a successful event of its kind`, reproduce: "majordomus doctor --all" });
   }
   for (const e of scan.unclosedEnds) {
     out.push({ level: "FAIL", category: "lifecycle", subject: e.session!, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
@@ -313,7 +316,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     if (!isFailure(err)) throw err;
     out.push({ level: "FAIL", category: "ledger", subject: relative(here.position.worktree, here.ledger.path), message: err.message, reproduce: "majordomus history --validate" });
   }
-  const scan: Scan = ledger?.scan ?? { failures: { current: [], recovered: [], lastSuccessAt: new Map() }, unclosedEnds: [], uncheckpointed: [] };
+  const scan: Scan = ledger?.scan ?? { failures: { current: { count: 0, newest: [] }, recovered: { count: 0, newest: [] }, lastSuccessAt: new Map() }, unclosedEnds: [], uncheckpointed: [] };
   mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(here, out);

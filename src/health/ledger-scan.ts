@@ -16,10 +16,40 @@ import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
 /** A client event's kind: the provider and the event, as receipts and failures name them. */
 export const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
 
-export type Failures = { current: Entry[]; recovered: Entry[]; lastSuccessAt: Map<string, string> };
+/**
+ * Entries of one kind, bounded: how many there were, and the newest of them (oldest first, at
+ * most KEPT). A hook that failed on every prompt for a month leaves tens of thousands of failure
+ * lines; doctor says how many and shows the newest, and holds no more than it shows.
+ */
+export type Tail = { count: number; newest: Entry[] };
+/** The most entries of one list a pass keeps: doctor shows the newest ten failures and at most this many of any list. */
+const KEPT = 20;
+
+function added(tail: Tail | undefined, e: Entry): Tail {
+  const next = tail ?? { count: 0, newest: [] };
+  next.count++;
+  next.newest.push(e);
+  if (next.newest.length > KEPT) next.newest.shift();
+  return next;
+}
+
+/** Several tails as one: their counts summed, their newest entries merged by time (newest last), at most KEPT. */
+function merged(tails: Iterable<Tail>): Tail {
+  let count = 0;
+  const all: Entry[] = [];
+  for (const t of tails) {
+    count += t.count;
+    all.push(...t.newest);
+  }
+  all.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+  return { count, newest: all.slice(-KEPT) };
+}
+
+export type Failures = { current: Tail; recovered: Tail; lastSuccessAt: Map<string, string> };
+/** `unclosedEnds`, `uncheckpointed`: per episode, the newest receipt that got no record (with how many there were for it). */
 export type Scan = { failures: Failures; unclosedEnds: Entry[]; uncheckpointed: Entry[] };
 
-const SCHEMA = "majordomus doctor ledger scan v1";
+const SCHEMA = "majordomus doctor ledger scan v2";
 /** The bytes before the offset a cache keeps, to know the file is the one it read. */
 const TAIL_BYTES = 512;
 /** doctor shows the first 20 line problems; the cache keeps no more than it can show. */
@@ -27,10 +57,10 @@ const KEPT_FINDINGS = 20;
 
 type Delivery = { at: string; failed: boolean };
 type State = {
-  ends: Array<[string, Entry[]]>;
-  compacts: Array<[string, Entry[]]>;
-  current: Array<[string, Entry[]]>;
-  recovered: Entry[];
+  ends: Array<[string, Tail]>;
+  compacts: Array<[string, Tail]>;
+  current: Array<[string, Tail]>;
+  recovered: Tail;
   lastSuccessAt: Array<[string, string]>;
   open: Array<[string, Delivery]>;
 };
@@ -40,13 +70,14 @@ type Cache = { schema: string; ino: number; offset: number; line: number; tail: 
  * Hook failures that still hold: a failure is current until a later event of the same kind (same
  * provider and event) is received and records no failure of its own; then it is history. A
  * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
- * as a success only once no work handed off for that event is still running (`result`).
+ * as a success only once no work handed off for that event is still running (`result`). Every
+ * list it keeps is a bounded tail: memory does not grow with the ledger.
  */
 class Pass {
-  readonly ends: Map<string, Entry[]>;
-  readonly compacts: Map<string, Entry[]>;
-  readonly current: Map<string, Entry[]>;
-  readonly recovered: Entry[];
+  readonly ends: Map<string, Tail>;
+  readonly compacts: Map<string, Tail>;
+  readonly current: Map<string, Tail>;
+  recovered: Tail;
   readonly lastSuccessAt: Map<string, string>;
   readonly open: Map<string, Delivery>;
 
@@ -54,7 +85,7 @@ class Pass {
     this.ends = new Map(state?.ends);
     this.compacts = new Map(state?.compacts);
     this.current = new Map(state?.current);
-    this.recovered = [...(state?.recovered ?? [])];
+    this.recovered = state?.recovered ?? { count: 0, newest: [] };
     this.lastSuccessAt = new Map(state?.lastSuccessAt);
     this.open = new Map(state?.open);
   }
@@ -64,7 +95,7 @@ class Pass {
     else if (e.event === "task.checkpoint" && e.session) this.compacts.delete(e.session);
     else if (e.event === "provider.event.received" && e.session && (e.provider_event === "end" || e.provider_event === "compact")) {
       const pending = e.provider_event === "end" ? this.ends : this.compacts;
-      pending.set(e.session, [...(pending.get(e.session) ?? []), e]);
+      pending.set(e.session, added(pending.get(e.session), e));
     }
     if (e.event === "provider.event.received") {
       const kind = kindOf(e);
@@ -74,7 +105,7 @@ class Pass {
       const kind = kindOf(e);
       const delivery = this.open.get(kind);
       if (delivery) delivery.failed = true;
-      this.current.set(kind, [...(this.current.get(kind) ?? []), e]);
+      this.current.set(kind, added(this.current.get(kind), e));
     }
   }
 
@@ -86,10 +117,11 @@ class Pass {
   result(running: ReadonlySet<string>): Scan {
     const end = new Pass(structuredClone(this.state()));
     for (const kind of end.open.keys()) if (!running.has(String(kind.split(" ")[1]))) succeed(end, kind);
+    const newestOf = (tails: Map<string, Tail>) => [...tails.values()].map((t) => t.newest.at(-1)!).filter(Boolean);
     return {
-      failures: { current: [...end.current.values()].flat(), recovered: end.recovered, lastSuccessAt: end.lastSuccessAt },
-      unclosedEnds: [...end.ends.values()].flat(),
-      uncheckpointed: [...end.compacts.values()].flat(),
+      failures: { current: merged(end.current.values()), recovered: end.recovered, lastSuccessAt: end.lastSuccessAt },
+      unclosedEnds: newestOf(end.ends),
+      uncheckpointed: newestOf(end.compacts),
     };
   }
 }
@@ -97,12 +129,17 @@ class Pass {
 function succeed(pass: Pass, kind: string): void {
   const delivery = pass.open.get(kind);
   if (!delivery || delivery.failed) return;
-  pass.recovered.push(...(pass.current.get(kind) ?? []));
-  pass.current.set(kind, []);
+  const failed = pass.current.get(kind);
+  if (failed) pass.recovered = merged([pass.recovered, failed]);
+  pass.current.delete(kind);
   pass.lastSuccessAt.set(kind, delivery.at);
 }
 
-const pairs = (value: unknown): boolean => Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string");
+const isTail = (value: unknown): boolean => {
+  const t = value as Tail;
+  return typeof t === "object" && t !== null && Number.isSafeInteger(t.count) && Array.isArray(t.newest) && t.newest.length <= KEPT && t.newest.every((e) => typeof e?.ts === "string" && typeof e?.event === "string");
+};
+const pairs = (value: unknown, second: (v: unknown) => boolean = () => true): boolean => Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string" && second(p[1]));
 
 /** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
@@ -113,8 +150,8 @@ function readCache(file: string): Cache | undefined {
     if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
     if (!Array.isArray(data.findings) || !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")) return undefined;
     const state = data.state;
-    if (!state || typeof state !== "object" || !Array.isArray(state.recovered)) return undefined;
-    return [state.ends, state.compacts, state.current, state.lastSuccessAt, state.open].every(pairs) ? data : undefined;
+    if (!state || typeof state !== "object" || !isTail(state.recovered)) return undefined;
+    return [state.ends, state.compacts, state.current].every((p) => pairs(p, isTail)) && pairs(state.lastSuccessAt) && pairs(state.open) ? data : undefined;
   } catch {
     return undefined;
   }

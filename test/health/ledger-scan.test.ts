@@ -59,14 +59,40 @@ describe("doctor's ledger pass, resumed", () => {
     writeFileSync(ledger, `${receipt(0)}\n${failure}\n`);
     const first = await scanLedger(ledger, cache, new Set());
     first.save();
-    expect(first.scan.failures.current.map((e) => e.reason)).toEqual(["disk full"]);
+    expect(first.scan.failures.current.newest.map((e) => e.reason)).toEqual(["disk full"]);
     const again = await scanLedger(ledger, cache, new Set());
     expect(again.resumedAt).toBeGreaterThan(0);
-    expect(again.scan.failures.current.map((e) => e.reason)).toEqual(["disk full"]);
+    expect(again.scan.failures.current.newest.map((e) => e.reason)).toEqual(["disk full"]);
     appendFileSync(ledger, `${receipt(2)}\n`);
     const later = await scanLedger(ledger, cache, new Set());
-    expect(later.scan.failures.current).toEqual([]);
-    expect(later.scan.failures.recovered.map((e) => e.reason)).toEqual(["disk full"]);
+    expect(later.scan.failures.current).toEqual({ count: 0, newest: [] });
+    expect(later.scan.failures.recovered).toEqual({ count: 1, newest: [expect.objectContaining({ reason: "disk full" })] });
+  });
+
+  test("a hook that failed on every prompt for months: counted, the newest shown, nothing held that grows with the ledger, and it converges", async () => {
+    const { ledger, cache } = place();
+    const N = 60_000;
+    const receipt = (i: number) => JSON.stringify({ ...envelope(2 * i, "provider.event.received"), session: "s-1", provider: "claude-code", provider_event: "prompt", provider_session: "s-1" });
+    const failure = (i: number) => JSON.stringify({ ...envelope(2 * i + 1, "provider.event.failed"), session: "s-1", provider: "claude-code", provider_event: "prompt", reason: `disk full (${i})` });
+    const end = (i: number) => JSON.stringify({ ...envelope(2 * i, "provider.event.received"), session: `s-${i}`, provider: "claude-code", provider_event: "end", provider_session: `s-${i}` });
+    const lines: string[] = [];
+    // Every prompt fails, and one episode had its end delivered a thousand times without a record.
+    for (let i = 0; i < N; i++) lines.push(receipt(i), failure(i), ...(i % 60 === 0 ? [end(7)] : []));
+    writeFileSync(ledger, `${lines.join("\n")}\n`);
+    const failing = await scanLedger(ledger, cache, new Set());
+    expect(failing.scan.failures.current.count).toBe(N);
+    expect(failing.scan.failures.current.newest.length).toBe(20);
+    expect(failing.scan.failures.current.newest.at(-1)?.reason).toBe(`disk full (${N - 1})`);
+    expect(failing.scan.unclosedEnds.map((e) => e.session)).toEqual(["s-7"]);
+    failing.save();
+    // What is kept between runs is bounded too.
+    expect(readFileSync(cache, "utf8").length).toBeLessThan(40_000);
+    appendFileSync(ledger, `${receipt(N)}\n`);
+    const recovered = await scanLedger(ledger, cache, new Set());
+    expect(recovered.resumedAt).toBeGreaterThan(0);
+    expect(recovered.scan.failures.current.count).toBe(0);
+    expect(recovered.scan.failures.recovered.count).toBe(N);
+    expect(recovered.scan.failures.recovered.newest.at(-1)?.reason).toBe(`disk full (${N - 1})`);
   });
 
   test("a rotated ledger (another file), a rewritten one (other bytes before the offset) and a shorter one are read whole", async () => {
@@ -104,7 +130,7 @@ describe("doctor's ledger pass, resumed", () => {
     const completed = await scanLedger(ledger, cache, new Set());
     expect(completed.resumedAt).toBe(0);
     expect(completed.findings.filter((f) => f.line === 4)).toEqual([]);
-    expect(completed.scan.failures.current.map((e) => e.reason)).toEqual(["disk full (3)"]);
+    expect(completed.scan.failures.current.newest.map((e) => e.reason)).toEqual(["disk full (3)"]);
     completed.save();
     // doctor's own cache with its pass damaged: the offset and the bytes before it still match.
     const own = JSON.parse(readFileSync(cache, "utf8"));
