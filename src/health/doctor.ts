@@ -183,7 +183,9 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
   const decisions = decisionsPath(here.layer);
   const kept = lstatSync(decisions, { throwIfNoEntry: false });
   if (kept && !kept.isFile()) out.push({ level: "FAIL", category: "decisions", subject: relative(root, decisions), message: notAFile(decisions).message, reproduce: `ls -ld ${relative(root, decisions)}` });
-  for (const f of (ledger?.findings ?? []).slice(0, 20)) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
+  const lineProblems = ledger?.findings ?? [];
+  for (const f of lineProblems) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
+  if (ledger && ledger.problems > lineProblems.length) out.push({ level: "FAIL", category: "ledger", subject: "lines", message: `${ledger.problems - lineProblems.length} more line problem(s)`, reproduce: "majordomus history --validate" });
 }
 
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */

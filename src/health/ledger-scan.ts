@@ -64,7 +64,7 @@ type State = {
   lastSuccessAt: Array<[string, string]>;
   open: Array<[string, Delivery]>;
 };
-type Cache = { schema: string; ino: number; offset: number; line: number; tail: string; lines: number; findings: LineFinding[]; state: State };
+type Cache = { schema: string; ino: number; offset: number; line: number; tail: string; lines: number; problems: number; findings: LineFinding[]; state: State };
 
 /**
  * Hook failures that still hold: a failure is current until a later event of the same kind (same
@@ -147,7 +147,7 @@ function readCache(file: string): Cache | undefined {
     const text = readPlain(file);
     if (text === undefined) return undefined;
     const data = JSON.parse(text) as Cache;
-    if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
+    if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines, data.problems].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
     if (!Array.isArray(data.findings) || !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")) return undefined;
     const state = data.state;
     if (!state || typeof state !== "object" || !isTail(state.recovered)) return undefined;
@@ -164,8 +164,8 @@ function resumable(cache: Cache | undefined, path: string, ino: number): Cache |
   return ledgerBytes(path, start, cache.offset)?.toString("base64") === cache.tail ? cache : undefined;
 }
 
-/** `findings`: the line problems in order; past the first 20 (what doctor shows) a resumed pass has only those it read itself. */
-export type LedgerScan = { scan: Scan; findings: LineFinding[]; lines: number; resumedAt: number; save(): void };
+/** `findings`: the first 20 line problems (what doctor shows), in order; `problems`: how many there are in all. */
+export type LedgerScan = { scan: Scan; findings: LineFinding[]; problems: number; lines: number; resumedAt: number; save(): void };
 
 /**
  * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds. `save()`
@@ -176,7 +176,7 @@ export async function scanLedger(path: string, cacheFile: string | undefined, ru
   const seen = lstatSync(path, { throwIfNoEntry: false });
   const from = seen?.isFile() && cacheFile ? resumable(readCache(cacheFile), path, Number(seen.ino)) : undefined;
   const pass = new Pass(from?.state);
-  const checker = await lineChecker({ lines: from?.lines ?? 0, findings: from?.findings ?? [] });
+  const checker = await lineChecker({ lines: from?.lines ?? 0, findings: from?.findings ?? [], problems: from?.problems ?? 0 }, KEPT_FINDINGS);
   let offset = from?.offset ?? 0;
   let line = from?.line ?? 0;
   for (const row of oldestFirst(path, { offset, line })) {
@@ -191,13 +191,14 @@ export async function scanLedger(path: string, cacheFile: string | undefined, ru
   return {
     scan: pass.result(running),
     findings: checked.findings,
+    problems: checked.problems,
     lines: checked.lines,
     resumedAt: from?.offset ?? 0,
     save() {
       if (!cacheFile || !seen?.isFile() || !whole) return;
       const tail = ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64");
       if (tail === undefined) return;
-      const cache: Cache = { schema: SCHEMA, ino: Number(seen.ino), offset, line, tail, lines: checked.lines, findings: checked.findings.slice(0, KEPT_FINDINGS), state: pass.state() };
+      const cache: Cache = { schema: SCHEMA, ino: Number(seen.ino), offset, line, tail, lines: checked.lines, problems: checked.problems, findings: checked.findings, state: pass.state() };
       try {
         writeFileAtomic(cacheFile, JSON.stringify(cache), 0o600, { durable: false });
       } catch {

@@ -42,32 +42,41 @@ export async function query(ledger: Ledger, q: Query): Promise<QueryResult> {
 
 export type Finding = { line: number; problem: string };
 
-/** Checks ledger lines one at a time (malformed lines, unknown events, missing required payload keys), for a reader that already walks them. */
-export type LineChecker = { check(row: Parsed & { line: number }): void; result(): { lines: number; findings: Finding[] } };
+/**
+ * Checks ledger lines one at a time (malformed lines, unknown events, missing required payload
+ * keys), for a reader that already walks them. `problems` counts every one; `findings` holds the
+ * first `keep` of them (all, unless told).
+ */
+export type LineChecker = { check(row: Parsed & { line: number }): void; result(): { lines: number; findings: Finding[]; problems: number } };
 
 /** `seed`: what an earlier check of the ledger's first lines found, to go on from (doctor's cache). */
-export async function lineChecker(seed: { lines: number; findings: readonly Finding[] } = { lines: 0, findings: [] }): Promise<LineChecker> {
+export async function lineChecker(seed: { lines: number; findings: readonly Finding[]; problems?: number } = { lines: 0, findings: [] }, keep = Number.POSITIVE_INFINITY): Promise<LineChecker> {
   const registry = await eventRegistry();
-  const findings: Finding[] = [...seed.findings];
+  const findings: Finding[] = seed.findings.slice(0, keep);
+  let problems = seed.problems ?? seed.findings.length;
   let lines = seed.lines;
+  const found = (line: number, problem: string) => {
+    problems++;
+    if (findings.length < keep) findings.push({ line, problem });
+  };
   return {
     check(row) {
       lines = row.line;
       if (!row.ok) {
-        findings.push({ line: row.line, problem: `malformed: ${row.reason}` });
+        found(row.line, `malformed: ${row.reason}`);
         return;
       }
-      if (!isIsoTime(row.entry.ts)) findings.push({ line: row.line, problem: `ts ${JSON.stringify(row.entry.ts)} is not an ISO time` });
+      if (!isIsoTime(row.entry.ts)) found(row.line, `ts ${JSON.stringify(row.entry.ts)} is not an ISO time`);
       const spec = registry.get(row.entry.event);
       if (!spec) {
-        findings.push({ line: row.line, problem: `unknown event "${row.entry.event}" (not in share/events.yaml)` });
+        found(row.line, `unknown event "${row.entry.event}" (not in share/events.yaml)`);
         return;
       }
       for (const key of spec.requires) {
-        if (row.entry[key] === undefined) findings.push({ line: row.line, problem: `event "${row.entry.event}" lacks required field "${key}"` });
+        if (row.entry[key] === undefined) found(row.line, `event "${row.entry.event}" lacks required field "${key}"`);
       }
     },
-    result: () => ({ lines, findings }),
+    result: () => ({ lines, findings, problems }),
   };
 }
 
@@ -75,7 +84,8 @@ export async function lineChecker(seed: { lines: number; findings: readonly Find
 export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
   const checker = await lineChecker();
   for (const row of oldestFirst(ledger.path)) checker.check(row);
-  return checker.result();
+  const { lines, findings } = checker.result();
+  return { lines, findings };
 }
 
 export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };

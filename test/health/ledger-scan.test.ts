@@ -34,7 +34,7 @@ function lineOf(i: number): string {
   }
 }
 const text = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${lineOf(from + k)}\n`).join("");
-const plain = (s: Awaited<ReturnType<typeof scanLedger>>) => ({ scan: { ...s.scan, failures: { ...s.scan.failures, lastSuccessAt: [...s.scan.failures.lastSuccessAt] } }, findings: s.findings.slice(0, 20), lines: s.lines });
+const plain = (s: Awaited<ReturnType<typeof scanLedger>>) => ({ scan: { ...s.scan, failures: { ...s.scan.failures, lastSuccessAt: [...s.scan.failures.lastSuccessAt] } }, findings: s.findings, problems: s.problems, lines: s.lines });
 
 describe("doctor's ledger pass, resumed", () => {
   test("resumed at any line, it finds what a whole read finds (the first 20 line problems, which doctor shows); the second run reads only what was appended", async () => {
@@ -77,13 +77,14 @@ describe("doctor's ledger pass, resumed", () => {
     const end = (i: number) => JSON.stringify({ ...envelope(2 * i, "provider.event.received"), session: `s-${i}`, provider: "claude-code", provider_event: "end", provider_session: `s-${i}` });
     const lines: string[] = [];
     // Every prompt fails, and one episode had its end delivered a thousand times without a record.
-    for (let i = 0; i < N; i++) lines.push(receipt(i), failure(i), ...(i % 60 === 0 ? [end(7)] : []));
+    for (let i = 0; i < N; i++) lines.push(receipt(i), failure(i), ...(i % 60 === 0 ? [end(7)] : []), ...(i % 100 === 0 ? ["{ torn"] : []));
     writeFileSync(ledger, `${lines.join("\n")}\n`);
     const failing = await scanLedger(ledger, cache, new Set());
     expect(failing.scan.failures.current.count).toBe(N);
     expect(failing.scan.failures.current.newest.length).toBe(20);
     expect(failing.scan.failures.current.newest.at(-1)?.reason).toBe(`disk full (${N - 1})`);
     expect(failing.scan.unclosedEnds.map((e) => e.session)).toEqual(["s-7"]);
+    expect([failing.findings.length, failing.problems]).toEqual([20, N / 100]);
     failing.save();
     // What is kept between runs is bounded too.
     expect(readFileSync(cache, "utf8").length).toBeLessThan(40_000);
@@ -93,6 +94,7 @@ describe("doctor's ledger pass, resumed", () => {
     expect(recovered.scan.failures.current.count).toBe(0);
     expect(recovered.scan.failures.recovered.count).toBe(N);
     expect(recovered.scan.failures.recovered.newest.at(-1)?.reason).toBe(`disk full (${N - 1})`);
+    expect([recovered.findings.length, recovered.problems]).toEqual([20, N / 100]);
   });
 
   test("a rotated ledger (another file), a rewritten one (other bytes before the offset) and a shorter one are read whole", async () => {
