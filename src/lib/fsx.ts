@@ -193,10 +193,13 @@ function openRegular(path: string): { fd: number; stats: Stats } | undefined {
 }
 
 /**
- * One buffer for every read of a layer file, grown as needed: a reader of tens of thousands of
- * records (doctor) allocates nothing per file but the text itself.
+ * One buffer for every read of a small layer file (a record, an episode, an index), so a reader of
+ * tens of thousands of records (doctor) allocates nothing per file but the text itself. A larger
+ * file (doctor's own cache is megabytes) gets a buffer of its own, dropped after the read: the
+ * shared one never grows past SCRATCH_BYTES.
  */
-let scratch = Buffer.allocUnsafe(16 * 1024);
+const SCRATCH_BYTES = 64 * 1024;
+let scratch: Buffer | undefined;
 
 /**
  * The text of a file of the layer, read as openLayerFile opens it, with its fstat; a missing one
@@ -208,19 +211,20 @@ export function readLayerEntry(path: string): { text: string; stats: Stats } {
   if (opened === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
   const { fd, stats } = opened;
   try {
+    const wanted = Number(stats.size) + 1;
+    let buffer = wanted <= SCRATCH_BYTES ? (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(wanted);
     let total = 0;
     for (;;) {
-      if (scratch.length < total + Number(stats.size) + 1) {
-        const grown = Buffer.allocUnsafe(Math.max(scratch.length * 2, total + Number(stats.size) + 1));
-        scratch.copy(grown, 0, 0, total);
-        scratch = grown;
-      }
-      const n = readSync(fd, scratch, total, scratch.length - total, null);
+      const n = readSync(fd, buffer, total, buffer.length - total, null);
       if (n === 0) break;
       total += n;
-      if (total < scratch.length) break;
+      if (total < buffer.length) break;
+      // It grew while being read: go on in a larger buffer of its own.
+      const grown = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
     }
-    return { text: scratch.toString("utf8", 0, total), stats };
+    return { text: buffer.toString("utf8", 0, total), stats };
   } finally {
     closeSync(fd);
   }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
-import { measure, median, report, type Result, type Row } from "./measure.ts";
+import { freshlyWritten, measure, median, report, type Result, type Row } from "./measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000);
@@ -66,6 +66,7 @@ const rows: Row[] = [
   { name: "prompt (busy layer)", cmd: [shim(big, "majordomus-capture")], cwd: big, env, stdin: (n) => JSON.stringify({ session_id: "growth-live", prompt_id: `g-${n}`, prompt: "say ok" }) },
   { name: "prompt (empty layer)", cmd: [shim(empty, "majordomus-capture")], cwd: empty, env, stdin: (n) => JSON.stringify({ session_id: "growth-live", prompt_id: `g-${n}`, prompt: "say ok" }) },
 ];
+freshlyWritten(BIN, NOOP);
 const results = measure(rows, RUNS, 1);
 const by = (name: string) => results.find((r) => r.row.name === name)!;
 const ms = (r: Result) => median(r.samples.map((s) => s.ms));

@@ -3,14 +3,15 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
-import { closeSync, cpSync, fstatSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, cpSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { settled } from "../support/capture.ts";
 import { JIT_OFF } from "../../src/capture/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
-import { measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
+import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
 const SHIM = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
 const env = { PATH: `${join(BIN, "..")}:${process.env.PATH}` };
@@ -64,8 +65,16 @@ function eventToRecord(dir: string, event: "compact" | "end", runs: number): num
  */
 const BASELINE = process.env.BENCH_BASELINE;
 
-function baselineRows(copy: string): Row[] {
-  const baseEnv = { PATH: `${BASELINE}:${process.env.PATH}` };
+/** The baseline binary, copied beside the benchmark's repositories (so it is as freshly written as the others, see measure.ts). */
+function baselineCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), "majordomus-baseline-"));
+  copyFileSync(join(BASELINE!, "majordomus"), join(dir, "majordomus"));
+  freshlyWritten(join(dir, "majordomus"));
+  return dir;
+}
+
+function baselineRows(copy: string, bin: string): Row[] {
+  const baseEnv = { PATH: `${bin}:${process.env.PATH}` };
   return hookRows("large", copy, baseEnv).map((row) => ({ ...row, name: `baseline ${row.name}` }));
 }
 
@@ -173,6 +182,8 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     spawnSync("git", ["update-index", "-q", "--refresh"], { cwd: baseline });
   }
   const floor = floorBinary();
+  const baselineBin = BASELINE ? baselineCopy() : undefined;
+  freshlyWritten(BIN, noop, floor);
   // The floors run with the settings the shims give a hook (the same engine options).
   const [jitKey, jitValue] = JIT_OFF.split("=") as [string, string];
   const floorEnv = { [jitKey]: jitValue };
@@ -185,7 +196,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
-    ...(baseline ? baselineRows(baseline) : []),
+    ...(baseline && baselineBin ? baselineRows(baseline, baselineBin) : []),
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
   ];

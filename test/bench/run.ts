@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN, PROJECT } from "../support/env.ts";
 import { emptyRepo, withLedgerLines, withRecords } from "./fixtures.ts";
-import { measure, median, pairedRatio, report, verdict, type Result } from "./measure.ts";
+import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result } from "./measure.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 
@@ -23,6 +23,7 @@ if (!existsSync(NOOP)) {
   if (r.status !== 0) throw new Error("building the no-op binary failed");
 }
 
+freshlyWritten(BIN, NOOP);
 console.error("preparing: a repository with 10,000 ledger lines, 1,000 handovers and 1,000 checkpoints …");
 const big = await withRecords(withLedgerLines(emptyRepo(), 10_000), 1_000);
 const small = await withRecords(emptyRepo(), 1);

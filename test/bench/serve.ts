@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { startServe } from "../support/serve.ts";
-import { median } from "./measure.ts";
+import { freshlyWritten, median } from "./measure.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords } from "./fixtures.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "majordomus-bench-serve-"));
@@ -69,6 +69,7 @@ function coldMcp(): Promise<number> {
     child.stdin!.write(INIT);
   });
 }
+freshlyWritten(BIN, NOOP);
 const noopRun = () => {
   const t = performance.now();
   spawnSync(NOOP, [], { stdio: "ignore" });
