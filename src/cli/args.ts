@@ -6,6 +6,13 @@ export const jsonArg = {
   json: { type: "boolean", description: "Print machine-readable JSON on stdout" },
 } as const satisfies ArgsDef;
 
+/** How many rows a listing shows unless told (`--limit 0` shows every one). */
+export const LIST_DEFAULT = 20;
+
+export const limitArg = {
+  limit: { type: "string", description: `How many, newest first (default ${LIST_DEFAULT}; 0 for every one)` },
+} as const satisfies ArgsDef;
+
 /** A non-negative integer option, or a usage failure naming the option. */
 export function intOption(name: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;

@@ -8,7 +8,7 @@ import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { placeFor } from "../facts/place.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
-import { out, outJson } from "./print.ts";
+import { err, out, outJson } from "./print.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -43,12 +43,13 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
   out(lines.join("\n"));
 }
 
-export async function printListing(kind: RecordKind, here: Workspace, options: { json?: boolean }): Promise<void> {
+/** `limit`: the newest that many (0: every one). */
+export async function printListing(kind: RecordKind, here: Workspace, options: { json?: boolean; limit: number }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
-  const listing = await listRecords(kind, here.layer, here.position, policy, here.at);
+  const listing = await listRecords(kind, here.layer, here.position, policy, here.at, options.limit);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
-    outJson("record-list", { kind: kind.name, items: listing.rows, rejected: listing.rejected });
+    outJson("record-list", { kind: kind.name, items: listing.rows, rejected: listing.rejected, more: listing.more });
     return;
   }
   if (listing.rows.length === 0) {
@@ -56,4 +57,5 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
     return;
   }
   for (const r of listing.rows) out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
+  if (listing.more) err(`majordomus: the newest ${listing.rows.length} shown; older ones exist (\`--limit 0\` lists every one)`);
 }

@@ -1,25 +1,58 @@
-/** Every record in this checkout's folder, newest first, each with both labels. */
-import { relative } from "node:path";
+/** The records in this checkout's folder, newest first, each with both labels: the newest page of them, or every one. */
+import { join, relative } from "node:path";
 import type { Layer } from "../layer/manifest.ts";
 import type { Position } from "../repo/where.ts";
 import type { Policy } from "../policy/index.ts";
 import type { RecordKind } from "./kinds.ts";
 import { divergence, freshness, type Divergence, type Freshness } from "./labels.ts";
-import { newer, type Loaded } from "./record.ts";
-import { readAll, storeOf } from "./store.ts";
+import { newer, readRecord, type Loaded } from "./record.ts";
+import { listNames, storeOf } from "./store.ts";
 
 export type Row = { path: string; created_at: string; branch: string; task_id: string; how: string; divergence: Divergence; freshness: Freshness };
-export type Listing = { rows: Row[]; rejected: Array<{ path: string; reason: string }> };
+/** `more`: older records exist than the page shows. */
+export type Listing = { rows: Row[]; rejected: Array<{ path: string; reason: string }>; more: boolean };
 
-export async function listRecords(kind: RecordKind, layer: Layer, position: Position, policy: Policy | undefined, at: Date): Promise<Listing> {
+/** A record's name as majordomus writes it: its creation to the millisecond, then its sequence number. */
+const NAMED = /^(\d{8}T\d{9}Z)--(\d+)--/;
+
+/**
+ * The names to read for the newest `limit` records, newest first by name, and whether any are
+ * left unread. A record's name says when it was made and its sequence (store.ts), so the newest
+ * are found without reading the rest; a file named otherwise (renamed by hand) cannot be placed by
+ * its name and is always read.
+ */
+function pageOf(names: string[], limit: number): { read: string[]; more: boolean } {
+  if (limit <= 0) return { read: names, more: false };
+  const placed: Array<{ name: string; stamp: string; seq: number }> = [];
+  const unplaced: string[] = [];
+  for (const name of names) {
+    const m = NAMED.exec(name);
+    if (m) placed.push({ name, stamp: m[1]!, seq: Number(m[2]) });
+    else unplaced.push(name);
+  }
+  placed.sort((a, b) => (a.stamp !== b.stamp ? (a.stamp < b.stamp ? 1 : -1) : b.seq - a.seq));
+  return { read: [...placed.slice(0, limit).map((p) => p.name), ...unplaced], more: placed.length > limit };
+}
+
+/**
+ * `limit` (0: every one): the newest that many, read from the newest names only; a folder of ten
+ * thousand records costs a listing what it shows. A malformed record is reported when it is read.
+ */
+export async function listRecords(kind: RecordKind, layer: Layer, position: Position, policy: Policy | undefined, at: Date, limit = 0): Promise<Listing> {
   const here = { layer, position };
+  const store = storeOf(here.layer, kind);
+  const page = pageOf(listNames(store.dir), limit);
   const loaded: Loaded[] = [];
   const rejected: Listing["rejected"] = [];
-  for (const row of await readAll(storeOf(here.layer, kind))) {
-    if (row.parsed.ok) loaded.push(row.parsed.record);
-    else rejected.push({ path: relative(here.position.worktree, row.path), reason: row.parsed.reason });
+  for (const file of page.read) {
+    const path = join(store.dir, file);
+    const parsed = await readRecord(kind, path, file);
+    if (parsed.ok) loaded.push(parsed.record);
+    else rejected.push({ path: relative(here.position.worktree, path), reason: parsed.reason });
   }
   loaded.sort((a, b) => (newer(a.meta, b.meta) ? -1 : newer(b.meta, a.meta) ? 1 : 0));
+  const more = page.more || (limit > 0 && loaded.length > limit);
+  if (limit > 0) loaded.splice(limit);
   // Many records share a commit: ask git once per (branch, head).
   const labels = new Map<string, Promise<Divergence>>();
   const rows: Row[] = [];
@@ -36,5 +69,5 @@ export async function listRecords(kind: RecordKind, layer: Layer, position: Posi
       freshness: freshness(r.meta.created_at, at, policy).state,
     });
   }
-  return { rows, rejected };
+  return { rows, rejected, more };
 }

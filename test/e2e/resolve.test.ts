@@ -193,4 +193,32 @@ describe("handover resolution", () => {
     ]);
     expect(records(repo, "handovers").length).toBe(2);
   });
+
+  test("--list pages: the newest 20, saying older ones exist, found by name without reading the rest; --limit 0 lists every one", () => {
+    using repo = layered();
+    for (let i = 0; i < 24; i++) ok(repo.mj(["checkpoint"], { input: `# Progress\nstep ${i}\n` }));
+    const dir = repo.path(".ai/local/state/checkpoints");
+    const names = records(repo, "checkpoints").sort();
+    // A record renamed by hand cannot be placed by its name: it is read, and listed where its own time puts it.
+    const renamed = names[0]!;
+    writeFileSync(join(dir, "kept-by-hand.md"), readFileSync(join(dir, renamed), "utf8"));
+    rmSync(join(dir, renamed));
+    // An old record that is not readable at all is never reached by a page, and is by the whole list.
+    writeFileSync(join(dir, names[1]!), "no front matter\n");
+    const page = ok(repo.mj(["checkpoint", "--list"]));
+    const shown = page.stdout.trim().split("\n");
+    expect(shown.length).toBe(20);
+    expect(shown[0]).toContain(names.at(-1)!);
+    expect(shown.at(-1)).toContain(names.at(-20)!);
+    expect(page.stderr).toContain("the newest 20 shown; older ones exist (`--limit 0` lists every one)");
+    expect(page.stderr).not.toContain("no front matter");
+    const three = JSON.parse(ok(repo.mj(["checkpoint", "--list", "--limit", "3", "--json"])).stdout);
+    expect([three.items.map((r: { path: string }) => r.path.split("/").pop()), three.more]).toEqual([names.slice(-3).reverse(), true]);
+    const every = ok(repo.mj(["checkpoint", "--list", "--limit", "0", "--json"]));
+    const all = JSON.parse(every.stdout);
+    expect([all.items.length, all.more, all.rejected.length]).toEqual([23, false, 1]);
+    expect(all.items.at(-1).path).toEndWith("kept-by-hand.md");
+    const usage = repo.mj(["checkpoint", "--show", "--limit", "3"]);
+    expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining("--limit applies only to --list")]);
+  });
 });

@@ -8,7 +8,7 @@ import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
-import { exclusive, jsonArg } from "../args.ts";
+import { exclusive, intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
@@ -26,16 +26,18 @@ export default command({
     resolve: { type: "boolean", description: "Print the handover this checkout resolves to, with its labels" },
     path: { type: "boolean", description: "With --resolve: print only its path" },
     list: { type: "boolean", description: "List this checkout's handovers, newest first" },
+    ...limitArg,
     ...jsonArg,
   },
   async run({ args }) {
     exclusive(args, ["derive", "resolve", "list"]);
+    if (args.limit !== undefined && !args.list) throw new Failure("usage", "--limit applies only to --list", "add --list, or drop --limit");
     const noTask = args["no-task"] === true;
     if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
     if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
-    if (args.list) return printListing(KIND, ctx, { json: args.json });
+    if (args.list) return printListing(KIND, ctx, { json: args.json, limit: intOption("limit", args.limit) ?? LIST_DEFAULT });
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });

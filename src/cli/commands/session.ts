@@ -12,10 +12,9 @@ import { gatherSessionContext } from "../../facts/episode.ts";
 import { sessionContextJson, sessionContextLines } from "../../views/session-context.ts";
 import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
 import { names, pickEpisode } from "../../session/pick.ts";
-import { intOption, jsonArg } from "../args.ts";
+import { intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
 
 /** How many closed records a listing shows unless told otherwise (a presentation choice). */
-const LIST_DEFAULT = 20;
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
@@ -131,7 +130,7 @@ const status = command({
 const list = command({
   meta: { name: "list", description: "Closed session records of this branch (or --all), newest first" },
   examples: ["majordomus session list", "majordomus session list --all --limit 0"],
-  args: { all: { type: "boolean", description: "Every branch" }, limit: { type: "string", description: "How many, newest first (default 20; 0 for every one)" }, ...jsonArg },
+  args: { all: { type: "boolean", description: "Every branch" }, ...limitArg, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const limit = intOption("limit", args.limit) ?? LIST_DEFAULT;
