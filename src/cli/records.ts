@@ -17,7 +17,7 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
     const explained = await explain(kind, here.layer, await placeFor(kind, here));
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
     const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
-    outJson("record-resolved", { kind: kind.name, record, since, candidates: explained.candidates });
+    outJson("record-resolved", { kind: kind.name, record, since, candidates: explained.candidates, omitted: explained.omitted });
     return;
   }
   const resolution = await resolveLatest(kind, here.layer, await placeFor(kind, here));

@@ -135,7 +135,7 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
 }
 
 /** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
-export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<{ record?: Resolved; since?: Resolved; candidates: Verdict[] }> {
+export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<{ record?: Resolved; since?: Resolved; candidates: Verdict[]; omitted: { count: number; superseded: number; rejected: number } }> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
   const best: Best[] = [];
@@ -173,5 +173,25 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
             : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${record!.meta.created_at} seq ${record!.meta.seq})`;
     verdicts.push({ path: c.path, verdict: c === record ? "selected" : "superseded", reason, tier: c.tier, created_at: c.meta.created_at, how: c.meta.how });
   }
-  return { record, since, candidates: verdicts };
+  return { record, since, ...shortlist(verdicts, since?.path) };
+}
+
+/** How many candidates an explanation lists besides the selected record and the one shown beside it. */
+const LISTED = 20;
+
+/**
+ * The candidates an explanation shows: the selected record, the one shown beside it, and the
+ * newest others up to LISTED; the rest are counted by verdict. Ten thousand records made the
+ * answer (to a person, an agent over MCP, or the API) 3.4 MB; what decided it is the newest few.
+ */
+function shortlist(verdicts: Verdict[], sincePath: string | undefined): { candidates: Verdict[]; omitted: { count: number; superseded: number; rejected: number } } {
+  const kept = (v: Verdict) => v.verdict === "selected" || v.path === sincePath;
+  const at = (v: Verdict) => v.created_at ?? "";
+  const others = verdicts.filter((v) => !kept(v)).sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0));
+  const shown = new Set(others.slice(0, LISTED));
+  const left = others.slice(LISTED);
+  return {
+    candidates: verdicts.filter((v) => kept(v) || shown.has(v)),
+    omitted: { count: left.length, superseded: left.filter((v) => v.verdict === "superseded").length, rejected: left.filter((v) => v.verdict === "rejected").length },
+  };
 }

@@ -80,6 +80,7 @@ export class Account {
         record: explained.record ? await view(explained.record, ws.position, policy, ws.at) : null,
         since: explained.since ? await view(explained.since, ws.position, policy, ws.at) : null,
         candidates: explained.candidates,
+        omitted: explained.omitted,
       };
     });
   }

@@ -218,6 +218,12 @@ describe("handover resolution", () => {
     const all = JSON.parse(every.stdout);
     expect([all.items.length, all.more, all.rejected.length]).toEqual([23, false, 1]);
     expect(all.items.at(-1).path).toEndWith("kept-by-hand.md");
+    // Why the newest was chosen lists it and the newest 20 others; the rest are counted, not listed.
+    const explained = JSON.parse(ok(repo.mj(["checkpoint", "--show", "--json"])).stdout);
+    expect(explained.candidates.length).toBe(21);
+    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").path).toEndWith(names.at(-1)!);
+    expect(explained.omitted).toEqual({ count: 3, superseded: 2, rejected: 1 });
+    expect(explained.candidates.some((c: { path: string }) => c.path.endsWith(names[2]!))).toBe(false);
     const usage = repo.mj(["checkpoint", "--show", "--limit", "3"]);
     expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining("--limit applies only to --list")]);
   });
