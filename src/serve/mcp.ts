@@ -28,7 +28,7 @@ const TOOLS = [
   {
     name: "handovers",
     title: "Handover candidates",
-    description: "Every handover record the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason, and the selected one with its labels. Read-only.",
+    description: "The handover records the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason (the selected one, the one shown beside it and the newest 20 others; the rest are counted in omitted), and the selected one with its labels. Read-only.",
     answer: (a: Account) => a.handovers(),
   },
 ] as const;
