@@ -396,6 +396,20 @@ describe("the terminal is first-class", () => {
     // Inside a client session the command is about that session's episode, whatever else is open.
     expect(repo.mj(["session", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-2" } }).stdout).toMatch(/^Episode s-\S+, opened .*\(session cc-2\)/);
   });
+
+  test("episodes crashed clients left open by the dozen: the newest 20 are listed, the rest counted, every one in --json", () => {
+    using repo = captured();
+    for (let i = 0; i < 24; i++) new Session(repo, `cc-${String(i).padStart(2, "0")}`).start();
+    const status = repo.mj(["session", "status"]);
+    const open = status.stdout.split("\n").filter((l) => l.startsWith("Open: "));
+    expect(open.length).toBe(20);
+    expect(open[0]).toContain("claude-code session cc-23");
+    expect(status.stdout).toContain("… and 4 older open episode(s)");
+    expect(JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout).others.length).toBe(24);
+    const context = repo.mj(["session", "context"]);
+    expect(context.stderr.split("\n").filter((l) => /^ {2}s-/.test(l)).length).toBe(20);
+    expect(context.stderr).toContain("… and 4 older open episode(s)");
+  });
 });
 
 describe("doctor converges", () => {

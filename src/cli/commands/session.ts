@@ -92,8 +92,19 @@ const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session 
 /** One line per open episode, for a person choosing between several. */
 const openLine = (ctx: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(ctx.at, e.opened_at)})`;
 
+/**
+ * Lines for open episodes, newest first, at most LIST_DEFAULT of them and a line counting the
+ * rest: episodes a crashed client never closed can pile up by the thousand until `recover` runs.
+ */
+function openLines(ctx: Ctx, open: OpenEpisode[], prefix = ""): string[] {
+  const newest = [...open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
+  const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ctx, e)}`);
+  if (newest.length > LIST_DEFAULT) lines.push(`… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`);
+  return lines;
+}
+
 function several(ctx: Ctx, open: OpenEpisode[], command: string): Failure {
-  return new Failure("missing", `${open.length} episodes are open in this checkout and this process belongs to none of them`, `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`, open.map((e) => openLine(ctx, e)));
+  return new Failure("missing", `${open.length} episodes are open in this checkout and this process belongs to none of them`, `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`, openLines(ctx, open));
 }
 
 const status = command({
@@ -121,7 +132,7 @@ const status = command({
       out(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
     } else if (picked.kind === "several") out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
     else out("No episode is open in this checkout.");
-    for (const o of others) out(`${mine ? "Also open" : "Open"}: ${openLine(ctx, o.episode!)}`);
+    for (const line of openLines(ctx, others.map((o) => o.episode!), mine ? "Also open: " : "Open: ")) out(line);
     for (const h of handed) out(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`);
     for (const o of open.filter((x) => x.problem)) err(`majordomus: warning: ${o.problem}`);
   },
