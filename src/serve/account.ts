@@ -65,9 +65,9 @@ export class Account {
     return this.cached("continuity", async () => continuityView(await this.facts(await this.here())));
   }
 
-  async episodes(): Promise<{ open: Continuity["episodes"]["open"]; closed: Continuity["closed"]; problems: string[] }> {
+  async episodes(): Promise<{ open: Continuity["episodes"]["open"]; open_more: number; closed: Continuity["closed"]; problems: string[] }> {
     const c = await this.continuity();
-    return { open: c.episodes.open, closed: c.closed, problems: c.episodes.problems };
+    return { open: c.episodes.open, open_more: c.episodes.open_more, closed: c.closed, problems: c.episodes.problems };
   }
 
   /** Every handover candidate with its verdict and reason, as `handover --resolve --json` explains them. */

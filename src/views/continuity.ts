@@ -57,10 +57,14 @@ const absence = (fact: RecordFact, noun: string) => fact.error ?? `no ${noun} fo
 
 export type Continuity = ReturnType<typeof continuityView>;
 
+/** How many open episodes the account lists (the newest); the rest are counted: crashed clients can leave thousands open until `recover` runs. */
+export const OPEN_LISTED = 20;
+
 export function continuityView(c: ContinuityFacts) {
   const f = c.facts;
   const p = f.position;
-  const open = c.open.map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
+  const newest = [...c.open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
+  const open = newest.slice(0, OPEN_LISTED).map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
   const blockers = f.questions.open.map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
   const handover = f.handover.view ? summary(f.handover.view) : null;
   const next = [
@@ -72,7 +76,7 @@ export function continuityView(c: ContinuityFacts) {
   return {
     generated_at: isoStamp(f.at),
     checkout: { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: f.snapshot.workingTree, own_records_uncommitted: f.snapshot.ownRecords.length },
-    episodes: { open, open_absent: open.length === 0 ? "no episode is open in this checkout" : null, problems: c.openProblems },
+    episodes: { open, open_more: newest.length - open.length, open_absent: open.length === 0 ? "no episode is open in this checkout" : null, problems: c.openProblems },
     task: f.task ? { id: f.task.id, task: f.task.task, scope: f.task.scope, started_at: f.task.started_at, age: ago(f.at, f.task.started_at) } : null,
     task_absent: f.task ? null : (f.taskProblem ?? "no active task"),
     handover,

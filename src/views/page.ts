@@ -39,7 +39,10 @@ function cards(p: PageFacts): Card[] {
     {
       id: "episodes",
       title: "Open episodes",
-      body: c.episodes.open.length === 0 ? absent(c.episodes.open_absent ?? "none") : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}</ul>`,
+      body:
+        c.episodes.open.length === 0
+          ? absent(c.episodes.open_absent ?? "none")
+          : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}${c.episodes.open_more > 0 ? `<li>… and ${c.episodes.open_more} older open episode(s): <code>majordomus session status --json</code> lists every one, <code>majordomus recover --check</code> names those stranded</li>` : ""}</ul>`,
     },
     { id: "task", title: "Task", body: c.task ? rows([["task", c.task.task], ["id", c.task.id], ["scope", c.task.scope.join(", ")], ["started", `${c.task.started_at} (${c.task.age})`]]) : absent(c.task_absent ?? "no active task") },
     {

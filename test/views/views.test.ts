@@ -11,6 +11,9 @@ import type { Task } from "../../src/task/record.ts";
 import { briefing } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
 import { deriveCheckpoint, deriveHandover } from "../../src/views/derived.ts";
+import { continuityView, OPEN_LISTED } from "../../src/views/continuity.ts";
+import { pageHtml } from "../../src/views/page.ts";
+import type { OpenEpisode } from "../../src/session/store.ts";
 import { PROJECT } from "../support/env.ts";
 
 const POLICY = parse(readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8")) as Policy;
@@ -204,5 +207,19 @@ describe("context", () => {
     expect(c.lines.length).toBeLessThanOrEqual(36);
     expect(c.lines.at(-1)).toBe(`${c.lines.length} of 36 lines (dropped: ${c.budget.dropped.join(", ")})`);
     expect(c.budget.dropped[0]).toStartWith("RECENT HISTORY");
+  });
+});
+
+describe("the read side's account", () => {
+  test("open episodes by the thousand: the newest are listed, the rest counted, on the page too", () => {
+    const episode = (i: number) => ({ session_id: `s-${i}`, provider: "claude-code", provider_session: `cc-${i}`, opened_by: "hook", opened_at: new Date(AT.getTime() - (2000 - i) * 60_000).toISOString(), branch: "main" }) as unknown as OpenEpisode;
+    const open = Array.from({ length: 2000 }, (_, i) => episode(i));
+    const c = continuityView({ facts: facts(), open, closed: [], openProblems: [] });
+    expect(c.episodes.open.length).toBe(OPEN_LISTED);
+    expect(c.episodes.open[0]!.session_id).toBe("s-1999");
+    expect(c.episodes.open_more).toBe(2000 - OPEN_LISTED);
+    expect(pageHtml({ continuity: c, providers: [], recovery: { stranded: 0, unfinished_closes: 0, threshold: null }, refreshSeconds: 5 })).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
+    const none = continuityView({ facts: facts(), open: [], closed: [], openProblems: [] });
+    expect([none.episodes.open_more, none.episodes.open_absent]).toEqual([0, "no episode is open in this checkout"]);
   });
 });
