@@ -53,6 +53,7 @@ describe("--json documents", () => {
     const questions = json(repo, ["question", "list", "--all"]);
     expect((questions.items as Array<{ number: number }>)[0]!.number).toBe(1);
     json(repo, ["decision", "keep YAML", "--why", "people edit it"]);
+    expect(json(repo, ["decision", "list"]).items).toEqual([expect.objectContaining({ title: "keep YAML", why: "people edit it" })]);
     json(repo, ["checkpoint", "--derive"]);
     json(repo, ["handover"], 0, "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n");
     expect(json(repo, ["handover", "--resolve"]).record).toMatchObject({ how: "authored" });

@@ -62,4 +62,21 @@ describe("decision", () => {
     expect(text).toContain("- Why: not recorded\n");
     expect(ledger(repo).at(-1)).toMatchObject({ event: "decision.recorded", decision: "Keep the v1 API", task_id: task });
   });
+
+  test("`decision list` lists them newest first, paged; it records nothing, and a decision titled list is written after --", () => {
+    using repo = layered();
+    for (let i = 1; i <= 22; i++) ok(repo.mj(["decision", `Choice ${i}`, "--why", `reason ${i}`]));
+    const before = readFileSync(repo.path(".ai/local/state/decisions.md"), "utf8");
+    const page = ok(repo.mj(["decision", "list"]));
+    const lines = page.stdout.trim().split("\n");
+    expect(lines.length).toBe(20);
+    expect(lines[0]).toMatch(/^\d{4}-\d{2}-\d{2} — Choice 22 \(task none, head [0-9a-f]{12}\): reason 22$/);
+    expect(page.stderr).toContain("the newest 20 shown; older ones exist");
+    expect(ok(repo.mj(["decision", "list", "--limit", "0"])).stdout.trim().split("\n").length).toBe(22);
+    expect(readFileSync(repo.path(".ai/local/state/decisions.md"), "utf8")).toBe(before);
+    expect(repo.mj(["decision", "list", "--why", "x"]).status).toBe(2);
+    expect(repo.mj(["decision", "Choice 23", "--limit", "3"]).status).toBe(2);
+    ok(repo.mj(["decision", "--why", "a word", "--", "list"]));
+    expect(readFileSync(repo.path(".ai/local/state/decisions.md"), "utf8")).toContain("— list\n- Task: none\n");
+  });
 });

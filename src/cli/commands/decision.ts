@@ -1,21 +1,30 @@
 import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { appendDecision } from "../../decisions/store.ts";
+import { appendDecision, readDecisions } from "../../decisions/store.ts";
 import { appendEvent } from "../../ledger/store.ts";
 import { activeTask } from "../../task/record.ts";
-import { jsonArg } from "../args.ts";
+import { intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
+import { Failure } from "../../lib/failure.ts";
 import { command } from "../define.ts";
-import { out, outJson } from "../print.ts";
+import { err, out, outJson } from "../print.ts";
+
+/** `decision list` lists; any other title is a decision to record (one titled "list" is given after `--`). */
+const LIST = "list";
 
 export default command({
-  meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md" },
-  examples: ["majordomus decision \"keep the YAML format\" --why \"people edit it by hand\""],
+  meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md; `decision list` lists them" },
+  examples: ["majordomus decision \"keep the YAML format\" --why \"people edit it by hand\"", "majordomus decision list"],
   args: {
-    title: { type: "positional", description: "The decision, in one line" },
+    title: { type: "positional", description: "The decision, in one line (or `list`: the decisions, newest first)" },
     why: { type: "string", description: "Why it was made" },
+    ...limitArg,
     ...jsonArg,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
+    const listing = args.title === LIST && !rawArgs.includes("--");
+    if (listing && args.why !== undefined) throw new Failure("usage", "`decision list` takes no --why", "to record a decision titled list, give the title after --: `majordomus decision --why \"…\" -- list`");
+    if (!listing && args.limit !== undefined) throw new Failure("usage", "--limit applies only to `decision list`", "drop --limit");
+    if (listing) return list(intOption("limit", args.limit) ?? LIST_DEFAULT, args.json === true);
     const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
     const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, wall());
@@ -24,3 +33,15 @@ export default command({
     else out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
   },
 });
+
+/** The decisions of this checkout, newest first: `limit` of them (0: every one). */
+async function list(limit: number, json: boolean): Promise<void> {
+  const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
+  const all = readDecisions(ctx.layer).reverse();
+  const items = limit > 0 ? all.slice(0, limit) : all;
+  const more = items.length < all.length;
+  if (json) return outJson("decision-list", { items, more });
+  if (items.length === 0) return out("no decisions recorded in this checkout");
+  for (const d of items) out(`${d.date} — ${d.title} (task ${d.task}, head ${d.head.slice(0, 12)})${d.why && d.why !== "not recorded" ? `: ${d.why}` : ""}`);
+  if (more) err(`majordomus: the newest ${items.length} shown; older ones exist (\`--limit 0\` lists every one)`);
+}
