@@ -84,7 +84,12 @@ export function parseArgv(argv: readonly string[], defs: ArgsDef, scope: string)
     else if (def.default !== undefined) out[name] = def.default;
     else if (def.required !== false) throw usage(`missing argument <${name}>`, scope);
   }
-  if (loose.length > 0) throw usage(`unexpected argument ${JSON.stringify(loose[0])}`, scope);
+  if (loose.length > 0) {
+    // `handover list`, `checkpoint show`: a word that is one of the command's switches was meant as that switch.
+    const meant = Object.entries(defs).find(([name, def]) => def.type === "boolean" && name === loose[0]);
+    if (meant) throw new Failure("usage", `unexpected argument ${JSON.stringify(loose[0])}; did you mean \`${scope} --${meant[0]}\`?`, `run \`${scope} --help\` to see its arguments`);
+    throw usage(`unexpected argument ${JSON.stringify(loose[0])}`, scope);
+  }
   for (const [name, def] of Object.entries(defs)) {
     if (def.type === "positional" || out[name] !== undefined) continue;
     if (def.default !== undefined) out[name] = def.default as string | boolean;

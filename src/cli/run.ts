@@ -40,6 +40,15 @@ async function load(entry: unknown): Promise<Command<any>> {
   return typeof entry === "function" ? await (entry as () => Promise<Command<any>>)() : (entry as Command<any>);
 }
 
+/** Words people reach for that are not commands here, and the command they meant (before the nearest spelling). */
+const MEANT: Record<string, string> = {
+  status: "majordomus session status",
+  version: "majordomus --version",
+  log: "majordomus history",
+  show: "majordomus session show",
+  list: "majordomus session list",
+};
+
 async function resolve(argv: string[]): Promise<Resolved> {
   let cmd: Command<any> = root;
   const path: string[] = [];
@@ -49,8 +58,10 @@ async function resolve(argv: string[]): Promise<Resolved> {
     const name = rest[0];
     if (!subs || name === undefined || name.startsWith("-")) return { cmd, path, rest };
     if (!Object.hasOwn(subs, name)) {
-      const near = closest(name, Object.keys(subs));
-      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${scopeOf([...path, near])}\`?` : ""}`, `run \`${scopeOf(path)} --help\` to list commands`);
+      const meant = path.length === 0 && Object.hasOwn(MEANT, name) ? MEANT[name] : undefined;
+      const nearest = closest(name, Object.keys(subs));
+      const near = meant ?? (nearest === undefined ? undefined : scopeOf([...path, nearest]));
+      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${near}\`?` : ""}`, `run \`${scopeOf(path)} --help\` to list commands`);
     }
     cmd = await load(subs[name]);
     path.push(name);
@@ -108,6 +119,8 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function runCommandLine(argv: string[], hook = false): Promise<number> {
+  // `majordomus help [command …]` is that command's --help, as git and cargo take it.
+  if (argv[0] === "help") argv = [...argv.slice(1), "--help"];
   try {
     // One instant per command: every stamp, age and freshness label below reads this one.
     pinClock();

@@ -70,12 +70,26 @@ describe("typos and unknown flags", () => {
     [["--versoin"], "unknown option --versoin for `majordomus`; did you mean --version?"],
     [["-V"], "unknown option -V for `majordomus`; did you mean -v?"],
     [["doctor", "--fxi"], "did you mean --fix?"],
+    [["status"], "did you mean `majordomus session status`?"],
+    [["version"], "did you mean `majordomus --version`?"],
+    [["log"], "did you mean `majordomus history`?"],
+    [["handover", "list"], "unexpected argument \"list\"; did you mean `majordomus handover --list`?"],
+    [["checkpoint", "show"], "did you mean `majordomus checkpoint --show`?"],
   ])("%p: exit 2, one message naming it and what was meant, no help dump", (args, said) => {
     const run = mj(args);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(said);
     expect(run.stderr.split("\n").length).toBeLessThanOrEqual(3);
     expect(run.stdout).toBe("");
+  });
+
+  test("`help [command …]` is that command's --help", () => {
+    for (const [args, title] of [[["help"], "majordomus 0"], [["help", "session", "list"], "majordomus session list — "]] as const) {
+      const run = mj([...args]);
+      expect(run.status).toBe(0);
+      expect(run.stdout.startsWith(title)).toBe(true);
+      expect(run.stdout).toBe(mj([...args.slice(1), "--help"]).stdout);
+    }
   });
 
   test("a word far from every command gets no guess", () => {
