@@ -57,7 +57,7 @@ const absence = (fact: RecordFact, noun: string) => fact.error ?? `no ${noun} fo
 
 export type Continuity = ReturnType<typeof continuityView>;
 
-/** How many open episodes the account lists (the newest); the rest are counted: crashed clients can leave thousands open until `recover` runs. */
+/** How many open episodes (the newest) and open questions (the first) the account lists; the rest are counted: crashed clients can leave thousands of episodes open until `recover` runs. */
 export const OPEN_LISTED = 20;
 
 export function continuityView(c: ContinuityFacts) {
@@ -65,7 +65,8 @@ export function continuityView(c: ContinuityFacts) {
   const p = f.position;
   const newest = [...c.open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
   const open = newest.slice(0, OPEN_LISTED).map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
-  const blockers = f.questions.open.map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
+  // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
+  const blockers = f.questions.open.slice(0, OPEN_LISTED).map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
   const handover = f.handover.view ? summary(f.handover.view) : null;
   const next = [
     ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
@@ -85,6 +86,7 @@ export function continuityView(c: ContinuityFacts) {
     checkpoint: f.checkpoint.view ? summary(f.checkpoint.view) : null,
     checkpoint_absent: f.checkpoint.view ? null : absence(f.checkpoint, "checkpoint"),
     blockers,
+    blockers_more: f.questions.open.length - blockers.length,
     closed: c.closed,
     next,
   };

@@ -51,7 +51,14 @@ function cards(p: PageFacts): Card[] {
       body: c.handover ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds only what git and the ledger say; it does not replace the account above.</p>` : ""}` : absent(c.handover_absent ?? "no handover"),
     },
     { id: "checkpoint", title: "Newest checkpoint", body: c.checkpoint ? record(c.checkpoint) : absent(c.checkpoint_absent ?? "no checkpoint") },
-    { id: "blockers", title: "Blockers", body: c.blockers.length === 0 ? absent("no open question blocks acceptance") : `<ol>${c.blockers.map((b) => `<li>${esc(b.text)} <small>(task ${esc(b.task_id)})</small></li>`).join("")}</ol>` },
+    {
+      id: "blockers",
+      title: "Blockers",
+      body:
+        c.blockers.length === 0
+          ? absent("no open question blocks acceptance")
+          : `<ol>${c.blockers.map((b) => `<li>${esc(b.text)} <small>(task ${esc(b.task_id)})</small></li>`).join("")}</ol>${c.blockers_more > 0 ? `<p>… and ${c.blockers_more} more: <code>majordomus question list</code></p>` : ""}`,
+    },
     {
       id: "closed",
       title: "Closed episodes",

@@ -219,6 +219,9 @@ describe("the read side's account", () => {
     expect(c.episodes.open[0]!.session_id).toBe("s-1999");
     expect(c.episodes.open_more).toBe(2000 - OPEN_LISTED);
     expect(pageHtml({ continuity: c, providers: [], recovery: { stranded: 0, unfinished_closes: 0, threshold: null }, refreshSeconds: 5 })).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
+    const questions = Array.from({ length: 30 }, (_, i) => ({ text: `question ${i + 1}?`, taskId: "none", opened: "2026-11-30" }));
+    const blocked = continuityView({ facts: facts({ questions: { path: "/r/q.md", open: questions as never, resolved: [], malformed: [] } }), open: [], closed: [], openProblems: [] });
+    expect([blocked.blockers.length, blocked.blockers[19]!.number, blocked.blockers_more]).toEqual([20, 20, 10]);
     const none = continuityView({ facts: facts(), open: [], closed: [], openProblems: [] });
     expect([none.episodes.open_more, none.episodes.open_absent]).toEqual([0, "no episode is open in this checkout"]);
   });
