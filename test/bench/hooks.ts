@@ -111,7 +111,7 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
  * execs the floor instead of majordomus (the start shim's `git status` left out: the floor runs
  * its own). Written into the repository beside the real shims.
  */
-function floorShim(dir: string, shim: string, floor: string, mode: string): string {
+export function floorShim(dir: string, shim: string, floor: string, mode: string): string {
   // The start shim's background `git status` goes: the floor runs its own.
   const text = readFileSync(join(dir, shim), "utf8").replace(/^# The briefing needs[\s\S]*?^fi\n/m, "");
   const exec = /^(.*)exec "\$mj" .*$/m;
@@ -161,7 +161,7 @@ function run(cwd: string, cmd: string, args: string[]): void {
 }
 
 /** test/bench/floor.ts compiled with the binary's settings (see build.ts). */
-function floorBinary(): string {
+export function floorBinary(): string {
   const out = join(BIN, "..", "bench-floor");
   const r = spawnSync(process.execPath, ["build", "--compile", "--bytecode", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dirname, "floor.ts"), "--outfile", out], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`building the floor program failed: ${r.stderr}`);
