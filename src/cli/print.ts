@@ -19,6 +19,11 @@ export function err(...parts: unknown[]): void {
  * described by share/schemas/cli/<kind>.schema.json). Keys are snake_case; a document's main list
  * is `items`.
  */
+/** What a paged listing says on stderr when it left older rows out. */
+export function olderLeftOut(shown: number): void {
+  err(`majordomus: the newest ${shown} shown; older ones exist (\`--limit 0\` lists every one)`);
+}
+
 export function outJson(kind: string, doc: Record<string, unknown>): void {
   out(JSON.stringify({ schema: `majordomus/${kind}/v1`, ...doc }));
 }

@@ -8,7 +8,7 @@ import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { placeFor } from "../facts/place.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
-import { err, out, outJson } from "./print.ts";
+import { olderLeftOut, out, outJson } from "./print.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -57,5 +57,5 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
     return;
   }
   for (const r of listing.rows) out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
-  if (listing.more) err(`majordomus: the newest ${listing.rows.length} shown; older ones exist (\`--limit 0\` lists every one)`);
+  if (listing.more) olderLeftOut(listing.rows.length);
 }

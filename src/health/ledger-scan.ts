@@ -10,6 +10,7 @@
  */
 import { lstatSync } from "node:fs";
 import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
+import { PAGE } from "../lib/page.ts";
 import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
 
@@ -23,7 +24,7 @@ export const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_e
  */
 export type Tail = { count: number; newest: Entry[] };
 /** The most entries of one list a pass keeps: doctor shows the newest ten failures and at most this many of any list. */
-const KEPT = 20;
+const KEPT = PAGE;
 
 function added(tail: Tail | undefined, e: Entry): Tail {
   const next = tail ?? { count: 0, newest: [] };
@@ -53,7 +54,7 @@ const SCHEMA = "majordomus doctor ledger scan v2";
 /** The bytes before the offset a cache keeps, to know the file is the one it read. */
 const TAIL_BYTES = 512;
 /** doctor shows the first 20 line problems; the cache keeps no more than it can show. */
-const KEPT_FINDINGS = 20;
+const KEPT_FINDINGS = PAGE;
 
 type Delivery = { at: string; failed: boolean };
 type State = {

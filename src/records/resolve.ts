@@ -18,6 +18,7 @@
  * at a bad record is read whole instead.
  */
 import { join } from "node:path";
+import { PAGE } from "../lib/page.ts";
 import { loadLayer } from "../layer/manifest.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { DETACHED, sameRepository, type Position } from "../repo/where.ts";
@@ -177,7 +178,7 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
 }
 
 /** How many candidates an explanation lists besides the selected record and the one shown beside it. */
-const LISTED = 20;
+const LISTED = PAGE;
 
 /**
  * The candidates an explanation shows: the selected record, the one shown beside it, and the

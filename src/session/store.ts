@@ -102,6 +102,11 @@ export function readPointer(layer: Layer): string | undefined {
   }
 }
 
+/** Open episodes, the most recently opened first (a copy; the given list is left as it is). */
+export function newestOpenFirst<T extends Pick<OpenEpisode, "opened_at">>(open: readonly T[]): T[] {
+  return [...open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
+}
+
 /** Every open episode of this checkout, with its key; unreadable records come back as problems. */
 export async function listOpen(layer: Layer): Promise<Array<{ key: string } & ReadEpisode>> {
   let names: string[] = [];

@@ -8,7 +8,8 @@ import { isoStamp } from "../lib/clock.ts";
 import type { Facts, RecordFact } from "../facts/facts.ts";
 import { ago } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
-import type { OpenEpisode } from "../session/store.ts";
+import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
+import { PAGE } from "../lib/page.ts";
 
 export type ClosedSummary = { session_id: string; path: string; outcome: string; closed_at: string; branch: string; provider: string; provider_session: string };
 
@@ -58,12 +59,12 @@ const absence = (fact: RecordFact, noun: string) => fact.error ?? `no ${noun} fo
 export type Continuity = ReturnType<typeof continuityView>;
 
 /** How many open episodes (the newest) and open questions (the first) the account lists; the rest are counted: crashed clients can leave thousands of episodes open until `recover` runs. */
-export const OPEN_LISTED = 20;
+export const OPEN_LISTED = PAGE;
 
 export function continuityView(c: ContinuityFacts) {
   const f = c.facts;
   const p = f.position;
-  const newest = [...c.open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
+  const newest = newestOpenFirst(c.open);
   const open = newest.slice(0, OPEN_LISTED).map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
   // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
   const blockers = f.questions.open.slice(0, OPEN_LISTED).map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));

@@ -5,8 +5,7 @@ import { CHECKPOINT_NEEDS, deriveCheckpoint } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { writeRecord } from "../../lifecycle/records.ts";
-import { exclusive, intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
-import { Failure } from "../../lib/failure.ts";
+import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
@@ -27,10 +26,10 @@ export default command({
   },
   async run({ args }) {
     exclusive(args, ["derive", "show", "list"]);
-    if (args.limit !== undefined && !args.list) throw new Failure("usage", "--limit applies only to --list", "add --list, or drop --limit");
+    const limit = listLimit(args.limit, args.list === true, "--list");
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
-    if (args.list) return printListing(KIND, ctx, { json: args.json, limit: intOption("limit", args.limit) ?? LIST_DEFAULT });
+    if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS)) : readBody("majordomus checkpoint");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });

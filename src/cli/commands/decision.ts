@@ -3,10 +3,10 @@ import { workspace } from "../../workspace/workspace.ts";
 import { appendDecision, readDecisions } from "../../decisions/store.ts";
 import { appendEvent } from "../../ledger/store.ts";
 import { activeTask } from "../../task/record.ts";
-import { intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
+import { jsonArg, limitArg, listLimit } from "../args.ts";
 import { Failure } from "../../lib/failure.ts";
 import { command } from "../define.ts";
-import { err, out, outJson } from "../print.ts";
+import { olderLeftOut, out, outJson } from "../print.ts";
 
 /** `decision list` lists; any other title is a decision to record (one titled "list" is given after `--`). */
 const LIST = "list";
@@ -23,8 +23,8 @@ export default command({
   async run({ args, rawArgs }) {
     const listing = args.title === LIST && !rawArgs.includes("--");
     if (listing && args.why !== undefined) throw new Failure("usage", "`decision list` takes no --why", "to record a decision titled list, give the title after --: `majordomus decision --why \"…\" -- list`");
-    if (!listing && args.limit !== undefined) throw new Failure("usage", "--limit applies only to `decision list`", "drop --limit");
-    if (listing) return list(intOption("limit", args.limit) ?? LIST_DEFAULT, args.json === true);
+    const limit = listLimit(args.limit, listing, "`decision list`");
+    if (listing) return list(limit, args.json === true);
     const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
     const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, wall());
@@ -43,5 +43,5 @@ async function list(limit: number, json: boolean): Promise<void> {
   if (json) return outJson("decision-list", { items, more });
   if (items.length === 0) return out("no decisions recorded in this checkout");
   for (const d of items) out(`${d.date} — ${d.title} (task ${d.task}, head ${d.head.slice(0, 12)})${d.why && d.why !== "not recorded" ? `: ${d.why}` : ""}`);
-  if (more) err(`majordomus: the newest ${items.length} shown; older ones exist (\`--limit 0\` lists every one)`);
+  if (more) olderLeftOut(items.length);
 }

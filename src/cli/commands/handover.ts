@@ -8,7 +8,7 @@ import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
 import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
-import { exclusive, intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
+import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
@@ -31,13 +31,13 @@ export default command({
   },
   async run({ args }) {
     exclusive(args, ["derive", "resolve", "list"]);
-    if (args.limit !== undefined && !args.list) throw new Failure("usage", "--limit applies only to --list", "add --list, or drop --limit");
+    const limit = listLimit(args.limit, args.list === true, "--list");
     const noTask = args["no-task"] === true;
     if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
     if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
-    if (args.list) return printListing(KIND, ctx, { json: args.json, limit: intOption("limit", args.limit) ?? LIST_DEFAULT });
+    if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
     const policy = await loadPolicy(ctx.layer);
     const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });

@@ -10,15 +10,14 @@ import { closeEpisode } from "../../lifecycle/close.ts";
 import { openEpisode } from "../../lifecycle/open.ts";
 import { gatherSessionContext } from "../../facts/episode.ts";
 import { sessionContextJson, sessionContextLines } from "../../views/session-context.ts";
-import { listOpen, readPointer, type OpenEpisode } from "../../session/store.ts";
+import { listOpen, newestOpenFirst, readPointer, type OpenEpisode } from "../../session/store.ts";
 import { names, pickEpisode } from "../../session/pick.ts";
-import { intOption, jsonArg, LIST_DEFAULT, limitArg } from "../args.ts";
+import { jsonArg, LIST_DEFAULT, limitArg, listLimit } from "../args.ts";
 
-/** How many closed records a listing shows unless told otherwise (a presentation choice). */
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
-import { out, err, outJson } from "../print.ts";
+import { out, err, olderLeftOut, outJson } from "../print.ts";
 
 const providerArgs = {
   provider: { type: "string", description: "The client this episode belongs to (hooks pass it)" },
@@ -97,7 +96,7 @@ const openLine = (ctx: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, open
  * rest: episodes a crashed client never closed can pile up by the thousand until `recover` runs.
  */
 function openLines(ctx: Ctx, open: OpenEpisode[], prefix = ""): string[] {
-  const newest = [...open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
+  const newest = newestOpenFirst(open);
   const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ctx, e)}`);
   if (newest.length > LIST_DEFAULT) lines.push(`… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`);
   return lines;
@@ -144,7 +143,7 @@ const list = command({
   args: { all: { type: "boolean", description: "Every branch" }, ...limitArg, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const limit = intOption("limit", args.limit) ?? LIST_DEFAULT;
+    const limit = listLimit(args.limit, true, "a listing");
     const listing = await readClosed(ctx, { limit, branch: args.all ? undefined : ctx.position.branch });
     const matching = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
     const rows = matching.slice(0, limit > 0 ? limit : undefined);
@@ -153,7 +152,7 @@ const list = command({
     if (args.json) return outJson("session-list", { items: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected, more });
     if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
     for (const r of rows) out([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
-    if (more) err(`majordomus: the newest ${rows.length} shown; older ones exist (\`--limit 0\` lists every one)`);
+    if (more) olderLeftOut(rows.length);
   },
 });
 
