@@ -1,7 +1,7 @@
 // Multi-session stories, told through the installed shims with the payloads Claude Code 2.1.332
 // really sends: each asks what the *next* session's briefing says after the previous one ended.
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { captured, fire, fixture, hookEnv, sessionFiles } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -433,6 +433,34 @@ describe("doctor converges", () => {
     expect(healthy.stdout).toContain("INFO contexts");
     const all = repo.mj(["doctor", "--all"]);
     expect(all.stdout).toMatch(/INFO lifecycle claude-code start — .*the policy could not be read.*\(history: a later claude-code start event succeeded\)/);
+  });
+
+  test("a month of failures and a damaged ledger: doctor shows the newest, counts the rest, and converges", () => {
+    using repo = captured();
+    new Session(repo, "cc-1").start();
+    const ledgerFile = repo.path(".ai/local/state/ledger.jsonl");
+    const line = (i: number, event: string, more: Record<string, unknown>) => JSON.stringify({ ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(), event, head: "abc1234", branch: "main", by: "majordomus/0.1.0", ...more });
+    const lines: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      lines.push(line(2 * i, "provider.event.received", { provider: "claude-code", provider_event: "prompt", provider_session: "cc-1" }));
+      lines.push(line(2 * i + 1, "provider.event.failed", { provider: "claude-code", provider_event: "prompt", reason: `disk full (${i})` }));
+      lines.push("{ torn");
+    }
+    appendFileSync(ledgerFile, `${lines.join("\n")}\n`);
+    const failing = repo.mj(["doctor"]);
+    expect(failing.stdout.split("\n").filter((l) => l.startsWith("FAIL lifecycle claude-code prompt")).length).toBe(10);
+    expect(failing.stdout).toContain("FAIL lifecycle failures — 15 more unrecovered failure(s)");
+    expect(failing.stdout.split("\n").filter((l) => /^FAIL ledger line \d+/.test(l)).length).toBe(20);
+    expect(failing.stdout).toContain("FAIL ledger lines — 5 more line problem(s)");
+    // A successful prompt: all 25 are history; --all shows the newest 20 and counts the other 5.
+    expect(fire(repo, "prompt", { session_id: "cc-1", prompt: "say ok" }).status).toBe(0);
+    const healthy = repo.mj(["doctor"]);
+    expect(healthy.stdout).toContain("INFO lifecycle recovered — 25 earlier hook failure(s)");
+    const all = repo.mj(["doctor", "--all"]).stdout.split("\n");
+    expect(all.filter((l) => /^INFO lifecycle claude-code prompt — .*disk full/.test(l)).length).toBe(20);
+    expect(all.some((l) => l.includes("disk full (24)"))).toBe(true);
+    expect(all.some((l) => l.includes("disk full (4)"))).toBe(false);
+    expect(all).toContain("INFO lifecycle recovered — 5 older recovered failure(s) besides these  [reproduce: majordomus history --event provider.event.failed]");
   });
 
   test("a fresh clone's local half, created on demand by a hook, has its declared modes", () => {
