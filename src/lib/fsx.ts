@@ -206,11 +206,13 @@ let scratch: Buffer | undefined;
  * throws ENOENT, as readFileSync does. The size fstat gave sizes the read: a file that is not
  * growing is read in one call (asking for one byte more than it has finds its end).
  */
-export function readLayerEntry(path: string): { text: string; stats: Stats } {
+export function readLayerEntry(path: string, options: { maxBytes?: number } = {}): { text: string; stats: Stats } {
   const opened = openRegular(path);
   if (opened === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });
   const { fd, stats } = opened;
   try {
+    // A file far larger than its kind ever is (a record a stranger's repository tracks at 500 MB) is named, not read into memory.
+    if (options.maxBytes !== undefined && Number(stats.size) > options.maxBytes) throw new Failure("contract", `${path} is ${Number(stats.size)} bytes, more than the ${options.maxBytes} a file of its kind holds`, "look at it (`ls -l`), then move it away");
     const wanted = Number(stats.size) + 1;
     let buffer = wanted <= SCRATCH_BYTES ? (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(wanted);
     let total = 0;
@@ -231,9 +233,12 @@ export function readLayerEntry(path: string): { text: string; stats: Stats } {
 }
 
 /** The text of a file of the layer (see readLayerEntry). */
-export function readLayerFile(path: string): string {
-  return readLayerEntry(path).text;
+export function readLayerFile(path: string, options: { maxBytes?: number } = {}): string {
+  return readLayerEntry(path, options).text;
 }
+
+/** The most a record (a handover, a checkpoint, a closed session record) is read as: real ones are a few kilobytes. */
+export const RECORD_MAX_BYTES = 1024 * 1024;
 
 /** The text of a regular file, never read through a link, or undefined for anything else (missing, a link, a folder, unreadable). */
 export function readPlain(path: string): string | undefined {

@@ -1,5 +1,5 @@
 /** One record file: its computed front matter and its body, written and read back. */
-import { readLayerFile, unreadable } from "../lib/fsx.ts";
+import { readLayerFile, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
 import { Failure } from "../lib/failure.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { parseYaml } from "../lib/runtime.ts";
@@ -52,7 +52,7 @@ const MAJOR = /^([a-z]+)\/v(\d+)$/;
 export async function readRecord(kind: RecordKind, path: string, file: string): Promise<Parsed> {
   let text: string;
   try {
-    text = readLayerFile(path);
+    text = readLayerFile(path, { maxBytes: RECORD_MAX_BYTES });
   } catch (err) {
     return { ok: false, reason: unreadable(err, path) };
   }

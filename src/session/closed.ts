@@ -1,5 +1,5 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
-import { readLayerEntry, unreadable } from "../lib/fsx.ts";
+import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
 import { readdirSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -28,7 +28,7 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
   const rel = relative(worktree, path);
   let entry: { text: string; stats: Stats };
   try {
-    entry = readLayerEntry(path);
+    entry = readLayerEntry(path, { maxBytes: RECORD_MAX_BYTES });
   } catch (err) {
     // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
     return { ok: false, path: rel, reason: unreadable(err, path) };

@@ -107,6 +107,23 @@ describe("symbolic links in the layer", () => {
     expect(closedRecords(repo).length).toBeGreaterThanOrEqual(1);
   });
 
+  test("records a stranger's repository tracks at 8 MB: named as too large by every reader, never read into memory, and the hooks go on", () => {
+    using repo = captured();
+    const huge = `---\nschema: session/v1\nsession_id: s-huge\n---\n${"x".repeat(8 * 1024 * 1024)}\n`;
+    writeFileSync(repo.path(".ai/repo/sessions/20260601T000000000Z--s-huge.md"), huge);
+    writeFileSync(repo.path(".ai/local/state/handovers/20260601T000000000Z--000099--main--abc1234.md"), huge.replace("session/v1", "handover/v1"));
+    repo.git("add", ".ai/repo/sessions");
+    repo.git("commit", "-q", "-m", "A record from a stranger");
+    const said = /s-huge\.md(:| —) unreadable: it is 83886\d\d bytes, more than the 1048576 a file of its kind holds/;
+    expect(repo.mj(["session", "list", "--all"]).stderr).toMatch(said);
+    const doctor = repo.mj(["doctor"]);
+    expect(doctor.stdout).toMatch(said);
+    expect(doctor.stdout).toMatch(/000099--main--abc1234\.md — unreadable: it is 83886\d\d bytes/);
+    const runs = story(repo);
+    for (const r of runs) expect(r.status).toBe(0);
+    expect(runs[0]!.stdout).toContain("## majordomus");
+  });
+
   test("a ledger linked to a shell rc file, on a branch named like a command: the file is untouched", () => {
     using repo = captured();
     using away = outside();

@@ -1,4 +1,4 @@
-import { readLayerFile } from "../../lib/fsx.ts";
+import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
@@ -187,7 +187,7 @@ const show = command({
     }
     const record = await findClosed(ctx, closedId!);
     if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
-    out(readLayerFile(join(ctx.position.worktree, record.path)).trimEnd());
+    out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
   },
 });
 
@@ -201,7 +201,7 @@ const latest = command({
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
     if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
-    out(readLayerFile(join(ctx.position.worktree, record.path)).trimEnd());
+    out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
   },
 });
 
