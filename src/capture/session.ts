@@ -20,6 +20,8 @@ import { appendEvent } from "../ledger/store.ts";
 import { loadPolicy, switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "./redact.ts";
+import { budgetFor } from "../providers/index.ts";
+import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
 
@@ -100,6 +102,15 @@ async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy |
   });
 }
 
+/** The briefing's size and cuts, in the ledger: what the delivery check compares the client's transcript against. */
+async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<void> {
+  const cuts = b.cuts.map((c) => c.part);
+  await attempt(ws, d, "the briefing's size was not recorded", async () => {
+    await appendEvent(ws, "session.briefed", { provider: d.provider.id, provider_session: d.providerSession ?? "none", chars: b.size, budget: b.budget?.chars ?? 0, counts: b.budget?.counts ?? "utf16", ...(cuts.length ? { cuts } : {}), ...(b.withheld ? { withheld_lines: b.withheld } : {}) });
+  });
+  if (cuts.length) log.info(`the briefing was shortened to fit ${b.budget?.channel ?? "its line budget"}: ${cuts.join(", ")}`);
+}
+
 const start: Row = {
   switch: "session.briefing_on_start",
   // After /clear the start follows an end at once: its briefing must show the close just derived.
@@ -118,11 +129,15 @@ const start: Row = {
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
     const fresh = opened !== undefined && !opened.kept;
     let stdout: string | undefined;
+    let briefed: Briefing | undefined;
     if (policy && switchOn(policy.policy, start.switch)) {
       await attempt(stamped, d, "the briefing was not composed", async () => {
         const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined, gitDeadlineMs });
-        stdout = briefing(facts).lines.join("\n");
+        const made = briefing(facts, budgetFor(d.provider.hooks, "start", policy?.policy));
+        stdout = made.lines.join("\n");
+        briefed = made;
       });
+      if (briefed) await noteBriefing(stamped, d, briefed);
     }
     // Work is left only for a new episode (its working context), an episode old enough to be
     // stranded, or a close whose taker died before finishing it.

@@ -11,6 +11,7 @@
  * Both answer one JSON document; a refusal is `ok: false` with the reason, and the mod lets the
  * client's own summary run.
  */
+import { adapted, budgetFor } from "../providers/index.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -79,5 +80,5 @@ export async function windowAnswer(ws: Workspace, action: WindowAction, trigger:
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
   const id = windowId(episode, ordinal);
   // The model reads the boot as the briefing is read: a record's control characters shown as `\uXXXX`, never sent raw.
-  return { ...base, window: ordinal, window_id: id, checkpoint, boot: printable(boot(facts, { id, ordinal, trigger }).join("\n")) };
+  return { ...base, window: ordinal, window_id: id, checkpoint, boot: printable(boot(facts, { id, ordinal, trigger }, budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy)).join("\n")) };
 }

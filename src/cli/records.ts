@@ -9,6 +9,9 @@ import { explain, resolveLatest } from "../records/resolve.ts";
 import { placeFor } from "../facts/place.ts";
 import { headerLines, view, withoutNextAction } from "../records/view.ts";
 import { olderLeftOut, out, outJson } from "./print.ts";
+import { join, relative } from "node:path";
+import { readRecord } from "../records/record.ts";
+import { storeOf } from "../records/store.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -58,4 +61,17 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
   }
   for (const r of listing.rows) out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
   if (listing.more) olderLeftOut(listing.rows.length);
+}
+
+/** `--show <file>`: one record of this kind, by its file name, printed whole (what a cut briefing names). */
+export async function printRecord(kind: RecordKind, here: Workspace, file: string, options: { json?: boolean }): Promise<void> {
+  // A bare file name of the kind's folder, nothing else: no path, no dot file.
+  if (!/^[^/\\]+\.md$/.test(file) || file.startsWith(".") || file === "README.md") throw new Failure("usage", `--show takes a ${kind.noun} record's file name, not ${JSON.stringify(file)}`, `e.g. --show 20261130T115500000Z--000003--main--aaaaaaa.md; \`majordomus ${kind.name} --list\` names them`);
+  const store = storeOf(here.layer, kind);
+  const parsed = await readRecord(kind, join(store.dir, file), file);
+  if (!parsed.ok) throw new Failure("missing", `${relative(here.position.worktree, join(store.dir, file))}: ${parsed.reason}`, `\`majordomus ${kind.name} --list\` names this checkout's ${kind.noun} records`);
+  const r = parsed.record;
+  if (options.json) return outJson("record-shown", { kind: kind.name, path: relative(here.position.worktree, r.path), meta: r.meta, body: r.body });
+  const m = r.meta;
+  out([`${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(here.position.worktree, r.path)}`, `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`, `Task: ${m.task_id}`, "---", r.body.replace(/\s+$/, "")].join("\n"));
 }

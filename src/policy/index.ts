@@ -18,6 +18,7 @@ export type Policy = {
   session?: {
     briefing_on_start?: boolean;
     briefing_budget_lines?: number;
+    briefing_budget_chars?: number;
     git_deadline_ms?: number;
     handover_on_fill?: boolean;
     fresh_window?: boolean;

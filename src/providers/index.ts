@@ -1,7 +1,8 @@
 /** The providers table (`share/providers.yaml`): what each client can do, and how its hooks are wired. */
 import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import type { ConsentKey, CredentialKey } from "../policy/index.ts";
+import type { ConsentKey, CredentialKey, Policy } from "../policy/index.ts";
+import type { Budget, Counts } from "../lib/fit.ts";
 
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
@@ -12,6 +13,11 @@ export type Capability = { state: "hook" | "none" | "module" | "server"; source:
 export type EventRow = { event: string; shim: string; timeout: number };
 /** `features`: local consents that work only through this mod (key → what the person calls it), reported beside it. */
 export type ModRow = { source: string; target: string; switch: ConsentKey; features?: Partial<Record<CredentialKey, string>> };
+
+/** The channels majordomus hands a model text on. */
+export type Channel = "start" | "prompt" | "boot";
+/** A channel's budget row: majordomus's budget, the client's own limit (when it has one), how both are counted, and where the figure comes from. */
+export type BudgetRow = { chars: number; limit?: number; counts: Counts; channel: string; source: string };
 
 export type Hooks = {
   config: string;
@@ -37,6 +43,9 @@ export type Hooks = {
   person_sources: string[];
   injected_markers: string[];
   events: Record<HookEvent, EventRow>;
+  budgets: Partial<Record<Channel, BudgetRow>>;
+  /** The longest the client lets its end hook run, in milliseconds. */
+  end_budget_ms: number;
   mods?: Record<string, ModRow>;
   /** The project's MCP configuration file, and the server name majordomus goes by in it. */
   mcp?: { config: string; server: string };
@@ -72,4 +81,16 @@ export function pick(payload: Record<string, unknown> | undefined, candidates: r
     if (typeof value === "number") return String(value);
   }
   return undefined;
+}
+
+/**
+ * What majordomus may hand a client on a channel: the table's budget, lowered (never raised) by
+ * the policy's `session.briefing_budget_chars`. A channel the client does not have has none.
+ */
+export function budgetFor(hooks: Pick<Hooks, "budgets">, channel: Channel, policy: Policy | undefined): Budget | undefined {
+  const row = hooks.budgets[channel];
+  if (!row) return undefined;
+  const lowered = policy?.session?.briefing_budget_chars;
+  const chars = lowered !== undefined && lowered < row.chars ? lowered : row.chars;
+  return { chars, counts: row.counts, channel: lowered !== undefined && lowered < row.chars ? `${row.channel}, lowered by session.briefing_budget_chars` : row.channel };
 }

@@ -1,24 +1,54 @@
 /**
  * The briefing a client's start event prints: which episode this is, where git stands, the task,
- * what blocks acceptance, and what the last worker left, labelled against git and by age. At most
- * `session.briefing_budget_lines` lines, plus one line naming exactly how many were withheld.
- * Never conversation text. A pure view over the facts: a table of sections, each a function.
+ * what blocks acceptance, and what the last worker left, labelled against git and by age. Never
+ * conversation text. A pure view over the facts: a table of sections, each a function.
+ *
+ * It is fitted to two budgets: `session.briefing_budget_lines` lines, and the characters the
+ * client's channel carries (the providers table's `budgets`, lowered by
+ * `session.briefing_budget_chars`). The agent's own Next Action comes first: it is quoted whole
+ * when it fits beside the header and labels. What yields first is everything else, each part in
+ * YIELD_ORDER shortened to a count with the command that lists it; only then is the Next Action
+ * cut, between lines and never inside a code fence, with a notice saying how many lines were left
+ * out and the exact command that prints the record. Every cut is named on the last line.
  */
 import type { Facts, Need } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
 import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
 import { ownRecordsLine, warnsAgainst } from "./common.ts";
+import { headThatFits, measure, sizeOf, type Budget } from "../lib/fit.ts";
+import { printable } from "../lib/printable.ts";
 
 /** Open questions shown by name (the rest are counted). */
 const QUESTIONS_SHOWN = 5;
+/** A task's scope paths shown by name when the scope yields (the rest are counted). */
+const SCOPE_SHOWN = 3;
+/** The longest task description or scope summary kept when the task yields. */
+const TASK_CHARS = 200;
 
-export type Briefing = { lines: string[]; withheld: number };
+/** A part of the briefing that was shortened or cut to fit, and the command that shows it whole. */
+export type Cut = { part: string; what: string; command: string };
+
+export type Briefing = {
+  lines: string[];
+  /** Lines of the Next Action (or of the whole briefing, as a last resort) left out. */
+  withheld: number;
+  cuts: Cut[];
+  /** The briefing's size as its channel counts it, and the budget it was fitted to. */
+  size: number;
+  budget?: Budget;
+};
 
 /** What the briefing is composed from, beyond what every view gets. */
 export const BRIEFING_NEEDS = ["handover"] as const satisfies readonly Need[];
 
-type Section = (f: Facts) => string[];
+/** A Next Action quoted in a part: the part's lines before and after it, and the record's file (for the notice). */
+type Quote = { before: string[]; quoted: string[]; after: string[]; record: string };
+/** A section's text, and the shorter text it gives way to (with the cut it names) when a budget is short. */
+type Part = { lines: string[]; shorter?: { lines: string[]; cut: Cut }; quote?: Quote };
+type Section = (f: Facts) => Part;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 const header: Section = (f) => {
   const p = f.position;
@@ -29,33 +59,35 @@ const header: Section = (f) => {
     `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, on ${p.branch} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,
   ];
   const own = ownRecordsLine(f.snapshot.ownRecords);
-  if (own) lines.push(own);
-  return lines;
+  if (!own) return { lines };
+  const count = `${f.snapshot.ownRecords.length} closed session record(s) of majordomus not committed.`;
+  return { lines: [...lines, own], shorter: { lines: [...lines, count], cut: { part: "own records", what: "counted", command: "git status --short .ai/repo/sessions" } } };
 };
 
 const task: Section = (f) => {
   const t = f.task;
-  const lines = t
-    ? [`Task ${t.id} (${t.outcome}, profile ${t.profile}): ${t.task}`, `Scope: ${t.scope.join(", ")}`]
-    : [`No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope <paths>\` gives the work an objective.`];
-  if (f.taskProblem) lines.push(`WARNING: ${f.taskProblem}`);
-  return lines;
+  const problem = f.taskProblem ? [`WARNING: ${f.taskProblem}`] : [];
+  if (!t) return { lines: [`No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope <paths>\` gives the work an objective.`, ...problem] };
+  const lines = [`Task ${t.id} (${t.outcome}, profile ${t.profile}): ${t.task}`, `Scope: ${t.scope.join(", ")}`, ...problem];
+  const named = t.scope.slice(0, SCOPE_SHOWN).join(", ");
+  const summary = t.scope.length > SCOPE_SHOWN ? `${named} and ${t.scope.length - SCOPE_SHOWN} more` : named;
+  const shorter = [`Task ${t.id} (${t.outcome}, profile ${t.profile}): ${clip(t.task, TASK_CHARS)}`, `Scope: ${t.scope.length} path(s): ${clip(summary, TASK_CHARS)}`, ...problem];
+  return { lines, shorter: { lines: shorter, cut: { part: "the task", what: "its scope summarised", command: "majordomus context" } } };
 };
 
 const questions: Section = (f) => {
   const q = f.questions;
-  const lines: string[] = [];
-  if (q.open.length > 0) {
-    lines.push("", `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`:`);
-    for (const item of q.open.slice(0, QUESTIONS_SHOWN)) lines.push(`- ${item.text} (task ${item.taskId}, ${item.opened})`);
-    if (q.open.length > QUESTIONS_SHOWN) lines.push(`- … and ${q.open.length - QUESTIONS_SHOWN} more: \`majordomus question list\``);
-  }
-  if (q.malformed.length > 0) lines.push(`WARNING: ${q.malformed.length} malformed line(s) in ${q.path}: \`majordomus question list\` names them.`);
-  return lines;
+  const malformed = q.malformed.length > 0 ? [`WARNING: ${q.malformed.length} malformed line(s) in ${q.path}: \`majordomus question list\` names them.`] : [];
+  if (q.open.length === 0) return { lines: malformed };
+  const lines = ["", `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`:`];
+  for (const item of q.open.slice(0, QUESTIONS_SHOWN)) lines.push(`- ${item.text} (task ${item.taskId}, ${item.opened})`);
+  if (q.open.length > QUESTIONS_SHOWN) lines.push(`- … and ${q.open.length - QUESTIONS_SHOWN} more: \`majordomus question list\``);
+  const shorter = ["", `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`.`, ...malformed];
+  return { lines: [...lines, ...malformed], shorter: { lines: shorter, cut: { part: "open questions", what: "counted, not listed", command: "majordomus question list" } } };
 };
 
 /** A line of record text as quoted data. */
-export const quoted = (line: string) => (line === "" ? ">" : `> ${line}`);
+export const quoted = (line: string) => (line === "" ? ">" : `> ${printable(line)}`);
 
 const age = (v: View) => (v.age ? `${v.age} old` : "age unknown");
 
@@ -64,32 +96,36 @@ export function authorship(v: View): string {
   return v.how === "authored" ? "in its author's own words" : "derived by majordomus from the records; no one wrote it";
 }
 
+/** The file name of a record's path: what `handover --show` takes. */
+export const recordFile = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
 const handover: Section = (f) => {
   const h = f.handover;
   const lines = [""];
-  if (h.error) return [...lines, `The last handover could not be read (${h.error}); \`majordomus handover --resolve\` shows why.`];
+  if (h.error) return { lines: [...lines, `The last handover could not be read (${h.error}); \`majordomus handover --resolve\` shows why.`] };
   if (h.skipped > 0) lines.push(`(${h.skipped} malformed handover record(s) were skipped.)`);
   const v = h.view;
-  if (!v) return [...lines, `No relevant handover for this worktree and branch (${f.position.branch}); records from other branches are never offered.`];
+  if (!v) return { lines: [...lines, `No relevant handover for this worktree and branch (${f.position.branch}); records from other branches are never offered.`] };
   const labels = `${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${age(v)}`;
+  const after: string[] = [];
+  if (h.since) {
+    const s = h.since;
+    after.push(`Since then: a derived record ${s.path} (${s.age !== undefined ? `${s.age} old` : "age unknown"}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) adds only what git and the ledger say; it does not replace the account above.`);
+  }
   if (v.history) {
     lines.push(`Historical handover ${v.path} (${labels}).`);
     lines.push(`It is ${v.freshness}: ${v.freshness_reason}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`);
-  } else {
-    lines.push(`Handover ${v.path} (${labels}).`);
-    if (warnsAgainst(v.divergence)) lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
-    // The record's own text is quoted as data: it may come from anyone who could write the file.
-    if (v.next_action && v.next_action.length > 0) lines.push(`Its Next Action, ${authorship(v)}, quoted:`, ...v.next_action.map(quoted));
-    else lines.push("It has no Next Action section.");
+    return { lines: [...lines, ...after] };
   }
-  if (h.since) {
-    const s = h.since;
-    lines.push(`Since then: a derived record ${s.path} (${s.age !== undefined ? `${s.age} old` : "age unknown"}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) adds only what git and the ledger say; it does not replace the account above.`);
-  }
-  return lines;
+  lines.push(`Handover ${v.path} (${labels}).`);
+  if (warnsAgainst(v.divergence)) lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
+  if (!v.next_action || v.next_action.length === 0) return { lines: [...lines, "It has no Next Action section.", ...after] };
+  // The record's own text is quoted as data: it may come from anyone who could write the file.
+  const before = [...lines, `Its Next Action, ${authorship(v)}, quoted:`];
+  return { lines: [...before, ...v.next_action.map(quoted), ...after], quote: { before, quoted: v.next_action, after, record: recordFile(v.path) } };
 };
 
-const footer: Section = () => ["", "Run `majordomus context` for the whole picture, and `majordomus check` before claiming anything is done."];
+const footer: Section = () => ({ lines: ["", "Run `majordomus context` for the whole picture, and `majordomus check` before claiming anything is done."] });
 
 /** The briefing's sections, in order. */
 export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = [
@@ -100,12 +136,76 @@ export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = 
   { id: "footer", write: footer },
 ];
 
-export function briefing(f: Facts): Briefing {
-  const budget = requireNumber(f.policy, "session.briefing_budget_lines");
-  const lines = BRIEFING_SECTIONS.flatMap((s) => s.write(f));
-  if (lines.length <= budget) return { lines, withheld: 0 };
-  const shown = lines.slice(0, budget);
-  const withheld = lines.length - budget;
-  shown.push(`… ${withheld} more line(s) withheld by session.briefing_budget_lines; run \`majordomus context\` for the whole briefing.`);
-  return { lines: shown, withheld };
+/** What gives way first when the briefing is over a budget: these parts' shorter text, in this order. */
+const YIELD_ORDER = ["questions", "task", "header"] as const;
+
+const thousands = (n: number) => n.toLocaleString("en-US");
+
+/** The words a cut notice gives the budgets it was cut for. */
+export function limitsText(maxLines: number | undefined, budget: Budget | undefined, linesKey = "session.briefing_budget_lines"): string {
+  return [...(maxLines !== undefined ? [`${maxLines} lines (${linesKey})`] : []), ...(budget ? [`${thousands(budget.chars)} characters (${budget.channel})`] : [])].join(" and ");
+}
+
+/** The notice a cut Next Action ends with: how much of it was quoted, and the command for all of it. */
+export function cutNotice(kept: number, total: number, limits: string, command: string, partial = false): string {
+  return `… The Next Action is cut here: ${kept} of ${total} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
+}
+
+/**
+ * The briefing, fitted to the policy's line budget and (when given) the channel's character
+ * budget. Without a character budget (a person's terminal) only the lines count.
+ */
+export function briefing(f: Facts, budget?: Budget): Briefing {
+  const maxLines = requireNumber(f.policy, "session.briefing_budget_lines");
+  const counts = budget?.counts ?? "utf16";
+  const parts = new Map(BRIEFING_SECTIONS.map((s) => [s.id, s.write(f)] as const));
+  // Measured as the client receives it: control characters already shown as `\\uXXXX`.
+  const chosen = new Map([...parts].map(([id, p]) => [id, p.lines.map(printable)] as const));
+  const cuts: Cut[] = [];
+  const compose = () => [...chosen.values()].flat();
+  const fits = (lines: string[]) => lines.length <= maxLines && (!budget || sizeOf(lines, counts) <= budget.chars);
+  const done = (text: string[], withheld = 0): Briefing => {
+    const lines = text.at(-1) === "" ? text.slice(0, -1) : text;
+    return { lines, withheld, cuts, size: sizeOf(lines, counts), ...(budget ? { budget } : {}) };
+  };
+  const whole = compose();
+  if (fits(whole)) return done(whole);
+  // Only the budgets the whole briefing is over are named.
+  const limits = limitsText(whole.length > maxLines ? maxLines : undefined, budget && sizeOf(whole, counts) > budget.chars ? budget : undefined);
+  // The line that closes a shortened briefing: every part that yielded, each with its command (a cut Next Action names its own).
+  const yielded = () => cuts.filter((c) => c.part !== "the Next Action");
+  const notice = () => (yielded().length ? `(Shortened to fit ${limits}: ${yielded().map((c) => `${c.part} ${c.what} — \`${c.command}\``).join("; ")}.)` : "");
+  for (const id of YIELD_ORDER) {
+    const shorter = parts.get(id)?.shorter;
+    if (!shorter) continue;
+    chosen.set(id, shorter.lines.map(printable));
+    cuts.push(shorter.cut);
+    const lines = [...compose(), notice()];
+    if (fits(lines)) return done(lines);
+  }
+  // Still over: the Next Action is cut, its beginning quoted, the rest named with its command.
+  const quote = parts.get("handover")?.quote;
+  if (quote) {
+    const command = `majordomus handover --show ${quote.record}`;
+    cuts.push({ part: "the Next Action", what: "cut", command });
+    const ids = [...chosen.keys()];
+    const at = ids.indexOf("handover");
+    const before = ids.slice(0, at).flatMap((id) => chosen.get(id)!);
+    const after = ids.slice(at + 1).flatMap((id) => chosen.get(id)!);
+    const total = quote.quoted.length;
+    // Room is reckoned with the notice at its widest (every count as wide as the total).
+    const fixed = [...before, ...quote.before.map(printable), cutNotice(total, total, limits, command, true), ...quote.after.map(printable), ...after, notice()];
+    const roomLines = maxLines - fixed.length;
+    const roomChars = budget ? budget.chars - sizeOf(fixed, counts) - 1 : Number.POSITIVE_INFINITY;
+    const head = roomLines > 0 && roomChars > 0 ? headThatFits(quote.quoted.slice(0, roomLines), roomChars, counts, quoted) : { shown: [], kept: 0, partial: false };
+    const lines = [...before, ...quote.before.map(printable), ...head.shown, cutNotice(head.kept, total, limits, command, head.partial), ...quote.after.map(printable), ...after, notice()];
+    if (fits(lines)) return done(lines, total - head.kept + (head.partial ? 1 : 0));
+  }
+  // Over budget even then (a task named at great length): the briefing's head, and the command for the rest.
+  cuts.push({ part: "the briefing", what: "cut at its end", command: "majordomus context" });
+  const all = compose();
+  const last = notice();
+  const room = budget ? budget.chars - measure(last, counts) - 1 : Number.POSITIVE_INFINITY;
+  const head = headThatFits(all.slice(0, maxLines - 1), room, counts);
+  return done([...head.shown, last], all.length - head.kept);
 }

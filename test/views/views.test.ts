@@ -109,11 +109,85 @@ describe("briefing", () => {
     expect(briefing(facts({ taskProblem: "current.yaml: not a map" })).lines).toContain("WARNING: current.yaml: not a map");
   });
 
-  test("over budget: exactly the budget, then one line counting what was withheld", () => {
-    const small = { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 4 } } };
-    const out = briefing(facts({ policy: small, handover: { view: record(), skipped: 0 } }));
-    expect(out.lines.length).toBe(5);
-    expect(out.lines.at(-1)).toBe(`… ${out.withheld} more line(s) withheld by session.briefing_budget_lines; run \`majordomus context\` for the whole briefing.`);
+  test("over the line budget: the Next Action's head within it, and a notice naming the cut and the command for the rest", () => {
+    const small = { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 14 } } };
+    const steps = Array.from({ length: 30 }, (_, i) => `${i + 1}. step ${i + 1}`);
+    const out = briefing(facts({ policy: small, handover: { view: record({ next_action: steps }), skipped: 0 } }));
+    expect(out.lines.length).toBeLessThanOrEqual(14);
+    const kept = out.lines.filter((l) => /^> \d+\. step/.test(l)).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(out.lines).toContain(`… The Next Action is cut here: ${kept} of 30 line(s) quoted, ${30 - kept} left out to fit 14 lines (session.briefing_budget_lines). \`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md\` prints the whole record.`);
+    expect(out.withheld).toBe(30 - kept);
+  });
+
+  const budget = (chars: number, counts: "utf16" | "utf8" = "utf16") => ({ chars, counts, channel: "a test channel" });
+  const longSteps = (n: number, width = 190) => Array.from({ length: n }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(8).slice(0, width)}`);
+  const busy = (next: string[]) =>
+    facts({
+      task: { ...TASK, scope: ["src/a", "src/b", "src/c", "src/d", "src/e", "test"] },
+      questions: { path: "/r/q.md", open: [1, 2, 3].map((i) => ({ text: `question ${i} ${"about the schema ".repeat(12)}`, taskId: "t-1", opened: "2026-11-30" })), resolved: [], malformed: [] } as Facts["questions"],
+      handover: { view: record({ next_action: next }), skipped: 0 },
+      policy: { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 200 } } },
+    });
+
+  test("a Next Action that fits is quoted whole, and nothing else is cut", () => {
+    const out = briefing(busy(longSteps(20)), budget(9_500));
+    expect(out.cuts).toEqual([]);
+    expect(out.lines.filter((l) => l.startsWith("> ")).length).toBe(20);
+    expect(out.size).toBeLessThanOrEqual(9_500);
+    expect(out.lines.join("\n").length).toBe(out.size);
+  });
+
+  test("what yields first is everything else: the questions counted, the scope summarised, each named with its command; the Next Action stays whole", () => {
+    const whole = briefing(busy(longSteps(44)));
+    expect(whole.lines.join("\n").length).toBeGreaterThan(9_500);
+    const out = briefing(busy(longSteps(44)), budget(9_500));
+    const text = out.lines.join("\n");
+    expect(text.length).toBeLessThanOrEqual(9_500);
+    expect(out.lines.filter((l) => l.startsWith("> ")).length).toBe(44);
+    expect(out.cuts.map((c) => c.part)).toContain("open questions");
+    expect(text).toContain("BLOCKED: 3 open question(s)");
+    expect(text).not.toContain("question 1 about");
+    expect(text).toContain("open questions counted, not listed — `majordomus question list`");
+    expect(text).toContain("9,500 characters (a test channel)");
+  });
+
+  test("a Next Action that cannot fit is cut between lines, counted, and named with the command; the text is within the budget", () => {
+    const out = briefing(busy(longSteps(120)), budget(9_500));
+    const text = out.lines.join("\n");
+    expect(text.length).toBeLessThanOrEqual(9_500);
+    const kept = out.lines.filter((l) => /^> \d+\. /.test(l)).length;
+    expect(kept).toBeGreaterThan(20);
+    expect(kept).toBeLessThan(120);
+    expect(text).toContain(`… The Next Action is cut here: ${kept} of 120 line(s) quoted, ${120 - kept} left out to fit 9,500 characters (a test channel).`);
+    expect(text).toContain("`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md` prints the whole record.");
+    // The labels are never cut.
+    expect(text).toContain("(authored, same_worktree_same_branch, exact, fresh, 5m old)");
+  });
+
+  test("counted in UTF-8 bytes for a client that counts bytes", () => {
+    const czech = Array.from({ length: 80 }, (_, i) => `${i + 1}. přepiš modul čtečky a spusť jeho testy, ať víme, že je hotový`);
+    const chars = briefing(busy(czech), budget(4_000, "utf16"));
+    const bytes = briefing(busy(czech), budget(4_000, "utf8"));
+    expect(new TextEncoder().encode(bytes.lines.join("\n")).length).toBeLessThanOrEqual(4_000);
+    expect(bytes.lines.filter((l) => l.startsWith("> ")).length).toBeLessThan(chars.lines.filter((l) => l.startsWith("> ")).length);
+  });
+
+  test("a cut never ends inside a code fence", () => {
+    const next = ["Run this:", "```sh", ...Array.from({ length: 60 }, (_, i) => `echo step ${i} ${"x".repeat(100)}`), "```", "Then commit."];
+    const out = briefing(busy(next), budget(6_000));
+    const quotedLines = out.lines.filter((l) => l.startsWith("> ") || l === ">");
+    const fences = quotedLines.filter((l) => l.startsWith("> ```")).length;
+    expect(fences % 2).toBe(0);
+    expect(out.lines.join("\n").length).toBeLessThanOrEqual(6_000);
+  });
+
+  test("one line longer than the whole budget is quoted in part, never half a character", () => {
+    const out = briefing(busy(["😀".repeat(20_000)]), budget(3_000));
+    const text = out.lines.join("\n");
+    expect(text.length).toBeLessThanOrEqual(3_000);
+    expect(text).toContain("(the last of them in part)");
+    expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(text)).toBe(false);
   });
 
   test("a record that cannot be read degrades the briefing", () => {

@@ -10,7 +10,7 @@ import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
 import { command } from "../define.ts";
-import { printListing, printResolved } from "../records.ts";
+import { printListing, printRecord, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
 import { out, outJson } from "../print.ts";
 
@@ -18,7 +18,7 @@ const KIND = RECORD_KINDS.handover;
 
 export default command({
   meta: { name: "handover", description: "Write a handover (body on stdin, or --derive), or resolve and list handovers" },
-  examples: ["majordomus handover < handover.md", "majordomus handover --derive", "majordomus handover --resolve"],
+  examples: ["majordomus handover < handover.md", "majordomus handover --derive", "majordomus handover --resolve", "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md"],
   args: {
     derive: { type: "boolean", description: "Compose the handover from the task record, the ledger, git and the open questions" },
     close: { type: "boolean", description: "Mark the active task handed over" },
@@ -26,13 +26,18 @@ export default command({
     resolve: { type: "boolean", description: "Print the handover this checkout resolves to, with its labels" },
     path: { type: "boolean", description: "With --resolve: print only its path" },
     list: { type: "boolean", description: "List this checkout's handovers, newest first" },
+    show: { type: "string", description: "Print one handover whole, by its file name (what a cut briefing names)" },
     ...limitArg,
     ...jsonArg,
   },
   async run({ args }) {
-    exclusive(args, ["derive", "resolve", "list"]);
+    exclusive(args, ["derive", "resolve", "list", "show"]);
     const limit = listLimit(args.limit, args.list === true, "--list");
     const noTask = args["no-task"] === true;
+    if (args.show !== undefined) {
+      if (args.close || noTask) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --show");
+      return printRecord(KIND, await workspace(process.cwd(), undefined, { readOnly: true }), args.show, { json: args.json });
+    }
     if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
     if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });

@@ -1,0 +1,72 @@
+/**
+ * Fitting a text to what a client's channel can carry: counted as the client counts it, cut only
+ * between lines (a line longer than the whole room is cut at a character, never inside a
+ * surrogate pair), never inside an open code fence. Pure functions; the views say what was cut.
+ */
+
+/** How a client measures what a hook hands it: JavaScript string length (UTF-16 units) or UTF-8 bytes. */
+export type Counts = "utf16" | "utf8";
+
+/** A channel's budget: how much may go, how it is counted, and the name a cut notice gives it. */
+export type Budget = { chars: number; counts: Counts; channel: string };
+
+const encoder = new TextEncoder();
+
+export function measure(text: string, counts: Counts): number {
+  return counts === "utf16" ? text.length : encoder.encode(text).length;
+}
+
+/** The size of lines joined with newlines (the separators counted). */
+export function sizeOf(lines: readonly string[], counts: Counts): number {
+  if (lines.length === 0) return 0;
+  let n = lines.length - 1;
+  for (const l of lines) n += measure(l, counts);
+  return n;
+}
+
+const FENCE = /^\s{0,3}(```|~~~)/;
+
+/**
+ * The longest head of `lines` whose size, with `wrap` applied to each line, fits `room`. A head
+ * that would end inside a fenced code block ends before the fence opened instead (unless that
+ * leaves nothing, when the fence is closed after the head). When not even the first line fits, its
+ * beginning is kept, cut at a character. `kept` counts the source lines shown whole or in part.
+ */
+export function headThatFits(lines: readonly string[], room: number, counts: Counts, wrap: (l: string) => string = (l) => l): { shown: string[]; kept: number; partial: boolean } {
+  const shown: string[] = [];
+  let used = 0;
+  let fenceOpenedAt = -1;
+  for (const line of lines) {
+    const w = wrap(line);
+    const cost = measure(w, counts) + (shown.length > 0 ? 1 : 0);
+    if (used + cost > room) break;
+    shown.push(w);
+    used += cost;
+    if (FENCE.test(line)) fenceOpenedAt = fenceOpenedAt === -1 ? shown.length - 1 : -1;
+  }
+  if (shown.length === 0) {
+    const first = lines[0];
+    if (first === undefined) return { shown, kept: 0, partial: false };
+    const marker = "…";
+    // The longest beginning of the line that fits with its marker (a binary search on its length).
+    let lo = 0;
+    let hi = first.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (measure(wrap(first.slice(0, mid) + marker), counts) <= room) lo = mid;
+      else hi = mid - 1;
+    }
+    let cut = first.slice(0, lo);
+    // Never half a surrogate pair.
+    if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+    return cut.length > 0 ? { shown: [wrap(cut + marker)], kept: 1, partial: true } : { shown: [], kept: 0, partial: false };
+  }
+  if (fenceOpenedAt !== -1 && shown.length < lines.length) {
+    if (fenceOpenedAt > 0) return { shown: shown.slice(0, fenceOpenedAt), kept: fenceOpenedAt, partial: false };
+    // The fence opens the text: close it, if there is room for the closing line.
+    const close = wrap("```");
+    while (shown.length > 1 && used + 1 + measure(close, counts) > room) used -= measure(shown.pop()!, counts) + 1;
+    return { shown: [...shown, close], kept: shown.length, partial: false };
+  }
+  return { shown, kept: shown.length, partial: false };
+}
