@@ -11,17 +11,21 @@
  * event delivered (provider, client session, source, reason) and what the hook decided (a fresh
  * episode). It stays until its worker is done, so a start event can wait (bounded) for a close still
  * being written in its checkout, a close can wait for the working context its episode's start is
- * freezing, and `doctor` reports a ticket that outlived its worker. Where no detached worker can be
+ * freezing, and `doctor` reports a ticket that outlived its worker. Beside the ticket the hook
+ * leaves who its worker is (`<name>.by`: pid, boot and start time): a waiter stops waiting the
+ * moment that process is gone (a container's exit kills every process in its namespace at once),
+ * rather than after the ticket's lifetime. Where no detached worker can be
  * started (the source tree, a spawn that fails, MAJORDOMUS_HOOK_WORK=foreground), the hook does the
  * work itself. Which events hand work off is the events table's business (events.ts), not this
  * module's: it knows tickets, not events.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, randomHex, readPlain } from "../lib/fsx.ts";
 import { log } from "../lib/log.ts";
 import { compiled, spawnDetached } from "../lib/runtime.ts";
+import { alive, formatHolder, holderOf, parseHolder } from "../lib/holder.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -50,6 +54,8 @@ export type Order = Omit<Ticket, "schema" | "handed_at" | "by">;
 
 /** Work still running after this long has lost its worker: nobody waits for it any more. */
 const LIVE_TICKET_MS = 10_000;
+/** A ticket whose worker was never named (the hook died between the spawn and the note) is waited for this long at most. */
+const UNNAMED_WORKER_MS = 1_000;
 const POLL_MS = 5;
 /** `<event>--<time36>-<hex>`: the only names a worker reads or removes. */
 const NAME = /^([a-z]+)--[0-9a-z]+-[0-9a-f]+$/;
@@ -92,6 +98,8 @@ export function handOff(ws: Workspace, order: Order): boolean {
     rmSync(path, { force: true });
     return false;
   }
+  // Who works the ticket, so a waiter can tell at once when that worker is gone.
+  publishNew(join(dir, `${name}.by`), `${formatHolder(holderOf(pid))}\n`, 0o600, { durable: false });
   log.debug(`derived work handed to process ${pid} (ticket ${name})`);
   return true;
 }
@@ -117,10 +125,20 @@ export function readTicket(layer: Layer, name: string, events: readonly string[]
 export function settle(layer: Layer, name: string): void {
   if (!NAME.test(name)) return;
   rmSync(join(ticketsDir(layer), `${name}.work`), { force: true });
+  rmSync(join(ticketsDir(layer), `${name}.by`), { force: true });
 }
 
-/** A ticket: its name, the event whose work it stands for, its age, and whether its worker is gone. */
-export type TicketState = { name: string; event: string; ageMs: number; lost: boolean };
+/** A ticket: its name, the event whose work it stands for, its age, and whether its worker is gone (and why). */
+export type TicketState = { name: string; event: string; ageMs: number; lost: boolean; why?: string };
+
+/** Whether a ticket's worker is gone: its named process is not alive, it was never named in time, or the ticket is past its lifetime. */
+function lostWhy(dir: string, name: string, ageMs: number): string | undefined {
+  if (ageMs > LIVE_TICKET_MS) return `older than ${LIVE_TICKET_MS / 1000} s`;
+  const by = readPlain(join(dir, `${name}.by`));
+  const holder = by === undefined ? undefined : parseHolder(by);
+  if (holder) return alive(holder) ? undefined : `its worker (process ${holder.pid}) is gone`;
+  return ageMs > UNNAMED_WORKER_MS ? "no worker was named for it" : undefined;
+}
 
 /** Every ticket in this checkout, with its age. */
 export function tickets(layer: Layer): TicketState[] {
@@ -137,7 +155,8 @@ export function tickets(layer: Layer): TicketState[] {
     if (!stat) return [];
     const name = file.slice(0, -".work".length);
     const ageMs = at - stat.mtimeMs;
-    return [{ name, event: name.split("--")[0] ?? "", ageMs, lost: ageMs > LIVE_TICKET_MS }];
+    const why = lostWhy(dir, name, ageMs);
+    return [{ name, event: name.split("--")[0] ?? "", ageMs, lost: why !== undefined, ...(why ? { why } : {}) }];
   });
 }
 
@@ -151,4 +170,35 @@ export async function awaitWork(layer: Layer, events: readonly string[], budgetM
   const started = Date.now();
   while (live() && Date.now() - started < budgetMs) await new Promise((wake) => setTimeout(wake, POLL_MS));
   return Date.now() - started;
+}
+
+/**
+ * Take over the work of a ticket whose worker is gone: the ticket is renamed to this process's
+ * claim first (a rename is atomic, so of two takers only one wins), then read. The caller does
+ * the work and settles the claim with `settleTaken`. Undefined when another taker won, or the
+ * ticket is not a ticket.
+ */
+export function takeOver(layer: Layer, name: string, events: readonly string[]): { ticket: Ticket; claim: string } | undefined {
+  if (!NAME.test(name)) return undefined;
+  const dir = ticketsDir(layer);
+  const claim = `${name}.taken-${process.pid}`;
+  try {
+    renameSync(join(dir, `${name}.work`), join(dir, claim));
+  } catch {
+    return undefined;
+  }
+  rmSync(join(dir, `${name}.by`), { force: true });
+  const text = readPlain(join(dir, claim));
+  try {
+    const data = text === undefined ? undefined : (JSON.parse(text) as Partial<Ticket>);
+    if (data?.schema === TICKET_SCHEMA && typeof data.event === "string" && events.includes(data.event) && typeof data.provider === "string") return { ticket: data as Ticket, claim };
+  } catch {
+    // not JSON: dropped below
+  }
+  rmSync(join(dir, claim), { force: true });
+  return undefined;
+}
+
+export function settleTaken(layer: Layer, claim: string): void {
+  if (/^[a-z]+--[0-9a-z]+-[0-9a-f]+\.taken-\d+$/.test(claim)) rmSync(join(ticketsDir(layer), claim), { force: true });
 }

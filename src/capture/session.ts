@@ -23,7 +23,7 @@ import { redactShapes } from "./redact.ts";
 import { budgetFor } from "../providers/index.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
-import { awaitWork, handOff, readTicket, settle, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
+import { awaitWork, handOff, readTicket, settle, settleTaken, takeOver, tickets, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, text: string): Promise<void> {
@@ -238,19 +238,36 @@ export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
 
 const who = (t: Ticket): Who => ({ event: t.event as SessionEvent, providerSession: t.provider_session, provider: { id: t.provider } });
 
+/**
+ * Wait (bounded) for the handed-off work this event follows, then take over, here and now, any of
+ * it whose worker is gone: a start or compaction whose worker a container's exit killed is done by
+ * the next event instead of being waited for.
+ */
 async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promise<void> {
   if (row.waits?.before !== when) return;
   const waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
   if (waited > 0) log.debug(`waited ${waited} ms for ${row.waits.for.join(", ")} work in progress`);
+  for (const lost of tickets(ws.layer).filter((t) => t.lost && row.waits!.for.includes(t.event as SessionEvent))) {
+    const taken = takeOver(ws.layer, lost.name, HANDED_EVENTS);
+    if (!taken) continue;
+    log.info(`the ${lost.event} work of ticket ${lost.name} lost its worker (${lost.why}); doing it here`);
+    try {
+      await doWork(ws, taken.ticket, false);
+    } catch (err) {
+      await failed(ws, who(taken.ticket), `the ${lost.event} work taken over from a lost worker stopped: ${(err as Error).message}`);
+    } finally {
+      settleTaken(ws.layer, taken.claim);
+    }
+  }
 }
 
 /**
  * Do an event's work, from its ticket: the episode is the one the ticket's client session has open
  * now (a start's answer may just have opened it), and the policy is read once, here.
  */
-async function doWork(base: Workspace, t: Ticket): Promise<void> {
+async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
-  await waitFor(base, row, "work");
+  if (wait) await waitFor(base, row, "work");
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
   const episode = t.provider_session === undefined ? undefined : await attributedEpisode(base.layer, base.position, t.provider_session);

@@ -38,6 +38,13 @@ export function me(): Holder {
   return mine;
 }
 
+/** Another process of this machine, as a holder (its start time read now): what a hook records of the worker it started. */
+export function holderOf(pid: number): Holder {
+  const boot = me().boot;
+  const start = startOf(pid);
+  return { pid, ...(boot ? { boot } : {}), ...(start !== undefined ? { start } : {}) };
+}
+
 function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -52,15 +52,20 @@ describe("start", () => {
     expect(run.stdout).not.toContain("Its Next Action");
   });
 
-  test("over the budget: exactly budget lines, then one line naming how many were withheld", () => {
+  test("over the line budget: the questions yield first (counted, with the command that lists them), and the briefing stays within it", () => {
     using repo = captured();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("briefing_budget_lines: 60", "briefing_budget_lines: 6"));
+    writeFileSync(policy, readFileSync(policy, "utf8").replace("briefing_budget_lines: 60", "briefing_budget_lines: 11"));
     for (let i = 0; i < 8; i++) ok(repo.mj(["question", "add", `Question number ${i}?`]));
     const lines = fire(repo, "start", START).stdout.replace(/\n$/, "").split("\n");
-    expect(lines.length).toBe(7);
-    const full = 2 + 2 + 2 + 5 + 1 + 2 + 2; // heading+blank, episode+task, blank+BLOCKED, 5 questions, "and 3 more", blank+handover, blank+last
-    expect(lines.at(-1)).toBe(`… ${full - 6} more line(s) withheld by session.briefing_budget_lines; run \`majordomus context\` for the whole briefing.`);
+    expect(lines.length).toBeLessThanOrEqual(11);
+    expect(lines).toContain("BLOCKED: 8 open question(s); each refuses `majordomus finish --outcome completed`.");
+    expect(lines.some((l) => l.includes("Question number"))).toBe(false);
+    expect(lines.at(-1)).toBe("(Shortened to fit 11 lines (session.briefing_budget_lines): open questions counted, not listed — `majordomus question list`.)");
+    // What was handed is in the ledger: its size, its budget, what was cut.
+    const briefed = ledger(repo).filter((e) => e.event === "session.briefed");
+    expect(briefed.length).toBe(1);
+    expect(briefed[0]).toMatchObject({ provider: "claude-code", chars: lines.join("\n").length, budget: 9_500, counts: "utf16", cuts: ["open questions"] });
   });
 
   test("briefing_on_start: false restores silence, and the episode still opens", () => {

@@ -125,7 +125,7 @@ describe("briefing", () => {
   const busy = (next: string[]) =>
     facts({
       task: { ...TASK, scope: ["src/a", "src/b", "src/c", "src/d", "src/e", "test"] },
-      questions: { path: "/r/q.md", open: [1, 2, 3].map((i) => ({ text: `question ${i} ${"about the schema ".repeat(12)}`, taskId: "t-1", opened: "2026-11-30" })), resolved: [], malformed: [] } as Facts["questions"],
+      questions: { path: "/r/q.md", open: [1, 2, 3].map((i) => ({ text: `question ${i} ${"about the schema ".repeat(12)}`, taskId: "t-1", opened: "2026-11-30", line: i })), resolved: [], malformed: [] } as Facts["questions"],
       handover: { view: record({ next_action: next }), skipped: 0 },
       policy: { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 200 } } },
     });
