@@ -16,11 +16,11 @@ import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { appendEvent } from "../ledger/store.ts";
+import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
 import { loadPolicy, switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "./redact.ts";
-import { budgetFor } from "../providers/index.ts";
+import { adapted, budgetFor } from "../providers/index.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import { awaitWork, handOff, readTicket, settle, settleTaken, takeOver, tickets, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
@@ -79,6 +79,9 @@ type Row = {
   switch: Exclude<SwitchKey, CredentialKey>;
 };
 
+/** The longest a start waits for a close still being written in its checkout. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** The longest the start hook ever waits for git, whatever the policy says (session.git_deadline_ms lowers it). */
 const GIT_CEILING_MS = 2_000;
 
@@ -113,9 +116,12 @@ async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<vo
 
 const start: Row = {
   switch: "session.briefing_on_start",
-  // After /clear the start follows an end at once: its briefing must show the close just derived.
-  waits: { for: ["end"], ms: 2_000, before: "answer" },
+  // After /clear the start follows an end at once: its briefing must show the close just derived
+  // (the end writes it in its own hook, so it is a close claim that is waited for, not a ticket).
   async answer(ws, d) {
+    const { awaitCloses } = await import("../lifecycle/claim.ts");
+    const waited = await awaitCloses(ws.layer, CLOSE_WAIT_MS, d.source !== undefined && (d.provider.hooks.after_end_sources ?? []).includes(d.source));
+    if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
     const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([import("../lifecycle/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
     // One deadline for git on the client's path: opening the episode and the briefing share it.
     const policy = await policyOrFail(ws, d);
@@ -187,7 +193,9 @@ const end: Row = {
   inHook: true,
   // A very short session ends while its start's worker may still be freezing the working context
   // this close appends to; a compaction just before the end may still be writing its checkpoint.
-  waits: { for: ["start", "compact"], ms: 5_000, before: "work" },
+  // Bounded by the strictest client's end budget (Codex: 3 s, providers.yaml end_budget_ms): half of
+  // it at most, and never for a worker that is gone (its work is taken over at once instead).
+  waits: { for: ["start", "compact"], ms: 1_500, before: "work" },
   // The claim is the end event's first trace, before its receipt: an end event that left a receipt
   // has always left the promise of its close, which any later event can keep.
   async beforeReceipt(ws, d) {
@@ -238,14 +246,45 @@ export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
 
 const who = (t: Ticket): Who => ({ event: t.event as SessionEvent, providerSession: t.provider_session, provider: { id: t.provider } });
 
+/** How long a close waits for the ticket of a compaction whose receipt is in the ledger. */
+const COMPACTION_APPEARS_MS = 500;
+/** How far back the ledger is read for a compaction the close has not seen answered. */
+const COMPACTION_LOOKBACK = 200;
+
+/**
+ * Whether the ledger's newest lines show a compaction of this client session newer than the
+ * episode's newest checkpoint (its checkpoint still to come). Reads at most COMPACTION_LOOKBACK
+ * lines from the end, and stops at the episode's start.
+ */
+function pendingCompaction(ws: Workspace, providerSession: string | undefined, sessionId: string): boolean {
+  let seen = 0;
+  for (const row of newestFirst(ledgerOf(ws.layer).path)) {
+    if (++seen > COMPACTION_LOOKBACK) return false;
+    if (!row.ok) continue;
+    const e = row.entry as Record<string, unknown>;
+    if (e.event === "task.checkpoint" && e.session === sessionId) return false;
+    if (e.event === "session.started" && e.session_id === sessionId) return false;
+    if (e.event === "provider.event.failed" && e.provider_event === "compact") return false;
+    if (e.event === "provider.event.received" && e.provider_event === "compact" && e.provider_session === (providerSession ?? "none")) return true;
+  }
+  return false;
+}
+
 /**
  * Wait (bounded) for the handed-off work this event follows, then take over, here and now, any of
  * it whose worker is gone: a start or compaction whose worker a container's exit killed is done by
  * the next event instead of being waited for.
  */
-async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promise<void> {
+async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise = false): Promise<void> {
   if (row.waits?.before !== when) return;
-  const waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
+  let waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
+  // A compaction whose hook is still starting has written its receipt but not yet its ticket: the
+  // close waits (bounded) for that ticket too, so the compaction's checkpoint is in the record.
+  if (precise && row.waits.for.includes("compact") && ws.episode && pendingCompaction(ws, ws.episode.provider_session, ws.episode.session_id)) {
+    const started = Date.now();
+    while (Date.now() - started < COMPACTION_APPEARS_MS && pendingCompaction(ws, ws.episode.provider_session, ws.episode.session_id) && !tickets(ws.layer).some((t) => t.event === "compact")) await new Promise((wake) => setTimeout(wake, 5));
+    waited += (Date.now() - started) + (await awaitWork(ws.layer, ["compact"], row.waits.ms));
+  }
   if (waited > 0) log.debug(`waited ${waited} ms for ${row.waits.for.join(", ")} work in progress`);
   for (const lost of tickets(ws.layer).filter((t) => t.lost && row.waits!.for.includes(t.event as SessionEvent))) {
     const taken = takeOver(ws.layer, lost.name, HANDED_EVENTS);
@@ -267,7 +306,9 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promis
  */
 async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
-  if (wait) await waitFor(base, row, "work");
+  // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
+  const precise = row.waits?.for.includes("compact") === true && (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory";
+  if (wait) await waitFor(base, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
   const episode = t.provider_session === undefined ? undefined : await attributedEpisode(base.layer, base.position, t.provider_session);

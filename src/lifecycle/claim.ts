@@ -7,7 +7,7 @@
  * checkout, `recover`, `session close` or `doctor --fix` completes it (see finish.ts). Its own
  * module, so an end hook takes the claim without loading what the close itself needs.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
@@ -93,3 +93,30 @@ export function releaseClaim(layer: Layer, sessionId: string): void {
 export function closeLock(layer: Layer, sessionId: string): string {
   return join(claimsDir(layer), `${sessionId}.lock`);
 }
+
+/** How long a start that follows an end (`/clear`) looks for that end's claim before it concludes the close is already done. */
+const CLAIM_APPEARS_MS = 250;
+/** A closed record this recent means the close a following start waits for has been written. */
+const JUST_CLOSED_MS = 3_000;
+
+/**
+ * Wait, at most `ms`, until no close in this checkout is still being written by a live taker: a
+ * start that follows an end must brief from the record that end derives. `followsEnd` (the client
+ * said the session was cleared) also waits, briefly, for the end's claim to appear: the two hooks
+ * start within milliseconds of each other, and the end may not have claimed yet. Returns the wait.
+ */
+export async function awaitCloses(layer: Layer, ms: number, followsEnd: boolean): Promise<number> {
+  const started = Date.now();
+  const busy = () => readClaims(layer).some((c) => c.claim !== undefined && c.claim.by.pid !== process.pid && inProgress(c.claim));
+  const justClosed = () => {
+    const at = statSync(sectionPath(layer, "sessions"), { throwIfNoEntry: false })?.mtimeMs;
+    return at !== undefined && Date.now() - at < JUST_CLOSED_MS;
+  };
+  if (followsEnd && !busy() && !justClosed()) {
+    while (!busy() && !justClosed() && Date.now() - started < CLAIM_APPEARS_MS) await sleep(5);
+  }
+  while (busy() && Date.now() - started < ms) await sleep(5);
+  return Date.now() - started;
+}
+
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));

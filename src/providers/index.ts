@@ -38,6 +38,8 @@ export type Hooks = {
   /** `advisory`: the compaction event fires on every check, not only when the client compacts: no checkpoint is derived from it. */
   compaction?: "precise" | "advisory";
   session_env?: string;
+  /** Start sources that mean the client has just ended the previous session (its end hook runs beside this start). */
+  after_end_sources?: string[];
   keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[]; transcript?: string[] };
   deliberate_reasons: string[];
   person_sources: string[];
