@@ -114,6 +114,19 @@ async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<vo
   if (cuts.length) log.info(`the briefing was shortened to fit ${b.budget?.channel ?? "its line budget"}: ${cuts.join(", ")}`);
 }
 
+/**
+ * At the end, what the client's transcript shows of the briefing it was handed: inline, collapsed
+ * into a preview, missing, or not provable (a client whose transcript is not read). Only when the
+ * briefing is on: with it off there was nothing to deliver.
+ */
+async function noteDelivery(ws: Workspace, episode: NonNullable<Workspace["episode"]>, t: Ticket, policy: LoadedPolicy | undefined): Promise<void> {
+  if (!policy || !switchOn(policy.policy, start.switch)) return;
+  const [{ deliveryOf }, provider] = await Promise.all([import("../transcript/delivery.ts"), adapted(t.provider)]);
+  const verdict = deliveryOf(provider.id, episode.transcript_path, provider.hooks.events.start.shim);
+  await appendEvent(ws, "session.delivery", { provider: provider.id, provider_session: episode.provider_session ?? "none", delivery: verdict.state, cause: redactShapes(verdict.cause) });
+  if (verdict.state === "collapsed" || verdict.state === "missing") log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);
+}
+
 const start: Row = {
   switch: "session.briefing_on_start",
   // After /clear the start follows an end at once: its briefing must show the close just derived
@@ -230,6 +243,7 @@ const end: Row = {
     const [{ readClaim }, { finishClose }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lifecycle/finish.ts")]);
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
+    await attempt(ws, who(t), "what reached the model was not recorded", () => noteDelivery(ws, episode, t, policy));
     if (t.compressions !== undefined && policy && switchOn(policy.policy, compact.switch)) {
       await attempt(ws, who(t), "no checkpoint was derived for the compression", async () => void (await derivedCheckpoint(ws, policy, t.compressions)));
     }

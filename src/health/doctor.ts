@@ -3,6 +3,8 @@
  * declared wiring is proven by executing it, and every lost or failed piece of work the ledger
  * admits to is a finding. Read-only, apart from the throwaway folders the wiring self-tests use.
  */
+import { newestDeliveries } from "../session/delivery.ts";
+import { undelivered } from "../transcript/delivery.ts";
 import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
@@ -258,6 +260,14 @@ function handOffFindings(here: Workspace, out: Finding[]): void {
   }
 }
 
+/** The newest briefing each client was handed, as its end recorded it: a collapsed or missing one fails, naming the cause. */
+function deliveryFindings(here: Workspace, out: Finding[]): void {
+  for (const d of newestDeliveries(here.layer).values()) {
+    if (!undelivered({ state: d.delivery })) continue;
+    out.push({ level: "FAIL", category: "lifecycle", subject: `${d.provider} session ${d.provider_session}`, message: `the briefing of episode ${d.session} was ${d.delivery} (${d.at}): ${d.cause}`, reproduce: `majordomus session show ${d.session}` });
+  }
+}
+
 /**
  * The wiring: every entry the policy's `enforcement` declares, and, for each client with anything
  * installed here, each of its aspects proven by executing its shims (a drifted shim is never run).
@@ -337,6 +347,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   mark("doctor: records read");
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(here, out);
+  deliveryFindings(here, out);
   claimFindings(here, out);
   for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });
   lockFindings(here, tree, options.fix === true, out);

@@ -14,6 +14,9 @@ import { listOpen, newestOpenFirst, readPointer, type OpenEpisode } from "../../
 import { names, pickEpisode } from "../../session/pick.ts";
 import { jsonArg, LIST_DEFAULT, limitArg, listLimit } from "../args.ts";
 
+import { adapted } from "../../providers/index.ts";
+import { deliveryOf, type DeliveryVerdict } from "../../transcript/delivery.ts";
+import { newestDeliveries } from "../../session/delivery.ts";
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
@@ -86,6 +89,15 @@ async function describeOpen(ctx: Ctx, e: OpenEpisode) {
   return { ...e, age: ago(ctx.at, e.opened_at), start_label: label };
 }
 
+/** What reached the model of an open episode's briefing, read now from its client's transcript (none for an episode opened by hand). */
+async function liveDelivery(e: OpenEpisode): Promise<DeliveryVerdict | null> {
+  if (e.provider === "none") return null;
+  const provider = await adapted(e.provider).catch(() => undefined);
+  return provider ? deliveryOf(provider.id, e.transcript_path, provider.hooks.events.start.shim) : null;
+}
+
+const deliveryLine = (v: { state: string; cause: string } | null | undefined) => (v ? `Briefing: ${v.state.replace("_", " ")} — ${v.cause}` : undefined);
+
 const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand");
 
 /** One line per open episode, for a person choosing between several. */
@@ -122,13 +134,15 @@ const status = command({
     const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
     const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
-      outJson("session-status", { current: mine ? await describeOpen(ctx, mine) : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) });
+      outJson("session-status", { current: mine ? { ...(await describeOpen(ctx, mine)), delivery: await liveDelivery(mine) } : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) });
       return;
     }
     if (mine) {
       const d = await describeOpen(ctx, mine);
       out(`Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
       out(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
+      const delivered = deliveryLine(await liveDelivery(mine));
+      if (delivered) out(delivered);
     } else if (picked.kind === "several") out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
     else out("No episode is open in this checkout.");
     for (const line of openLines(ctx, others.map((o) => o.episode!), mine ? "Also open: " : "Open: ")) out(line);
@@ -182,12 +196,16 @@ const show = command({
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
       const d = await describeOpen(ctx, open);
-      if (args.json) return outJson("episode", { open: true, episode: d });
-      return out([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
+      const delivery = await liveDelivery(open);
+      if (args.json) return outJson("episode", { open: true, episode: { ...d, delivery } });
+      return out([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, ...(delivery ? [deliveryLine(delivery)!] : []), "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
     }
     const record = await findClosed(ctx, closedId!);
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
+    // What the ledger recorded at its end of what reached the model.
+    const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body, delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
     out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
+    if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
 
@@ -200,8 +218,11 @@ const latest = command({
     const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
     if (args.path) return out(record.path);
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body });
+    // What the ledger recorded at its end of what reached the model.
+    const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body, delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
     out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
+    if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
 

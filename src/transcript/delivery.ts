@@ -1,0 +1,104 @@
+/**
+ * Whether the briefing reached the model, as the client's own transcript records it: the answer
+ * it kept for the start hook is the text the model was given. For Claude Code, the newest
+ * `attachment` row of the start shim's SessionStart run:
+ *
+ *   inline        `hook_success` whose content is the briefing itself
+ *   collapsed     `hook_success` whose content is `<persisted-output>`: a 2 KB preview and a file
+ *                 path stood in for the briefing (an answer over the client's 10,000 characters)
+ *   missing       the hook failed, was cancelled, or left no answer at all
+ *   not_provable  a client whose transcript majordomus cannot read (or none was named)
+ *
+ * Read never through a link, only a regular file, and at most HEAD_BYTES from its start and
+ * TAIL_BYTES from its end (a start's answer is written when the session starts or resumes).
+ * Nothing read here is stored: only the verdict and its cause.
+ */
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openLayerFile } from "../lib/fsx.ts";
+
+export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export type DeliveryVerdict = { state: DeliveryState; cause: string };
+
+/** Whether a verdict is one the person must hear about (doctor and capture status fail on it). */
+export const undelivered = (v: { state: string }) => v.state === "collapsed" || v.state === "missing";
+
+const HEAD_BYTES = 4 * 1024 * 1024;
+const TAIL_BYTES = 4 * 1024 * 1024;
+
+/** The start of a transcript and its end (one piece when it is small), or undefined when it cannot be read as a plain file. */
+function readBounded(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openLayerFile(path);
+    if (fd === undefined) return undefined;
+    const size = fstatSync(fd).size;
+    const take = (from: number, length: number) => {
+      const buffer = Buffer.alloc(length);
+      let read = 0;
+      while (read < length) {
+        const n = readSync(fd!, buffer, read, length - read, from + read);
+        if (n === 0) break;
+        read += n;
+      }
+      return buffer.toString("utf8", 0, read);
+    };
+    if (size <= HEAD_BYTES + TAIL_BYTES) return take(0, size);
+    return `${take(0, HEAD_BYTES)}\n${take(size - TAIL_BYTES, TAIL_BYTES)}`;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+type Attachment = { type?: unknown; hookEvent?: unknown; command?: unknown; content?: unknown; stderr?: unknown; exitCode?: unknown };
+
+/** The newest answer the transcript kept for this shim's SessionStart run, if any. */
+function newestStartAnswer(text: string, shim: string): Attachment | undefined {
+  let newest: Attachment | undefined;
+  // Only lines that can be such a row are parsed: the transcript is mostly conversation.
+  for (const line of text.split("\n")) {
+    if (!line.includes('"SessionStart"') || !line.includes(shim)) continue;
+    try {
+      const a = (JSON.parse(line) as { attachment?: Attachment }).attachment;
+      if (a && a.hookEvent === "SessionStart" && typeof a.command === "string" && a.command.includes(shim)) newest = a;
+    } catch {
+      // a torn line (cut by the bounded read, or still being written): not a row
+    }
+  }
+  return newest;
+}
+
+/** The last line a failed hook wrote to stderr (where its error is), shortened. */
+const lastLine = (v: unknown) => (typeof v === "string" ? v.trim().split("\n").at(-1)!.replace(/^Failed with non-blocking status code: /, "").slice(0, 200) : "");
+
+/** Claude Code's transcript text, judged for the answer of the start shim `shim`. */
+export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
+  const a = newestStartAnswer(text, shim);
+  if (!a) return { state: "missing", cause: "the client's transcript holds no answer of the start hook (it did not run, or printed nothing)" };
+  if (a.type === "hook_success" && typeof a.content === "string") {
+    if (a.content.startsWith("<persisted-output>")) {
+      const size = /Output too large \(([^)]+)\)/.exec(a.content)?.[1];
+      return { state: "collapsed", cause: `Claude Code stood a 2 KB preview and a file path in for the briefing${size ? ` (${size})` : ""}: it was over the client's 10,000 characters` };
+    }
+    return { state: "inline", cause: `the briefing reached the model whole (${a.content.length.toLocaleString("en-US")} characters)` };
+  }
+  const exit = typeof a.exitCode === "number" ? ` (exit ${a.exitCode})` : "";
+  return { state: "missing", cause: `the start hook did not answer${exit}${lastLine(a.stderr) ? `: ${lastLine(a.stderr)}` : ` (${String(a.type)})`}` };
+}
+
+/** A reader per client that keeps a transcript majordomus can judge; a client without one is "not provable". */
+export const DELIVERY_READERS: Record<string, (text: string, shim: string) => DeliveryVerdict> = {
+  "claude-code": claudeVerdict,
+};
+
+/** The verdict for one episode: its client's reader over the transcript it named. */
+export function deliveryOf(provider: string, transcriptPath: string | undefined, shim: string): DeliveryVerdict {
+  const reader = DELIVERY_READERS[provider];
+  if (!reader) return { state: "not_provable", cause: `majordomus reads no transcript of ${provider}: what reached its model cannot be shown` };
+  if (!transcriptPath) return { state: "not_provable", cause: "the client named no transcript for this session" };
+  const text = readBounded(transcriptPath);
+  if (text === undefined) return { state: "not_provable", cause: "the client's transcript could not be read as a plain file" };
+  return reader(text, shim);
+}
