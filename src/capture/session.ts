@@ -271,6 +271,15 @@ const COMPACTION_LOOKBACK = 200;
  * lines from the end, and stops at the episode's start.
  */
 function pendingCompaction(ws: Workspace, providerSession: string | undefined, sessionId: string): boolean {
+  try {
+    return compactionAfterCheckpoint(ws, providerSession, sessionId);
+  } catch {
+    // A ledger that cannot be read shows no compaction to wait for; the close says what it can.
+    return false;
+  }
+}
+
+function compactionAfterCheckpoint(ws: Workspace, providerSession: string | undefined, sessionId: string): boolean {
   let seen = 0;
   for (const row of newestFirst(ledgerOf(ws.layer).path)) {
     if (++seen > COMPACTION_LOOKBACK) return false;

@@ -33,7 +33,7 @@ export type Policy = {
   };
   checkpoint?: { max_body_lines?: number };
   handover?: { required_sections?: string[] };
-  context?: { builder_budget_lines?: number; max_list_items?: number; recent_decisions?: number };
+  context?: { builder_budget_lines?: number; builder_budget_chars?: number; max_list_items?: number; recent_decisions?: number };
   ledger?: { retention_max_lines?: number };
   prompts?: { retention_max_days?: number; retention_max_bytes?: number };
   mcp?: { connection_episodes?: boolean; reattach_grace_minutes?: number };

@@ -9,6 +9,15 @@ export type DeliveryLine = { provider: string; provider_session: string; session
 
 /** The newest verdict per provider (or only those of `session`), newest first, from the last LOOKBACK ledger lines. */
 export function newestDeliveries(layer: Layer, only: { session?: string } = {}): Map<string, DeliveryLine> {
+  try {
+    return scan(layer, only);
+  } catch {
+    // A ledger that cannot be read holds no verdict: doctor names the ledger's own problem.
+    return new Map();
+  }
+}
+
+function scan(layer: Layer, only: { session?: string }): Map<string, DeliveryLine> {
   const out = new Map<string, DeliveryLine>();
   let seen = 0;
   for (const row of newestFirst(ledgerOf(layer).path)) {

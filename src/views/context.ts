@@ -1,6 +1,7 @@
 /**
  * `majordomus context`: one read-only projection of everything the layer knows, in authority
- * order, fitted to a line budget. A pure view over the facts.
+ * order, fitted to a line budget and a character budget (what an agent's tool call is handed
+ * whole). A pure view over the facts.
  *
  * When the document is over budget, sections give way in DROP_ORDER: whole sections first, then
  * the checkpoint and handover shrink to their header and a pointer to the file, then they go.
@@ -17,28 +18,37 @@ import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
 import { authorship } from "./briefing.ts";
 import { ownRecordsLine, warnsAgainst } from "./common.ts";
+import { headThatFits, sizeOf } from "../lib/fit.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
-type Section = { id: SectionId; title: string; lines: string[]; short?: string[] };
+type Section = { id: SectionId; title: string; lines: string[]; short?: string[]; next?: { lines: string[]; record: string } };
 
 /** What gives way when over budget, in order: a section dropped, or shrunk to its header. */
-const DROP_ORDER: ReadonlyArray<{ id: SectionId; step: "drop" | "shrink" }> = [
+const DROP_ORDER: ReadonlyArray<{ id: SectionId; step: "drop" | "shrink" | "cut" }> = [
   { id: "history", step: "drop" },
   { id: "files", step: "drop" },
   { id: "decisions", step: "drop" },
   { id: "checkpoint", step: "shrink" },
   { id: "handover", step: "shrink" },
   { id: "checkpoint", step: "drop" },
+  { id: "handover", step: "cut" },
   { id: "handover", step: "drop" },
 ];
+
+/**
+ * The characters `context` prints by default: a tool result over 20,000 characters is replaced by a
+ * preview in Claude Code 2.1.332 (its binary's tool-result threshold), so 18,000 leaves a margin.
+ * `context.builder_budget_chars` or `--budget-chars` sets another.
+ */
+export const CONTEXT_CHARS = 18_000;
 
 export type Excluded = { item: string; reason: string };
 export type Context = {
   generated_at: string;
   lines: string[];
   over: boolean;
-  budget: { lines: number; limit: number; dropped: string[] };
+  budget: { lines: number; limit: number; chars: number; chars_limit: number; dropped: string[] };
   sections: Array<{ id: SectionId; title: string; lines: string[]; shrunk: boolean }>;
   excluded: Excluded[];
   git: { repository: string; worktree: string; branch: string; head: string; working_tree: string; own_records_uncommitted: string[]; task_record?: string };
@@ -59,7 +69,10 @@ function recordLines(v: View, since: View | undefined): { lines: string[]; short
   const sinceLines = since ? [`since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`] : [];
   const body = (v.history ? withoutNextAction(v.body) : v.body).split("\n").filter((l) => l.trim() !== "");
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
-  return { lines: [...header, ...sinceLines, ...body, ...tail], short: [...header, ...sinceLines, `body omitted for the budget — read ${v.path}`] };
+  // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
+  const next = !v.history && v.next_action ? v.next_action : [];
+  const omitted = `rest of the body omitted for the budget — \`majordomus ${v.path.includes("/checkpoints/") ? "checkpoint --resolve" : `handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`}\` prints it`;
+  return { lines: [...header, ...sinceLines, ...body, ...tail], short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), omitted] };
 }
 
 function recordSection(id: "checkpoint" | "handover", title: string, noun: string, command: string, fact: RecordFact, excluded: Excluded[]): Section | undefined {
@@ -69,13 +82,15 @@ function recordSection(id: "checkpoint" | "handover", title: string, noun: strin
     if (!fact.error) excluded.push({ item: title, reason: `no ${noun} for this worktree and branch (other branches are never offered)` });
     return undefined;
   }
-  return { id, title, ...recordLines(fact.view, fact.since) };
+  const r = recordLines(fact.view, fact.since);
+  return { id, title, ...r, ...(id === "handover" && !fact.view.history && fact.view.next_action ? { next: { lines: fact.view.next_action, record: fact.view.path.slice(fact.view.path.lastIndexOf("/") + 1) } } : {}) };
 }
 
 const inScope = (task: Task, file: string) => task.scope.some((s) => s === "." || file === s || file.startsWith(`${s}/`));
 
-export function contextView(f: Facts, options: { budget?: number } = {}): Context {
+export function contextView(f: Facts, options: { budget?: number; chars?: number } = {}): Context {
   const limit = options.budget ?? requireNumber(f.policy, "context.builder_budget_lines");
+  const chars = options.chars ?? f.policy.policy.context?.builder_budget_chars ?? CONTEXT_CHARS;
   const maxItems = requireNumber(f.policy, "context.max_list_items");
   const recent = requireNumber(f.policy, "context.recent_decisions");
   const p = f.position;
@@ -138,7 +153,7 @@ export function contextView(f: Facts, options: { budget?: number } = {}): Contex
 
   return {
     generated_at: isoStamp(f.at),
-    ...fit(sections, excluded, limit, f.at),
+    ...fit(sections, excluded, { lines: limit, chars }, f.at),
     git,
     task,
     checkpoint: f.checkpoint.view ?? null,
@@ -152,39 +167,57 @@ export const CONTEXT_NEEDS = ["handover", "checkpoint", "since_task", "decisions
 
 type State = { id: SectionId; title: string; lines: string[]; shrunk: boolean };
 
-function render(states: State[], excluded: Excluded[], limit: number, dropped: string[], at: Date): string[] {
+function render(states: State[], excluded: Excluded[], limits: Limits, dropped: string[], at: Date): string[] {
   const out = [`# majordomus context — ${isoStamp(at)}`, "A projection of the layer's records; where they disagree with git, git wins.", ""];
   for (const s of states) out.push(`## ${s.title}`, ...s.lines, "");
   out.push("## EXCLUDED", ...(excluded.length ? excluded.map((e) => `- ${e.item} — ${e.reason}`) : ["nothing"]), "");
   out.push("## BUDGET");
-  const budgetLine = (n: number) => `${n} of ${limit} lines${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
-  // The BUDGET line counts itself: the document is exactly out.length + 1 lines long.
-  out.push(budgetLine(out.length + 1));
+  // The BUDGET line counts itself: the document is exactly out.length + 1 lines long, and its characters are counted with it.
+  const budgetLine = (n: number, c: number) => `${n} of ${limits.lines} lines, ${c.toLocaleString("en-US")} of ${limits.chars.toLocaleString("en-US")} characters${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
+  const before = sizeOf(out, "utf16") + 1;
+  let line = budgetLine(out.length + 1, before);
+  for (let i = 0; i < 3; i++) line = budgetLine(out.length + 1, before + line.length);
+  out.push(line);
   return out;
 }
 
-function fit(sections: Section[], excludedIn: Excluded[], limit: number, at: Date): Pick<Context, "lines" | "over" | "budget" | "sections" | "excluded"> {
+type Limits = { lines: number; chars: number };
+
+function fit(sections: Section[], excludedIn: Excluded[], limits: Limits, at: Date): Pick<Context, "lines" | "over" | "budget" | "sections" | "excluded"> {
   const states: State[] = sections.map((s) => ({ id: s.id, title: s.title, lines: s.lines, shrunk: false }));
   const excluded = [...excludedIn];
   const dropped: string[] = [];
-  let lines = render(states, excluded, limit, dropped, at);
+  const over = (l: string[]) => l.length > limits.lines || sizeOf(l, "utf16") > limits.chars;
+  let lines = render(states, excluded, limits, dropped, at);
+  const reason = `context budget ${limits.lines} lines, ${limits.chars.toLocaleString("en-US")} characters`;
   for (const step of DROP_ORDER) {
-    if (lines.length <= limit) break;
+    if (!over(lines)) break;
     const index = states.findIndex((s) => s.id === step.id);
     if (index === -1) continue;
     const state = states[index]!;
-    const reason = `context budget ${limit} lines`;
+    const section = sections.find((s) => s.id === step.id);
     if (step.step === "shrink") {
-      const short = sections.find((s) => s.id === step.id)?.short;
-      if (!short || state.shrunk) continue;
-      states[index] = { ...state, lines: short, shrunk: true };
+      if (!section?.short || state.shrunk) continue;
+      states[index] = { ...state, lines: section.short, shrunk: true };
       excluded.push({ item: `${state.title} body`, reason });
+      dropped.push(`${state.title} body`);
+    } else if (step.step === "cut" && section?.next) {
+      // The Next Action last of all: its head within what is left, and the command for the rest.
+      const command = `majordomus handover --show ${section.next.record}`;
+      const header = section.short!.slice(0, section.short!.indexOf("Next Action:") + 1);
+      const notice = (kept: number, partial: boolean) => `… The Next Action is cut here: ${kept} of ${section.next!.lines.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${section.next!.lines.length - kept} left out to fit the ${reason}. \`${command}\` prints the whole record.`;
+      states[index] = { ...state, lines: [...header, notice(section.next.lines.length, true)], shrunk: true };
+      const without = render(states, [...excluded, { item: `${state.title} Next Action (in part)`, reason }], limits, [...dropped, `${state.title} Next Action (in part)`], at);
+      const head = headThatFits(section.next.lines.slice(0, Math.max(0, limits.lines - without.length)), limits.chars - sizeOf(without, "utf16") - 1, "utf16");
+      states[index] = { ...state, lines: [...header, ...head.shown, notice(head.kept, head.partial)], shrunk: true };
+      excluded.push({ item: `${state.title} Next Action (in part)`, reason });
+      dropped.push(`${state.title} Next Action (in part)`);
     } else {
       states.splice(index, 1);
       excluded.push({ item: state.title, reason });
+      dropped.push(state.title);
     }
-    dropped.push(state.title + (step.step === "shrink" ? " body" : ""));
-    lines = render(states, excluded, limit, dropped, at);
+    lines = render(states, excluded, limits, dropped, at);
   }
-  return { lines, over: lines.length > limit, budget: { lines: lines.length, limit, dropped }, sections: states, excluded };
+  return { lines, over: over(lines), budget: { lines: lines.length, limit: limits.lines, chars: sizeOf(lines, "utf16"), chars_limit: limits.chars, dropped }, sections: states, excluded };
 }

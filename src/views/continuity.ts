@@ -10,6 +10,7 @@ import { ago } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
 import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
+import { headThatFits } from "../lib/fit.ts";
 
 export type ClosedSummary = { session_id: string; path: string; outcome: string; closed_at: string; branch: string; provider: string; provider_session: string };
 
@@ -30,12 +31,25 @@ export type RecordSummary = {
   age: string | null;
   task_id: string;
   episode: string | null;
-  /** The Next Action, verbatim, when it may be followed; null when withheld or absent. */
+  /** The Next Action, verbatim, when it may be followed; null when withheld or absent. Cut between lines past NEXT_ACTION_CHARS. */
   next_action: string | null;
   next_action_withheld: string | null;
+  /** When the Next Action was cut to fit the answer: the lines quoted, the lines in all, and the command that prints the record. */
+  next_action_cut: { shown_lines: number; total_lines: number; command: string } | null;
 };
 
-function summary(v: View): RecordSummary {
+/**
+ * The longest Next Action each record of the answer quotes, in characters: Claude Code shows a
+ * tool result over 20,000 characters as a preview, and the answer quotes up to three records
+ * (the handover gets the most room).
+ */
+export const NEXT_ACTION_CHARS = { handover: 9_000, other: 3_000 } as const;
+
+function summary(v: View, room: number): RecordSummary {
+  const lines = !v.history && v.next_action ? v.next_action : undefined;
+  const whole = lines?.join("\n");
+  const command = `majordomus ${v.path.includes("/checkpoints/") ? "checkpoint --resolve" : `handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`}`;
+  const head = lines && whole!.length > room ? headThatFits(lines, room, "utf16") : undefined;
   return {
     path: v.path,
     how: v.how,
@@ -49,8 +63,9 @@ function summary(v: View): RecordSummary {
     age: v.age ?? null,
     task_id: v.task_id,
     episode: v.session === "none" ? null : v.session,
-    next_action: !v.history && v.next_action ? v.next_action.join("\n") : null,
+    next_action: head ? head.shown.join("\n") : (whole ?? null),
     next_action_withheld: v.next_action_withheld ?? null,
+    next_action_cut: head ? { shown_lines: head.kept, total_lines: lines!.length, command } : null,
   };
 }
 
@@ -68,9 +83,10 @@ export function continuityView(c: ContinuityFacts) {
   const open = newest.slice(0, OPEN_LISTED).map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
   // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
   const blockers = f.questions.open.slice(0, OPEN_LISTED).map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
-  const handover = f.handover.view ? summary(f.handover.view) : null;
+  const handover = f.handover.view ? summary(f.handover.view, NEXT_ACTION_CHARS.handover) : null;
   const next = [
     ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
+    ...(handover?.next_action_cut ? [`The handover's Next Action was cut to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to fit this answer: ${handover.next_action_cut.command} prints it whole.`] : []),
     ...(blockers.length > 0 ? [`Resolve the open question(s): majordomus question resolve <n> --answer "…"`] : []),
     "majordomus context",
     "majordomus check",
@@ -83,8 +99,8 @@ export function continuityView(c: ContinuityFacts) {
     task_absent: f.task ? null : (f.taskProblem ?? "no active task"),
     handover,
     handover_absent: handover ? null : absence(f.handover, "handover"),
-    handover_since: f.handover.since ? summary(f.handover.since) : null,
-    checkpoint: f.checkpoint.view ? summary(f.checkpoint.view) : null,
+    handover_since: f.handover.since ? summary(f.handover.since, NEXT_ACTION_CHARS.other) : null,
+    checkpoint: f.checkpoint.view ? summary(f.checkpoint.view, NEXT_ACTION_CHARS.other) : null,
     checkpoint_absent: f.checkpoint.view ? null : absence(f.checkpoint, "checkpoint"),
     blockers,
     blockers_more: f.questions.open.length - blockers.length,

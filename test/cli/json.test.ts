@@ -57,7 +57,9 @@ describe("--json documents", () => {
     json(repo, ["checkpoint", "--derive"]);
     json(repo, ["handover"], 0, "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n");
     expect(json(repo, ["handover", "--resolve"]).record).toMatchObject({ how: "authored" });
-    json(repo, ["handover", "--list"]);
+    const listed = json(repo, ["handover", "--list"]) as { items: Array<{ path: string }> };
+    const file = listed.items[0]!.path.split("/").at(-1)!;
+    expect(json(repo, ["handover", "--show", file])).toMatchObject({ kind: "handover", body: expect.stringContaining("# Next Action") });
     json(repo, ["checkpoint", "--show"]);
     json(repo, ["checkpoint", "--list"]);
     json(repo, ["context"]);

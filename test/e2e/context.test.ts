@@ -45,7 +45,7 @@ describe("majordomus context", () => {
     expect(run.stdout).toContain("## FILES TOUCHED IN SCOPE (3)\nsrc/p0.ts\nsrc/p1.ts\nsrc/p2.ts\n");
     expect(run.stdout).not.toContain("docs/readme.md\n");
     const printed = run.stdout.replace(/\n$/, "").split("\n");
-    expect(printed.at(-1)).toBe(`${printed.length} of 300 lines`);
+    expect(printed.at(-1)).toBe(`${printed.length} of 300 lines, ${run.stdout.replace(/\n$/, "").length.toLocaleString("en-US")} of 18,000 characters`);
   });
 
   test("over budget: history, files and decisions go first, then records shrink to a pointer, then go; GIT, TASK, QUESTIONS stay", () => {
@@ -69,7 +69,7 @@ describe("majordomus context", () => {
     expect(order).toContain("## LATEST COMPATIBLE HANDOVER");
     expect(order.at(-1)).toBe("");
     const shrunk = ok(repo.mj(["context", "--budget-lines", "45"])).stdout;
-    expect(shrunk).toMatch(/body omitted for the budget — read \.ai\/local\/state\/(checkpoints|handovers)\//);
+    expect(shrunk).toMatch(/rest of the body omitted for the budget — `majordomus (checkpoint --resolve|handover --show \S+\.md)` prints it/);
   }, 120_000);
 
   test("still over budget after every drop: the document is printed and the exit is 10", () => {

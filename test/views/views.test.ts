@@ -279,12 +279,32 @@ describe("context", () => {
   test("over budget, sections give way in order and the BUDGET line counts itself", () => {
     const c = contextView(facts({ task: TASK, sinceTask: { start: TASK.head, label: "advanced", commits: [] }, handover: { view: record(), skipped: 0 } }), { budget: 36 });
     expect(c.lines.length).toBeLessThanOrEqual(36);
-    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 36 lines (dropped: ${c.budget.dropped.join(", ")})`);
+    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 36 lines, ${c.lines.join("\n").length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`);
     expect(c.budget.dropped[0]).toStartWith("RECENT HISTORY");
   });
 });
 
 describe("the read side's account", () => {
+  test("a Next Action too long for the answer is cut between lines, counted, and names the command that prints it whole", () => {
+    const steps = Array.from({ length: 120 }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`);
+    const c = continuityView({ facts: facts({ handover: { view: record({ next_action: steps }), skipped: 0 } }), open: [], closed: [], openProblems: [] });
+    expect(c.handover!.next_action!.length).toBeLessThanOrEqual(9_000);
+    expect(c.handover!.next_action_cut).toEqual({ shown_lines: c.handover!.next_action!.split("\n").length, total_lines: 120, command: "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md" });
+    expect(c.next.some((n) => n.includes("was cut to") && n.includes("handover --show"))).toBe(true);
+    const short = continuityView({ facts: facts({ handover: { view: record(), skipped: 0 } }), open: [], closed: [], openProblems: [] });
+    expect(short.handover!.next_action_cut).toBeNull();
+  });
+
+  test("context within its character budget: the Next Action is the last to give way, cut with its command", () => {
+    const steps = Array.from({ length: 200 }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`);
+    const c = contextView(facts({ task: TASK, handover: { view: record({ next_action: steps, body: `# Next Action\n${steps.join("\n")}\n` }), skipped: 0 } }), { budget: 2_000 });
+    const text = c.lines.join("\n");
+    expect(c.over).toBe(false);
+    expect(text.length).toBeLessThanOrEqual(18_000);
+    expect(text).toMatch(/… The Next Action is cut here: \d+ of 200 line\(s\) quoted, \d+ left out to fit the context budget 2000 lines, 18,000 characters\. `majordomus handover --show \S+\.md` prints the whole record\./);
+    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 2000 lines, ${text.length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`);
+  });
+
   test("open episodes by the thousand: the newest are listed, the rest counted, on the page too", () => {
     const episode = (i: number) => ({ session_id: `s-${i}`, provider: "claude-code", provider_session: `cc-${i}`, opened_by: "hook", opened_at: new Date(AT.getTime() - (2000 - i) * 60_000).toISOString(), branch: "main" }) as unknown as OpenEpisode;
     const open = Array.from({ length: 2000 }, (_, i) => episode(i));
