@@ -85,3 +85,10 @@ export class CodexRig {
     this.repo[Symbol.dispose]();
   }
 }
+
+/** The developer messages of a request (where Codex puts what a hook printed), as one text. */
+export const developer = (body: Record<string, unknown> | undefined) =>
+  ((body?.input ?? []) as Array<{ role?: string; content?: Array<{ text?: string }> }>)
+    .filter((i) => i.role === "developer")
+    .map((i) => (i.content ?? []).map((c) => c.text ?? "").join(""))
+    .join("\n");

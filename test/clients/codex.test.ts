@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { layered, ledger } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { BIN } from "../support/env.ts";
-import { CodexRig } from "./codex-rig.ts";
+import { CodexRig, developer } from "./codex-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
@@ -14,13 +14,6 @@ const TIMEOUT = 240_000;
 const files = (rig: CodexRig, dir: string) => readdirSync(rig.repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
 const sessions = (rig: CodexRig) => files(rig, ".ai/repo/sessions").map((f) => readFileSync(rig.repo.path(".ai/repo/sessions", f), "utf8"));
 const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
-/** The developer messages of a request (where Codex puts what a hook printed). */
-const developer = (body: Record<string, unknown> | undefined) =>
-  ((body?.input ?? []) as Array<{ role?: string; content?: Array<{ text?: string }> }>)
-    .filter((i) => i.role === "developer")
-    .map((i) => (i.content ?? []).map((c) => c.text ?? "").join(""))
-    .join("\n");
-
 describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
   test("a run opens and closes an episode with its records and prompt; the agent's own handover reaches the next run's model request", async () => {
     const next = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
