@@ -385,3 +385,19 @@ export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
     settle(ws.layer, name);
   }
 }
+
+/**
+ * A close some end event claimed and whose taker died before writing it: any later event of the
+ * checkout keeps that promise. The prompt event calls this after its own work: it hands each such
+ * close to a worker (or, when none can start, finishes it itself). Costs one listing of the claims
+ * folder when there is none.
+ */
+export async function keepClaimedCloses(ws: Workspace): Promise<void> {
+  const { inProgress, readClaims } = await import("../lifecycle/claim.ts");
+  for (const { claim } of readClaims(ws.layer)) {
+    if (!claim || inProgress(claim) || claim.provider === "none") continue;
+    const order: Order = { event: "end", provider: claim.provider, provider_session: claim.provider_session === "none" ? undefined : claim.provider_session, reason: claim.reason };
+    log.info(`the close of ${claim.session_id} was claimed at ${claim.claimed_at} and never finished; finishing it`);
+    if (!handOff(ws, order)) await doWork(ws, { schema: TICKET_SCHEMA, ...order, handed_at: stamp(), by: process.pid });
+  }
+}

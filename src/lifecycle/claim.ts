@@ -57,6 +57,15 @@ function parse(sessionId: string, text: string): ClaimRead {
   return { sessionId, problem: `claims/${sessionId}.claim is not a close claim` };
 }
 
+/** Whether any close claim is out in this checkout (one listing; no claim is read). */
+export function hasClaims(layer: Layer): boolean {
+  try {
+    return readdirSync(claimsDir(layer)).some((n) => n.endsWith(".claim"));
+  } catch {
+    return false;
+  }
+}
+
 export function readClaim(layer: Layer, sessionId: string): ClaimRead | undefined {
   try {
     return parse(sessionId, readLayerFile(claimPath(layer, sessionId)));

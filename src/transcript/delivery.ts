@@ -56,18 +56,24 @@ type Attachment = { type?: unknown; hookEvent?: unknown; command?: unknown; cont
 
 /** The newest answer the transcript kept for this shim's SessionStart run, if any. */
 function newestStartAnswer(text: string, shim: string): Attachment | undefined {
-  let newest: Attachment | undefined;
-  // Only lines that can be such a row are parsed: the transcript is mostly conversation.
-  for (const line of text.split("\n")) {
-    if (!line.includes('"SessionStart"') || !line.includes(shim)) continue;
-    try {
-      const a = (JSON.parse(line) as { attachment?: Attachment }).attachment;
-      if (a && a.hookEvent === "SessionStart" && typeof a.command === "string" && a.command.includes(shim)) newest = a;
-    } catch {
-      // a torn line (cut by the bounded read, or still being written): not a row
+  // Found by the native indexOf (the transcript is mostly conversation), newest first: each
+  // mention of the shim, the line around it parsed.
+  for (let at = text.lastIndexOf(shim); at !== -1; at = text.lastIndexOf(shim, at - 1)) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const end = text.indexOf("\n", at);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    if (line.includes('"SessionStart"')) {
+      try {
+        const a = (JSON.parse(line) as { attachment?: Attachment }).attachment;
+        if (a && a.hookEvent === "SessionStart" && typeof a.command === "string" && a.command.includes(shim)) return a;
+      } catch {
+        // a torn line (cut by the bounded read, or still being written): not a row
+      }
     }
+    if (start === 0) break;
+    at = start;
   }
-  return newest;
+  return undefined;
 }
 
 /** The last line a failed hook wrote to stderr (where its error is), shortened. */

@@ -3,7 +3,7 @@
 // Each is run many times through the real shims and the compiled binary: the newest account is the
 // one handed on, and the closed record holds every checkpoint, every time.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { captured, fire, fixture, hookEnv, pendingWork, sessionFiles, settled, SHIMS } from "../support/capture.ts";
@@ -90,4 +90,21 @@ describe("overlapping events", () => {
       expect(pendingWork(repo)).toEqual([]);
     }
   }, 120_000);
+
+  for (const later of ["start", "prompt", "compact"] as const) {
+    test(`a close an end claimed and never wrote (its taker died) is finished by the next ${later} of the checkout`, () => {
+      using repo = captured();
+      fire(repo, "start", START);
+      const opened = ledger(repo).find((e) => e.event === "session.started")!;
+      // What an end killed right after its claim leaves: the claim, its taker gone.
+      mkdirSync(repo.path(".ai/local/state/sessions-closing"), { recursive: true });
+      const claim = { schema: "close-claim/v1", session_id: opened.session_id, provider: "claude-code", provider_session: START.session_id, reason: "other", outcome: "interrupted", claimed_at: new Date().toISOString(), by: { pid: 2 ** 22 + 1 } };
+      writeFileSync(repo.path(`.ai/local/state/sessions-closing/${opened.session_id}.claim`), `${JSON.stringify(claim)}\n`);
+      const other = "9b0e6a52-0d54-4a3b-9d0b-7a7f2f0c0c01";
+      const payload = later === "prompt" ? { session_id: other, prompt: "hi", prompt_id: "p-1", hook_event_name: "UserPromptSubmit" } : later === "start" ? { ...START, session_id: other } : { session_id: other, hook_event_name: "PreCompact", trigger: "auto" };
+      expect(fire(repo, later, payload).status).toBe(0);
+      expect(sessionFiles(repo).length).toBe(1);
+      expect(readdirSync(repo.path(".ai/local/state/sessions-closing"))).toEqual([]);
+    });
+  }
 });

@@ -36,3 +36,20 @@ describe("fit", () => {
     expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(head.shown[0]!)).toBe(false);
   });
 });
+
+describe("the providers table's budgets", () => {
+  test("every adapted client has a start budget within its own limit; the policy lowers a budget and never raises it", async () => {
+    const { providers, budgetFor } = await import("../../src/providers/index.ts");
+    for (const p of (await providers()).values()) {
+      if (!p.hooks) continue;
+      const row = p.hooks.budgets.start!;
+      expect(row.source.length).toBeGreaterThan(20);
+      if (row.limit !== undefined) expect(row.chars).toBeLessThan(row.limit);
+      expect(p.hooks.end_budget_ms).toBeGreaterThan(0);
+      expect(budgetFor(p.hooks, "start", undefined)!.chars).toBe(row.chars);
+      const lowered = budgetFor(p.hooks, "start", { schema: "policy/v1", session: { briefing_budget_chars: 4_000 } })!;
+      expect([lowered.chars, lowered.channel.endsWith("lowered by session.briefing_budget_chars")]).toEqual([4_000, true]);
+      expect(budgetFor(p.hooks, "start", { schema: "policy/v1", session: { briefing_budget_chars: 50_000 } })!.chars).toBe(row.chars);
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { readPayload } from "../../../capture/payload.ts";
 import { payloadSession } from "../../../capture/delivery.ts";
 import { capturePrompt } from "../../../capture/prompt.ts";
 import { command } from "../../define.ts";
+import { hasClaims } from "../../../lifecycle/claim.ts";
 
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
@@ -24,5 +25,7 @@ export default command({
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
     if (outcome.status === "failed" && process.env.MAJORDOMUS_CAPTURE_DIR) throw new Failure("internal", outcome.why);
+    // A close an end event claimed and never wrote is finished by any later event, this one too.
+    if (!process.env.MAJORDOMUS_CAPTURE_DIR && hasClaims(ctx.layer)) await (await import("../../../capture/session.ts")).keepClaimedCloses(ctx).catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));
   },
 });
