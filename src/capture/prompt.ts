@@ -15,7 +15,7 @@ import { appendEvent } from "../ledger/store.ts";
 import { pick, type Hooks, type Provider } from "../providers/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
-import { redact, redactShapes } from "./redact.ts";
+import { redact, redactShapes } from "../lib/redact.ts";
 import { payloadSession, personsPrompt } from "./delivery.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";

@@ -19,7 +19,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
 import { loadPolicy, switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
-import { redactShapes } from "./redact.ts";
+import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor } from "../providers/index.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";

@@ -12,6 +12,7 @@ import { olderLeftOut, out, outJson } from "./print.ts";
 import { join, relative } from "node:path";
 import { readRecord } from "../records/record.ts";
 import { storeOf } from "../records/store.ts";
+import { redactOnRead } from "../lib/redact.ts";
 
 export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
@@ -70,7 +71,8 @@ export async function printRecord(kind: RecordKind, here: Workspace, file: strin
   const store = storeOf(here.layer, kind);
   const parsed = await readRecord(kind, join(store.dir, file), file);
   if (!parsed.ok) throw new Failure("missing", `${relative(here.position.worktree, join(store.dir, file))}: ${parsed.reason}`, `\`majordomus ${kind.name} --list\` names this checkout's ${kind.noun} records`);
-  const r = parsed.record;
+  // Shown redacted, whatever an earlier version kept.
+  const r = { ...parsed.record, body: redactOnRead(parsed.record.body) };
   if (options.json) return outJson("record-shown", { kind: kind.name, path: relative(here.position.worktree, r.path), meta: r.meta, body: r.body });
   const m = r.meta;
   out([`${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(here.position.worktree, r.path)}`, `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`, `Task: ${m.task_id}`, "---", r.body.replace(/\s+$/, "")].join("\n"));

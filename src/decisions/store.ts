@@ -1,4 +1,5 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
+import { redactOnRead } from "../lib/redact.ts";
 import { appendText, readIfExists, readLayerFile } from "../lib/fsx.ts";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
@@ -51,12 +52,12 @@ export function readDecisions(layer: Layer): Decision[] {
   for (const line of text.replace(/<!--[\s\S]*?-->/g, "").split("\n")) {
     const heading = /^## (\d{4}-\d{2}-\d{2}) — (.+)$/.exec(line);
     if (heading) {
-      current = { date: heading[1]!, title: heading[2]!, task: "none", head: "NONE", why: "" };
+      current = { date: heading[1]!, title: redactOnRead(heading[2]!), task: "none", head: "NONE", why: "" };
       out.push(current);
       continue;
     }
     const field = /^- (Task|Head|Why): (.*)$/.exec(line);
-    if (current && field) current[field[1]!.toLowerCase() as "task" | "head" | "why"] = field[2]!;
+    if (current && field) current[field[1]!.toLowerCase() as "task" | "head" | "why"] = field[1] === "Why" ? redactOnRead(field[2]!) : field[2]!;
   }
   return out;
 }

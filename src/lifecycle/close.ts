@@ -7,6 +7,7 @@
  * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
  * `## Close` section appended once, then the open episode and the claim go.
  */
+import { redactForWrite } from "../lib/redact.ts";
 import { closeSync, readdirSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errnoCode, Failure } from "../lib/failure.ts";
@@ -102,7 +103,8 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
 
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
   const window = options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
-  const body = options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy);
+  // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
+  const body = await redactForWrite(options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy), "closed session record");
   const dir = sectionPath(here.layer, "sessions");
   ensureDir(dir);
   const stamped = { ...here, session: episode.session_id };

@@ -2,6 +2,7 @@
  * Writing a checkpoint or a handover: check the body, compute the identity, publish, move the
  * task's clock, and append the ledger line. A task is never required.
  */
+import { redactForWrite } from "../lib/redact.ts";
 import { relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { stamp } from "../lib/clock.ts";
@@ -51,6 +52,8 @@ export type Written = { record: Loaded; task?: Task; relativePath: string };
 
 export async function writeRecord(here: Workspace, kind: RecordKind, body: string, policy: LoadedPolicy, options: WriteOptions): Promise<Written> {
   checkBody(kind, body, policy);
+  // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
+  body = await redactForWrite(body, kind.noun);
   const read = await activeTask(here.layer);
   const task = options.noTask ? undefined : read.active;
   if (options.close && !task) throw new Failure("missing", "there is no active task to close", "drop --close, or start a task first with `majordomus start`");

@@ -1,4 +1,5 @@
 /** `start` and `finish`: the task's two transitions that are not record writes. */
+import { redactForWrite } from "../lib/redact.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { readFileSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
@@ -40,7 +41,7 @@ export function normaliseScope(raw: string): string[] {
 export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
 
 export async function startTask(here: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
-  const text = options.task.trim();
+  const text = (await redactForWrite(options.task, "task")).trim();
   if (text === "") throw new Failure("usage", "the task description is empty", 'e.g. majordomus start "fix the login timeout" --scope src/auth');
   const scope = normaliseScope(options.scope);
   const profile = options.profile ?? "implementation";
@@ -123,6 +124,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
     note = handover.body;
     source = relative(here.position.worktree, handover.path);
   }
+  note = await redactForWrite(note, "finishing note");
   const missing = missingSections(note, NOTE_RULES[options.outcome](policy));
   if (missing.length > 0) {
     throw new Failure("contract", `finishing as ${options.outcome} needs a note with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`, "add the section(s) with real content (placeholders do not count)");

@@ -7,6 +7,7 @@
  * Any other list line is malformed and reported, because a gate that cannot read an entry could
  * be bypassed by mistyping it. HTML comments (the template) are never read.
  */
+import { redactOnRead } from "../lib/redact.ts";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
@@ -52,12 +53,12 @@ export function parseQuestions(text: string, path: string): Questions {
     if (!/^[-*] /.test(t)) return;
     const open = UNRESOLVED.exec(t);
     if (open && !open[2]!.includes(SEPARATOR)) {
-      out.open.push({ line: i + 1, taskId: open[1]!, text: open[2]!, opened: open[3]! });
+      out.open.push({ line: i + 1, taskId: open[1]!, text: redactOnRead(open[2]!), opened: open[3]! });
       return;
     }
     const done = RESOLVED.exec(t);
     if (done) {
-      out.resolved.push({ line: i + 1, resolved: done[1]!, taskId: done[2]!, text: done[3]!, answer: done[4]! });
+      out.resolved.push({ line: i + 1, resolved: done[1]!, taskId: done[2]!, text: redactOnRead(done[3]!), answer: redactOnRead(done[4]!) });
       return;
     }
     out.malformed.push({ line: i + 1, text: t });

@@ -1,4 +1,5 @@
 /** A resolved record as every surface shows it: both labels side by side, its age, its Next Action. */
+import { redactOnRead } from "../lib/redact.ts";
 import { relative } from "node:path";
 import type { Policy } from "../policy/index.ts";
 import type { Position } from "../repo/where.ts";
@@ -32,7 +33,9 @@ export async function view(record: Resolved, position: Position, policy: Policy 
   const label = await divergence(record.meta, position);
   const fresh = freshness(record.meta.created_at, at, policy);
   const history = isHistory(fresh);
-  const next = sections(record.body).get("Next Action");
+  // A record an earlier version kept unredacted is shown redacted: every surface reads it through here.
+  const body = redactOnRead(record.body);
+  const next = sections(body).get("Next Action");
   const nextLines = next ? trimmedSection(next) : undefined;
   return {
     path: relative(position.worktree, record.path),
@@ -55,7 +58,7 @@ export async function view(record: Resolved, position: Position, policy: Policy 
       history && nextLines && nextLines.length > 0
         ? `It is ${fresh.state} (${fresh.reason}): history, not instruction. Its Next Action was true when written and is withheld; read ${relative(position.worktree, record.path)} for context and decide from the repository as it stands.`
         : undefined,
-    body: record.body,
+    body,
   };
 }
 

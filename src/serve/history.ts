@@ -18,7 +18,7 @@ import { Failure } from "../lib/failure.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import { parseTranscript, windowNumber, type Message, type Transcript } from "../transcript/claude.ts";
-import { redactShapes } from "../capture/redact.ts";
+import { redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
 
 /** The client's variable that names its session in an MCP server's environment. */

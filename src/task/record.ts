@@ -3,6 +3,7 @@
  * everywhere on the continuity path; a record that cannot be read is reported, and the
  * continuity commands carry on as if there were no task.
  */
+import { redactOnRead } from "../lib/redact.ts";
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
@@ -67,7 +68,8 @@ export async function readTask(layer: Layer): Promise<TaskRead> {
   const unknown = Object.keys(data).filter((k) => !(KEYS as readonly string[]).includes(k));
   if (unknown.length > 0) return { path, problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
   if (!STATES.includes(String(data.outcome))) return { path, problem: `${path}: outcome ${JSON.stringify(data.outcome)} is not one of ${STATES.join(", ")}` };
-  return { path, task: data as unknown as Task };
+  // A task written before every write was redacted is redacted as it is read.
+  return { path, task: { ...(data as unknown as Task), task: redactOnRead(String(data.task)) } };
 }
 
 let warned = false;

@@ -1,7 +1,7 @@
 // Secrets in realistic shapes, sent through the redaction every prompt and payload text passes:
 // none may survive. Values are made up here (a seeded generator), in each family's published form.
 import { describe, expect, test } from "bun:test";
-import { REDACTIONS, redact, redactShapes } from "../../src/capture/redact.ts";
+import { REDACTIONS, redact, redactShapes } from "../../src/lib/redact.ts";
 
 let seed = 7;
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

@@ -1,3 +1,4 @@
+import { redactForWrite } from "../../lib/redact.ts";
 import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { appendDecision, readDecisions } from "../../decisions/store.ts";
@@ -27,7 +28,7 @@ export default command({
     if (listing) return list(limit, args.json === true);
     const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
-    const decision = appendDecision(ctx.layer, String(args.title), args.why, task?.id ?? "none", ctx.position.head, wall());
+    const decision = appendDecision(ctx.layer, await redactForWrite(String(args.title), "decision"), args.why === undefined ? undefined : await redactForWrite(String(args.why), "decision's reason"), task?.id ?? "none", ctx.position.head, wall());
     await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
     if (args.json) outJson("decision", { decision });
     else out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);

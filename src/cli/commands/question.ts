@@ -1,3 +1,4 @@
+import { redactForWrite } from "../../lib/redact.ts";
 import { Failure } from "../../lib/failure.ts";
 import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
@@ -23,7 +24,7 @@ const add = command({
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace();
-    const q = addQuestion(ctx.layer, String(args.question), await taskId(ctx), wall());
+    const q = addQuestion(ctx.layer, await redactForWrite(String(args.question), "question"), await taskId(ctx), wall());
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`opened: ${q.text} (task ${q.taskId})`);
@@ -60,7 +61,7 @@ const resolve = command({
   async run({ args }) {
     const ctx = await workspace();
     const resolverTask = await taskId(ctx);
-    const q = resolveQuestion(ctx.layer, String(args.question), String(args.answer), wall());
+    const q = resolveQuestion(ctx.layer, String(args.question), await redactForWrite(String(args.answer), "answer"), wall());
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`resolved: ${q.text} — ${q.answer}`);

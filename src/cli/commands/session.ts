@@ -1,3 +1,4 @@
+import { redactOnRead } from "../../lib/redact.ts";
 import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
@@ -203,8 +204,8 @@ const show = command({
     const record = await findClosed(ctx, closedId!);
     // What the ledger recorded at its end of what reached the model.
     const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body, delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
-    out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: redactOnRead(record.body), delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
+    out(redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
@@ -220,8 +221,8 @@ const latest = command({
     if (args.path) return out(record.path);
     // What the ledger recorded at its end of what reached the model.
     const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: record.body, delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
-    out(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES }).trimEnd());
+    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: redactOnRead(record.body), delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
+    out(redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });

@@ -19,6 +19,8 @@
  * that holds one: compiling the whole table costs about a millisecond on every prompt, and a
  * substring search costs next to nothing.
  */
+import { log } from "./log.ts";
+
 type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number };
 
 /** Names that say a value is a secret, as parts of an identifier (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
@@ -122,4 +124,23 @@ export async function redact(text: string): Promise<{ text: string; redacted: st
     // the rule set could not run: the shapes above still applied
   }
   return { text: out, redacted: [...fired].sort() };
+}
+
+const marks = (text: string) => text.split("[redacted:").length - 1;
+
+/**
+ * A text someone gives majordomus to keep (a record's body, a question, a decision, a task), redacted
+ * before it is stored, with the rules prompts get. The writer is told on stderr how many secrets were
+ * taken out and by which rules, never the value: an agent learns that it wrote one.
+ */
+export async function redactForWrite(text: string, what: string): Promise<string> {
+  const clean = await redact(text);
+  const n = marks(clean.text) - marks(text);
+  if (n > 0) log.warn(`${n} secret(s) redacted from the ${what} before it was stored (${clean.redacted.join(", ")}); the record says [redacted:<rule>] where each was`);
+  return clean.text;
+}
+
+/** A stored text shown again (a briefing, context, the read side): whatever an earlier version kept unredacted is redacted now, by the shapes. */
+export function redactOnRead(text: string): string {
+  return byShapes(text, new Set());
 }

@@ -1,0 +1,72 @@
+// A story through the real shims: an agent writes secrets into everything it can give majordomus
+// (a handover, a checkpoint, a question, a decision, a task objective). None of them is stored,
+// briefed, served or committed; each is marked `[redacted:<rule>]`, and the writer is told.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captured, fire, fixture } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
+
+const SECRETS = {
+  github: "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+  aws: "AKIA" + "QWERTYUIOPASDFGH",
+  anthropic: "sk-ant-" + "api03-abcdefghijklmnopqrstuvwxyz012345",
+  password: "Sup3r-S3cret-Pw",
+  urlPassword: "hunter2hunter2",
+};
+
+/** Every file under a folder, as text. */
+function everyFile(dir: string): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { recursive: true, withFileTypes: false }).flatMap((name) => {
+    const path = join(dir, String(name));
+    return statSync(path).isFile() ? [{ path, text: readFileSync(path, "utf8") }] : [];
+  });
+}
+
+describe("redaction at every write", () => {
+  test("secrets an agent writes are kept nowhere: not in the records, the ledger, the briefing, context, the closed record or any tracked file", () => {
+    using repo = captured();
+    const START = fixture("SessionStart-startup.json");
+    fire(repo, "start", START);
+    const env = { CLAUDE_CODE_SESSION_ID: String(START.session_id) };
+    const task = ok(repo.mj(["start", `rotate the deploy key ${SECRETS.github}`, "--scope", "src"], { env }));
+    expect(task.stderr).toContain("secret(s) redacted from the task");
+    ok(repo.mj(["checkpoint"], { env, input: `# Progress\nDB_PASSWORD=${SECRETS.password} works against postgres://app:${SECRETS.urlPassword}@db.internal/app\n` }));
+    const handover = ok(repo.mj(["handover"], { env, input: `# Objective\nDeploy.\n\n# Current State\nThe key ${SECRETS.aws} is in use.\n\n# Next Action\nExport ANTHROPIC_API_KEY=${SECRETS.anthropic} and run the deploy.\n` }));
+    expect(handover.stderr).toMatch(/secret\(s\) redacted from the handover before it was stored \([a-z-, ]+\)/);
+    ok(repo.mj(["question", "add", `Is ${SECRETS.github} still valid?`], { env }));
+    ok(repo.mj(["decision", "Use the vault", "--why", `the old one leaked: password=${SECRETS.password}`], { env }));
+    const briefing = fire(repo, "start", { ...START, source: "resume" }).stdout;
+    const context = ok(repo.mj(["context"])).stdout;
+    fire(repo, "end", { ...fixture("SessionEnd-other.json") });
+    const places = [
+      { path: "briefing", text: briefing },
+      { path: "context", text: context },
+      ...everyFile(repo.path(".ai")),
+      ...repo.git("ls-files").split("\n").filter(Boolean).map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
+    ];
+    const leaks = places.flatMap((p) => Object.entries(SECRETS).filter(([, v]) => p.text.includes(v)).map(([k]) => `${k} in ${p.path}`));
+    expect(leaks).toEqual([]);
+    // The Next Action is still quoted, with the mark where the secret was.
+    expect(briefing).toMatch(/> Export ANTHROPIC_API_KEY=\[redacted:[a-z-]+\] and run the deploy\./);
+    const closed = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    expect(closed.length).toBe(1);
+    expect(readFileSync(repo.path(".ai/repo/sessions", closed[0]!), "utf8")).toContain("[redacted:");
+  });
+
+  test("a record an earlier version kept unredacted is shown redacted by every reader", () => {
+    using repo = captured();
+    const START = fixture("SessionStart-startup.json");
+    fire(repo, "start", START);
+    ok(repo.mj(["handover", "--no-task"], { input: "# Objective\nDeploy.\n\n# Current State\nReady.\n\n# Next Action\nRun the deploy with TOKEN_PLACEHOLDER.\n" }));
+    // As an older majordomus wrote it: the secret in the file itself.
+    const dir = repo.path(".ai/local/state/handovers");
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!);
+    writeFileSync(file, readFileSync(file, "utf8").replace("TOKEN_PLACEHOLDER", SECRETS.github));
+    const shown = [fire(repo, "start", { ...START, source: "resume" }).stdout, ok(repo.mj(["context"])).stdout, ok(repo.mj(["handover", "--resolve", "--json"])).stdout];
+    for (const text of shown) {
+      expect(text).not.toContain(SECRETS.github);
+      expect(text).toContain("[redacted:github-token]");
+    }
+  });
+});
