@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { settled } from "../support/capture.ts";
-import { JIT_OFF } from "../../src/capture/shims.ts";
+import { engineEnv } from "../../src/capture/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
@@ -81,6 +81,11 @@ function baselineRows(copy: string, bin: string): Row[] {
 /** Every repository the rows run in: a run waits until none of them has a worker still busy. */
 const benched: string[] = [];
 
+/** A prompt that names a URL and two paths (what loads the maintained rule set). */
+const URL_PROMPT = "please look at https://github.com/acme/billing/blob/main/src/ledger/client.ts and /home/dev/project/src/ledger/client.test.ts";
+/** A pasted stack trace and log of 64 KB: what the prompt hook must stay flat on. */
+const LOG_PROMPT = Array.from({ length: 700 }, (_, i) => `2026-11-30T12:${String(i % 60).padStart(2, "0")}:07.123Z ERROR [worker-${i % 8}] at com.example.billing.LedgerClient.post(LedgerClient.java:${100 + i}) request_id=7f3c${i.toString(16).padStart(4, "0")}-aa path=/var/lib/app/data/${i}.json status=503 retry=3`).join("\n").slice(0, 65_536);
+
 function hookRows(label: string, dir: string, rowEnv: Record<string, string> = env): Row[] {
   open(dir, "bench-live", rowEnv);
   benched.push(dir);
@@ -98,6 +103,8 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
   };
   return [
     { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
+    { name: `prompt, a URL and paths (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pu-${label}-${n}`, prompt: URL_PROMPT }), before: settle() },
+    { name: `prompt, a 64 KB pasted log (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pl-${label}-${n}`, prompt: LOG_PROMPT }), before: settle() },
     { name: `start, new episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }), before: settle(() => closeFresh()) },
     { name: `start, resumed episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
     { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
@@ -185,16 +192,20 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const baselineBin = BASELINE ? baselineCopy() : undefined;
   freshlyWritten(BIN, noop, floor);
   // The floors run with the settings the shims give a hook (the same engine options).
-  const [jitKey, jitValue] = JIT_OFF.split("=") as [string, string];
-  const floorEnv = { [jitKey]: jitValue };
+  const floorEnv = engineEnv("start");
+  const promptFloorEnv = engineEnv("prompt");
   const rows: Row[] = [
     { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
     ...hookRows("empty", empty),
     ...hookRows("large", large),
     { name: "floor: payload + one line (large)", cmd: [floor, large, "line"], cwd: large, env: floorEnv, stdin: "{}", before: () => benched.forEach(drained) },
-    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor: the prompt hook's I/O, a URL and paths (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }), before: () => benched.forEach(drained) },
+    { name: "floor: the prompt hook's I/O, a 64 KB pasted log (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }), before: () => benched.forEach(drained) },
     { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
+    { name: "floor through a shim: the prompt hook's I/O, a URL and paths (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }), before: () => benched.forEach(drained) },
+    { name: "floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }), before: () => benched.forEach(drained) },
     { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
     ...(baseline && baselineBin ? baselineRows(baseline, baselineBin) : []),
     ...clientRows("codex", large),
@@ -222,6 +233,8 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const shimStart = by("floor through a shim: the start hook's I/O (large)");
   out.push("", "The client waits for these two before the model sees anything; each against the floor doing its I/O, started as the hook is (through a shim, paired):");
   out.push(verdict("prompt (large) vs its floor", pairedRatio(by("prompt (large)"), shimPrompt), 1.3));
+  out.push(verdict("prompt, a URL and paths (large) vs its floor", pairedRatio(by("prompt, a URL and paths (large)"), by("floor through a shim: the prompt hook's I/O, a URL and paths (large)")), 1.3));
+  out.push(verdict("prompt, a 64 KB pasted log (large) vs its floor", pairedRatio(by("prompt, a 64 KB pasted log (large)"), by("floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)")), 1.5));
   out.push(verdict("start, resumed episode (large) vs its floor", pairedRatio(by("start, resumed episode (large)"), shimStart), 1.3));
   out.push(verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), shimStart), 1.3));
   out.push(
