@@ -17,11 +17,12 @@
 /**
  * `hints`: lower-case substrings one of which any match must contain. A rule runs only on a text
  * that holds one: compiling the whole table costs about a millisecond on every prompt, and a
- * substring search costs next to nothing.
+ * substring search costs next to nothing. `when`: a shape without a prefix of its own (a bare AWS
+ * secret key, a Twilio auth token) is taken only beside what names it (its key id, its account SID).
  */
 import { log } from "./log.ts";
 
-type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number };
+type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number; when?: RegExp };
 
 /** Names that say a value is a secret, as parts of an identifier (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
 const SECRET_NAME =
@@ -52,7 +53,16 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "google-api-key", hints: ["aiza"], pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
   { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
   { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
-  { name: "telegram-bot-token", hints: [":aa"], pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { name: "telegram-bot-token", hints: [":aa"], pattern: /\b\d{6,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { name: "mailgun-key", hints: ["key-"], pattern: /\bkey-[0-9a-z]{32}\b/g },
+  { name: "google-oauth-token", hints: ["ya29."], pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
+  { name: "discord-bot-token", hints: ["."], pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g },
+  // Beside an AWS key id, a 40-character token of mixed case is its secret (a git SHA is lower-case hex).
+  { name: "aws-secret-key", hints: ["akia", "asia"], when: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/, pattern: /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g },
+  // Beside a Twilio account SID (or the word), 32 lower-case hex characters are its auth token.
+  { name: "twilio-auth-token", hints: ["twilio", "ac"], when: /\bAC[0-9a-f]{32}\b|twilio/i, pattern: /(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z-])/g },
+  // mysql, mysqldump, mysqladmin: the password glued to -p.
+  { name: "mysql-password", hints: ["mysql"], pattern: /(\bmysql(?:dump|admin|sh)?\b[^\n]{0,200}?\s-p)(?!\s)([^\s'"]+|'[^'\n]*'|"[^"\n]*")/g, keep: 1 },
   { name: "vault-token", hints: ["hvs.", "hvb.", "hvr."], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
   { name: "digitalocean-token", hints: ["doo_v1_", "dop_v1_", "dor_v1_"], pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
   { name: "databricks-token", hints: ["dapi"], pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g },
@@ -77,6 +87,7 @@ function byShapes(text: string, fired: Set<string>): string {
   const lower = text.toLowerCase();
   for (const rule of REDACTIONS) {
     if (!rule.hints.some((h) => lower.includes(h))) continue;
+    if (rule.when && !rule.when.test(text)) continue;
     out = out.replace(rule.pattern, (...groups: string[]) => {
       fired.add(rule.name);
       const kept = rule.keep ? (groups[rule.keep] ?? "") : "";

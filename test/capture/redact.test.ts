@@ -114,6 +114,15 @@ add("vault token", (s) => `vault ${s}`, `hvs.${rnd(24)}`);
 add("digitalocean token", (s) => `doctl ${s}`, `dop_v1_${rnd(64, HEX)}`);
 add("databricks token", (s) => `databricks ${s}`, `dapi${rnd(32, HEX)}`);
 add("jwt", (s) => `session ${s}`, `eyJ${rnd(20)}.eyJ${rnd(40)}.${rnd(43)}`);
+// Shapes the maintained preset alone missed
+add("mysql -p password", (s) => `mysql -u root -p${s} -h db.internal app`, `Zq${rnd(14)}`);
+add("mysqldump -p quoted password", (s) => `mysqldump -uroot -p'${s}' app > dump.sql`, `${rnd(12)}`);
+add("bare aws secret key beside its id", (s) => `AKIA${rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")} ${s}`, `${rnd(18)}/${rnd(10)}+${rnd(10)}`);
+add("twilio auth token beside its sid", (s) => `sid AC${rnd(32, HEX)} token ${s}`, rnd(32, HEX));
+add("mailgun key", (s) => `mailgun ${s}`, `key-${rnd(32, "0123456789abcdefghijklmnopqrstuvwxyz")}`);
+add("google oauth access token", (s) => `gcloud token ${s}`, `ya29.${rnd(60)}`);
+add("discord bot token", (s) => `bot.login("${s}")`, `M${rnd(25)}.${rnd(6)}.${rnd(38)}`);
+add("telegram bot token, 7-digit id", (s) => `bot ${s}`, `${rnd(7, "123456789")}:AA${rnd(33)}`);
 
 describe("redaction", () => {
   test("the corpus has at least 80 shapes", () => {
@@ -131,16 +140,26 @@ describe("redaction", () => {
     let checked = 0;
     for (const [family, text] of cases) {
       for (const rule of REDACTIONS) {
+        if (rule.when && !rule.when.test(text)) continue;
         const matches = text.match(new RegExp(rule.pattern.source, rule.pattern.flags)) ?? [];
         for (const m of matches) {
           checked++;
-          const hinted = rule.hints.some((h) => m.toLowerCase().includes(h));
+          // A rule taken only beside what names it gates on the text around the match, not the match.
+          const hinted = rule.hints.some((h) => (rule.when ? text : m).toLowerCase().includes(h));
           if (!hinted) throw new Error(`${family}: rule ${rule.name} matched ${JSON.stringify(m)} holding none of its hints`);
         }
       }
     }
     expect(checked).toBeGreaterThan(80);
     for (const rule of REDACTIONS) for (const h of rule.hints) expect(h).toBe(h.toLowerCase());
+  });
+
+  test("shapes without a prefix are taken only beside what names them: a git SHA, an MD5 and a UUID alone stay", async () => {
+    for (const plain of [
+      "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it; the md5 is 9e107d9d372bb6826bd81d3542a419d6",
+      "run 123e4567-e89b-12d3-a456-426614174000 took 3 s; see https://example.com/docs/a/b and ./src/index.ts",
+      "mysql -u root -p -h db.internal app (it asks for the password)",
+    ]) expect((await redact(plain)).text).toBe(plain);
   });
 
   test("ordinary prose and code are left alone", async () => {
@@ -152,4 +171,20 @@ describe("redaction", () => {
     const token = `ghp_${rnd(36)}`;
     expect(redactShapes(`JSON Parse error: Unexpected identifier "${token}"`)).not.toContain(token);
   });
+});
+
+describe("no rule is quadratic", () => {
+  // Inputs built to make a backtracking pattern work hard: each rule's own hints repeated without
+  // the rest of its shape, long runs of token characters, and separators with no value after them.
+  const MB = 1024 * 1024;
+  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+  test.each(REDACTIONS.map((r) => [r.name, r] as const))("%s: 1 MB adversarial inputs stay linear", (_name, rule) => {
+    const inputs = [...rule.hints.map((h) => fill(`${h} `)), ...rule.hints.map((h) => fill(`${h}${"a".repeat(50)}=`)), fill("A"), fill("password= "), fill("mysql -u root "), fill("a/"), fill("AKIAABCDEFGHIJKLMNOP ")];
+    for (const input of inputs) {
+      const started = performance.now();
+      input.replace(new RegExp(rule.pattern.source, rule.pattern.flags), "x");
+      // A quadratic pattern takes minutes on a megabyte; a linear one well under a second.
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
+  }, 120_000);
 });
