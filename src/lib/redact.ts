@@ -7,8 +7,9 @@
  *    Twilio, Vault, …), private key blocks (PEM, PGP, PuTTY), credentials in URLs, authorization
  *    headers and command-line flags, and assignments whose name says it holds a secret
  *    (`DB_PASSWORD=`, `"client_secret": "…"`, `?sig=`), quoted values whole, spaces and all.
- * 2. secretlint's recommended preset (@secretlint/secretlint-rule-preset-recommend, a maintained
- *    rule set), over what the shapes left, for formats the table does not know yet. It costs a few
+ * 2. secretlint's maintained rules over what the shapes left, for formats the table does not know
+ *    yet: its recommended preset and the packages beyond it (Anthropic, OpenAI, database
+ *    connection strings, 1Password, Linear). It costs a few
  *    milliseconds to load, so it runs only when the text holds something token-like at all.
  *
  * Each match becomes `[redacted:<name>]`; a row with `keep` keeps the name and separator
@@ -54,6 +55,7 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
   { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
   { name: "telegram-bot-token", hints: [":aa"], pattern: /\b\d{6,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  { name: "1password-service-account-token", hints: ["ops_eyj"], pattern: /\bops_eyJ[A-Za-z0-9_-]{100,}={0,2}/g },
   { name: "mailgun-key", hints: ["key-"], pattern: /\bkey-[0-9a-z]{32}\b/g },
   { name: "google-oauth-token", hints: ["ya29."], pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
   { name: "discord-bot-token", hints: ["."], pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g },
@@ -102,10 +104,20 @@ const TOKENISH = /[A-Za-z0-9_+/=-]{20,}|:\/\/|-----BEGIN/;
 
 async function bySecretlint(text: string, fired: Set<string>): Promise<string> {
   if (!TOKENISH.test(text)) return text;
-  const [{ lintSource }, { creator }] = await Promise.all([import("@secretlint/core"), import("@secretlint/secretlint-rule-preset-recommend")]);
+  const [{ lintSource }, ...packages] = await Promise.all([
+    import("@secretlint/core"),
+    import("@secretlint/secretlint-rule-preset-recommend"),
+    import("@secretlint/secretlint-rule-anthropic"),
+    import("@secretlint/secretlint-rule-openai"),
+    import("@secretlint/secretlint-rule-database-connection-string"),
+    import("@secretlint/secretlint-rule-1password"),
+    import("@secretlint/secretlint-rule-linear"),
+  ]);
+  const ids = ["preset-recommend", "anthropic", "openai", "database-connection-string", "1password", "linear"];
+  const rules = packages.map((p, i) => ({ id: `@secretlint/secretlint-rule-${ids[i]}`, rule: (p as { creator: unknown }).creator })) as never;
   const result = await lintSource({
     source: { filePath: "/prompt.txt", content: text, ext: ".txt", contentType: "text" },
-    options: { config: { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: creator }] }, noPhysicFilePath: true, maskSecrets: false },
+    options: { config: { rules }, noPhysicFilePath: true, maskSecrets: false },
   });
   const ranges = result.messages.map((m) => ({ from: m.range[0], to: m.range[1], name: String(m.ruleId).replace(/^@secretlint\/secretlint-rule-/, "") })).sort((a, b) => b.from - a.from);
   let out = text;

@@ -119,6 +119,7 @@ add("mysql -p password", (s) => `mysql -u root -p${s} -h db.internal app`, `Zq${
 add("mysqldump -p quoted password", (s) => `mysqldump -uroot -p'${s}' app > dump.sql`, `${rnd(12)}`);
 add("bare aws secret key beside its id", (s) => `AKIA${rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")} ${s}`, `${rnd(18)}/${rnd(10)}+${rnd(10)}`);
 add("twilio auth token beside its sid", (s) => `sid AC${rnd(32, HEX)} token ${s}`, rnd(32, HEX));
+add("1password service account token", (s) => `export OP_SERVICE_ACCOUNT_TOKEN=${s}`.replace("OP_SERVICE_ACCOUNT_TOKEN=", "OP_SA "), `ops_eyJ${rnd(600)}`);
 add("mailgun key", (s) => `mailgun ${s}`, `key-${rnd(32, "0123456789abcdefghijklmnopqrstuvwxyz")}`);
 add("google oauth access token", (s) => `gcloud token ${s}`, `ya29.${rnd(60)}`);
 add("discord bot token", (s) => `bot.login("${s}")`, `M${rnd(25)}.${rnd(6)}.${rnd(38)}`);
