@@ -6,6 +6,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
+import { spawnSync } from "node:child_process";
+import { BIN } from "../support/env.ts";
 
 const SECRETS = {
   github: "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
@@ -14,6 +16,19 @@ const SECRETS = {
   password: "Sup3r-S3cret-Pw",
   urlPassword: "hunter2hunter2",
 };
+
+/** The MCP server's answers to these tools, each as the text the model would read. */
+function mcpAnswers(cwd: string, tools: string[]): string[] {
+  const messages = [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    ...tools.map((name, i) => ({ jsonrpc: "2.0", id: i + 2, method: "tools/call", params: { name, arguments: {} } })),
+  ];
+  const run = spawnSync(BIN, ["mcp"], { cwd, encoding: "utf8", timeout: 20_000, input: `${messages.map((m) => JSON.stringify(m)).join("\n")}\n` });
+  const answers = run.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((a) => a.id >= 2);
+  expect(answers.length).toBe(tools.length);
+  return answers.map((a) => JSON.stringify(a.result));
+}
 
 /** Every file under a folder, as text. */
 function everyFile(dir: string): Array<{ path: string; text: string }> {
@@ -38,10 +53,12 @@ describe("redaction at every write", () => {
     ok(repo.mj(["decision", "Use the vault", "--why", `the old one leaked: password=${SECRETS.password}`], { env }));
     const briefing = fire(repo, "start", { ...START, source: "resume" }).stdout;
     const context = ok(repo.mj(["context"])).stdout;
+    const mcp = mcpAnswers(repo.dir, ["continuity", "handovers", "context"]);
     fire(repo, "end", { ...fixture("SessionEnd-other.json") });
     const places = [
       { path: "briefing", text: briefing },
       { path: "context", text: context },
+      ...mcp.map((text, i) => ({ path: `mcp answer ${i + 1}`, text })),
       ...everyFile(repo.path(".ai")),
       ...repo.git("ls-files").split("\n").filter(Boolean).map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
     ];
