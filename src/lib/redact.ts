@@ -99,8 +99,14 @@ function byShapes(text: string, fired: Set<string>): string {
   return out;
 }
 
-/** Anything a token-shaped rule could match at all: a long run of token characters, a URL, a key block. */
-const TOKENISH = /[A-Za-z0-9_+/=-]{20,}|:\/\/|-----BEGIN/;
+/**
+ * What the maintained rule set could find that the shapes above did not: a long run of token
+ * characters (24 or more, no separator; a path, a URL or a log line breaks into short runs at its
+ * slashes, dots and dashes) or a key block. Loading secretlint costs several milliseconds, most of a
+ * prompt hook's time, so a prompt with only URLs, paths and prose never pays it: credentials in a
+ * URL and assignments are the shapes' (url-password, assignment).
+ */
+const TOKENISH = /[A-Za-z0-9_+]{24,}|-----BEGIN/;
 
 async function bySecretlint(text: string, fired: Set<string>): Promise<string> {
   if (!TOKENISH.test(text)) return text;
