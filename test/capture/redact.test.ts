@@ -1,7 +1,10 @@
 // Secrets in realistic shapes, sent through the redaction every prompt and payload text passes:
 // none may survive. Values are made up here (a seeded generator), in each family's published form.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { REDACTIONS, redact, redactShapes } from "../../src/lib/redact.ts";
+import { PROJECT } from "../support/env.ts";
 
 let seed = 7;
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -188,4 +191,46 @@ describe("no rule is quadratic", () => {
       expect(performance.now() - started).toBeLessThan(2_000);
     }
   }, 120_000);
+});
+
+describe("what is left alone", () => {
+  // Ordinary texts a person pastes: none may lose a character. Counted and printed, so a change
+  // that starts eating prose shows its number.
+  const corpus = [
+    "Refactor the token bucket in src/rate/limiter.ts so the refill happens lazily on take().",
+    "The password reset flow lives in src/auth/reset.ts; getUserPassword() should become readPassword().",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main) Merge branch 'feature/ledger-v2'",
+    "git log --oneline 9fceb02 a1b2c3d e4f5a6b; git rebase -i HEAD~3",
+    "run 123e4567-e89b-12d3-a456-426614174000 finished; trace 4bf92f3577b34da6a3ce929d0e0e4736",
+    "https://github.com/acme/billing/pull/482/files#diff-9e107d9d372bb6826bd81d3542a419d6",
+    "/home/dev/projects/billing/node_modules/.pnpm/typescript@5.6.3/node_modules/typescript/lib/tsc.js",
+    "C:\\Users\\dev\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe --disable-extensions",
+    "const sha256 = createHash('sha256').update(buffer).digest('hex'); // 64 hex characters",
+    "![logo](data:image/png;base64,iVBORw0KGgo AAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)",
+    "SELECT id, created_at FROM invoices WHERE customer_id = $1 AND status = 'open' ORDER BY created_at DESC LIMIT 50;",
+    "2026-11-30T12:00:07.123Z ERROR [worker-3] at com.example.billing.LedgerClient.post(LedgerClient.java:412) status=503 retry=3",
+    "npm ERR! code ERESOLVE npm ERR! ERESOLVE unable to resolve dependency tree for react@19.0.0",
+    "The secret to a fast build is caching: keep node_modules between runs and skip the lint step locally.",
+    "export PATH=\"$HOME/.local/bin:$PATH\"; export NODE_ENV=production; export LOG_LEVEL=debug",
+    "docker run --rm -p 8080:8080 -v $(pwd):/app ghcr.io/acme/billing:1.42.0",
+    "mysql -u root -p -h db.internal billing   # it asks for the password",
+    "Version 2.1.332 fixed #91614; see anthropics/claude-code#44086 and the changelog entry of 2026-11-02.",
+    "function tokenize(input: string): Token[] { return input.split(/\\s+/).map(toToken); }",
+    "ssh-keygen -t ed25519 -C dev@example.com -f ~/.ssh/id_ed25519 && cat ~/.ssh/id_ed25519.pub",
+  ];
+
+  test("ordinary prose, code, paths, UUIDs, SHAs, logs and a base64 image are left alone", async () => {
+    const changed: string[] = [];
+    for (const text of corpus) if ((await redact(text)).text !== text) changed.push(text);
+    console.log(`false positives: ${changed.length} of ${corpus.length} ordinary texts changed`);
+    expect(changed).toEqual([]);
+  });
+
+  test("the families covered are pinned: each shape rule by name, and the maintained packages it also runs", () => {
+    const names = REDACTIONS.map((r) => r.name);
+    for (const family of ["private-key", "anthropic-key", "openai-key", "github-token", "aws-access-key-id", "aws-secret-key", "google-api-key", "google-oauth-token", "twilio-key", "twilio-auth-token", "mailgun-key", "discord-bot-token", "telegram-bot-token", "mysql-password", "1password-service-account-token", "url-password", "assignment"]) expect(names).toContain(family);
+    const source = readFileSync(join(PROJECT, "src/lib/redact.ts"), "utf8");
+    for (const pkg of ["preset-recommend", "anthropic", "openai", "database-connection-string", "1password", "linear"]) expect(source).toContain(`@secretlint/secretlint-rule-${pkg}`);
+    console.log(`secret corpus: ${cases.length} shapes in ${new Set(cases.map(([f]) => f.split(" ")[0])).size} families`);
+  });
 });
