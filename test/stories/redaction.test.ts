@@ -8,6 +8,8 @@ import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
+import { cases } from "../support/secrets.ts";
+import { startServe } from "../support/serve.ts";
 
 const SECRETS = {
   github: "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
@@ -86,4 +88,53 @@ describe("redaction at every write", () => {
       expect(text).toContain("[redacted:github-token]");
     }
   });
+
+  test("every family of the secret corpus, written into a handover, a checkpoint, a question, a decision and a task, reaches no surface: briefing, context, the boot, MCP, HTTP, the page, any file of the layer, any tracked file, the closed record", async () => {
+    using repo = captured();
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace(/^session:\n/m, "session:\n  fresh_window: true\n"));
+    repo.git("commit", "-q", "-am", "Ask for the fresh window");
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  fresh_window: true\n");
+    const START = fixture("SessionStart-startup.json");
+    fire(repo, "start", START);
+    const env = { CLAUDE_CODE_SESSION_ID: String(START.session_id) };
+    const texts = cases.map(([, text]) => text.replace(/\n/g, " "));
+    // One value per surface it is written through, so each writer is tested on every family.
+    ok(repo.mj(["start", `ship the release; ${texts.slice(0, 10).join("; ")}`, "--scope", "src"], { env }));
+    // A checkpoint holds at most 40 lines: the corpus in lines of three.
+    const triples = Array.from({ length: Math.ceil(texts.length / 3) }, (_, i) => texts.slice(i * 3, i * 3 + 3).join(" | "));
+    ok(repo.mj(["checkpoint"], { env, input: `# Progress\n${triples.join("\n")}\n` }));
+    for (const t of texts.slice(0, 12)) ok(repo.mj(["question", "add", t], { env }));
+    ok(repo.mj(["decision", "Rotate every key", "--why", texts.slice(12, 30).join("; ")], { env }));
+    ok(repo.mj(["handover"], { env, input: `# Objective\nShip.\n\n# Current State\n${texts.join("\n")}\n\n# Next Action\nRotate these first:\n${texts.slice(30, 60).join("\n")}\n` }));
+    const briefing = fire(repo, "start", { ...START, source: "resume" }).stdout;
+    const context = ok(repo.mj(["context", "--budget-lines", "2000", "--budget-chars", "200000"])).stdout;
+    const boot = ok(repo.mj(["capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { env })).stdout;
+    const mcp = mcpAnswers(repo.dir, ["continuity", "handovers", "context"]);
+    const served = await startServe(repo.dir);
+    let http: string[] = [];
+    try {
+      http = await Promise.all(["/api/v1/continuity", "/api/v1/handovers", "/api/v1/context", "/"].map(async (path) => (await fetch(`${served.url}${path}`)).text()));
+    } finally {
+      served.child.kill();
+    }
+    fire(repo, "end", fixture("SessionEnd-other.json"));
+    const places = [
+      { path: "briefing", text: briefing },
+      { path: "context", text: context },
+      { path: "boot", text: boot },
+      ...mcp.map((text, i) => ({ path: `mcp answer ${i + 1}`, text })),
+      ...http.map((text, i) => ({ path: `http answer ${i + 1}`, text })),
+      ...everyFile(repo.path(".ai")),
+      ...repo.git("ls-files").split("\n").filter(Boolean).map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
+    ];
+    // Every answer was a real one.
+    expect(boot).toContain("[redacted:");
+    for (const text of http) expect(text.length).toBeGreaterThan(200);
+    const leaks = places.flatMap((p) => cases.filter(([, , secret]) => p.text.includes(secret)).map(([family]) => `${family} in ${p.path.replace(repo.dir, "<repo>")}`));
+    console.log(`${cases.length} secrets through ${places.length} surfaces and files: ${leaks.length} found`);
+    expect(leaks).toEqual([]);
+    // The agent's Next Action is still quoted, each secret in it marked.
+    expect(briefing).toContain("> Rotate these first:");
+  }, 60_000);
 });
