@@ -18,7 +18,7 @@ import { Failure } from "../lib/failure.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import { parseTranscript, windowNumber, type Message, type Transcript } from "../transcript/claude.ts";
-import { redactShapes } from "../lib/redact.ts";
+import { redact, redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
 
 /** The client's variable that names its session in an MCP server's environment. */
@@ -59,10 +59,12 @@ async function read(cwd: string, session?: string): Promise<{ source: Source; tr
   return { source, transcript: parseTranscript(readFileSync(source.path, "utf8")) };
 }
 
-/** What the model is shown of a message: secrets redacted as in prompts, control characters as `\uXXXX`. */
+/** What a search looks through: the shapes (synchronous, over every message). */
 const shown = (text: string) => printable(redactShapes(text));
-const preview = (m: Message) => {
-  const flat = shown(m.text).replace(/\s+/g, " ").trim();
+/** What the model is shown of a message: the whole engine prompts and records get (the shapes, then the maintained rule set), control characters as `\uXXXX`. */
+const handed = async (text: string) => printable((await redact(text)).text);
+const preview = async (m: Message) => {
+  const flat = (await handed(m.text)).replace(/\s+/g, " ").trim();
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
 };
 
@@ -87,7 +89,7 @@ export async function historyList(cwd: string, args: ListArgs) {
     total: matching.length,
     offset,
     next_offset: offset + page.length < matching.length ? offset + page.length : null,
-    items: page.map((m) => ({ seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, preview: preview(m) })),
+    items: await Promise.all(page.map(async (m) => ({ seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, preview: await preview(m) }))),
   };
 }
 
@@ -100,9 +102,9 @@ export async function historyRead(cwd: string, args: { session?: string; seq: nu
   if (messages.length === 0) throw new Failure("missing", `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${transcript.messages.length})`, "`history_list` gives the numbers");
   return {
     session: source.session,
-    messages: messages.map((m) => {
-      const text = shown(m.text);
+    messages: await Promise.all(messages.map(async (m) => {
+      const text = await handed(m.text);
       return { seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, text: text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}… (${text.length - MESSAGE_CHARS} more characters)` : text };
-    }),
+    })),
   };
 }
