@@ -330,7 +330,11 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
 async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
-  const precise = row.waits?.for.includes("compact") === true && (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory";
+  // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
+  const precise =
+    row.waits?.for.includes("compact") === true &&
+    (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory" &&
+    (await loadPolicy(base.layer).then((p) => switchOn(p.policy, compact.switch)).catch(() => false));
   if (wait) await waitFor(base, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
