@@ -23,7 +23,7 @@
  */
 import { log } from "./log.ts";
 
-type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number; when?: RegExp };
+type Rule = { name: string; hints: readonly string[]; pattern: RegExp; keep?: number; when?: RegExp; anchored?: true };
 
 /** Names that say a value is a secret, as parts of an identifier (`DB_PASSWORD`, `clientSecret`, `x-api-key`). */
 const SECRET_NAME =
@@ -81,8 +81,47 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "query-secret", hints: ["?", "&"], pattern: new RegExp(`([?&]${SECRET_NAME}=)[^&\\s"'#]+`, "gi"), keep: 1 },
   // NAME=value, NAME: value, "name": "value" (not inside a URL's query, above): a quoted value
   // whole, spaces and all; a bare one to the end of the word, `&` and `;` included.
-  { name: "assignment", hints: NAME_HINTS, pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
+  { name: "assignment", anchored: true, hints: NAME_HINTS, pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
 ];
+
+/** Texts at least this long run an anchored rule only where its names are (below it, one pass is cheaper). */
+const ANCHOR_MIN = 4096;
+const NAME_CHAR = /[A-Za-z0-9_.-]/;
+
+/**
+ * An anchored rule (a secret's name, then its value) tried only where one of its hints occurs, from
+ * the start of the identifier holding it: with the regular-expression JIT off, trying the pattern at
+ * every position of a pasted 64 KB log cost most of the prompt hook's time. The leftmost match at
+ * each such start is the one a pass over the whole text finds.
+ */
+function anchoredReplace(text: string, rule: Rule, replace: (groups: string[]) => string): string {
+  const lower = text.toLowerCase();
+  const starts = new Set<number>();
+  for (const h of rule.hints) {
+    for (let i = lower.indexOf(h); i !== -1; i = lower.indexOf(h, i + 1)) {
+      let j = i;
+      while (j > 0 && NAME_CHAR.test(text[j - 1]!)) j--;
+      if (j > 0 && (text[j - 1] === '"' || text[j - 1] === "'")) j--;
+      starts.add(j);
+    }
+  }
+  const sticky = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "y");
+  const parts: string[] = [];
+  let done = 0;
+  for (const j of [...starts].sort((a, b) => a - b)) {
+    // The pattern opens with the character before the name (or a line's start): try both.
+    for (const at of j > 0 ? [j - 1, j] : [j]) {
+      if (at < done) continue;
+      sticky.lastIndex = at;
+      const m = sticky.exec(text);
+      if (!m) continue;
+      parts.push(text.slice(done, m.index), replace([...m] as string[]));
+      done = m.index + m[0].length;
+      break;
+    }
+  }
+  return parts.length === 0 ? text : parts.join("") + text.slice(done);
+}
 
 function byShapes(text: string, fired: Set<string>): string {
   let out = text;
@@ -90,11 +129,12 @@ function byShapes(text: string, fired: Set<string>): string {
   for (const rule of REDACTIONS) {
     if (!rule.hints.some((h) => lower.includes(h))) continue;
     if (rule.when && !rule.when.test(text)) continue;
-    out = out.replace(rule.pattern, (...groups: string[]) => {
+    const replace = (groups: string[]) => {
       fired.add(rule.name);
       const kept = rule.keep ? (groups[rule.keep] ?? "") : "";
       return `${kept}[redacted:${rule.name}]`;
-    });
+    };
+    out = rule.anchored && out.length >= ANCHOR_MIN ? anchoredReplace(out, rule, replace) : out.replace(rule.pattern, (...groups: string[]) => replace(groups));
   }
   return out;
 }

@@ -19,6 +19,17 @@ describe("redaction", () => {
     expect(out).toContain("[redacted:");
   });
 
+  test("inside a long text (a pasted log, where a name-and-value rule runs only where its names are) every secret still goes", async () => {
+    const filler = Array.from({ length: 60 }, (_, i) => `2026-11-30T12:00:${String(i % 60).padStart(2, "0")}Z INFO worker-${i % 4} handled request ${i} in ${i * 3} ms`).join("\n");
+    const survivors: string[] = [];
+    for (const [family, text, secret] of cases) {
+      const long = `${filler}\n${text}\n${filler}`;
+      expect(long.length).toBeGreaterThan(4096);
+      if ((await redact(long)).text.includes(secret)) survivors.push(family);
+    }
+    expect(survivors).toEqual([]);
+  });
+
   test("a rule's hints never hide one of its matches (a rule runs only where a hint is)", () => {
     let checked = 0;
     for (const [family, text] of cases) {
