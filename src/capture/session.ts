@@ -105,7 +105,7 @@ async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy |
   });
 }
 
-/** The briefing's size and cuts, in the ledger: what the delivery check compares the client's transcript against. */
+/** What the start handed the client, in the ledger: its size, the channel's budget, and every part cut to fit (`majordomus history --event session.briefed`). */
 async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<void> {
   const cuts = b.cuts.map((c) => c.part);
   await attempt(ws, d, "the briefing's size was not recorded", async () => {

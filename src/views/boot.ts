@@ -7,7 +7,8 @@
 import type { Facts, Need } from "../facts/facts.ts";
 import { headThatFits, sizeOf, type Budget } from "../lib/fit.ts";
 import { printable } from "../lib/printable.ts";
-import { BRIEFING_NEEDS, briefing, quoted, recordFile } from "./briefing.ts";
+import { BRIEFING_NEEDS, briefing, quoted } from "./briefing.ts";
+import { showCommand } from "./common.ts";
 
 export const BOOT_NEEDS = BRIEFING_NEEDS satisfies readonly Need[];
 
@@ -33,7 +34,7 @@ function ownHandover(f: Facts, budget: Budget | undefined, room: number): string
   }
   const body = v.body.replace(/\s+$/, "").split("\n");
   const intro = `The agent's own handover, ${v.path} (${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${v.age ? `${v.age} old` : "age unknown"}${v.session !== "none" ? `, written in episode ${v.session}` : ""}), quoted whole, in its author's own words:`;
-  const command = `majordomus handover --show ${recordFile(v.path)}`;
+  const command = showCommand(v.path);
   const limits = [`${BOOT_HANDOVER_LINES} lines`, ...(budget ? [`${budget.chars.toLocaleString("en-US")} characters (${budget.channel})`] : [])].join(" and ");
   const notice = (kept: number, partial: boolean) => `… The handover is cut here: ${kept} of ${body.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${body.length - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
   const whole = [printable(intro), ...body.map(quoted)];

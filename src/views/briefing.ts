@@ -15,7 +15,7 @@ import type { Facts, Need } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
 import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
-import { ownRecordsLine, warnsAgainst } from "./common.ts";
+import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, measure, sizeOf, type Budget } from "../lib/fit.ts";
 import { printable } from "../lib/printable.ts";
 
@@ -42,8 +42,8 @@ export type Briefing = {
 /** What the briefing is composed from, beyond what every view gets. */
 export const BRIEFING_NEEDS = ["handover"] as const satisfies readonly Need[];
 
-/** A Next Action quoted in a part: the part's lines before and after it, and the record's file (for the notice). */
-type Quote = { before: string[]; quoted: string[]; after: string[]; record: string };
+/** A Next Action quoted in a part: the part's lines before and after it, and the command that prints its record (for the notice). */
+type Quote = { before: string[]; quoted: string[]; after: string[]; command: string };
 /** A section's text, and the shorter text it gives way to (with the cut it names) when a budget is short. */
 type Part = { lines: string[]; shorter?: { lines: string[]; cut: Cut }; quote?: Quote };
 type Section = (f: Facts) => Part;
@@ -96,9 +96,6 @@ export function authorship(v: View): string {
   return v.how === "authored" ? "in its author's own words" : "derived by majordomus from the records; no one wrote it";
 }
 
-/** The file name of a record's path: what `handover --show` takes. */
-export const recordFile = (path: string) => path.slice(path.lastIndexOf("/") + 1);
-
 const handover: Section = (f) => {
   const h = f.handover;
   const lines = [""];
@@ -122,7 +119,7 @@ const handover: Section = (f) => {
   if (!v.next_action || v.next_action.length === 0) return { lines: [...lines, "It has no Next Action section.", ...after] };
   // The record's own text is quoted as data: it may come from anyone who could write the file.
   const before = [...lines, `Its Next Action, ${authorship(v)}, quoted:`];
-  return { lines: [...before, ...v.next_action.map(quoted), ...after], quote: { before, quoted: v.next_action, after, record: recordFile(v.path) } };
+  return { lines: [...before, ...v.next_action.map(quoted), ...after], quote: { before, quoted: v.next_action, after, command: showCommand(v.path) } };
 };
 
 const footer: Section = () => ({ lines: ["", "Run `majordomus context` for the whole picture, and `majordomus check` before claiming anything is done."] });
@@ -186,7 +183,7 @@ export function briefing(f: Facts, budget?: Budget): Briefing {
   // Still over: the Next Action is cut, its beginning quoted, the rest named with its command.
   const quote = parts.get("handover")?.quote;
   if (quote) {
-    const command = `majordomus handover --show ${quote.record}`;
+    const command = quote.command;
     cuts.push({ part: "the Next Action", what: "cut", command });
     const ids = [...chosen.keys()];
     const at = ids.indexOf("handover");

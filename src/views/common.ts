@@ -12,6 +12,15 @@ export function ownRecordsLine(own: readonly string[]): string | undefined {
   return `${own.length} closed session record(s) not committed (majordomus's own, in ${own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1)}; commit them with the work, see the README).`;
 }
 
+/**
+ * The command that prints a record whole, as every cut notice names it: a handover by its file
+ * name (`handover --show <file>`); a checkpoint is only ever shown as the one resolved
+ * (`checkpoint --show`).
+ */
+export function showCommand(path: string): string {
+  return path.includes("/checkpoints/") ? "majordomus checkpoint --show" : `majordomus handover --show ${path.slice(path.lastIndexOf("/") + 1)}`;
+}
+
 /** A list capped at `max` items, the last line saying how many more there were. */
 export function capped(items: readonly string[], max: number, noun: string, bullet = "- "): string[] {
   const shown = items.slice(0, max).map((i) => `${bullet}${i}`);

@@ -17,12 +17,12 @@ import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
 import { authorship } from "./briefing.ts";
-import { ownRecordsLine, warnsAgainst } from "./common.ts";
+import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, sizeOf } from "../lib/fit.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
-type Section = { id: SectionId; title: string; lines: string[]; short?: string[]; next?: { lines: string[]; record: string } };
+type Section = { id: SectionId; title: string; lines: string[]; short?: string[]; next?: { lines: string[]; command: string } };
 
 /** What gives way when over budget, in order: a section dropped, or shrunk to its header. */
 const DROP_ORDER: ReadonlyArray<{ id: SectionId; step: "drop" | "shrink" | "cut" }> = [
@@ -71,7 +71,7 @@ function recordLines(v: View, since: View | undefined): { lines: string[]; short
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
   // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
   const next = !v.history && v.next_action ? v.next_action : [];
-  const omitted = `rest of the body omitted for the budget — \`majordomus ${v.path.includes("/checkpoints/") ? "checkpoint --resolve" : `handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`}\` prints it`;
+  const omitted = `rest of the body omitted for the budget — \`${showCommand(v.path)}\` prints it`;
   return { lines: [...header, ...sinceLines, ...body, ...tail], short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), omitted] };
 }
 
@@ -83,7 +83,7 @@ function recordSection(id: "checkpoint" | "handover", title: string, noun: strin
     return undefined;
   }
   const r = recordLines(fact.view, fact.since);
-  return { id, title, ...r, ...(id === "handover" && !fact.view.history && fact.view.next_action ? { next: { lines: fact.view.next_action, record: fact.view.path.slice(fact.view.path.lastIndexOf("/") + 1) } } : {}) };
+  return { id, title, ...r, ...(id === "handover" && !fact.view.history && fact.view.next_action ? { next: { lines: fact.view.next_action, command: showCommand(fact.view.path) } } : {}) };
 }
 
 const inScope = (task: Task, file: string) => task.scope.some((s) => s === "." || file === s || file.startsWith(`${s}/`));
@@ -203,7 +203,7 @@ function fit(sections: Section[], excludedIn: Excluded[], limits: Limits, at: Da
       dropped.push(`${state.title} body`);
     } else if (step.step === "cut" && section?.next) {
       // The Next Action last of all: its head within what is left, and the command for the rest.
-      const command = `majordomus handover --show ${section.next.record}`;
+      const command = section.next.command;
       const header = section.short!.slice(0, section.short!.indexOf("Next Action:") + 1);
       const notice = (kept: number, partial: boolean) => `… The Next Action is cut here: ${kept} of ${section.next!.lines.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${section.next!.lines.length - kept} left out to fit the ${reason}. \`${command}\` prints the whole record.`;
       states[index] = { ...state, lines: [...header, notice(section.next.lines.length, true)], shrunk: true };

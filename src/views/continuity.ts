@@ -11,6 +11,7 @@ import type { View } from "../records/view.ts";
 import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
 import { headThatFits } from "../lib/fit.ts";
+import { showCommand } from "./common.ts";
 
 export type ClosedSummary = { session_id: string; path: string; outcome: string; closed_at: string; branch: string; provider: string; provider_session: string };
 
@@ -48,7 +49,7 @@ export const NEXT_ACTION_CHARS = { handover: 9_000, other: 3_000 } as const;
 function summary(v: View, room: number): RecordSummary {
   const lines = !v.history && v.next_action ? v.next_action : undefined;
   const whole = lines?.join("\n");
-  const command = `majordomus ${v.path.includes("/checkpoints/") ? "checkpoint --resolve" : `handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`}`;
+  const command = showCommand(v.path);
   const head = lines && whole!.length > room ? headThatFits(lines, room, "utf16") : undefined;
   return {
     path: v.path,

@@ -69,7 +69,9 @@ describe("majordomus context", () => {
     expect(order).toContain("## LATEST COMPATIBLE HANDOVER");
     expect(order.at(-1)).toBe("");
     const shrunk = ok(repo.mj(["context", "--budget-lines", "45"])).stdout;
-    expect(shrunk).toMatch(/rest of the body omitted for the budget — `majordomus (checkpoint --resolve|handover --show \S+\.md)` prints it/);
+    expect(shrunk).toMatch(/rest of the body omitted for the budget — `majordomus (checkpoint --show|handover --show \S+\.md)` prints it/);
+    // Every command a notice names runs, and prints a record.
+    for (const [, command] of shrunk.matchAll(/— `majordomus ([^`]+)` prints it/g)) expect(ok(repo.mj(command!.split(" "))).stdout).toContain("---");
   }, 120_000);
 
   test("still over budget after every drop: the document is printed and the exit is 10", () => {
