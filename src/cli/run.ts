@@ -10,11 +10,9 @@ import { mark } from "../lib/trace.ts";
 import { remember } from "../lib/memo.ts";
 import { pinClock, unpinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
-import { isHookCommand } from "./hooks.ts";
+import { hookNamed, HOOK_COMMANDS, isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { command, type Command } from "./define.ts";
-import { helpText } from "./help.ts";
-import { closest } from "../lib/suggest.ts";
 import { out, err as toStderr } from "./print.ts";
 
 const root = command({
@@ -50,6 +48,9 @@ const MEANT: Record<string, string> = {
 };
 
 async function resolve(argv: string[]): Promise<Resolved> {
+  // A hook's command, as its shim names it, straight from the hooks table (cli/hooks.ts).
+  const hook = hookNamed(argv);
+  if (hook) return { cmd: await HOOK_COMMANDS[hook](), path: ["capture", hook], rest: argv.slice(2) };
   let cmd: Command<any> = root;
   const path: string[] = [];
   let rest = argv;
@@ -59,6 +60,7 @@ async function resolve(argv: string[]): Promise<Resolved> {
     if (!subs || name === undefined || name.startsWith("-")) return { cmd, path, rest };
     if (!Object.hasOwn(subs, name)) {
       const meant = path.length === 0 && Object.hasOwn(MEANT, name) ? MEANT[name] : undefined;
+      const { closest } = await import("../lib/suggest.ts");
       const nearest = closest(name, Object.keys(subs));
       const near = meant ?? (nearest === undefined ? undefined : scopeOf([...path, nearest]));
       throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${near}\`?` : ""}`, `run \`${scopeOf(path)} --help\` to list commands`);
@@ -81,6 +83,7 @@ async function usageOf(resolved: Resolved): Promise<string> {
   const loaded = await Promise.all(subs.map(async ([name, entry]) => ({ name, description: metaOf(await load(entry)).description })));
   const meta = metaOf(resolved.cmd);
   const args = resolved.path.length === 0 ? {} : await argsOf(resolved.cmd);
+  const { helpText } = await import("./help.ts");
   return helpText({ path: resolved.path, description: meta.description, version: resolved.path.length === 0 ? meta.version : undefined, args, subcommands: loaded, examples: resolved.cmd.examples ?? [] });
 }
 

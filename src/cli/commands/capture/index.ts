@@ -1,4 +1,5 @@
 import { command } from "../../define.ts";
+import { HOOK_COMMANDS } from "../../hooks.ts";
 
 export default command({
   meta: { name: "capture", description: "Wire a coding client's hooks to majordomus, and answer them" },
@@ -8,9 +9,7 @@ export default command({
     uninstall: () => import("./uninstall.ts").then((m) => m.default),
     status: () => import("./status.ts").then((m) => m.default),
     prune: () => import("./prune.ts").then((m) => m.default),
-    session: () => import("./session.ts").then((m) => m.default),
-    prompt: () => import("./prompt.ts").then((m) => m.default),
-    work: () => import("./work.ts").then((m) => m.default),
-    window: () => import("./window.ts").then((m) => m.default),
+    // What the client's hooks run: one table, which the CLI's edge also loads them from directly.
+    ...HOOK_COMMANDS,
   },
 });
