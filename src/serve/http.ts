@@ -2,11 +2,16 @@
  * `majordomus serve`: one loopback HTTP server for the read side: the continuity page at `/`, a
  * JSON API under `/api/v1/`, and MCP over Streamable HTTP at `/mcp`. Read-only. A request whose
  * Host or Origin is not this server's own loopback address is refused (DNS rebinding: a web page
- * elsewhere must not read the local half through the person's browser).
+ * elsewhere must not read the local half through the person's browser), and every request needs
+ * the checkout's token (serve/token.ts): as `Authorization: Bearer <token>`, or the cookie the URL
+ * `serve` prints sets when the person opens it (then it sends them on to `/`, the token out of the
+ * address bar). Anyone else who reaches the port, whatever Host they send, is answered 401 and
+ * nothing of the account.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Account } from "./account.ts";
 import { Failure } from "../lib/failure.ts";
+import { isToken } from "./token.ts";
 
 export const API_SCHEMA = (name: string) => `majordomus/api-${name}/v1`;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -42,6 +47,27 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text === "" ? undefined : JSON.parse(text);
 }
 
+/** The cookie the page's URL sets: named for the port, as cookies are shared by every port of a host. */
+export const cookieName = (port: number) => `majordomus-${port}`;
+
+/** The token a request carries: its bearer header, or this server's cookie. */
+function carried(req: IncomingMessage, cookie: string): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+  if (bearer) return bearer;
+  for (const pair of (req.headers.cookie ?? "").split(";")) {
+    const at = pair.indexOf("=");
+    if (at !== -1 && pair.slice(0, at).trim() === cookie) return pair.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+const UNAUTHORIZED = "this server answers only the person who started it: open the URL `majordomus serve` printed (it carries the token), or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
+
+function unauthorized(res: ServerResponse, page: boolean): void {
+  if (!page) return refuse(res, 401, UNAUTHORIZED);
+  send(res, 401, "text/html; charset=utf-8", `<!doctype html><meta charset="utf-8"><title>majordomus</title><p>${UNAUTHORIZED.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("`", "")}</p>\n`);
+}
+
 /** The API's routes: one row each. */
 const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
   continuity: (a) => a.continuity(),
@@ -56,6 +82,7 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
 };
 
 export type Served = { server: Server; url: string; close(): Promise<void> };
+export type ServeOptions = { host: string; port: number; token: string };
 
 /** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
@@ -69,8 +96,9 @@ function listenFailure(err: unknown, options: { host: string; port: number }): u
   return make ? make(options) : err;
 }
 
-export async function serve(account: Account, options: { host: string; port: number }): Promise<Served> {
+export async function serve(account: Account, options: ServeOptions): Promise<Served> {
   let allowed = new Set<string>();
+  let cookie = "";
   const server = createServer(async (req, res) => {
     try {
       const host = req.headers.host ?? "";
@@ -78,9 +106,18 @@ export async function serve(account: Account, options: { host: string; port: num
       const origin = req.headers.origin;
       if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, ""))) return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
       const url = new URL(req.url ?? "/", `http://${host}`);
+      const offered = url.pathname === "/" ? url.searchParams.get("token") : null;
+      if (offered !== null) {
+        if (!isToken(offered, options.token)) return unauthorized(res, true);
+        // The URL `serve` printed: keep the token in a cookie only this server's pages send, and show the page without it.
+        res.writeHead(303, { location: "/", "set-cookie": `${cookie}=${options.token}; Path=/; HttpOnly; SameSite=Strict`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+        return void res.end();
+      }
+      if (!isToken(carried(req, cookie), options.token)) return unauthorized(res, url.pathname === "/");
       if (url.pathname === "/mcp") return await mcp(account, req, res);
       if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "read-only: only GET is answered here");
       if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
+      if (url.pathname === "/api/v1/" || url.pathname === "/api/v1") return json(res, 200, { schema: API_SCHEMA("index"), routes: Object.keys(API).map((k) => `/api/v1/${k}`), mcp: "/mcp" });
       const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
       const answer = route && Object.hasOwn(API, route) ? API[route] : undefined;
       if (!answer) return refuse(res, 404, `no such page: ${url.pathname} (the API is ${Object.keys(API).map((k) => `/api/v1/${k}`).join(", ")})`);
@@ -98,6 +135,7 @@ export async function serve(account: Account, options: { host: string; port: num
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   allowed = allowedHosts(options.host, port);
+  cookie = cookieName(port);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return { server, url: `http://${shown}:${port}`, close: () => new Promise((r) => server.close(() => r())) };
 }

@@ -26,10 +26,10 @@ const repo = await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000)
 const out: string[] = ["## The read side (a repository with 10,000 ledger lines, 1,000 handovers and 1,000 checkpoints)", ""];
 
 // The server.
-const { child: server, url: base } = await startServe(repo);
+const { child: server, url: base, token } = await startServe(repo);
 const timeOne = async (path: string) => {
   const t = performance.now();
-  const res = await fetch(`${base}${path}`);
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   await res.arrayBuffer();
   return { ms: performance.now() - t, ok: res.status === 200 };
 };

@@ -49,12 +49,14 @@ describe.if(CHROMIUM !== undefined)("the continuity page in Chromium", () => {
 
   for (const javascript of [true, false]) {
     test(`a fresh handover, JavaScript ${javascript ? "on" : "off"}: every card, the Next Action quoted with its badges`, async () => {
-      const { child, url } = await serve(repo);
+      const { child, url, open } = await serve(repo);
       servers.push(child);
       const page = await browser.newPage();
       await page.setJavaScriptEnabled(javascript);
-      const res = await page.goto(`${url}/`, { waitUntil: "load" });
+      // The URL serve printed, opened as the person opens it: one click, the page, the token gone from the address bar.
+      const res = await page.goto(open, { waitUntil: "load" });
       expect(res?.status()).toBe(200);
+      expect(page.url()).toBe(`${url}/`);
       const text = await cards(page);
       expect(Object.keys(text)).toEqual(CARDS);
       expect(text.resume).toContain("exact · fresh");
@@ -75,11 +77,11 @@ describe.if(CHROMIUM !== undefined)("the continuity page in Chromium", () => {
   }
 
   test("the same handover five days later: stale, its Next Action withheld, absence stated where there is nothing", async () => {
-    const { child, url } = await serve(repo, { MAJORDOMUS_NOW: new Date(Date.now() + 5 * 24 * 3600 * 1000).toISOString() });
+    const { child, open } = await serve(repo, { MAJORDOMUS_NOW: new Date(Date.now() + 5 * 24 * 3600 * 1000).toISOString() });
     servers.push(child);
     const page = await browser.newPage();
     await page.setJavaScriptEnabled(false);
-    await page.goto(`${url}/`, { waitUntil: "load" });
+    await page.goto(open, { waitUntil: "load" });
     const text = await cards(page);
     expect(text.resume).toContain("exact · stale");
     expect(text.resume).not.toContain(NEXT);
@@ -88,5 +90,24 @@ describe.if(CHROMIUM !== undefined)("the continuity page in Chromium", () => {
     expect(await page.$eval("#resume .badge", (e) => e.className)).toContain("stale");
     await page.screenshot({ path: join(ARTIFACTS, "continuity-stale.png"), fullPage: true });
     await page.close();
+  }, 60_000);
+
+  test("a browser without the token (a fresh profile, or a wrong one in the URL) is shown how to get in, and nothing of the account", async () => {
+    const { child, url, token } = await serve(repo);
+    servers.push(child);
+    const stranger = await browser.createBrowserContext();
+    try {
+      const page = await stranger.newPage();
+      for (const address of [`${url}/`, `${url}/?token=${token.slice(0, -2)}xx`, `${url}/api/v1/continuity`]) {
+        const res = await page.goto(address, { waitUntil: "load" });
+        expect(res?.status()).toBe(401);
+        const shown = await page.$eval("body", (e) => (e as unknown as { innerText: string }).innerText);
+        expect(shown).toContain("open the URL");
+        expect(shown).not.toContain(NEXT);
+        expect(shown).not.toContain("make the greeting configurable");
+      }
+    } finally {
+      await stranger.close();
+    }
   }, 60_000);
 });

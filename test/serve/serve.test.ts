@@ -3,16 +3,17 @@
 // and the refusals that keep a web page elsewhere out. Every answer tells the briefing's account.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
+import { networkInterfaces } from "node:os";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { validate, type Schema } from "../../src/lib/schema.ts";
 import { BIN, PROJECT } from "../support/env.ts";
 import { captured, fire } from "../support/capture.ts";
-import { startServe } from "../support/serve.ts";
+import { startServe, type Started } from "../support/serve.ts";
 import { ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
@@ -99,11 +100,13 @@ describe("majordomus mcp (stdio, the SDK's client)", () => {
 
 describe("majordomus serve", () => {
   let server: ChildProcess;
+  let served: Started;
   let base = "";
   let port = 0;
 
   beforeAll(async () => {
     const started = await startServe(repo.dir);
+    served = started;
     server = started.child;
     base = started.url;
     port = Number(new URL(base).port);
@@ -127,25 +130,25 @@ describe("majordomus serve", () => {
 
   test("the JSON API answers each route with its schema, and the same account as MCP", async () => {
     for (const kind of ["continuity", "episodes", "handovers", "context"]) {
-      const res = await fetch(`${base}/api/v1/${kind}`);
+      const res = await served.fetch(`/api/v1/${kind}`);
       expect(res.status).toBe(200);
       const doc = (await res.json()) as Record<string, unknown>;
       expect(doc.schema).toBe(`majordomus/api-${kind}/v1`);
       const { schema: _, ...rest } = doc;
       valid(kind, rest);
     }
-    const continuity = (await (await fetch(`${base}/api/v1/continuity`)).json()) as { handover: { next_action: string; labels: string } };
+    const continuity = (await (await served.fetch("/api/v1/continuity")).json()) as { handover: { next_action: string; labels: string } };
     expect(continuity.handover).toMatchObject({ next_action: NEXT, labels: "exact · fresh" });
-    expect((await fetch(`${base}/api/v1/context?budget_lines=5`)).status).toBe(400);
-    expect((await fetch(`${base}/api/v1/nothing`)).status).toBe(404);
+    expect((await served.fetch("/api/v1/context?budget_lines=5")).status).toBe(400);
+    expect((await served.fetch("/api/v1/nothing")).status).toBe(404);
     // A name every object answers to is not a route either.
-    expect((await fetch(`${base}/api/v1/constructor`)).status).toBe(404);
-    expect((await fetch(`${base}/api/v1/continuity`, { method: "POST" })).status).toBe(405);
+    expect((await served.fetch("/api/v1/constructor")).status).toBe(404);
+    expect((await served.fetch("/api/v1/continuity", { method: "POST" })).status).toBe(405);
   });
 
   test("MCP over Streamable HTTP with the SDK's client", async () => {
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
     try {
       expect((await client.listTools()).tools.length).toBe(7);
       const continuity = JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
@@ -163,11 +166,60 @@ describe("majordomus serve", () => {
       const origin = await raw(path, { host: `127.0.0.1:${port}`, origin: "http://attacker.example" });
       expect(origin.status).toBe(403);
     }
-    expect((await raw("/api/v1/continuity", { host: `localhost:${port}`, origin: `http://localhost:${port}` })).status).toBe(200);
+    expect((await raw("/api/v1/continuity", { host: `localhost:${port}`, origin: `http://localhost:${port}`, authorization: `Bearer ${served.token}` })).status).toBe(200);
+  });
+
+  test("without the token nothing of the account is answered (401) on the page, the API, its index and /mcp; a wrong one, a cookie for another port, a token in an API URL the same", async () => {
+    const wrong = `${served.token.slice(0, -4)}AAAA`;
+    const attempts: Array<[string, Record<string, string>, string?]> = [];
+    for (const path of ["/", "/api/v1/", "/api/v1/continuity", "/api/v1/handovers", "/api/v1/episodes", "/api/v1/context", "/mcp"]) {
+      attempts.push([path, {}], [path, { authorization: `Bearer ${wrong}` }], [path, { cookie: `majordomus-${port + 1}=${served.token}` }], [path, { cookie: `majordomus-${port}=${wrong}` }]);
+    }
+    attempts.push(["/api/v1/continuity?token=" + served.token, {}], [`/?token=${wrong}`, {}], ["/mcp", {}, "POST"]);
+    for (const [path, headers, method] of attempts) {
+      const answer = await raw(path, { host: `127.0.0.1:${port}`, ...headers }, method);
+      expect(`${path} ${JSON.stringify(headers)} ${answer.status}`).toBe(`${path} ${JSON.stringify(headers)} 401`);
+      expect(answer.body).toContain("open the URL");
+      for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token]) expect(answer.body).not.toContain(secret);
+    }
+  });
+
+  test("the URL serve printed sets a cookie for this port only (HttpOnly, SameSite=Strict) and sends the browser on to /, which then answers", async () => {
+    const opened = await raw(new URL(served.open).pathname + new URL(served.open).search, { host: `127.0.0.1:${port}` });
+    expect(opened.status).toBe(303);
+    const answer = await new Promise<{ status: number; location?: string; cookie?: string[] }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: `/?token=${served.token}` }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, location: res.headers.location, cookie: res.headers["set-cookie"] });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(answer.location).toBe("/");
+    expect(answer.cookie?.[0]).toBe(`majordomus-${port}=${served.token}; Path=/; HttpOnly; SameSite=Strict`);
+    const page = await raw("/", { host: `127.0.0.1:${port}`, cookie: `other=1; majordomus-${port}=${served.token}` });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(NEXT);
+    const index = await served.fetch("/api/v1/");
+    expect(index.status).toBe(200);
+    const { schema, ...listed } = (await index.json()) as Record<string, unknown>;
+    expect(valid("index", { ...listed })).toEqual({ routes: ["/api/v1/continuity", "/api/v1/episodes", "/api/v1/handovers", "/api/v1/context"], mcp: "/mcp" });
+    expect(schema).toBe("majordomus/api-index/v1");
+  });
+
+  test("the token is the person's alone: 0600 in the local half, never an argument of the server's process, never in the ledger or a tracked file", () => {
+    const file = repo.path(".ai/local/state/serve.token");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8").trim()).toBe(served.token);
+    expect(readFileSync(`/proc/${server.pid}/cmdline`, "utf8")).not.toContain(served.token);
+    expect(readFileSync(`/proc/${server.pid}/environ`, "utf8")).not.toContain(served.token);
+    expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).not.toContain(served.token);
+    expect(repo.git("status", "--porcelain", "--ignored=no")).not.toContain("serve.token");
+    expect(repo.git("ls-files")).not.toContain("serve.token");
   });
 
   test("the page states every card, and serves no script and no external asset", async () => {
-    const res = await fetch(`${base}/`);
+    const res = await served.fetch("/");
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
     for (const id of ["checkout", "episodes", "task", "resume", "checkpoint", "blockers", "closed", "recovery", "providers", "trust"]) expect(html).toContain(`<section id="${id}">`);
@@ -237,7 +289,7 @@ describe("freshness of the answers, and the address", () => {
     const served = await startServe(fresh.dir);
     try {
       const overMcp = async () => JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
-      const overHttp = async () => (await (await fetch(`${served.url}/api/v1/continuity`)).json()) as Record<string, any>;
+      const overHttp = async () => (await (await served.fetch("/api/v1/continuity")).json()) as Record<string, any>;
       const firstAt: number[] = [];
       for (const ask of [overMcp, overHttp]) {
         const first = await ask();
@@ -287,9 +339,105 @@ describe("freshness of the answers, and the address", () => {
     }
   });
 
+  test("a token file others may read, or a symbolic link in its place, is refused (15) and named; removed, serve writes a new one", async () => {
+    using fresh = captured();
+    const file = fresh.path(".ai/local/state/serve.token");
+    writeFileSync(file, `${"x".repeat(43)}\n`, { mode: 0o666 });
+    chmodSync(file, 0o666);
+    const loose = spawnSync(BIN, ["serve", "--port", "0"], { cwd: fresh.dir, encoding: "utf8", timeout: 5_000 });
+    expect(loose.status).toBe(15);
+    expect(loose.stderr).toContain("may be read by others (mode 666)");
+    rmSync(file);
+    symlinkSync(fresh.path(".ai/repo/policy.yaml"), file);
+    const linked = spawnSync(BIN, ["serve", "--port", "0"], { cwd: fresh.dir, encoding: "utf8", timeout: 5_000 });
+    expect(linked.status).toBe(15);
+    expect(linked.stderr).toContain("is a symbolic link");
+    rmSync(file);
+    const started = await startServe(fresh.dir);
+    try {
+      expect(started.token).not.toBe("x".repeat(43));
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect((await started.fetch("/api/v1/continuity")).status).toBe(200);
+    } finally {
+      started.child.kill("SIGTERM");
+    }
+  });
+
+  test("--host takes an IP address (brackets around an IPv6 one are fine) and names a name it cannot bind (2)", async () => {
+    const named = spawnSync(BIN, ["serve", "--host", "example.com", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 5_000 });
+    expect(named.status).toBe(2);
+    expect(named.stderr).toContain('--host "example.com" is not an IP address');
+    expect(named.stderr).not.toContain("bug");
+    const v6 = await startServe(repo.dir, {}, ["--host", "[::1]"]).catch((err: Error) => err);
+    if (v6 instanceof Error) {
+      // A machine without IPv6 on loopback says so; it is not a bug.
+      expect(v6.message).toContain("not an address of this machine");
+      return;
+    }
+    try {
+      expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+      expect((await v6.fetch("/api/v1/continuity")).status).toBe(200);
+    } finally {
+      v6.child.kill("SIGTERM");
+    }
+  });
+
   test("an address other than loopback is served only when --host names it, with a warning", async () => {
     const child = spawnSync(BIN, ["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 1_500, killSignal: "SIGTERM" });
     expect(child.stderr).toContain("warning: serving on 0.0.0.0, not loopback");
     expect(child.stderr).toMatch(/serving http:\/\/0\.0\.0\.0:\d+\//);
   });
+});
+
+// Who else can reach the port: another user of this machine (the suite becomes `nobody` where it
+// runs as root), and a caller on the network when --host opens it, sending a loopback Host.
+const NOBODY = 65534;
+const asNobody = process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status === 0 && spawnSync("curl", ["--version"]).status === 0;
+const lanAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+describe("majordomus serve, as anyone but the person", () => {
+  test.skipIf(!asNobody)("another local user (nobody) reads neither the token nor, through the port, any of the account: 401 on the page, the API and /mcp (needs root, setpriv and curl)", async () => {
+    using repo = busy();
+    const served = await startServe(repo.dir);
+    try {
+      const nobody = (args: string[]) => spawnSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...args], { encoding: "utf8", cwd: "/", timeout: 10_000 });
+      const cat = nobody(["cat", repo.path(".ai/local/state/serve.token")]);
+      expect(cat.status).not.toBe(0);
+      expect(cat.stdout).toBe("");
+      for (const [path, extra] of [["/", []], ["/api/v1/continuity", []], ["/api/v1/", []], ["/mcp", ["-X", "POST", "-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}']]] as const) {
+        const got = nobody(["curl", "-s", "-o", "-", "-w", "\n%{http_code}", ...extra, `${served.url}${path}`]);
+        expect(got.stdout.trim().split("\n").pop()).toBe("401");
+        for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token]) expect(got.stdout).not.toContain(secret);
+      }
+      // The person, the same request with the token: answered.
+      expect((await served.fetch("/api/v1/continuity")).status).toBe(200);
+    } finally {
+      served.child.kill("SIGTERM");
+    }
+  }, 30_000);
+
+  test.skipIf(lanAddress === undefined)("bound to 0.0.0.0, a caller on the machine's network address sending a loopback Host gets 401 and nothing of the account (needs a non-loopback IPv4 address)", async () => {
+    using repo = busy();
+    const served = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
+    try {
+      const port = Number(new URL(served.url).port);
+      for (const path of ["/", "/api/v1/continuity", "/mcp"]) {
+        const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = request({ host: lanAddress, port, path, method: path === "/mcp" ? "POST" : "GET", headers: { host: `127.0.0.1:${port}` } }, (res) => {
+            let body = "";
+            res.on("data", (d) => (body += d));
+            res.on("end", () => resolve({ status: res.statusCode!, body }));
+          });
+          req.on("error", reject);
+          req.end();
+        });
+        expect(answer.status).toBe(401);
+        expect(answer.body).not.toContain(NEXT);
+      }
+    } finally {
+      served.child.kill("SIGTERM");
+    }
+  }, 30_000);
 });

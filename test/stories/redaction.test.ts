@@ -114,7 +114,7 @@ describe("redaction at every write", () => {
     const served = await startServe(repo.dir);
     let http: string[] = [];
     try {
-      http = await Promise.all(["/api/v1/continuity", "/api/v1/handovers", "/api/v1/context", "/"].map(async (path) => (await fetch(`${served.url}${path}`)).text()));
+      http = await Promise.all(["/api/v1/continuity", "/api/v1/handovers", "/api/v1/context", "/"].map(async (path) => (await served.fetch(path)).text()));
     } finally {
       served.child.kill();
     }
