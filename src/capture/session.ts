@@ -14,6 +14,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
+import { ancestry } from "../lib/holder.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
@@ -133,7 +134,8 @@ const start: Row = {
   // (the end writes it in its own hook, so it is a close claim that is waited for, not a ticket).
   async answer(ws, d) {
     const { awaitCloses } = await import("../lifecycle/claim.ts");
-    const waited = await awaitCloses(ws.layer, CLOSE_WAIT_MS, d.source !== undefined && (d.provider.hooks.after_end_sources ?? []).includes(d.source));
+    const followsEnd = d.source !== undefined && d.providerSession !== undefined && (d.provider.hooks.after_end_sources ?? []).includes(d.source);
+    const waited = await awaitCloses(ws.layer, CLOSE_WAIT_MS, followsEnd ? { provider: d.provider.id, providerSession: d.providerSession! } : undefined);
     if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
     const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([import("../lifecycle/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
     // One deadline for git on the client's path: opening the episode and the briefing share it.
@@ -141,8 +143,12 @@ const start: Row = {
     const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
     if (d.providerSession !== undefined) await attempt(ws, d, "the episode did not open", async () => {
-      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs, transcriptPath: d.transcript });
-      if (opened.kept && d.transcript && opened.episode.transcript_path !== d.transcript) opened.episode = await (await import("../lifecycle/window.ts")).noteTranscript(ws, opened.episode, d.transcript);
+      // Who started this hook (the client, through its shell and the shim): the history tools serve a transcript only to the client whose hooks opened its episode.
+      const clientProcesses = ancestry().join(" ") || undefined;
+      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs, transcriptPath: d.transcript, clientProcesses });
+      const note = { transcript_path: d.transcript, client_processes: clientProcesses };
+      const kept = opened.kept ? opened.episode : undefined;
+      if (kept && Object.entries(note).some(([k, v]) => v !== undefined && kept[k as keyof typeof note] !== v)) opened.episode = await (await import("../lifecycle/window.ts")).noteClient(ws, opened.episode, note);
       log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
     });
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;

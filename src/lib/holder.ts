@@ -27,6 +27,35 @@ function startOf(pid: number | "self"): number | undefined {
   return Number.isFinite(start) ? start : undefined;
 }
 
+/** Field 4 of /proc/<pid>/stat: the parent's pid. */
+function parentOf(pid: number | "self"): number | undefined {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isSafeInteger(parent) && parent > 1 ? parent : undefined;
+}
+
+/** A process as one word: `pid:start` where its start time is known, else the pid. */
+export function processKey(pid: number): string {
+  const start = startOf(pid);
+  return start === undefined ? String(pid) : `${pid}:${start}`;
+}
+
+/**
+ * The processes above this one, nearest first, up to `depth` (and never init), each as
+ * processKey gives it: who started a hook (the client, through its shell and the shim). Linux
+ * only (read from /proc); elsewhere empty, and nothing is proven by it.
+ */
+export function ancestry(depth = 3): string[] {
+  const keys: string[] = [];
+  let pid = parentOf("self");
+  while (pid !== undefined && keys.length < depth) {
+    keys.push(processKey(pid));
+    pid = parentOf(pid);
+  }
+  return keys;
+}
+
 let mine: Holder | undefined;
 
 /** This process, as a holder. */

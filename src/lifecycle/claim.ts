@@ -7,13 +7,14 @@
  * checkout, `recover`, `session close` or `doctor --fix` completes it (see finish.ts). Its own
  * module, so an end hook takes the claim without loading what the close itself needs.
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { ensureDir, publishNew, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
 import { alive, me, type Holder } from "../lib/holder.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Outcome } from "../session/schema.ts";
+import { episodePath, listOpen } from "../session/store.ts";
 
 export const CLAIM_SCHEMA = "close-claim/v1";
 
@@ -105,24 +106,21 @@ export function closeLock(layer: Layer, sessionId: string): string {
 
 /** How long a start that follows an end (`/clear`) looks for that end's claim before it concludes the close is already done. */
 const CLAIM_APPEARS_MS = 250;
-/** A closed record this recent means the close a following start waits for has been written. */
-const JUST_CLOSED_MS = 3_000;
-
 /**
  * Wait, at most `ms`, until no close in this checkout is still being written by a live taker: a
  * start that follows an end must brief from the record that end derives. `followsEnd` (the client
- * said the session was cleared) also waits, briefly, for the end's claim to appear: the two hooks
- * start within milliseconds of each other, and the end may not have claimed yet. Returns the wait.
+ * said the session was cleared: its end hook runs beside this start) also waits, at most
+ * CLAIM_APPEARS_MS, for that end to claim its close: the two hooks start within milliseconds of each
+ * other, and the end may not have claimed yet. It waits only while another episode of the same
+ * client is still open here (the one being ended); when none is, that close is done. Returns the wait.
  */
-export async function awaitCloses(layer: Layer, ms: number, followsEnd: boolean): Promise<number> {
+export async function awaitCloses(layer: Layer, ms: number, followsEnd: { provider: string; providerSession: string } | undefined): Promise<number> {
   const started = Date.now();
   const busy = () => readClaims(layer).some((c) => c.claim !== undefined && c.claim.by.pid !== process.pid && inProgress(c.claim));
-  const justClosed = () => {
-    const at = statSync(sectionPath(layer, "sessions"), { throwIfNoEntry: false })?.mtimeMs;
-    return at !== undefined && Date.now() - at < JUST_CLOSED_MS;
-  };
-  if (followsEnd && !busy() && !justClosed()) {
-    while (!busy() && !justClosed() && Date.now() - started < CLAIM_APPEARS_MS) await sleep(5);
+  if (followsEnd && !busy()) {
+    const ending = (await listOpen(layer)).filter((e) => e.episode?.provider === followsEnd.provider && e.episode.provider_session !== followsEnd.providerSession).map((e) => episodePath(layer, e.key));
+    const stillOpen = () => ending.some((path) => existsSync(path));
+    while (stillOpen() && !busy() && Date.now() - started < CLAIM_APPEARS_MS) await sleep(5);
   }
   while (busy() && Date.now() - started < ms) await sleep(5);
   return Date.now() - started;

@@ -37,6 +37,8 @@ export type OpenOptions = {
   gitDeadlineMs?: number;
   /** Where the client keeps its transcript of the session, as its start event named it (kept for the history tools). */
   transcriptPath?: string;
+  /** The processes that started this hook, nearest first (lib/holder.ts ancestry), as one string of words. */
+  clientProcesses?: string;
 };
 
 export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
@@ -131,6 +133,7 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     context_path: relative(p.worktree, join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`)),
     window: "0",
     ...(options.transcriptPath ? { transcript_path: options.transcriptPath } : {}),
+    ...(options.clientProcesses ? { client_processes: options.clientProcesses } : {}),
   };
   // Keep-or-create is decided and written under one lock: racing start events open one episode.
   const lock = `${path}.lock`;

@@ -62,8 +62,14 @@ export async function advanceWindow(ws: Workspace, episode: OpenEpisode, trigger
   return ordinal;
 }
 
-/** Keep the transcript path the client's start event named (written only when it changed). */
-export async function noteTranscript(ws: Workspace, episode: OpenEpisode, path: string): Promise<OpenEpisode> {
-  if (episode.transcript_path === path) return episode;
-  return (await amend(ws, episode, (e) => (e.transcript_path === path ? undefined : { ...e, transcript_path: path }))) ?? episode;
+/** What a resumed start says of its client: the transcript path its event named, the processes that started the hook. */
+export type ClientNote = { transcript_path?: string; client_processes?: string };
+
+const changes = (e: OpenEpisode, note: ClientNote) => Object.entries(note).some(([k, v]) => v !== undefined && e[k as keyof ClientNote] !== v);
+
+/** Keep what a resumed start says of its client on the episode (written only when it changed). */
+export async function noteClient(ws: Workspace, episode: OpenEpisode, note: ClientNote): Promise<OpenEpisode> {
+  if (!changes(episode, note)) return episode;
+  const defined = Object.fromEntries(Object.entries(note).filter(([, v]) => v !== undefined));
+  return (await amend(ws, episode, (e) => (changes(e, note) ? { ...e, ...defined } : undefined))) ?? episode;
 }

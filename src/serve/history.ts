@@ -1,23 +1,22 @@
 /**
- * The history tools over MCP: the client's own persisted transcript of the current main session,
- * read on demand, never stored (see transcript/claude.ts).
+ * The history tools over MCP: the client's own persisted transcript of its session, read on
+ * demand, never stored (see transcript/claude.ts).
  *
- * Which file: the one the client's start event named for the current session, as its episode
- * recorded it. The current session is the one the call names (the majordomus mod in Claude Code
- * fills it in from the client, because a resumed session takes an id the server's environment never
- * saw), else the one this server was started for (`CLAUDE_CODE_SESSION_ID`, which Claude Code passes
- * to its MCP servers). Either must have an open episode in this checkout. Nothing is guessed, and the recorded path is checked before it is opened: the episode record
- * lives in a checkout anyone could have committed to, so the path must be
- * `<client config>/projects/…/<that session>.jsonl`, a plain file, not a link. A subagent is
- * refused these tools by the majordomus mod in Claude Code (the server cannot tell the two apart).
+ * Which file: the one the client's start event named for the session, as its episode recorded it.
+ * Which session, and for whom: see Caller. The recorded path must be
+ * `<client config>/projects/…/<that session>.jsonl`, and the file is checked on its open descriptor
+ * (openTranscript): a link anywhere on the way is refused. It is indexed once per server and
+ * extended as it grows; over TAIL_BYTES only its end is read. A subagent is refused these tools by
+ * the majordomus mod in Claude Code (the server cannot tell the two apart).
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { Failure } from "../lib/failure.ts";
+import { processKey } from "../lib/holder.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
-import { parseTranscript, windowNumber, type Message, type Transcript } from "../transcript/claude.ts";
+import { entryText, indexTranscript, TAIL_BYTES, windowNumber, type Entry, type TranscriptIndex } from "../transcript/claude.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
 
@@ -29,82 +28,189 @@ export const READ_MAX = 20;
 const PREVIEW_CHARS = 160;
 const MESSAGE_CHARS = 20_000;
 
+/**
+ * Who asks. `client`: the stdio server a client started (its parent process is that client): it
+ * is served the session it was started for, or one whose episode that same client's hooks opened
+ * or resumed (a `/resume` or `claude -c` gives the session an id the server's environment never
+ * saw), never another client's. `person`: the HTTP server, whose every request carried the
+ * person's token: the session must be named, and any open one of this checkout may be.
+ */
+export type Caller = { kind: "client"; parent: number } | { kind: "person" };
+
 export type Source = { session: string; episode: string; path: string };
 
 function clientProjects(): string {
   return join(process.env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "projects") + sep;
 }
 
+const notOwn = (path: string, projects: string, session: string) =>
+  new Failure("refused", `the recorded transcript path ${JSON.stringify(path)} is not ${projects}…/${session}.jsonl`, "the history tools open only the client's own transcript of this session");
+
 /** Where this session's transcript is, or why the tools refuse. */
-export async function transcriptSource(cwd: string, named?: string): Promise<Source> {
-  const session = named || process.env[SESSION_ENV];
-  if (!session) throw new Failure("missing", `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``, "call them from that Claude Code session");
+export async function transcriptSource(cwd: string, named: string | undefined, caller: Caller): Promise<Source> {
+  const launched = caller.kind === "client" ? process.env[SESSION_ENV] : undefined;
+  const session = named || launched;
+  if (!session) {
+    throw caller.kind === "client"
+      ? new Failure("missing", `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``, "call them from that Claude Code session")
+      : new Failure("usage", "name the session: over HTTP the history tools serve the open session you name", "`/api/v1/episodes` lists them (provider_session)");
+  }
   const ws = await workspace(cwd, undefined, { readOnly: true });
   const episode = await attributedEpisode(ws.layer, ws.position, session);
   if (!episode) throw new Failure("missing", `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`, "the history tools read only the current session's transcript");
+  if (caller.kind === "client" && session !== launched) {
+    // Another session than the one this server was started for: only if this server's own client opened or resumed it.
+    const mine = processKey(caller.parent);
+    if (!(episode.client_processes ?? "").split(" ").includes(mine)) {
+      throw new Failure("refused", `session ${session} is not this client's: its episode was opened by another client process than the one that started this server`, "the history tools serve only the session of the client that started them");
+    }
+  }
   const path = episode.transcript_path;
   if (!path) throw new Failure("missing", `the start event of session ${session} named no transcript`, "nothing is guessed: without the client's path the history tools refuse");
   const projects = clientProjects();
-  if (!isAbsolute(path) || resolve(path) !== path || !path.startsWith(projects) || basename(path) !== `${session}.jsonl`) {
-    throw new Failure("refused", `the recorded transcript path ${JSON.stringify(path)} is not ${projects}…/${session}.jsonl`, "the history tools open only the client's own transcript of this session");
-  }
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat) throw new Failure("missing", `the transcript ${path} is not there`, "the client writes it from the first prompt; nothing is guessed in its place");
-  if (!stat.isFile()) throw new Failure("refused", `the transcript ${path} is not a plain file (a link, or a folder)`, "the history tools never follow a link");
+  if (!isAbsolute(path) || resolve(path) !== path || !path.startsWith(projects) || basename(path) !== `${session}.jsonl`) throw notOwn(path, projects, session);
   return { session, episode: episode.session_id, path };
 }
 
-async function read(cwd: string, session?: string): Promise<{ source: Source; transcript: Transcript }> {
-  const source = await transcriptSource(cwd, session);
-  return { source, transcript: parseTranscript(readFileSync(source.path, "utf8")) };
+/**
+ * The transcript opened as the client's own file: never through a link (the last component is
+ * opened with O_NOFOLLOW; every folder above it is checked on the descriptor itself, after the open,
+ * so nothing can be swapped between a check and the read), a regular file, and wholly inside the
+ * client's own transcript folder.
+ */
+function openTranscript(source: Source): { fd: number; size: number; dev: number; ino: number } {
+  let fd: number;
+  try {
+    fd = openSync(source.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ENOENT") throw new Failure("missing", `the transcript ${source.path} is not there`, "the client writes it from the first prompt; nothing is guessed in its place");
+    if (code === "ELOOP") throw new Failure("refused", `the transcript ${source.path} is not a plain file (a link)`, "the history tools never follow a link");
+    throw err;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new Failure("refused", `the transcript ${source.path} is not a plain file (a folder, or a device)`, "the history tools never follow a link");
+    const projects = realProjects();
+    const opened = openedPath(fd);
+    const inside = opened !== undefined ? opened.startsWith(projects) && basename(opened) === basename(source.path) : sameFile(realpathSync(source.path), stats) && realpathSync(source.path).startsWith(projects);
+    if (!inside) throw new Failure("refused", `the transcript ${source.path} resolves outside ${projects} (a folder on its way is a link)`, "the history tools never follow a link");
+    return { fd, size: Number(stats.size), dev: Number(stats.dev), ino: Number(stats.ino) };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function realProjects(): string {
+  const projects = clientProjects();
+  try {
+    return realpathSync(projects) + sep;
+  } catch {
+    return projects;
+  }
+}
+
+/** The path the kernel holds for an open descriptor (Linux), or undefined where it cannot be asked. */
+function openedPath(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(path: string, stats: { dev: number | bigint; ino: number | bigint }): boolean {
+  const other = statSync(path);
+  return other.dev === stats.dev && other.ino === stats.ino;
+}
+
+/** One index per transcript file for the server's life, extended as the client appends. */
+const indexes = new Map<string, TranscriptIndex>();
+
+type Opened = { source: Source; index: TranscriptIndex; text(entry: Entry): string; close(): void };
+
+async function read(cwd: string, session: string | undefined, caller: Caller): Promise<Opened> {
+  const source = await transcriptSource(cwd, session, caller);
+  const file = openTranscript(source);
+  const pread = (buffer: Buffer, position: number) => readSync(file.fd, buffer, 0, buffer.length, position);
+  try {
+    const index = indexTranscript(pread, file, indexes.get(source.path));
+    indexes.set(source.path, index);
+    return { source, index, text: (entry) => entryText(pread, entry), close: () => closeSync(file.fd) };
+  } catch (err) {
+    closeSync(file.fd);
+    throw err;
+  }
+}
+
+/** What the answers say of a transcript over the cap: only its end was read. */
+function coverage(index: TranscriptIndex) {
+  return index.from === 0 ? {} : { read_from_byte: index.from, windows_before: index.windowsBefore, note: `this transcript is over ${TAIL_BYTES / 1048576} MiB: its last ${TAIL_BYTES / 1048576} MiB are read, numbered from there` };
 }
 
 /** What a search looks through: the shapes (synchronous, over every message). */
 const shown = (text: string) => printable(redactShapes(text));
 /** What the model is shown of a message: the whole engine prompts and records get (the shapes, then the maintained rule set), control characters as `\uXXXX`. */
 const handed = async (text: string) => printable((await redact(text)).text);
-const preview = async (m: Message) => {
-  const flat = (await handed(m.text)).replace(/\s+/g, " ").trim();
+const preview = async (text: string) => {
+  const flat = (await handed(text)).replace(/\s+/g, " ").trim();
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
 };
 
-export async function historyWindows(cwd: string, args: { session?: string } = {}) {
-  const { source, transcript } = await read(cwd, args.session);
-  const current = transcript.windows.at(-1)?.window ?? 0;
-  return { session: source.session, episode: source.episode, current, previous: current > 0 ? current - 1 : null, windows: transcript.windows };
+export async function historyWindows(cwd: string, args: { session?: string } = {}, caller: Caller = { kind: "person" }) {
+  const t = await read(cwd, args.session, caller);
+  try {
+    const current = t.index.windows.at(-1)?.window ?? t.index.windowsBefore;
+    return { session: t.source.session, episode: t.source.episode, current, previous: current > 0 ? current - 1 : null, windows: t.index.windows, ...coverage(t.index) };
+  } finally {
+    t.close();
+  }
 }
 
 export type ListArgs = { session?: string; query?: string; window?: string | number; offset?: number; limit?: number };
 
-export async function historyList(cwd: string, args: ListArgs) {
-  const { source, transcript } = await read(cwd, args.session);
-  const window = windowNumber(transcript, args.window);
-  const query = args.query?.toLowerCase();
-  const matching = transcript.messages.filter((m) => (window === undefined || m.window === window) && (!query || shown(m.text).toLowerCase().includes(query)));
-  const offset = Math.max(0, args.offset ?? 0);
-  const limit = Math.min(Math.max(1, args.limit ?? LIST_DEFAULT), LIST_MAX);
-  const page = matching.slice(offset, offset + limit);
-  return {
-    session: source.session,
-    total: matching.length,
-    offset,
-    next_offset: offset + page.length < matching.length ? offset + page.length : null,
-    items: await Promise.all(page.map(async (m) => ({ seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, preview: await preview(m) }))),
-  };
+export async function historyList(cwd: string, args: ListArgs, caller: Caller = { kind: "person" }) {
+  const t = await read(cwd, args.session, caller);
+  try {
+    const window = windowNumber({ windows: t.index.windows }, args.window);
+    const query = args.query?.toLowerCase();
+    const inWindow = t.index.entries.filter((m) => window === undefined || m.window === window);
+    const matching = query ? inWindow.filter((m) => shown(t.text(m)).toLowerCase().includes(query)) : inWindow;
+    const offset = Math.max(0, args.offset ?? 0);
+    const limit = Math.min(Math.max(1, args.limit ?? LIST_DEFAULT), LIST_MAX);
+    const page = matching.slice(offset, offset + limit);
+    return {
+      session: t.source.session,
+      total: matching.length,
+      offset,
+      next_offset: offset + page.length < matching.length ? offset + page.length : null,
+      items: await Promise.all(page.map(async (m) => ({ seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, preview: await preview(t.text(m)) }))),
+      ...coverage(t.index),
+    };
+  } finally {
+    t.close();
+  }
 }
 
-export async function historyRead(cwd: string, args: { session?: string; seq: number; to?: number }) {
-  const { source, transcript } = await read(cwd, args.session);
+export async function historyRead(cwd: string, args: { session?: string; seq: number; to?: number }, caller: Caller = { kind: "person" }) {
   const last = args.to ?? args.seq;
   if (last < args.seq) throw new Failure("usage", `to (${last}) is before seq (${args.seq})`, "give a range from seq up to to");
   if (last - args.seq + 1 > READ_MAX) throw new Failure("usage", `${last - args.seq + 1} messages asked for; at most ${READ_MAX} per read`, "read the range in parts");
-  const messages = transcript.messages.filter((m) => m.seq >= args.seq && m.seq <= last);
-  if (messages.length === 0) throw new Failure("missing", `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${transcript.messages.length})`, "`history_list` gives the numbers");
-  return {
-    session: source.session,
-    messages: await Promise.all(messages.map(async (m) => {
-      const text = await handed(m.text);
-      return { seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, text: text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}… (${text.length - MESSAGE_CHARS} more characters)` : text };
-    })),
-  };
+  const t = await read(cwd, args.session, caller);
+  try {
+    const messages = t.index.entries.slice(args.seq - 1, last);
+    if (messages.length === 0) throw new Failure("missing", `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${t.index.entries.length})`, "`history_list` gives the numbers");
+    return {
+      session: t.source.session,
+      messages: await Promise.all(
+        messages.map(async (m) => {
+          const text = await handed(t.text(m));
+          return { seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, text: text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}… (${text.length - MESSAGE_CHARS} more characters)` : text };
+        }),
+      ),
+    };
+  } finally {
+    t.close();
+  }
 }

@@ -150,7 +150,7 @@ async function mcp(account: Account, req: IncomingMessage, res: ServerResponse):
     return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${(err as Error).message}` } });
   }
   const [{ StreamableHTTPServerTransport }, { mcpServer }] = await Promise.all([import("@modelcontextprotocol/sdk/server/streamableHttp.js"), import("./mcp.ts")]);
-  const server = mcpServer(account);
+  const server = mcpServer(account, { kind: "person" });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
     void transport.close();

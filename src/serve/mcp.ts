@@ -9,6 +9,7 @@ import { z } from "zod";
 import { VERSION } from "../lib/version.ts";
 import type { Account } from "./account.ts";
 import type { Connection } from "./connections.ts";
+import type { Caller } from "./history.ts";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 export const RESOURCE_URI = "majordomus://continuity";
@@ -33,7 +34,8 @@ const TOOLS = [
   },
 ] as const;
 
-export function mcpServer(account: Account, connection?: Connection): McpServer {
+/** `caller`: who the history tools answer (serve/history.ts): the client that started a stdio server, or the person over HTTP. */
+export function mcpServer(account: Account, caller: Caller, connection?: Connection): McpServer {
   const server = new McpServer(
     { name: "majordomus", version: VERSION },
     {
@@ -57,7 +59,7 @@ export function mcpServer(account: Account, connection?: Connection): McpServer 
       return { content: [{ type: "text" as const, text: built.text }] };
     },
   );
-  historyTools(server, account.cwd);
+  historyTools(server, account.cwd, caller);
   if (connection) connectionTools(server, connection);
   server.registerResource("continuity", RESOURCE_URI, { title: "Continuity of this checkout", description: "The same account as the continuity tool", mimeType: "application/json" }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) }],
@@ -85,7 +87,7 @@ const HISTORY_TOOLS = [
     title: "Windows of this session",
     description: "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
     inputSchema: { session: SESSION },
-    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1]),
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1], caller),
   },
   {
     name: "history_list",
@@ -98,21 +100,21 @@ const HISTORY_TOOLS = [
       offset: z.number().int().min(0).optional().describe("Skip this many matches (the previous answer's next_offset)"),
       limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
     },
-    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyList(cwd, args as Parameters<History["historyList"]>[1]),
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyList(cwd, args as Parameters<History["historyList"]>[1], caller),
   },
   {
     name: "history_read",
     title: "Read messages of this session",
     description: "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
     inputSchema: { session: SESSION, seq: z.number().int().min(1).describe("The message's number (history_list gives it)"), to: z.number().int().min(1).optional().describe("The last message of a range") },
-    answer: (h: History, cwd: string, args: Record<string, unknown>) => h.historyRead(cwd, args as Parameters<History["historyRead"]>[1]),
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyRead(cwd, args as Parameters<History["historyRead"]>[1], caller),
   },
 ] as const;
 
-function historyTools(server: McpServer, cwd: string): void {
+function historyTools(server: McpServer, cwd: string, caller: Caller): void {
   for (const t of HISTORY_TOOLS) {
     server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, ...READ_ONLY } }, async (args: Record<string, unknown>) =>
-      refusing(async () => t.answer(await import("./history.ts"), cwd, args)),
+      refusing(async () => t.answer(await import("./history.ts"), cwd, args, caller)),
     );
   }
 }

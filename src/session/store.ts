@@ -32,9 +32,12 @@ export const OPEN_KEYS = [
  * Keys an open episode may carry beyond those: the ordinal of the client's context window (`0`
  * until its first compaction; a resumed session keeps counting), and where the client keeps its
  * own transcript of the session (the path its start event named, never read or copied by the
- * lifecycle: only the history tools read it, on demand). Both stay in the git-ignored half.
+ * lifecycle: only the history tools read it, on demand), and the processes that started the hook
+ * which opened or last resumed it (`pid:start` words, nearest first: the client is among them),
+ * so the history tools can tell the client that started them from another. All stay in the
+ * git-ignored half.
  */
-export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path"] as const;
+export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path", "client_processes"] as const;
 
 export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> & Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
 

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { spawnSync } from "node:child_process";
 import { BIN, PROJECT } from "../support/env.ts";
 import { captured, fire } from "../support/capture.ts";
 import { scratch, type Repo } from "../support/repo.ts";
@@ -202,4 +203,73 @@ describe("which session's transcript", () => {
     expect(other.error).toBe(true);
     expect(other.text).toContain("no open episode here belongs to Claude Code session not-open-here");
   });
+});
+
+/** Fire a start hook as another client would: from a process tree of its own (three shells between this test and the hook, none exec'd away). */
+function fireAsAnotherClient(repo: Repo, payload: Record<string, unknown>): void {
+  const shim = join(repo.dir, ".claude", "hooks", "majordomus-session-start");
+  const inner = `'${shim}' < '${join(repo.dir, "..", "payload.json")}'; true`;
+  writeFileSync(join(repo.dir, "..", "payload.json"), JSON.stringify(payload));
+  const run = spawnSync("sh", ["-c", `sh -c "sh -c \\"${inner.replace(/"/g, '\\\\"')}\\"; true"; true`], { cwd: repo.dir, encoding: "utf8", env: { ...process.env, PATH: `${join(BIN, "..")}:${process.env.PATH}` } });
+  expect(run.status).toBe(0);
+}
+
+describe("a transcript only for its own client", () => {
+  test("another client's open session, named in a call, is refused; the session this server was started for is served", async () => {
+    const w = world();
+    using _ = w.repo;
+    const otherPath = join(w.config, "projects", "-home-dev-project", "other-session.jsonl");
+    writeFileSync(otherPath, readFileSync(SAMPLE, "utf8").replaceAll("first: check the tree", "THE OTHER SESSION'S WORDS"));
+    fireAsAnotherClient(w.repo, { session_id: "other-session", transcript_path: otherPath, source: "startup", hook_event_name: "SessionStart" });
+    await using t = await tools(w.repo, w.env);
+    // The other session is open here, and listed: but it is another client's.
+    expect((await t.call("episodes")).text).toContain("other-session");
+    for (const name of ["history_windows", "history_list", "history_read"]) {
+      const r = await t.call(name, { session: "other-session", ...(name === "history_read" ? { seq: 1 } : {}) });
+      expect(r.error).toBe(true);
+      expect(r.text).toContain("session other-session is not this client's");
+      expect(r.text).not.toContain("THE OTHER SESSION'S WORDS");
+    }
+    expect((await t.call("history_windows")).error).toBe(false);
+  });
+
+  test("a folder on the way that is a link (inside the client's projects folder) is refused, never followed", async () => {
+    const w = world();
+    using _ = w.repo;
+    const elsewhere = scratch("majordomus-elsewhere-");
+    writeFileSync(join(elsewhere, `${SESSION}.jsonl`), readFileSync(SAMPLE, "utf8"));
+    const { rmSync } = await import("node:fs");
+    rmSync(join(w.config, "projects", "-home-dev-project"), { recursive: true });
+    symlinkSync(elsewhere, join(w.config, "projects", "-home-dev-project"));
+    await using t = await tools(w.repo, w.env);
+    const r = await t.call("history_windows");
+    expect(r.error).toBe(true);
+    expect(r.text).toContain("resolves outside");
+  });
+
+  test("a transcript over the cap is read from its end: the windows before keep their numbers, the newest messages are served, a row over 8 MiB is a placeholder", async () => {
+    const sample = readFileSync(SAMPLE, "utf8");
+    const boundary = (i: number) => JSON.stringify({ type: "system", subtype: "compact_boundary", uuid: `old-b${i}`, timestamp: "t", content: "Conversation compacted", compactMetadata: { trigger: "auto" } });
+    const filler = JSON.stringify({ type: "user", uuid: "filler", timestamp: "t", message: { role: "user", content: "x".repeat(1024 * 1024) } });
+    // 2 compactions, then ~70 MiB of rows written again (one uuid: one message), an oversized row, then the captured sample.
+    const head = `${boundary(1)}\n${boundary(2)}\n${`${filler}\n`.repeat(70)}`;
+    const huge = JSON.stringify({ type: "user", uuid: "huge", timestamp: "t", message: { role: "user", content: "y".repeat(9 * 1024 * 1024) } });
+    const w = world(`${head}${huge}\n${sample}`);
+    using _ = w.repo;
+    await using t = await tools(w.repo, w.env);
+    const windows = (await t.call("history_windows")).json();
+    expect(windows.read_from_byte).toBeGreaterThan(0);
+    expect(windows.windows_before).toBe(2);
+    expect(windows.windows[0].window).toBe(2);
+    const list = (await t.call("history_list", { limit: 100 })).json();
+    expect(list.items.some((i: { kind: string }) => i.kind === "unread")).toBe(true);
+    expect(JSON.stringify(list)).toContain("first: check the tree");
+    // Appended while the server runs: only the new rows are read, and they are served.
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(w.path, `${JSON.stringify({ type: "user", uuid: "later", timestamp: "t", message: { role: "user", content: "written after the first read" } })}\n`);
+    const again = (await t.call("history_list", { query: "written after the first read" })).json();
+    expect(again.total).toBe(1);
+    // 80 MB left for the disk to write back would slow every later test's flushes to disk: gone at once.
+    (await import("node:fs")).rmSync(w.path);
+  }, 60_000);
 });

@@ -24,7 +24,8 @@ export default command({
     mark("mcp: modules loaded (the SDK's server and its schemas are most of it)");
     // Connection episodes, where this checkout consented to them (the server's only writes).
     const connection = await Connection.open(ws.position.worktree);
-    const server = mcpServer(new Account(ws.position.worktree), connection);
+    // The history tools answer the client that started this server (its parent) for its own sessions only.
+    const server = mcpServer(new Account(ws.position.worktree), { kind: "client", parent: process.ppid }, connection);
     mark("mcp: tools registered");
     // Served while stdin is open; when the client closes it, the answers still being made are
     // written, and then the process ends by itself (nothing else keeps it alive).
