@@ -176,7 +176,12 @@ export async function historyList(cwd: string, args: ListArgs, caller: Caller = 
     const window = windowNumber({ windows: t.index.windows }, args.window);
     const query = args.query?.toLowerCase();
     const inWindow = t.index.entries.filter((m) => window === undefined || m.window === window);
-    const matching = query ? inWindow.filter((m) => shown(t.text(m)).toLowerCase().includes(query)) : inWindow;
+    // The raw text first (cheap), then what is shown (redacted): a secret's value never matches. A query for the marks themselves looks at every message.
+    const marks = query?.includes("redacted") === true;
+    const matching = query ? inWindow.filter((m) => {
+      const raw = t.text(m);
+      return (marks || raw.toLowerCase().includes(query)) && shown(raw).toLowerCase().includes(query);
+    }) : inWindow;
     const offset = Math.max(0, args.offset ?? 0);
     const limit = Math.min(Math.max(1, args.limit ?? LIST_DEFAULT), LIST_MAX);
     const page = matching.slice(offset, offset + limit);

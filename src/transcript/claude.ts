@@ -129,7 +129,7 @@ export type TranscriptIndex = {
 };
 
 /** The most of a transcript the tools read: its end. */
-export const TAIL_BYTES = 64 * 1024 * 1024;
+export const TAIL_BYTES = 32 * 1024 * 1024;
 /** A row longer than this is shown as a placeholder, never read into memory. */
 export const ROW_MAX_BYTES = 8 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;

@@ -86,4 +86,40 @@ for (let i = 0; i < 25; i++) {
   }
 }
 out.push(`${median(ratios) < 3 ? "met   " : "MISSED"} a cold majordomus mcp, spawn to its first continuity answer: ${median(colds).toFixed(1)} ms, ${median(ratios).toFixed(2)}× the no-op binary's whole run (paired; target < 3×)`);
+// The history tools over a 420 MB transcript (a long session's): the server's peak memory and each call's time.
+{
+  const { openSync, writeSync, closeSync, mkdirSync } = await import("node:fs");
+  const session = "bench-long-session";
+  const config = join(ROOT, "claude-config");
+  const folder = join(config, "projects", "-bench");
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, `${session}.jsonl`);
+  const fd = openSync(path, "w");
+  const row = (i: number, size: number) => `${JSON.stringify({ type: i % 2 ? "assistant" : "user", uuid: `m-${i}`, timestamp: "2026-12-01T10:00:00.000Z", message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i} ${"lorem ipsum dolor sit amet ".repeat(size / 27)}` }] } })}\n`;
+  let written = 0;
+  for (let i = 0; written < 420 * 1024 * 1024; i++) {
+    const line = i % 5000 === 4999 ? `${JSON.stringify({ type: "system", subtype: "compact_boundary", uuid: `b-${i}`, timestamp: "2026-12-01T10:00:00.000Z", content: "Conversation compacted", compactMetadata: { trigger: "auto" } })}\n` : row(i, 8 * 1024);
+    writeSync(fd, line);
+    written += line.length;
+  }
+  closeSync(fd);
+  spawnSync(join(repo, ".claude", "hooks", "majordomus-session-start"), [], { cwd: repo, input: JSON.stringify({ session_id: session, transcript_path: path, source: "startup" }), env: { ...process.env, PATH: `${join(BIN, "..")}:${process.env.PATH}` } });
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo, env: { ...(process.env as Record<string, string>), CLAUDE_CONFIG_DIR: config, CLAUDE_CODE_SESSION_ID: session }, stderr: "ignore" });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  const calls: Array<[string, Record<string, unknown>]> = [["history_windows", {}], ["history_list", { window: "@current" }], ["history_read", { seq: 10 }], ["history_list", { query: "message 99" }], ["history_windows", {}]];
+  const times: string[] = [];
+  for (const [name, args] of calls) {
+    const t = performance.now();
+    const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean };
+    times.push(`${name} ${(performance.now() - t).toFixed(0)} ms${r.isError ? " (refused)" : ""}`);
+  }
+  const peak = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${transport.pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+  await client.close();
+  rmSync(path, { force: true });
+  const slowest = Math.max(...times.map((t) => Number(/ (\d+) ms/.exec(t)![1])));
+  out.push(`${peak < 100 && slowest < 1000 ? "met   " : "MISSED"} history tools over a ${(written / 1048576).toFixed(0)} MiB transcript: peak ${peak.toFixed(1)} MiB (target < 100), each call: ${times.join(", ")} (target well under 1 s)`);
+}
 console.log(out.join("\n"));

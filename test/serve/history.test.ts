@@ -251,8 +251,8 @@ describe("a transcript only for its own client", () => {
     const sample = readFileSync(SAMPLE, "utf8");
     const boundary = (i: number) => JSON.stringify({ type: "system", subtype: "compact_boundary", uuid: `old-b${i}`, timestamp: "t", content: "Conversation compacted", compactMetadata: { trigger: "auto" } });
     const filler = JSON.stringify({ type: "user", uuid: "filler", timestamp: "t", message: { role: "user", content: "x".repeat(1024 * 1024) } });
-    // 2 compactions, then ~70 MiB of rows written again (one uuid: one message), an oversized row, then the captured sample.
-    const head = `${boundary(1)}\n${boundary(2)}\n${`${filler}\n`.repeat(70)}`;
+    // 2 compactions, then ~40 MiB of rows written again (one uuid: one message), an oversized row, then the captured sample.
+    const head = `${boundary(1)}\n${boundary(2)}\n${`${filler}\n`.repeat(40)}`;
     const huge = JSON.stringify({ type: "user", uuid: "huge", timestamp: "t", message: { role: "user", content: "y".repeat(9 * 1024 * 1024) } });
     const w = world(`${head}${huge}\n${sample}`);
     using _ = w.repo;
