@@ -1,7 +1,7 @@
 // Which compressions of an advisory client (Gemini) its checkpoints already answered, read from
 // the ledger newest first: the highest count on a checkpoint of any episode of that client session.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compressionsAnswered, compressionsIn } from "../../src/capture/compression.ts";
@@ -59,6 +59,35 @@ describe("compressionsIn", () => {
       writeFileSync(path, `${lines[0]}\n`);
       expect(compressionsIn({ data: { transcript_path: path }, bytes: 0 })).toBe(0);
       expect(compressionsIn({ data: { transcript_path: join(dir, "missing.jsonl") }, bytes: 0 })).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("with a memory, each turn reads only what the client appended: a new snapshot counts, bytes already read are not read again, a file cut short is read anew", () => {
+    const dir = mkdtempSync(join(tmpdir(), "majordomus-compression-"));
+    try {
+      const path = join(dir, "chat.jsonl");
+      const memory = join(dir, "memory");
+      const snapshot = (id: string) => JSON.stringify({ id, timestamp: "2026-01-01T00:00:00.000Z", type: "user", content: [{ text: "<state_snapshot>\n<overall_goal>x</overall_goal>" }] });
+      const filler = JSON.stringify({ id: "f", timestamp: "2026-01-01T00:00:00.000Z", type: "gemini", content: [{ text: "z".repeat(5 * 1024 * 1024) }] });
+      const payload = { data: { transcript_path: path }, bytes: 0 };
+      writeFileSync(path, `${snapshot("c-1")}\n${filler}\n`);
+      expect(compressionsIn(payload, memory)).toBe(1);
+      appendFileSync(path, `${filler}\n${snapshot("c-2")}\n`);
+      expect(compressionsIn(payload, memory)).toBe(2);
+      // Bytes already read, changed in place (the same file, the same size): not read again.
+      const fd = openSync(path, "r+");
+      const planted = Buffer.from(snapshot("c-5"));
+      writeSync(fd, planted, 0, planted.length, snapshot("c-1").length + 1000);
+      closeSync(fd);
+      expect(compressionsIn(payload, memory)).toBe(2);
+      // Without the memory the whole file is read.
+      expect(compressionsIn(payload)).toBe(3);
+      // Cut short (the client wrote its history anew): read from its start.
+      writeFileSync(path, `${snapshot("c-9")}\n`);
+      expect(compressionsIn(payload, memory)).toBe(1);
+      expect(readdirSync(memory).length).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
