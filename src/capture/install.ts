@@ -204,6 +204,9 @@ export async function install(here: Workspace, provider: Provider & { hooks: Hoo
   mods(here, provider, policy?.policy, report);
   settingsFile(here, provider, options.merge, report);
   mcpConfig(here, provider, options.merge, report);
+  // The binary the shims run: the person's own, recorded in the local half.
+  const { planBinary, commitBinary } = await import("./binary.ts");
+  report.lines.push(commitBinary(here, await planBinary(here)));
   // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
   const { trustOf } = await import("./trust.ts");
   report.trust = await trustOf(here, provider);

@@ -17,6 +17,13 @@ export const STATUS_ANSWER_DIR = ".ai/local/cache";
 export const STATUS_ANSWER_PREFIX = "git-status.";
 
 /**
+ * Where `capture install` records the absolute path of the binary the person ran it with (one
+ * line, in the git-ignored local half): the binary every shim runs. A copy inside the repository is
+ * recorded only when git neither tracks nor would add it (see capture/binary.ts).
+ */
+export const BINARY_RECORD = ".ai/local/state/binary";
+
+/**
  * The start event's briefing needs `git status`, which costs as much as the binary takes to
  * start. The start shim runs it in the background first (no stdio of the client's held open) and
  * tells the binary where the answer will be; the binary falls back to asking git itself.
@@ -70,13 +77,31 @@ export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent
 case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
 CDPATH= cd -P -- "$here/${up}" 2>/dev/null || exit 0
 root=$PWD
-mj=
-for bin in "$root/bin/majordomus" "$root/.majordomus/bin/majordomus"; do
-  if [ -x "$bin" ]; then mj=$bin; break; fi
+# Programs come from the person's PATH, never from this repository: empty and relative entries,
+# and folders inside it, are dropped, for this shim, the binary and everything they start.
+safe=
+IFS=:
+set -f
+for dir in $PATH; do
+  case $dir in
+    /*) case $dir/ in "$root"/*) ;; *) safe=\${safe:+$safe:}$dir ;; esac ;;
+  esac
 done
-if [ -z "$mj" ]; then
-  if command -v majordomus >/dev/null 2>&1; then mj=majordomus; else exit 0; fi
+PATH=$safe
+export PATH
+# The binary \`capture install\` recorded (the one the person ran it with), else the first majordomus on that PATH.
+mj=
+if [ -f "$root/${BINARY_RECORD}" ] && IFS= read -r bin <"$root/${BINARY_RECORD}"; then
+  case $bin in /*) if [ -x "$bin" ]; then mj=$bin; fi ;; esac
 fi
+if [ -z "$mj" ]; then
+  for dir in $PATH; do
+    if [ -x "$dir/majordomus" ]; then mj=$dir/majordomus; break; fi
+  done
+fi
+set +f
+unset IFS
+[ -n "$mj" ] || exit 0
 set --
 ${event === "start" ? statusPrefetch() : ""}# ${event === "prompt" ? "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)." : "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off."}
 ${ENGINE_OPTIONS[event]} exec "$mj" ${args} --repo "$root" "$@"

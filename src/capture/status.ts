@@ -26,7 +26,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy, type CredentialKey } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
+import { BINARY_RECORD, MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
 import { MCP_ENTRY } from "./install.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
@@ -47,9 +47,10 @@ function read(path: string): string | undefined {
 
 const executable = (path: string) => canAccess(path, constants.X_OK);
 
-/** Whether a shim would find a binary to exec (looked up as the shim does, never run). */
+/** Whether a shim would find a binary to exec (looked up as the shim does, never run): the recorded one, else one on PATH outside the repository. */
 function findsBinary(root: string): boolean {
-  return [join(root, "bin", "majordomus"), join(root, ".majordomus", "bin", "majordomus")].some(executable) || onPath("majordomus") !== undefined;
+  const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
+  return (recorded !== undefined && recorded.startsWith("/") && executable(recorded)) || onPath("majordomus", { outside: root }) !== undefined;
 }
 
 /** What the shim for `event` runs, run by this binary (the shim's bytes were checked to be ours). */
@@ -69,7 +70,7 @@ async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks
     const text = `majordomus self test ${process.pid}`;
     const run = await runAsShim(here, provider, "prompt", { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
     const archived = readdirSync(dir).some((f) => f.endsWith(".json") && (read(join(dir, f)) ?? "").includes(text));
-    return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
+    return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -79,7 +80,7 @@ async function verifySession(here: Workspace, provider: Provider & { hooks: Hook
   const hooks = provider.hooks;
   const id = `selftest-${process.pid}`;
   const run = await runAsShim(here, provider, "end", { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
-  return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on PATH, in bin/ or in .majordomus/bin/?)"}`;
+  return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
 }
 
 async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean, trust_: () => Promise<Trust | undefined>): Promise<Omit<Row, "provider" | "aspect">> {
@@ -102,7 +103,7 @@ async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }
   }
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
   // The client runs the shim, and the shim runs the first majordomus it finds; with none it does nothing.
-  if (!findsBinary(here.position.worktree)) return { state: "wired", reason: "the shims find no majordomus to run (none in bin/, .majordomus/bin/ or on PATH), so they do nothing" };
+  if (!findsBinary(here.position.worktree)) return { state: "wired", reason: "the shims find no majordomus to run (none recorded by `capture install`, none on PATH outside this repository), so they do nothing" };
   const problem = aspect === "prompt" ? await verifyPrompt(here, provider) : await verifySession(here, provider);
   if (problem) return { state: "wired", reason: problem };
   // majordomus answers the hook; whether the client will run it at all is the client's to say.

@@ -290,6 +290,17 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
   }
 }
 
+/** Where a repository might put a majordomus of its own: a tracked one is a stranger's program, which nothing of majordomus runs. */
+const PLANTED_BINARIES = ["bin/majordomus", ".majordomus/bin/majordomus"];
+
+async function strangerFindings(here: Workspace, out: Finding[]): Promise<void> {
+  const { git } = await import("../repo/git.ts");
+  const tracked = await git(here.position.worktree, ["ls-files", "--", ...PLANTED_BINARIES]);
+  for (const rel of tracked.ok ? tracked.stdout.split("\n").filter((l) => l !== "") : []) {
+    out.push({ level: "WARN", category: "files", subject: rel, message: "a majordomus the repository tracks: a program anyone can commit is a stranger's; no shim or command of majordomus runs it (the shims run the binary `capture install` recorded, else the one on your PATH)", reproduce: `git log -- ${rel}` });
+  }
+}
+
 /**
  * Whether an earlier run's verdicts are kept here, so this run reads only the records and ledger
  * lines that changed since. Such a run is best without the JIT; a first one, which reads and checks
@@ -354,6 +365,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   await strandedFindings(here, policy, out);
   mark("doctor: episodes read");
   await wiringFindings(here, policy, out);
+  await strangerFindings(here, out);
   mark("doctor: wiring proven");
   return out;
 }

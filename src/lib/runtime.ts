@@ -8,6 +8,7 @@
  * `strict` parses and every error message go through the `yaml` package, loaded on demand.
  */
 import { GAVE_UP, onCancel } from "./cancel.ts";
+import { programIn, trustedPath } from "./path.ts";
 import { traceSpawn } from "./trace.ts";
 
 type YamlApi = { parse(text: string): unknown };
@@ -63,7 +64,11 @@ const bunSpawn: BunSpawn | undefined = (globalThis as { Bun?: { spawn?: BunSpawn
 export async function spawnText(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; input?: string }): Promise<SpawnResult> {
   const started = performance.now();
   try {
-    return await spawnInner(cmd, args, options);
+    // Never a program of the repository it runs in, nor one its own children would find there (lib/path.ts).
+    const PATH = trustedPath(options.env.PATH, options.cwd);
+    const program = cmd.includes("/") ? cmd : programIn(PATH, cmd);
+    if (program === undefined) return notStarted(cmd, Object.assign(new Error("not found"), { code: "ENOENT" }));
+    return await spawnInner(program, args, { ...options, env: { ...options.env, PATH } });
   } finally {
     traceSpawn(cmd, args, performance.now() - started);
   }

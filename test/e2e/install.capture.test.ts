@@ -167,11 +167,14 @@ describe("capture status", () => {
     expect(all.stderr).toBe("");
   });
 
-  test("wired, not verified, when no majordomus binary can be found from the shim", () => {
+  test("wired, not verified, when no majordomus binary can be found from the shim (none recorded, none on PATH); the recorded one is found without PATH", () => {
     using repo = layered();
     ok(repo.mj(["capture", "install"]));
-    const rows = statusOf(repo, { PATH: "/usr/bin:/bin" });
-    expect(rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("wired");
+    const prompt = (rows: ReturnType<typeof statusOf>) => rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state;
+    expect(prompt(statusOf(repo, { PATH: "/usr/bin:/bin" }))).toBe("verified");
+    // A clone where this person never ran capture install: no record.
+    rmSync(repo.path(".ai/local/state/binary"));
+    expect(prompt(statusOf(repo, { PATH: "/usr/bin:/bin" }))).toBe("wired");
   });
 
   test("every capability cell in providers.yaml cites its source", async () => {

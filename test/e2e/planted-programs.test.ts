@@ -1,0 +1,82 @@
+// A stranger's repository ships its own `git` and `majordomus` (tracked, in bin/ and
+// .majordomus/bin/), and the person's PATH reaches into it every way a PATH can: `.`, an empty
+// entry, a relative entry, the repository's own folders. None of them is ever run: not by a hook,
+// not by a command, not by doctor. Each planted program leaves a marker file outside the
+// repository if it runs; the hooks and commands still work with the person's own programs.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { BIN } from "../support/env.ts";
+import { captured, fire } from "../support/capture.ts";
+import { scratch } from "../support/repo.ts";
+
+const PLANTED = ["git", "bin/git", "bin/majordomus", ".majordomus/bin/majordomus", ".majordomus/bin/git", "tools/git", "tools/majordomus"];
+
+describe("programs the repository ships are never run", () => {
+  test("planted git and majordomus, tracked, under every PATH shape: no marker, and the hooks and commands still answer", () => {
+    using repo = captured();
+    const markers = scratch("majordomus-markers-");
+    for (const rel of PLANTED) {
+      mkdirSync(dirname(repo.path(rel)), { recursive: true });
+      writeFileSync(repo.path(rel), `#!/bin/sh\necho "${rel} $*" >> '${join(markers, "ran")}'\nexit 0\n`);
+      chmodSync(repo.path(rel), 0o755);
+    }
+    repo.git("add", "-f", ...PLANTED);
+    repo.git("-c", "user.name=s", "-c", "user.email=s@s", "commit", "-q", "-m", "a stranger's programs");
+    const person = `${dirname(BIN)}:${process.env.PATH}`;
+    const shapes = {
+      dot: `.:${person}`,
+      empty: `:${person}`,
+      "empty at the end": `${person}:`,
+      relative: `bin:tools:.majordomus/bin:${person}`,
+      "the repository's folders": `${repo.path("bin")}:${repo.path(".majordomus/bin")}:${repo.path("tools")}:${repo.dir}:${person}`,
+    };
+    for (const [shape, PATH] of Object.entries(shapes)) {
+      const env = { PATH };
+      const start = fire(repo, "start", { session_id: `s-${shape}`, source: "startup" }, env);
+      expect(`${shape}: ${start.status}`).toBe(`${shape}: 0`);
+      expect(start.stdout).toContain("majordomus");
+      expect(fire(repo, "prompt", { session_id: `s-${shape}`, prompt_id: `p-${shape}`, prompt: "hello" }, env).status).toBe(0);
+      expect(fire(repo, "compact", { session_id: `s-${shape}`, trigger: "auto" }, env).status).toBe(0);
+      expect(fire(repo, "end", { session_id: `s-${shape}`, reason: "other" }, env).status).toBe(0);
+      for (const args of [["context"], ["handover", "--resolve"], ["doctor"], ["capture", "status"], ["session", "status"]]) repo.mj(args, { env });
+      // From a subfolder too: `.` is then the subfolder, and the repository is above it.
+      mkdirSync(repo.path("tools", "sub"), { recursive: true });
+      repo.mj(["doctor"], { env: { PATH: `..:../../bin:${person}` }, cwd: repo.path("tools", "sub") });
+      expect(`${shape}: ${existsSync(join(markers, "ran")) ? readFileSync(join(markers, "ran"), "utf8") : "nothing ran"}`).toBe(`${shape}: nothing ran`);
+    }
+    // doctor names the tracked ones for what they are.
+    const doctor = repo.mj(["doctor"]);
+    for (const rel of ["bin/majordomus", ".majordomus/bin/majordomus"]) expect(doctor.stdout + doctor.stderr).toContain(`${rel}`);
+    expect(doctor.stdout + doctor.stderr).toContain("a stranger's");
+    // And the work was done with the person's programs: each end closed its episode into a record.
+    expect(repo.git("ls-files", "--others", "--exclude-standard", ".ai/repo/sessions").split("\n").filter(Boolean).length + repo.git("ls-files", ".ai/repo/sessions").split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(Object.keys(shapes).length);
+    rmSync(markers, { recursive: true, force: true });
+  }, 120_000);
+
+  test("capture install records the binary it was run with; a tracked copy inside the repository is never recorded, an ignored one is", () => {
+    using repo = captured();
+    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
+    mkdirSync(repo.path(".majordomus/bin"), { recursive: true });
+    const local = repo.path(".majordomus/bin/majordomus");
+    writeFileSync(local, readFileSync(BIN));
+    chmodSync(local, 0o755);
+    const installWith = (bin: string) => {
+      const r = Bun.spawnSync([bin, "capture", "install"], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
+      return { status: r.exitCode, text: r.stdout.toString() + r.stderr.toString() };
+    };
+    // Not ignored: not recorded, and said why.
+    const viaLocal = installWith(local);
+    expect(viaLocal.text).toContain("not ignored by git");
+    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
+    // Ignored: the person's own copy; recorded, and the shims run it.
+    writeFileSync(repo.path(".gitignore"), `${readFileSync(repo.path(".gitignore"), "utf8")}.majordomus/\n`);
+    expect(installWith(local).status).toBe(0);
+    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(local);
+    // Tracked (forced past the ignore): a stranger's; not recorded.
+    repo.git("add", "-f", ".majordomus/bin/majordomus");
+    expect(installWith(local).text).toContain("is tracked by git");
+    // The record that named it is gone: the shims fall back to the person's PATH.
+    expect(existsSync(repo.path(".ai/local/state/binary"))).toBe(false);
+  }, 60_000);
+});
