@@ -91,6 +91,20 @@ describe("majordomus mcp (stdio, the SDK's client)", () => {
     expect(answers.find((a) => a.id === 1)?.result?.serverInfo?.name).toBe("majordomus");
   });
 
+  test("every message JSON-RPC calls invalid gets its error (-32600, -32700), a line over 10 MiB is answered and skipped, and the requests after each are answered", () => {
+    const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+    const bad = ["[]", "null", "5", '"text"', JSON.stringify({ jsonrpc: "2.0", id: 7 }), JSON.stringify([{ jsonrpc: "2.0", id: 8, method: "ping" }]), JSON.stringify({ jsonrpc: "1.0", id: 9, method: "ping" }), "{not json", "a".repeat(11 * 1024 * 1024)];
+    const input = `${bad.flatMap((line, i) => [line, ping(100 + i)]).join("\n")}\n`;
+    const run = spawnSync(BIN, ["mcp"], { cwd: repo.dir, input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 20_000 });
+    expect(run.status).toBe(0);
+    const answers = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number | null; result?: unknown; error?: { code: number; message: string } });
+    const errors = answers.filter((a) => a.error);
+    expect(errors.map((e) => e.error!.code)).toEqual([-32600, -32600, -32600, -32600, -32600, -32600, -32600, -32700, -32600]);
+    expect(errors.map((e) => e.id)).toEqual([null, null, null, null, 7, null, 9, null, null]);
+    expect(errors.at(-1)!.error!.message).toContain("over 10 MiB");
+    expect(answers.filter((a) => a.result !== undefined).map((a) => a.id)).toEqual(bad.map((_, i) => 100 + i));
+  });
+
   test("outside a supervised repository it says so and exits 12, before speaking MCP", () => {
     const run = spawnSync(BIN, ["mcp"], { cwd: join(repo.dir, ".."), input: "", encoding: "utf8" });
     expect([2, 12]).toContain(run.status!);

@@ -29,11 +29,10 @@ export default command({
     mark("mcp: tools registered");
     // Served while stdin is open; when the client closes it, the answers still being made are
     // written, and then the process ends by itself (nothing else keeps it alive).
-    const transport = new StdioServerTransport();
-    // A line that is not JSON gets the JSON-RPC parse error (the SDK would only drop it).
-    transport.onerror = (error) => {
-      if (error instanceof SyntaxError) void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error.message}` } } as never);
-    };
+    // Every line is screened first (serve/guard.ts): what JSON-RPC calls invalid is answered here, a line over 10 MiB is answered and skipped.
+    const { screened } = await import("../../serve/guard.ts");
+    const input = screened(process.stdin, (answer) => process.stdout.write(`${JSON.stringify(answer)}\n`));
+    const transport = new StdioServerTransport(input, process.stdout);
     await server.connect(transport);
     mark("mcp: connected");
     if (connection) {
@@ -46,7 +45,7 @@ export default command({
       // Until the client goes (stdin ends: detached, the episode waits) or the server is stopped (closed: shutdown).
       await new Promise<void>((resolve) => {
         const warn = (e: Error) => err(`majordomus: warning: ${e.message}`);
-        process.stdin.once("end", () => void connection.dropped().catch(warn).finally(resolve));
+        input.once("end", () => void connection.dropped().catch(warn).finally(resolve));
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           process.once(signal, () => {
             void connection

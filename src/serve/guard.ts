@@ -1,0 +1,74 @@
+/**
+ * What reaches the MCP server over stdio: each line is screened first, so every message JSON-RPC
+ * calls invalid gets its error answer (the SDK drops what it cannot parse without a word) and a
+ * line too long to hold is answered and skipped, never the end of the server. The screen is a
+ * pure function of the line; the stream around it only splits lines and keeps memory bounded.
+ */
+import { PassThrough, type Readable } from "node:stream";
+
+/** The longest line kept: past it the line is skipped to its end and answered. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+type Answer = { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } };
+const invalid = (id: string | number | null, message: string): Answer => ({ jsonrpc: "2.0", id, error: { code: -32600, message: `Invalid Request: ${message}` } });
+
+/** Forward the line to the server, answer it here, or skip it (a blank line). */
+export function screenLine(line: string): { forward: true } | { answer: Answer } | { skip: true } {
+  if (line.trim() === "") return { skip: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { answer: { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } } };
+  }
+  if (Array.isArray(value)) return { answer: invalid(null, value.length === 0 ? "an empty batch" : "batches are not part of MCP (2025-06-18): send one message per line") };
+  if (value === null || typeof value !== "object") return { answer: invalid(null, `a message is a JSON object, not ${value === null ? "null" : typeof value}`) };
+  const m = value as Record<string, unknown>;
+  const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
+  if (m.jsonrpc !== "2.0") return { answer: invalid(id, 'jsonrpc must be "2.0"') };
+  if (typeof m.method === "string") return { forward: true };
+  if (m.method !== undefined) return { answer: invalid(id, "method must be a string") };
+  // A response to a request of the server's own (it sends none today, the SDK may): passed on.
+  if (id !== null && ("result" in m || "error" in m)) return { forward: true };
+  return { answer: invalid(id, "a message without a method") };
+}
+
+/**
+ * `input` as the server should see it: only lines the screen forwards; `answer` gets the rest's
+ * answers. Holds at most MAX_LINE_BYTES of a line.
+ */
+export function screened(input: Readable, answer: (doc: Answer) => void): Readable {
+  const out = new PassThrough();
+  let parts: Buffer[] = [];
+  let held = 0;
+  let skipping = false;
+  const line = (bytes: Buffer) => {
+    const verdict = screenLine(bytes.toString("utf8"));
+    if ("forward" in verdict) out.write(Buffer.concat([bytes, Buffer.from("\n")]));
+    else if ("answer" in verdict) answer(verdict.answer);
+  };
+  input.on("data", (chunk: Buffer) => {
+    let from = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+      if (skipping) answer(invalid(null, `a line over ${MAX_LINE_BYTES / 1048576} MiB was skipped`));
+      else line(parts.length === 0 ? chunk.subarray(from, nl) : Buffer.concat([...parts, chunk.subarray(from, nl)]));
+      parts = [];
+      held = 0;
+      skipping = false;
+      from = nl + 1;
+    }
+    if (from < chunk.length && !skipping) {
+      held += chunk.length - from;
+      if (held > MAX_LINE_BYTES) {
+        skipping = true;
+        parts = [];
+      } else parts.push(Buffer.from(chunk.subarray(from)));
+    }
+  });
+  input.on("end", () => {
+    if (!skipping && held > 0) line(Buffer.concat(parts));
+    out.end();
+  });
+  input.on("error", (err) => out.destroy(err));
+  return out;
+}
