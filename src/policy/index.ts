@@ -88,7 +88,11 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
   } catch {
     return undefined;
   }
-  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) return { path, granted: new Set(), problem: `${path} is a symbolic link; no consent is read from it` };
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats?.isSymbolicLink()) return { path, granted: new Set(), problem: `${path} is a symbolic link; no consent is read from it (replace it with a file of your own)` };
+  // A consent others could have written is not the person's: group- or world-writable, or another user's, grants nothing.
+  if (stats && (stats.mode & 0o022) !== 0) return { path, granted: new Set(), problem: `${path} may be written by others (mode ${(stats.mode & 0o777).toString(8)}); no consent is read from it (\`chmod 600 ${path}\`)` };
+  if (stats && typeof process.getuid === "function" && stats.uid !== process.getuid()) return { path, granted: new Set(), problem: `${path} belongs to another user; no consent is read from it` };
   let text: string;
   try {
     text = readFileSync(path, "utf8");

@@ -75,7 +75,8 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
   handovers: (a) => a.handovers(),
   context: async (a, q) => {
     const raw = q.get("budget_lines");
-    const budget = raw === null ? undefined : Number(raw);
+    // Digits only: `1e1` or ` 10` is not a count a person wrote.
+    const budget = raw === null ? undefined : /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
     if (budget !== undefined && (!Number.isInteger(budget) || budget < 10 || budget > 2000)) throw Object.assign(new Error("budget_lines must be an integer from 10 to 2000"), { status: 400 });
     return a.context(budget);
   },

@@ -208,9 +208,16 @@ describe("a received end event always ends in exactly one closed record", () => 
     const old = new Date(Date.now() - 60_000);
     for (const f of [dead, live]) utimesSync(f, old, old);
     expect(repo.mj(["doctor"]).stdout).toContain("WARN files .ai/local/state/handovers/.20261130T120000000Z--000009--main--abc1234.md.999999999.0123abcd.tmp — a temp file a killed writer left behind");
+    // A lock's candidate (written beside the lock, then linked into place) left by a kill: the ledger's and an episode's.
+    const candidates = [repo.path(".ai/local/state/.ledger.jsonl.lock.999999998.0123abcd.tmp"), repo.path(".ai/local/state/sessions-open/.cc-x.yaml.lock.999999997.0123abcd.tmp")];
+    for (const f of candidates) {
+      writeFileSync(f, "pid 999999998\n");
+      utimesSync(f, old, old);
+    }
     const recovered = repo.mj(["recover"]);
     expect(recovered.stderr).toContain("removed .ai/local/state/handovers/.20261130T120000000Z--000009--main--abc1234.md.999999999.0123abcd.tmp");
     expect(existsSync(dead)).toBe(false);
+    for (const f of candidates) expect(existsSync(f)).toBe(false);
     // This test process is alive: its temp file stays.
     expect(existsSync(live)).toBe(true);
   });

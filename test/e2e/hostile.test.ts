@@ -2,7 +2,7 @@
 // its layer, and a hook in such a repository says so and records nothing.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { BIN } from "../support/env.ts";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
@@ -303,6 +303,26 @@ describe("consent from a tracked file", () => {
     expect(end.status).toBe(0);
     expect(repo.git("rev-parse", "HEAD")).toBe(head);
     expect(end.stderr).toContain("consent.yaml is tracked by git: consent from a file anyone can commit is no consent");
+  });
+
+  test("a consent file others may write (0666), or a symbolic link in its place, grants nothing and is named for what it is", () => {
+    using repo = captured();
+    const file = repo.path(".ai/local/state/consent.yaml");
+    const elsewhere = join(repo.dir, "..", `consent-elsewhere-${process.pid}.yaml`);
+    writeFileSync(elsewhere, "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
+    for (const [shape, make, says] of [
+      ["mode 0666", () => { writeFileSync(file, "session:\n  commit_record_on_end: true\n"); chmodSync(file, 0o666); }, "may be written by others (mode 666)"],
+      ["a link", () => { rmSync(file, { force: true }); symlinkSync(elsewhere, file); }, "is a symbolic link; no consent is read from it"],
+    ] as const) {
+      make();
+      const head = repo.git("rev-parse", "HEAD");
+      fire(repo, "start", { ...START, session_id: `cc-${shape}` });
+      const end = fire(repo, "end", { ...END, session_id: `cc-${shape}` });
+      expect(end.status).toBe(0);
+      expect(`${shape}: ${repo.git("rev-parse", "HEAD")}`).toBe(`${shape}: ${head}`);
+      expect(end.stderr).toContain(says);
+    }
+    rmSync(elsewhere, { force: true });
   });
 });
 

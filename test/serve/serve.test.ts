@@ -154,6 +154,8 @@ describe("majordomus serve", () => {
     const continuity = (await (await served.fetch("/api/v1/continuity")).json()) as { handover: { next_action: string; labels: string } };
     expect(continuity.handover).toMatchObject({ next_action: NEXT, labels: "exact · fresh" });
     expect((await served.fetch("/api/v1/context?budget_lines=5")).status).toBe(400);
+    for (const odd of ["1e1", "10.0", "%2010", "0x10", ""]) expect((await served.fetch(`/api/v1/context?budget_lines=${odd}`)).status).toBe(400);
+    expect((await served.fetch("/api/v1/context?budget_lines=10")).status).toBe(200);
     expect((await served.fetch("/api/v1/nothing")).status).toBe(404);
     // A name every object answers to is not a route either.
     expect((await served.fetch("/api/v1/constructor")).status).toBe(404);
