@@ -125,6 +125,17 @@ describe("the release workflow", () => {
     expect(text).toContain("--provenance");
   });
 
+  test("CI runs the same gate on every push and pull request, its actions pinned by commit, the same ones as the release's", () => {
+    const ci = readFileSync(join(PROJECT, ".github", "workflows", "ci.yml"), "utf8");
+    expect(ci).toMatch(/on:\n  push:[\s\S]*  pull_request:/);
+    expect(ci).toContain("bash .ci/run");
+    const pins = (t: string) => [...t.matchAll(/uses: (\S+)/g)].map((m) => m[1]!);
+    for (const u of pins(ci)) {
+      expect(u).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+      expect(pins(text)).toContain(u);
+    }
+  });
+
   test("package.json names the repository install.sh downloads from", () => {
     const pkg = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8"));
     const installs = /MAJORDOMUS_REPO:-([\w.-]+\/[\w.-]+)/.exec(readFileSync(INSTALL, "utf8"))![1]!;
