@@ -37,6 +37,16 @@ function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, rep
   }
 }
 
+/** Remove `dir` if it is empty and inside the worktree (never the worktree itself). */
+function removeIfEmpty(dir: string, worktree: string): void {
+  if (dir === worktree || !dir.startsWith(`${worktree}/`)) return;
+  try {
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch {
+    // already gone, or not a folder
+  }
+}
+
 /** Whether a hook command is one of ours: it runs one of this provider's shims. */
 function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolean {
   return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
@@ -89,6 +99,8 @@ function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, repo
       continue;
     }
     const left = removeOurs(target, modFiles(row.source));
+    // The folder that held it goes too when nothing else is in it (`.claude/skills/`).
+    removeIfEmpty(dirname(target.replace(/\/$/, "")), here.position.worktree);
     report.lines.push({ path: rel, action: "removed", note: left.length ? `files not ours were left: ${left.map((f) => f.slice(here.position.worktree.length + 1)).join(", ")}` : `the policy's ${row.switch} is unchanged; \`capture install\` writes it again` });
   }
 }

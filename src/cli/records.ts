@@ -33,7 +33,8 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
   }
   const v = await view(resolution.record, here.position, policy, at);
   if (options.path) {
-    out(v.path);
+    // Absolute: `cat "$(majordomus handover --resolve --path)"` works from any folder.
+    out(join(here.position.worktree, v.path));
     return;
   }
   const lines = headerLines(kind.noun, v);

@@ -2,6 +2,7 @@
  * `majordomus check`: the active task against git, and what refuses acceptance. Read-only. Used by
  * the briefing's last line and by the handover mod's request ("read the live state first").
  */
+import { inScope } from "../lib/scope.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { DIVERGENCE_MEANING, ago, divergence } from "../records/labels.ts";
@@ -25,7 +26,7 @@ export async function check(here: Workspace): Promise<Finding[]> {
     const ok = label === "exact" || label === "advanced";
     out.push({ level: ok ? "OK" : "FAIL", category: "task", subject: task.id, message: `task record is ${label} (${DIVERGENCE_MEANING[label]}); recorded on ${task.branch} at ${task.head.slice(0, 7)}`, reproduce: "majordomus context" });
     const files = await filesSince(here.position, task.head, await snapshot(here.position, here.own), here.own);
-    const outside = files.filter((f) => !LAYER_PATHS.some((p) => f === p || f.startsWith(p)) && !task.scope.some((s) => s === "." || f === s || f.startsWith(`${s}/`)));
+    const outside = files.filter((f) => !LAYER_PATHS.some((p) => f === p || f.startsWith(p)) && !inScope(task.scope, f));
     out.push(
       outside.length === 0
         ? { level: "OK", category: "scope", subject: task.id, message: `${files.length} changed file(s), all inside ${task.scope.join(", ")}`, reproduce: "git status; git diff --stat" }

@@ -192,3 +192,13 @@ export function createHash(algorithm: "sha256", data: string | Uint8Array): stri
   return nodeCrypto.createHash(algorithm).update(data).digest("hex");
 }
 
+
+type GlobClass = new (pattern: string) => { match(path: string): boolean };
+const GlobImpl = (globalThis as { Bun?: { Glob?: GlobClass } }).Bun?.Glob;
+
+/** A matcher for a glob pattern (Bun's Glob), or undefined where the runtime has none. */
+export function globMatcher(pattern: string): ((path: string) => boolean) | undefined {
+  if (!GlobImpl) return undefined;
+  const glob = new GlobImpl(pattern);
+  return (path) => glob.match(path);
+}

@@ -18,13 +18,14 @@ import { newer, type Loaded } from "../records/record.ts";
 import { readAll, storeOf } from "../records/store.ts";
 import { requiredSections } from "./records.ts";
 import { snapshot } from "../repo/status.ts";
+import { canMatchGlobs, isGlob, scopeParts } from "../lib/scope.ts";
 import { archiveTask, readTask, writeTask, type Outcome, type Task } from "../task/record.ts";
 
 const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
 
-/** Scope paths: repository-relative, normalised, never absolute, never above the root. */
+/** Scope paths and globs (lib/scope.ts): repository-relative, normalised, never absolute, never above the root. */
 export function normaliseScope(raw: string): string[] {
-  const parts = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const parts = scopeParts(raw);
   if (parts.length === 0) throw new Failure("usage", "--scope names no path", "e.g. --scope src,docs (or . for the whole repository)");
   return [
     ...new Set(
@@ -32,6 +33,7 @@ export function normaliseScope(raw: string): string[] {
         if (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part)) throw new Failure("usage", `scope path ${JSON.stringify(part)} is absolute`, "give paths relative to the repository root");
         const clean = normalize(part).replace(/\\/g, "/").replace(/\/+$/, "") || ".";
         if (clean === ".." || clean.startsWith("../")) throw new Failure("usage", `scope path ${JSON.stringify(part)} leaves the repository`, "give paths inside the repository");
+        if (isGlob(clean) && !canMatchGlobs()) throw new Failure("usage", `scope ${JSON.stringify(part)} is a glob, and this runtime cannot match globs`, "give folders or files (e.g. --scope src), or run the majordomus binary");
         return clean;
       }),
     ),

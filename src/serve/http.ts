@@ -88,7 +88,7 @@ export type ServeOptions = { host: string; port: number; token: string };
 /** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
   EADDRINUSE: (o) => new Failure("refused", `port ${o.port} on ${o.host} is in use (another majordomus serve, or another server)`, "give another with --port, or --port 0 to take a free one"),
-  EACCES: (o) => new Failure("refused", `port ${o.port} on ${o.host} needs privileges this process does not have`, "give a port above 1023 with --port, or --port 0 to take a free one"),
+  EACCES: (o) => new Failure("refused", `port ${o.port} on ${o.host} needs privileges this process does not have`, "give a free port above 1023 with --port (e.g. the default, 7411), or --port 0 to take a free one"),
   EADDRNOTAVAIL: (o) => new Failure("usage", `--host ${o.host} is not an address of this machine`, "leave --host out to serve on 127.0.0.1"),
 };
 

@@ -8,6 +8,7 @@
  * GIT, TASK and OPEN QUESTIONS are never dropped. Every line printed is counted, the BUDGET
  * trailer included.
  */
+import { inScope } from "../lib/scope.ts";
 import { isoStamp } from "../lib/clock.ts";
 import type { Facts, Need, RecordFact } from "../facts/facts.ts";
 import { formatEntry } from "../ledger/format.ts";
@@ -86,7 +87,7 @@ function recordSection(id: "checkpoint" | "handover", title: string, noun: strin
   return { id, title, ...r, ...(id === "handover" && !fact.view.history && fact.view.next_action ? { next: { lines: fact.view.next_action, command: showCommand(fact.view.path) } } : {}) };
 }
 
-const inScope = (task: Task, file: string) => task.scope.some((s) => s === "." || file === s || file.startsWith(`${s}/`));
+const inTaskScope = (task: Task, file: string) => inScope(task.scope, file);
 
 export function contextView(f: Facts, options: { budget?: number; chars?: number } = {}): Context {
   const limit = options.budget ?? requireNumber(f.policy, "context.builder_budget_lines");
@@ -142,7 +143,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
   if (handover) sections.push(handover);
 
   if (task) {
-    const files = f.files.filter((file) => inScope(task, file));
+    const files = f.files.filter((file) => inTaskScope(task, file));
     const shown = files.slice(0, maxItems);
     if (files.length > maxItems) shown.push(`... and ${files.length - maxItems} more file(s)`);
     sections.push({ id: "files", title: `FILES TOUCHED IN SCOPE (${files.length})`, lines: files.length ? shown : ["none since the task started"] });

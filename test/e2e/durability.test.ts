@@ -134,7 +134,7 @@ describe("a received end event always ends in exactly one closed record", () => 
         const run = spawnSync(STRACE, ["-f", "-qq", "-o", "/dev/null", "-e", `trace=${call}`, "-e", `inject=${call}:signal=SIGKILL:when=${when}`, BIN_PATH, "handover"], { cwd: repo.dir, input: body });
         // What the index says (the briefing's path) is what reading every record says.
         const byIndex = repo.mj(["handover", "--resolve", "--path"]).stdout.trim();
-        const byScan = JSON.parse(repo.mj(["handover", "--resolve", "--json"]).stdout).record.path;
+        const byScan = repo.path(JSON.parse(repo.mj(["handover", "--resolve", "--json"]).stdout).record.path);
         expect({ call, when, path: byIndex }).toEqual({ call, when, path: byScan });
         if (run.status === 0) break;
         killed++;

@@ -238,6 +238,8 @@ describe("capture uninstall", () => {
     const run = ok(repo.mj(["capture", "uninstall", "--provider", "claude-code"]));
     expect(run.stdout).toContain("removed          .claude/settings.json — it held only the 4 majordomus hook(s)");
     expect(run.stdout).toContain("left alone       .claude/hooks/majordomus-capture — not written by majordomus");
+    // No empty folder is left where the mod was.
+    expect(existsSync(repo.path(".claude/skills"))).toBe(false);
     expect(existsSync(repo.path(".claude/settings.json"))).toBe(false);
     expect(readFileSync(repo.path(SHIMS.prompt), "utf8")).toBe("#!/bin/sh\n# my own now\n");
     expect(existsSync(repo.path(SHIMS.start))).toBe(false);

@@ -1,6 +1,6 @@
 // Which handover a checkout resolves to, across worktrees and branches, and how far to trust it.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
@@ -149,7 +149,11 @@ describe("handover resolution", () => {
     ok(repo.mj(["handover"], { input: body("one") }));
     const last = ok(repo.mj(["handover"], { input: body("two") })).stdout.trim();
     rmSync(repo.path(".ai/local/state/handovers/.index"), { recursive: true });
-    expect(ok(repo.mj(["handover", "--resolve", "--path"])).stdout.trim()).toBe(last);
+    // --path answers absolute, so it can be used from any folder; the write names the record from the root.
+    expect(ok(repo.mj(["handover", "--resolve", "--path"])).stdout.trim()).toBe(repo.path(last));
+    const sub = repo.path("deep", "er");
+    mkdirSync(sub, { recursive: true });
+    expect(readFileSync(ok(repo.mj(["handover", "--resolve", "--path"], { cwd: sub })).stdout.trim(), "utf8")).toContain("two");
   });
 
   test("a stale record is shown as history with its age, its Next Action withheld", () => {

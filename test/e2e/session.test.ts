@@ -24,18 +24,18 @@ describe("session commands", () => {
     expect(live.git).toMatchObject({ label: "advanced", commits_since: 1 });
     expect(live.recorded.decisions).toEqual(["Keep it small"]);
     const snapshot = ok(repo.mj(["session", "context", "--path"])).stdout.trim();
-    expect(existsSync(repo.path(snapshot))).toBe(true);
+    expect(existsSync(snapshot)).toBe(true);
 
     const path = ok(repo.mj(["session", "close"], { input: "# What Happened\nA small change, by hand.\n" })).stdout.trim();
     expect(readFileSync(repo.path(path), "utf8")).toContain("# What Happened\nA small change, by hand.");
     expect(readFileSync(repo.path(path), "utf8")).toContain("decisions:\n  - Keep it small\n");
-    expect(readFileSync(repo.path(snapshot), "utf8")).toContain("\n## Close\n");
+    expect(readFileSync(snapshot, "utf8")).toContain("\n## Close\n");
     expect(repo.mj(["session", "close"]).status).toBe(12);
     expect(ok(repo.mj(["session", "close", "--if-none", "ignore"])).stdout).toBe("");
 
     expect(ok(repo.mj(["session", "list"])).stdout).toContain(opened.session_id);
     expect(ok(repo.mj(["session", "show", opened.session_id])).stdout).toContain(`session_id: ${opened.session_id}`);
-    expect(ok(repo.mj(["session", "latest", "--path"])).stdout.trim()).toBe(path);
+    expect(ok(repo.mj(["session", "latest", "--path"])).stdout.trim()).toBe(repo.path(path));
     expect(ok(repo.mj(["session", "context", opened.session_id])).stdout).toContain("is closed");
     expect(repo.mj(["session", "show", "s-nope"]).status).toBe(12);
     // The id is quoted as given (an empty one said so), its control characters escaped.

@@ -342,14 +342,14 @@ describe("identity survives a move, not a clone", () => {
     const text = readFileSync(join(dir, file), "utf8").replace(/^repository_id: .*$/m, `repository_id: ${JSON.stringify(common)}`);
     writeFileSync(join(dir, file), text);
     rmSync(repo.path(".git/majordomus-repository"));
-    expect(repo.mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(`.ai/local/state/handovers/${file}`);
+    expect(repo.mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(repo.path(`.ai/local/state/handovers/${file}`));
     // The first command that writes draws the identity, remembering the path it was drawn at.
     ok(repo.mj(["question", "add", "Which dialect?"]));
     expect(statSync(repo.path(".git/majordomus-repository")).isFile()).toBe(true);
     const place = scratch("majordomus-moved-");
     try {
       renameSync(repo.dir, join(place, "r"));
-      expect(new Repo(join(place, "r")).mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(`.ai/local/state/handovers/${file}`);
+      expect(new Repo(join(place, "r")).mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(join(place, "r", `.ai/local/state/handovers/${file}`));
     } finally {
       renameSync(join(place, "r"), repo.dir);
       rmSync(place, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { workspace } from "../../workspace/workspace.ts";
 import { mark } from "../../lib/trace.ts";
 import { command } from "../define.ts";
-import { err } from "../print.ts";
+import { err, out } from "../print.ts";
 
 export default command({
   meta: { name: "mcp", description: "Serve this checkout's continuity over MCP on stdio, read-only (for a client's MCP configuration)" },
@@ -31,7 +31,7 @@ export default command({
     // written, and then the process ends by itself (nothing else keeps it alive).
     // Every line is screened first (serve/guard.ts): what JSON-RPC calls invalid is answered here, a line over 10 MiB is answered and skipped.
     const { screened } = await import("../../serve/guard.ts");
-    const input = screened(process.stdin, (answer) => process.stdout.write(`${JSON.stringify(answer)}\n`));
+    const input = screened(process.stdin, (answer) => out(JSON.stringify(answer)));
     const transport = new StdioServerTransport(input, process.stdout);
     await server.connect(transport);
     mark("mcp: connected");

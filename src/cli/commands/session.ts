@@ -218,7 +218,7 @@ const latest = command({
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find((r) => r.meta.branch === ctx.position.branch);
     if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
-    if (args.path) return out(record.path);
+    if (args.path) return out(join(ctx.position.worktree, record.path));
     // What the ledger recorded at its end of what reached the model.
     const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
     if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: redactOnRead(record.body), delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
@@ -241,7 +241,7 @@ const context = command({
       if (args.json) return outJson("session-context", { session_id: id, open: false, record: record.path });
       return out(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
     }
-    if (args.path) return out(episode.context_path);
+    if (args.path) return out(join(ctx.position.worktree, episode.context_path));
     const facts = await gatherSessionContext(ctx, episode);
     if (args.json) return outJson("session-context", { open: true, ...sessionContextJson(facts) });
     out(sessionContextLines(facts).join("\n"));
