@@ -31,6 +31,28 @@ function count(xml: string, attr: string): number {
 }
 
 const xml = existsSync(report) ? readFileSync(report, "utf8") : "";
+
+/** The test cases the report marks `tag` (failure or skipped), as "file > name". */
+function cases(tag: "failure" | "skipped"): string[] {
+  const out: string[] = [];
+  for (const m of xml.matchAll(/<testcase\s([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
+    if (!m[2]?.includes(`<${tag}`)) continue;
+    const attr = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(m[1]!)?.[1] ?? "";
+    out.push(`${attr("file") || attr("classname")} > ${attr("name")}`.replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'"));
+  }
+  return out;
+}
+const failures = cases("failure");
+const skips = cases("skipped");
+if (skips.length > 0) {
+  // Skipped tests say why in their names (a missing program, a suite switched off); CI runs them all.
+  console.log(`\nskipped (${skips.length}; the real-client suites run with MAJORDOMUS_CLIENT_TESTS=1, as CI does, and each other says what it needs):`);
+  for (const c of skips) console.log(`  - ${c}`);
+}
+if (failures.length > 0) {
+  console.log(`\nfailed (${failures.length}):`);
+  for (const c of failures) console.log(`  - ${c}`);
+}
 rmSync(dir, { recursive: true, force: true });
 const tests = count(xml, "tests");
 const skipped = count(xml, "skipped");

@@ -4,7 +4,8 @@
  * rewritten when it drifts from the binary's copy, and a second run reports "already present".
  * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
  */
-import { chmodSync, copyFileSync, readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { createHash } from "../lib/runtime.ts";
+import { chmodSync, constants, copyFileSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -27,12 +28,67 @@ export type InstallReport = { lines: Line[]; missing: Array<{ event: string; ent
  * its repository-relative path.
  */
 export function backupOf(here: Workspace, path: string, rel: string): string {
-  const backups = join(here.layer.dir, here.layer.manifest.local.path, "backups");
+  const backups = backupsDir(here);
   ensureDir(backups, 0o700);
-  const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}`);
-  copyFileSync(path, backup);
-  chmodSync(backup, 0o600);
-  return backup.slice(here.position.worktree.length + 1);
+  // Each backup its own name: two within one second (install, then uninstall) never share one.
+  for (let n = 0; ; n++) {
+    const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}${n === 0 ? "" : `.${n}`}`);
+    try {
+      copyFileSync(path, backup, constants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as { code?: string }).code === "EEXIST") continue;
+      throw err;
+    }
+    chmodSync(backup, 0o600);
+    return backup.slice(here.position.worktree.length + 1);
+  }
+}
+
+const backupsDir = (here: Workspace) => join(here.layer.dir, here.layer.manifest.local.path, "backups");
+const MERGES = "merges.json";
+type Merges = Record<string, { backup: string; merged_sha256: string }>;
+
+function readMerges(here: Workspace): Merges {
+  try {
+    const parsed = JSON.parse(readIfExists(join(backupsDir(here), MERGES)) ?? "{}") as Merges;
+    return parsed && typeof parsed === "object" ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Remember that `rel` was merged from `backup` into exactly `text`, so an uninstall can give the person their file back byte for byte. */
+function noteMerge(here: Workspace, rel: string, backup: string, text: string): void {
+  const merges = { ...readMerges(here), [rel]: { backup, merged_sha256: createHash("sha256", text) } };
+  writeFileAtomic(join(backupsDir(here), MERGES), `${JSON.stringify(merges, null, 2)}\n`, 0o600);
+}
+
+/**
+ * The person's original of `rel`, when the file is still exactly what a merge made of it: the
+ * backup's bytes, to restore as they were. Undefined when the file changed since (then only our
+ * entries are taken out) or no merge is on record.
+ */
+export function originalOf(here: Workspace, rel: string, current: string): { bytes: Buffer; forget(): void } | undefined {
+  const merges = readMerges(here);
+  const m = merges[rel];
+  if (!m || createHash("sha256", current) !== m.merged_sha256) return undefined;
+  const bytes = readBytes(join(here.position.worktree, m.backup));
+  if (!bytes) return undefined;
+  return {
+    bytes,
+    forget: () => {
+      const { [rel]: _gone, ...rest } = merges;
+      writeFileAtomic(join(backupsDir(here), MERGES), `${JSON.stringify(rest, null, 2)}\n`, 0o600);
+    },
+  };
+}
+
+function readBytes(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Write a file we own; never touch one without our marker. */
@@ -76,7 +132,9 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
   }
   settings.hooks = hooks;
   report.backup = backupOf(here, path, rel);
-  writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, statSync(path).mode & 0o777);
+  const merged = `${JSON.stringify(settings, null, 2)}\n`;
+  writeFileAtomic(path, merged, statSync(path).mode & 0o777);
+  noteMerge(here, rel, report.backup, merged);
   report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
 }
 
@@ -107,7 +165,9 @@ function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, merge
   }
   config.mcpServers = { ...servers, [m.server]: MCP_ENTRY };
   const backup = backupOf(here, path, m.config);
-  writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, statSync(path).mode & 0o777);
+  const merged = `${JSON.stringify(config, null, 2)}\n`;
+  writeFileAtomic(path, merged, statSync(path).mode & 0o777);
+  noteMerge(here, m.config, backup, merged);
   report.lines.push({ path: m.config, action: "merged", note: `added the ${m.server} server; every other key kept; backup at ${backup}` });
 }
 
@@ -188,6 +248,29 @@ function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Pa
     }
     report.lines.push({ path: rel, action: fresh ? "written" : "rewritten", note: fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted` });
   }
+}
+
+/**
+ * What an install would refuse to change (an existing configuration that lacks our entries, no
+ * --merge): listed first, so an install that cannot wire every aspect writes nothing at all.
+ */
+export function refusals(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
+  refuseLinksFor(here.position.worktree, provider);
+  const report: InstallReport = { lines: [], missing: [] };
+  if (merge) return report;
+  const settings = configToChange(here.position.worktree, provider.hooks.config, "capture install");
+  if (settings !== undefined) {
+    const missing = HOOK_EVENTS.filter((e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
+    for (const e of missing) report.missing.push({ event: provider.hooks.events[e].event, entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]` });
+    if (missing.length > 0) report.lines.push({ path: provider.hooks.config, action: "refused", note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical` });
+  }
+  const m = provider.hooks.mcp;
+  const config = m ? configToChange(here.position.worktree, m.config, "capture install") : undefined;
+  if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
+    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(MCP_ENTRY)}` });
+    report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
+  }
+  return report;
 }
 
 export async function install(here: Workspace, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {

@@ -253,6 +253,8 @@ const end: Row = {
     if (t.compressions !== undefined && policy && switchOn(policy.policy, compact.switch)) {
       await attempt(ws, who(t), "no checkpoint was derived for the compression", async () => void (await derivedCheckpoint(ws, policy, t.compressions)));
     }
+    // A compaction that raced this end and wrote its receipt after the first look: a last look before the record is written.
+    if (policy && switchOn(policy.policy, compact.switch) && (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory") await awaitCompaction(ws, 1_500);
     await attempt(ws, who(t), "the episode was not closed", async () => void (await finishClose(ws, claim, policy)));
     await finishLeftCloses(ws, t, policy);
   },
@@ -300,6 +302,22 @@ function compactionAfterCheckpoint(ws: Workspace, providerSession: string | unde
 }
 
 /**
+ * A compaction of this episode whose receipt is in the ledger and whose checkpoint is not: wait
+ * (bounded) until its work is handed off and done, so the close lists its checkpoint. Returns the wait.
+ */
+async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
+  const episode = ws.episode;
+  const started = Date.now();
+  // A compaction hook of this checkout still running may not have written its receipt yet: wait for it to (bounded).
+  const { processesWith } = await import("../lib/holder.ts");
+  const compacting = () => processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
+  while (Date.now() - started < COMPACTION_APPEARS_MS && compacting() && !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))) await new Promise((wake) => setTimeout(wake, 5));
+  if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id)) return Date.now() - started;
+  while (Date.now() - started < COMPACTION_APPEARS_MS && pendingCompaction(ws, episode.provider_session, episode.session_id) && !tickets(ws.layer).some((t) => t.event === "compact")) await new Promise((wake) => setTimeout(wake, 5));
+  return Date.now() - started + (await awaitWork(ws.layer, ["compact"], ms));
+}
+
+/**
  * Wait (bounded) for the handed-off work this event follows, then take over, here and now, any of
  * it whose worker is gone: a start or compaction whose worker a container's exit killed is done by
  * the next event instead of being waited for.
@@ -309,11 +327,7 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
   let waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
   // A compaction whose hook is still starting has written its receipt but not yet its ticket: the
   // close waits (bounded) for that ticket too, so the compaction's checkpoint is in the record.
-  if (precise && row.waits.for.includes("compact") && ws.episode && pendingCompaction(ws, ws.episode.provider_session, ws.episode.session_id)) {
-    const started = Date.now();
-    while (Date.now() - started < COMPACTION_APPEARS_MS && pendingCompaction(ws, ws.episode.provider_session, ws.episode.session_id) && !tickets(ws.layer).some((t) => t.event === "compact")) await new Promise((wake) => setTimeout(wake, 5));
-    waited += (Date.now() - started) + (await awaitWork(ws.layer, ["compact"], row.waits.ms));
-  }
+  if (precise && row.waits.for.includes("compact")) waited += await awaitCompaction(ws, row.waits.ms);
   if (waited > 0) log.debug(`waited ${waited} ms for ${row.waits.for.join(", ")} work in progress`);
   for (const lost of tickets(ws.layer).filter((t) => t.lost && row.waits!.for.includes(t.event as SessionEvent))) {
     const taken = takeOver(ws.layer, lost.name, HANDED_EVENTS);

@@ -4,7 +4,7 @@
  * the mod folder's files. A file without the marker is someone else's and stays byte-identical;
  * what was left behind is said, line by line.
  */
-import { readdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -12,7 +12,7 @@ import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isDeepStrictEqual } from "node:util";
-import { backupOf, MCP_ENTRY, modFiles, removeOurs, type InstallReport } from "./install.ts";
+import { backupOf, MCP_ENTRY, modFiles, originalOf, removeOurs, type InstallReport } from "./install.ts";
 
 function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -47,6 +47,21 @@ function removeIfEmpty(dir: string, worktree: string): void {
   }
 }
 
+/**
+ * A file `capture install --merge` changed and nobody touched since: the person's original, put
+ * back byte for byte from its backup. Returns whether it was.
+ */
+function restored(here: Workspace, rel: string, report: InstallReport, what: string): boolean {
+  const path = join(here.position.worktree, rel);
+  const current = readIfExists(path);
+  const original = current === undefined ? undefined : originalOf(here, rel, current);
+  if (!original) return false;
+  writeFileAtomic(path, original.bytes, statSync(path).mode & 0o777);
+  original.forget();
+  report.lines.push({ path: rel, action: "rewritten", note: `your original, byte for byte, from the backup made when ${what} were merged in` });
+  return true;
+}
+
 /** Whether a hook command is one of ours: it runs one of this provider's shims. */
 function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolean {
   return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
@@ -57,6 +72,7 @@ function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, r
   const path = join(here.position.worktree, rel);
   const settings = configToChange(here.position.worktree, rel, "capture uninstall");
   if (settings === undefined) return void report.lines.push({ path: rel, action: "not there" });
+  if (restored(here, rel, report, "the majordomus hooks")) return;
   const hooks = objectAt(settings, "hooks");
   let removed = 0;
   for (const [event, groups] of Object.entries(hooks ?? {})) {
@@ -111,6 +127,7 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   const path = join(here.position.worktree, m.config);
   const config = configToChange(here.position.worktree, m.config, "capture uninstall");
   if (config === undefined) return void report.lines.push({ path: m.config, action: "not there" });
+  if (restored(here, m.config, report, `the ${m.server} server`)) return;
   const servers = objectAt(config, "mcpServers");
   if (!servers || !isDeepStrictEqual(servers[m.server], MCP_ENTRY)) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
   delete servers[m.server];

@@ -5,7 +5,7 @@
  * time in clock ticks since boot), read from /proc, so a reused pid or a holder from a namespace
  * that has ended is never mistaken for a live one. Elsewhere only the pid can be checked.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { errnoCode } from "./failure.ts";
 
 export type Holder = { pid: number; boot?: string; start?: number };
@@ -117,4 +117,29 @@ export function parseHolder(text: string): Holder | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The other processes of this machine whose arguments hold every one of `words`, in order (Linux:
+ * read from /proc; elsewhere none are known). For a hook that must know whether another hook of the
+ * same checkout is still running (a compaction racing the end), before its own answer is final.
+ */
+export function processesWith(words: readonly string[]): number[] {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    const args = read(`/proc/${pid}/cmdline`)?.split("\0");
+    if (!args) continue;
+    let at = 0;
+    for (const arg of args) if (arg === words[at]) at++;
+    if (at === words.length) found.push(pid);
+  }
+  return found;
 }

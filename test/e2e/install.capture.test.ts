@@ -32,7 +32,7 @@ describe("capture install", () => {
     expect(second.every((l) => l.startsWith("already present"))).toBe(true);
   });
 
-  test("a settings file that is not ours stays byte-identical: the missing entries are printed and the exit is 15", () => {
+  test("a settings file that is not ours stays byte-identical: the missing entries are printed, the exit is 15, and nothing at all is written", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude"));
     const mine = '{\n  "model": "opus",\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ]\n  }\n}\n';
@@ -42,8 +42,32 @@ describe("capture install", () => {
     expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
     for (const event of ["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]) expect(run.stderr).toContain(`"${event}": [ {"matcher":""`);
     expect(run.stderr).toContain("--merge");
-    // Shims and the mod were still written: only the file that is not ours was left.
-    expect(existsSync(repo.path(SHIMS.start))).toBe(true);
+    expect(run.stderr).toContain("nothing was written");
+    // All or nothing: no shim, no mod, no .mcp.json, no record of the binary: a half install never happens.
+    for (const rel of [SHIMS.start, SHIMS.prompt, MOD, ".mcp.json", ".ai/local/state/binary"]) expect(`${rel} ${existsSync(repo.path(rel))}`).toBe(`${rel} false`);
+    expect(run.stdout).toContain("not written      (everything else)");
+  });
+
+  test("install --merge then uninstall within one second: the person's original comes back byte for byte, and every backup has its own name", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"));
+    const mine = '{ "model": "opus",   "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ] } }\n';
+    const mcp = '{"mcpServers":{"other":{"command":"x"}}}';
+    writeFileSync(repo.path(".claude/settings.json"), mine);
+    writeFileSync(repo.path(".mcp.json"), mcp);
+    const started = Date.now();
+    ok(repo.mj(["capture", "install", "--provider", "claude-code", "--merge"]));
+    ok(repo.mj(["capture", "uninstall", "--provider", "claude-code"]));
+    ok(repo.mj(["capture", "install", "--provider", "claude-code", "--merge"]));
+    ok(repo.mj(["capture", "uninstall", "--provider", "claude-code"]));
+    expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
+    expect(readFileSync(repo.path(".mcp.json"), "utf8")).toBe(mcp);
+    const backups = readdirSync(repo.path(".ai/local/backups")).filter((f) => f !== "merges.json");
+    expect(new Set(backups).size).toBe(backups.length);
+    expect(backups.length).toBe(4);
+    // Every backup holds the person's original, never a merged copy over it.
+    for (const b of backups) expect([mine, mcp]).toContain(readFileSync(repo.path(".ai/local/backups", b), "utf8"));
+    void started;
   });
 
   test("a configuration it cannot use (a folder, not JSON) stops it before it writes anything, saying which and what to do", () => {
@@ -213,6 +237,9 @@ describe("capture uninstall", () => {
     writeFileSync(repo.path(MOD, "my-extra.md"), "mine too\n");
     expect(existsSync(repo.path(SHIMS.start))).toBe(true);
 
+    // Changed by the person since the merge: only our entries are taken out (their change kept).
+    const changed = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(changed));
     const run = ok(repo.mj(["capture", "uninstall"]));
     expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other key and hook kept/m);
     expect(run.stdout).toMatch(/^removed +\.claude\/hooks\/majordomus-session-start/m);
@@ -280,10 +307,10 @@ describe("the project's MCP server", () => {
 });
 
 describe("which clients capture install wires", () => {
-  test("without --provider: the ones found here or on PATH, saying why; none found: Claude Code, said so", () => {
+  test("without --provider: Claude Code always, and the others found here or on PATH, saying why", () => {
     using repo = layered();
     const none = ok(repo.mj(["capture", "install"], { env: { PATH: "/usr/bin:/bin" } }));
-    expect(none.stderr).toContain("wiring Claude Code: no client was found here or on PATH; Claude Code by default");
+    expect(none.stderr).toContain("wiring Claude Code: always");
     expect(existsSync(repo.path(".codex"))).toBe(false);
     // A `codex` on PATH (a stand-in: only its presence is looked at) is wired too.
     const bin = repo.path("..", `fake-bin-${process.pid}`);
@@ -291,6 +318,13 @@ describe("which clients capture install wires", () => {
     writeFileSync(join(bin, "codex"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     const both = ok(repo.mj(["capture", "install"], { env: { PATH: `${bin}:/usr/bin:/bin` } }));
     expect(both.stderr).toContain("wiring Claude Code: .claude/settings.json is here");
+    // Only codex on PATH, in a fresh repository (Claude Code used from an IDE, off PATH): Claude Code is wired all the same.
+    using fresh = layered();
+    const onlyCodex = ok(fresh.mj(["capture", "install"], { env: { PATH: `${bin}:/usr/bin:/bin` } }));
+    expect(onlyCodex.stderr).toContain("wiring Claude Code: always");
+    expect(onlyCodex.stderr).toMatch(/wiring Codex CLI: codex is on PATH/);
+    expect(existsSync(fresh.path(".claude/settings.json"))).toBe(true);
+    expect(existsSync(fresh.path(".codex/hooks.json"))).toBe(true);
     expect(both.stderr).toMatch(/wiring Codex CLI: codex is on PATH/);
     expect(JSON.parse(readFileSync(repo.path(".codex/hooks.json"), "utf8")).hooks.SessionEnd[0].hooks[0]).toMatchObject({ type: "command", timeout: 3 });
     // What Codex needs before it runs them is said (here it cannot be asked: the stand-in answers nothing).

@@ -12,21 +12,21 @@ export async function targetsOf(provider: unknown): Promise<Array<Provider & { h
   return Promise.all([...(await providers()).values()].filter((p) => p.hooks).map((p) => adapted(p.id)));
 }
 
+/** The client majordomus's hooks and mod are built around: always wired without --provider (it is often run from an IDE, not from PATH). */
+const ALWAYS = "claude-code";
+
 /**
- * What `capture install` wires without --provider: each client it finds here (its configuration
- * file in the repository) or on PATH, and says why; when it finds none, Claude Code, the client
- * majordomus's hooks and mod are built around (said too).
+ * What `capture install` wires without --provider: Claude Code always, and each other client it
+ * finds here (its configuration file in the repository) or on PATH; each with why.
  */
 export async function foundTargets(worktree: string): Promise<Array<{ provider: Provider & { hooks: Hooks }; why: string }>> {
   const all = await targetsOf(undefined);
-  const found = all.flatMap((p) => {
+  return all.flatMap((p) => {
     if (existsSync(join(worktree, p.hooks.config))) return [{ provider: p, why: `${p.hooks.config} is here` }];
-    const bin = p.hooks.executable ? onPath(p.hooks.executable) : undefined;
-    return bin ? [{ provider: p, why: `${p.hooks.executable} is on PATH (${bin})` }] : [];
+    const bin = p.hooks.executable ? onPath(p.hooks.executable, { outside: worktree }) : undefined;
+    if (bin) return [{ provider: p, why: `${p.hooks.executable} is on PATH (${bin})` }];
+    return p.id === ALWAYS ? [{ provider: p, why: "always (the client majordomus is built around; it may run from an IDE, off PATH)" }] : [];
   });
-  if (found.length > 0) return found;
-  const first = all[0]!;
-  return [{ provider: first, why: `no client was found here or on PATH; ${first.title} by default (--provider names another)` }];
 }
 
 export function printReports(reports: Array<{ provider: string } & InstallReport>, json: boolean): void {
