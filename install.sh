@@ -26,7 +26,7 @@ install.sh: install the majordomus binary for this machine from a GitHub release
   -h, --help   this text
 
   MAJORDOMUS_REPO=owner/name      download from another repository (a fork)
-  MAJORDOMUS_DOWNLOAD_BASE=URL    a folder or mirror holding the release assets (file:// works)
+  MAJORDOMUS_DOWNLOAD_BASE=DIR|URL  a folder (e.g. dist/release of a local build) or a mirror holding the release assets
   MAJORDOMUS_BASELINE=1           the x64 build for CPUs without AVX2 (chosen by itself when needed)
 EOF
 }
@@ -97,8 +97,12 @@ if [ -n "${MAJORDOMUS_DOWNLOAD_BASE:-}" ]; then base=${MAJORDOMUS_DOWNLOAD_BASE%
 elif [ "$version" = latest ]; then base=https://github.com/$repo/releases/latest/download
 else base=https://github.com/$repo/releases/download/$version; fi
 
-# A progress bar on a terminal, silence in a pipe or a log.
+# A progress bar on a terminal, silence in a pipe or a log. A base that is a plain folder is copied from.
 fetch() {
+  case $1 in
+    *://*) ;;
+    *) cp "$1" "$2" 2>/dev/null || return 1; return 0 ;;
+  esac
   if command -v curl >/dev/null 2>&1; then
     if [ -t 2 ]; then curl -fL --progress-bar -o "$2" "$1"; else curl -fsSL -o "$2" "$1"; fi
   elif command -v wget >/dev/null 2>&1; then
@@ -124,8 +128,13 @@ case $archive in
   *) tar -xJf "$tmp/$archive" -C "$tmp/out" || die "could not unpack $archive (tar needs xz support)" ;;
 esac
 [ -f "$tmp/out/$name" ] || die "$archive holds no $name"
-mkdir -p "$into"
 chmod 755 "$tmp/out/$name"
+# The version asked for is the version installed: a mirror or folder holding another is refused, naming both.
+if [ "$version" != latest ]; then
+  got=$("$tmp/out/$name" --version 2>/dev/null) || die "the $name in $archive does not run on this machine"
+  [ "v$got" = "$version" ] || die "$base holds version $got, not ${version#v}; nothing was installed" 1
+fi
+mkdir -p "$into"
 mv "$tmp/out/$name" "$into/$name"
 "$into/$name" --version >/dev/null || die "the installed $into/$name does not run on this machine"
 echo "installed $into/$name ($("$into/$name" --version))" >&2

@@ -29,9 +29,9 @@ const server = Bun.serve({
 afterAll(() => server.stop(true));
 
 /** Asynchronous on purpose: a synchronous spawn would block the mirror served from this process. */
-async function install(into: string) {
-  const proc = Bun.spawn(["sh", join(PROJECT, "install.sh"), "--into", into], {
-    env: { ...process.env, MAJORDOMUS_DOWNLOAD_BASE: `http://127.0.0.1:${server.port}` },
+async function install(into: string, base = `http://127.0.0.1:${server.port}`, extra: string[] = []) {
+  const proc = Bun.spawn(["sh", join(PROJECT, "install.sh"), "--into", into, ...extra], {
+    env: { ...process.env, MAJORDOMUS_DOWNLOAD_BASE: base },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -47,6 +47,20 @@ describe.skipIf(process.platform !== "linux")("install.sh", () => {
     expect(run.status).toBe(0);
     expect(sh(into, join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version);
   });
+
+  test("a plain folder as the base (a local build's release folder) installs; --version is honoured or refused naming both, installing nothing", async () => {
+    writeFileSync(join(mirror, "SHA256SUMS"), `${digest}  ${asset}\n${digest}  ${baseline}\n`);
+    const version = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version as string;
+    const into = join(scratch(), "from-folder");
+    const run = await install(into, mirror, ["--version", version]);
+    expect(run.status).toBe(0);
+    expect(sh(into, join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(version);
+    const other = join(scratch(), "other-version");
+    const wrong = await install(other, mirror, ["--version", "9.9.9"]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain(`holds version ${version}, not 9.9.9; nothing was installed`);
+    expect(existsSync(join(other, "majordomus"))).toBe(false);
+  }, 60_000);
 
   test("a digest mismatch installs nothing", async () => {
     writeFileSync(join(mirror, "SHA256SUMS"), `${"0".repeat(64)}  ${asset}\n${"0".repeat(64)}  ${baseline}\n`);
