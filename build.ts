@@ -285,7 +285,11 @@ async function release(names: string[]): Promise<void> {
     const row = TARGETS[name];
     if (!row) throw new Error(`unknown target ${name}; the targets are ${Object.keys(TARGETS).join(", ")}`);
     const binary = join(RELEASE, "bin", `majordomus-${name}${windows(name) ? ".exe" : ""}`);
+    // Progress per target: a cross-compile first fetches that target's runtime, and the archive's xz takes a while.
+    console.error(`building ${name} (${names.indexOf(name) + 1} of ${names.length}) …`);
+    const started = performance.now();
     await compile(ENTRY, binary, row.bun);
+    console.error(`  compiled in ${Math.round(performance.now() - started)} ms; archiving …`);
     built.push({ name, binary });
     assets.push(archive(name, binary));
     console.error(`built ${relative(ROOT, assets.at(-1)!)} (${name}: binary ${statSync(binary).size} bytes, archive ${statSync(assets.at(-1)!).size} bytes)`);
