@@ -130,16 +130,19 @@ export class ClaudeRig {
 /** The client's interactive UI in tmux, for what `-p` cannot reach (a person typing /exit). */
 export class TmuxSession {
   readonly name: string;
+  /** The tmux server's socket, in the rig's own folder: nothing is left in the system's temp folder (tmux's default is /tmp/tmux-UID/). */
+  private readonly socket: string;
   constructor(rig: ClaudeRig, extra: Record<string, string> = {}) {
     this.name = `mj-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
+    this.socket = join(rig.folder, `${this.name}.tmux`);
     // tmux does not pass our environment on: a wrapper script exports the isolated one itself.
     const wrapper = join(rig.folder, `${this.name}.sh`);
     const env = rig.env(extra);
     const exports = Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n");
     writeFileSync(wrapper, `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`, { mode: 0o755 });
-    const started = Bun.spawnSync(["tmux", "new-session", "-d", "-s", this.name, "-x", "160", "-y", "45", wrapper]);
+    const started = Bun.spawnSync(["tmux", "-S", this.socket, "new-session", "-d", "-s", this.name, "-x", "160", "-y", "45", wrapper]);
     if (started.exitCode !== 0) throw new Error(`tmux could not start: ${started.stderr.toString()}`);
-    this.pid = Number(Bun.spawnSync(["tmux", "list-panes", "-t", this.name, "-F", "#{pane_pid}"]).stdout.toString().trim()) || undefined;
+    this.pid = Number(Bun.spawnSync(["tmux", "-S", this.socket, "list-panes", "-t", this.name, "-F", "#{pane_pid}"]).stdout.toString().trim()) || undefined;
   }
 
   /** The client's process (the pane's): waited for at the end, so it writes nothing after the test's folder is gone. */
@@ -156,16 +159,16 @@ export class TmuxSession {
   }
 
   type(text: string): void {
-    Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "-l", text]);
-    Bun.spawnSync(["tmux", "send-keys", "-t", this.name, "Enter"]);
+    Bun.spawnSync(["tmux", "-S", this.socket, "send-keys", "-t", this.name, "-l", text]);
+    Bun.spawnSync(["tmux", "-S", this.socket, "send-keys", "-t", this.name, "Enter"]);
   }
 
   screen(): string {
-    return Bun.spawnSync(["tmux", "capture-pane", "-p", "-t", this.name]).stdout.toString();
+    return Bun.spawnSync(["tmux", "-S", this.socket, "capture-pane", "-p", "-t", this.name]).stdout.toString();
   }
 
   alive(): boolean {
-    return Bun.spawnSync(["tmux", "has-session", "-t", this.name]).exitCode === 0;
+    return Bun.spawnSync(["tmux", "-S", this.socket, "has-session", "-t", this.name]).exitCode === 0;
   }
 
   /** Poll until `done()` or the time is up; true when it happened. */
@@ -179,7 +182,7 @@ export class TmuxSession {
   }
 
   [Symbol.dispose](): void {
-    Bun.spawnSync(["tmux", "kill-session", "-t", this.name]);
+    Bun.spawnSync(["tmux", "-S", this.socket, "kill-session", "-t", this.name]);
     const alive = () => {
       try {
         return this.pid !== undefined && process.kill(this.pid, 0);
