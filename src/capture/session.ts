@@ -254,7 +254,7 @@ const end: Row = {
       await attempt(ws, who(t), "no checkpoint was derived for the compression", async () => void (await derivedCheckpoint(ws, policy, t.compressions)));
     }
     // A compaction that raced this end and wrote its receipt after the first look: a last look before the record is written.
-    if (policy && switchOn(policy.policy, compact.switch) && (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory") await awaitCompaction(ws, 1_500);
+    if (await compactionLeavesCheckpoint(t.provider, policy)) await awaitCompaction(ws, 1_500);
     await attempt(ws, who(t), "the episode was not closed", async () => void (await finishClose(ws, claim, policy)));
     await finishLeftCloses(ws, t, policy);
   },
@@ -299,6 +299,11 @@ function compactionAfterCheckpoint(ws: Workspace, providerSession: string | unde
     if (e.event === "provider.event.received" && e.provider_event === "compact" && e.provider_session === (providerSession ?? "none")) return true;
   }
   return false;
+}
+
+/** Whether a compaction event of this client leaves a checkpoint to wait for: a precise one (not advisory), with compactions checkpointed at all. */
+async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy | undefined): Promise<boolean> {
+  return policy !== undefined && switchOn(policy.policy, compact.switch) && (await adapted(provider).catch(() => undefined))?.hooks.compaction !== "advisory";
 }
 
 /**
@@ -351,10 +356,7 @@ async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
   // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
-  const precise =
-    row.waits?.for.includes("compact") === true &&
-    (await adapted(t.provider).catch(() => undefined))?.hooks.compaction !== "advisory" &&
-    (await loadPolicy(base.layer).then((p) => switchOn(p.policy, compact.switch)).catch(() => false));
+  const precise = row.waits?.for.includes("compact") === true && (await compactionLeavesCheckpoint(t.provider, await loadPolicy(base.layer).catch(() => undefined)));
   if (wait) await waitFor(base, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
