@@ -19,11 +19,35 @@ const before = ours();
 const dir = mkdtempSync(join(tmpdir(), "majordomus-junit-"));
 const report = join(dir, "junit.xml");
 // A generous per-test limit: many tests run the compiled binary dozens of times, and CI machines are shared.
-const run = Bun.spawnSync([process.execPath, "test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
+const child = Bun.spawn([process.execPath, "test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
   cwd: PROJECT,
+  stdin: "ignore",
   stdout: "inherit",
-  stderr: "inherit",
+  stderr: "pipe",
 });
+
+/** bun test's result lines, each led by the running count so far: a long run says where it is. */
+const tally = { pass: 0, fail: 0, skip: 0 };
+const RESULT = /^(?:\x1b\[[0-9;]*m)*\((pass|fail|skip|todo)\)/;
+async function relay(stream: ReadableStream<Uint8Array>): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  const emit = (line: string) => {
+    const kind = RESULT.exec(line)?.[1] as keyof typeof tally | "todo" | undefined;
+    if (kind === undefined) return void process.stderr.write(`${line}\n`);
+    tally[kind === "todo" ? "skip" : kind]++;
+    process.stderr.write(`[${tally.pass} passed, ${tally.fail} failed${tally.skip ? `, ${tally.skip} skipped` : ""}] ${line}\n`);
+  };
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) emit(line);
+  }
+  if (pending) emit(pending);
+}
+await relay(child.stderr);
+const run = { exitCode: await child.exited };
 
 function count(xml: string, attr: string): number {
   const match = new RegExp(`<testsuites[^>]*\\s${attr}="(\\d+)"`).exec(xml);

@@ -57,6 +57,6 @@ describe("npm scripts without install scripts", () => {
         expect(cmd, `${name}: ${part}`).not.toBe("bun");
       }
     }
-    expect(pkg.allowScripts).toEqual({ bun: true, deno: true });
+    expect(pkg.allowScripts).toEqual({ bun: true });
   });
 });
