@@ -28,13 +28,16 @@ const child = Bun.spawn([process.execPath, "test", "--timeout=60000", "--reporte
 
 /** bun test's result lines, each led by the running count so far: a long run says where it is. */
 const tally = { pass: 0, fail: 0, skip: 0 };
+const seen = new Set<string>();
 const RESULT = /^(?:\x1b\[[0-9;]*m)*\((pass|fail|skip|todo)\)/;
 async function relay(stream: ReadableStream<Uint8Array>): Promise<void> {
   const decoder = new TextDecoder();
   let pending = "";
   const emit = (line: string) => {
     const kind = RESULT.exec(line)?.[1] as keyof typeof tally | "todo" | undefined;
-    if (kind === undefined) return void process.stderr.write(`${line}\n`);
+    // bun repeats each failed and skipped line in its closing summary: those are not counted again.
+    if (kind === undefined || seen.has(line)) return void process.stderr.write(`${line}\n`);
+    seen.add(line);
     tally[kind === "todo" ? "skip" : kind]++;
     process.stderr.write(`[${tally.pass} passed, ${tally.fail} failed${tally.skip ? `, ${tally.skip} skipped` : ""}] ${line}\n`);
   };

@@ -4,8 +4,8 @@
  * rewritten when it drifts from the binary's copy, and a second run reports "already present".
  * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
  */
-import { createHash } from "../lib/runtime.ts";
-import { chmodSync, constants, copyFileSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import { compiled, createHash } from "../lib/runtime.ts";
+import { chmodSync, constants, copyFileSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -16,6 +16,8 @@ import { consents, loadPolicy } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
+import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
+import { onPath } from "../lib/path.ts";
 
 export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "not there" | "merged" | "refused";
 export type Line = { path: string; action: Action; note?: string };
@@ -139,36 +141,34 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
 }
 
 /** What names `majordomus mcp` as the project's MCP server (the shape `claude mcp add -s project` writes). */
-export const MCP_ENTRY = { type: "stdio", command: "majordomus", args: ["mcp"] } as const;
 
-/** The project's MCP configuration names `majordomus mcp`: written when absent, merged with --merge, never changed otherwise. */
-function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
+/** The project's MCP configuration names `majordomus mcp` (mcp-entry.ts): written when absent, merged with --merge, an entry of ours brought up to date, never changed otherwise. */
+function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, entry: { command: string; why: string }, merge: boolean, report: InstallReport): void {
   const m = provider.hooks.mcp;
   if (!m) return;
   const path = join(here.position.worktree, m.config);
+  const wanted = mcpEntry(entry.command);
   const config = configToChange(here.position.worktree, m.config, "capture install");
   if (config === undefined) {
-    writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: MCP_ENTRY } }, null, 2)}\n`, 0o644);
-    report.lines.push({ path: m.config, action: "written", note: `names \`majordomus mcp\` as the MCP server ${m.server}` });
+    writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: wanted } }, null, 2)}\n`, 0o644);
+    report.lines.push({ path: m.config, action: "written", note: `${entry.why}, as the MCP server ${m.server}` });
     return;
   }
   const servers = objectAt(config, "mcpServers") ?? {};
   const current = servers[m.server];
-  if (current !== undefined) {
-    report.lines.push(isDeepStrictEqual(current, MCP_ENTRY) ? { path: m.config, action: "already present" } : { path: m.config, action: "left alone", note: `it names another server ${m.server}; it is yours` });
-    return;
-  }
-  if (!merge) {
-    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(MCP_ENTRY)}` });
+  if (isDeepStrictEqual(current, wanted)) return void report.lines.push({ path: m.config, action: "already present", note: entry.why });
+  if (current !== undefined && !isOurMcpEntry(current)) return void report.lines.push({ path: m.config, action: "left alone", note: `it names another server ${m.server}; it is yours` });
+  if (current === undefined && !merge) {
+    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(wanted)}` });
     report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
     return;
   }
-  config.mcpServers = { ...servers, [m.server]: MCP_ENTRY };
+  config.mcpServers = { ...servers, [m.server]: wanted };
   const backup = backupOf(here, path, m.config);
   const merged = `${JSON.stringify(config, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
-  noteMerge(here, m.config, backup, merged);
-  report.lines.push({ path: m.config, action: "merged", note: `added the ${m.server} server; every other key kept; backup at ${backup}` });
+  if (current === undefined) noteMerge(here, m.config, backup, merged);
+  report.lines.push({ path: m.config, action: current === undefined ? "merged" : "rewritten", note: `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; every other key kept; backup at ${backup}` });
 }
 
 /** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
@@ -267,7 +267,9 @@ export function refusals(here: Workspace, provider: Provider & { hooks: Hooks },
   const m = provider.hooks.mcp;
   const config = m ? configToChange(here.position.worktree, m.config, "capture install") : undefined;
   if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
-    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(MCP_ENTRY)}` });
+    // What install would write (the binary it would record, as far as can be told before planning it).
+    const self = compiled() ? realpathSync(process.execPath) : undefined;
+    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), self).command))}` });
     report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
   }
   return report;
@@ -286,10 +288,12 @@ export async function install(here: Workspace, provider: Provider & { hooks: Hoo
   const policy = await loadPolicy(here.layer).catch(() => undefined);
   mods(here, provider, policy?.policy, report);
   settingsFile(here, provider, options.merge, report);
-  mcpConfig(here, provider, options.merge, report);
-  // The binary the shims run: the person's own, recorded in the local half.
+  // The binary the shims run: the person's own, recorded in the local half. The MCP server is
+  // started by the client itself, so its entry names that binary by its path when PATH has none.
   const { planBinary, commitBinary } = await import("./binary.ts");
-  report.lines.push(commitBinary(here, await planBinary(here)));
+  const binary = await planBinary(here);
+  mcpConfig(here, provider, mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), binary.record), options.merge, report);
+  report.lines.push(commitBinary(here, binary));
   // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
   const { trustOf } = await import("./trust.ts");
   report.trust = await trustOf(here, provider);

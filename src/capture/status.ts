@@ -6,13 +6,16 @@
  *   unconfigured  the hook configuration (or the policy switch) does not ask for it
  *   named         configured, but the shim or folder it names is missing, foreign or not executable
  *   wired         in place, but executing it did not prove it works
- *   verified      the installed shim is byte for byte what this majordomus writes, and the
- *                 command it runs did its job when this binary ran it with a synthetic payload,
- *                 mutation disabled (a throwaway prompt archive; an end event as a dry run)
+ *   verified      what the client's configuration names ran as the client runs it and did its
+ *                 job: the hook command with the client's shell, from the checkout, with the
+ *                 person's PATH (so the shim finds the binary the client's hooks will find), on a
+ *                 synthetic payload with mutation disabled (a throwaway prompt archive; an end event
+ *                 as a dry run); the MCP command started and asked for its tools
  *
- * A diagnostic never executes a program the repository controls: not a shim whose bytes differ
- * from ours (that is drift, reported, not run), and not whatever binary a shim would find in the
- * repository (`bin/majordomus`): the verification runs this binary with the shim's arguments.
+ * A diagnostic never executes a program the repository controls: a hook command is run only when it
+ * is exactly the one `capture install` writes and its shim is ours byte for byte (a shim that differs
+ * is drift, reported, not run); an MCP command inside the repository only when it is the binary
+ * `capture install` recorded; a bare `majordomus` is looked up on the PATH outside the repository.
  */
 import { constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
@@ -20,14 +23,13 @@ import { onPath } from "../lib/path.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
-import { isDeepStrictEqual } from "node:util";
-import { selfInvocation, spawnText } from "../lib/runtime.ts";
+import { spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, loadPolicy, type CredentialKey } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { BINARY_RECORD, MARKER, commandsIn, shimCommand, shimText } from "./shims.ts";
-import { MCP_ENTRY } from "./install.ts";
+import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
+import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
 
@@ -53,22 +55,35 @@ function findsBinary(root: string): boolean {
   return (recorded !== undefined && recorded.startsWith("/") && executable(recorded)) || onPath("majordomus", { outside: root }) !== undefined;
 }
 
-/** What the shim for `event` runs, run by this binary (the shim's bytes were checked to be ours). */
-async function runAsShim(here: Workspace, provider: Provider & { hooks: Hooks }, event: HookEvent, payload: Record<string, string>, env: Record<string, string>) {
-  const [cmd, ...pre] = selfInvocation();
-  return spawnText(cmd!, [...pre, ...shimCommand(provider, event), "--repo", here.position.worktree], {
-    cwd: here.position.worktree,
+const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Run what the client would run for `event`: the command its configuration names (exactly the one
+ * `capture install` writes, whose shim was checked to be ours byte for byte), with the client's
+ * shell, from the checkout, with the project folder handed over as the client hands it, and with
+ * the person's own PATH, so the shim finds the binary the client's hooks will find, or none.
+ */
+async function runAsClient(here: Workspace, provider: Provider & { hooks: Hooks }, event: HookEvent, payload: Record<string, string>, env: Record<string, string>) {
+  const root = here.position.worktree;
+  const { shell, project_dir_env, project_dir_replaced } = provider.hooks.launch;
+  const named = ourCommand(provider, event);
+  const command = project_dir_replaced ? named.replaceAll(project_dir_replaced, shellQuoted(root)) : named;
+  return spawnText(shell, ["-c", command], {
+    cwd: root,
     input: JSON.stringify(payload),
-    env: { ...process.env, MAJORDOMUS_LOG: "info", ...env },
+    env: { ...process.env, MAJORDOMUS_LOG: "info", ...(project_dir_env ? { [project_dir_env]: root } : {}), ...env },
   });
 }
+
+/** The command `capture install` writes for `event` into the client's configuration. */
+const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) => String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
 
 async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
   try {
     const text = `majordomus self test ${process.pid}`;
-    const run = await runAsShim(here, provider, "prompt", { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
+    const run = await runAsClient(here, provider, "prompt", { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
     const archived = readdirSync(dir).some((f) => f.endsWith(".json") && (read(join(dir, f)) ?? "").includes(text));
     return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
   } finally {
@@ -79,7 +94,7 @@ async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks
 async function verifySession(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const id = `selftest-${process.pid}`;
-  const run = await runAsShim(here, provider, "end", { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
+  const run = await runAsClient(here, provider, "end", { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
   return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
 }
 
@@ -94,6 +109,7 @@ async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }
     const commands = commandsIn(settings, row.event);
     if (commands.length === 0) return { state: "unconfigured", reason: `${hooks.config} has no ${row.event} hook; run \`majordomus capture install\`` };
     if (!commands.some((c) => c.includes(row.shim))) return { state: "named", reason: `${hooks.config} has ${row.event} hooks, none running ${row.shim}` };
+    if (!commands.includes(ourCommand(provider, event))) return { state: "named", reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ourCommand(provider, event)}); it was not run. \`majordomus capture install --merge\` adds ours` };
     const shim = join(here.position.worktree, row.shim);
     const content = read(shim);
     if (content === undefined) return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
@@ -151,26 +167,43 @@ export function shownRows(rows: readonly Row[]): Row[] {
   return rows.filter((r) => keep.has(r.provider));
 }
 
-/** The project's MCP configuration names `majordomus mcp`; verified by asking this binary's `mcp` for its tools. */
+/**
+ * The project's MCP configuration names `majordomus mcp`; verified by starting exactly the command
+ * it names, as the client will: from the checkout, with the person's PATH (a bare `majordomus` is
+ * looked up there, never in the repository), and asking it for its tools. An absolute path inside
+ * the repository is run only when it is the binary `capture install` recorded.
+ */
 async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks }, execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
   const m = provider.hooks.mcp;
   if (!m) return { state: "unadapted", reason: "majordomus does not configure an MCP server for this client" };
-  const config = readConfig(here.position.worktree, m.config);
+  const root = here.position.worktree;
+  const config = readConfig(root, m.config);
   if (config.state === "absent") return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
   if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
   const entry = objectAt(config.data, "mcpServers")?.[m.server];
   if (entry === undefined) return { state: "unconfigured", reason: `${m.config} names no ${m.server} server; run \`majordomus capture install\`` };
-  if (!isDeepStrictEqual(entry, MCP_ENTRY)) return { state: "named", reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is` };
-  if (!execute) return { state: "wired", reason: "configured; not executed (--no-verify)" };
-  const [cmd, ...pre] = selfInvocation();
+  if (!isOurMcpEntry(entry)) return { state: "named", reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is` };
+  const named = `\`${entry.command} mcp\``;
+  if (!execute) return { state: "wired", reason: `${m.config} names ${named}; not executed (--no-verify)` };
+  const fix = "put majordomus on your PATH, or run `capture install` again with the binary you use (it names that binary by its absolute path when PATH has none)";
+  let program: string | undefined;
+  if (entry.command === MCP_COMMAND) {
+    program = onPath(MCP_COMMAND, { outside: root });
+    if (program === undefined) return { state: "wired", reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}` };
+  } else {
+    program = entry.command;
+    const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
+    if ((program === root || program.startsWith(`${root}/`)) && program !== recorded) return { state: "named", reason: `${m.config} names ${program}, a program inside this repository that \`capture install\` did not record; it was not run` };
+    if (!executable(program)) return { state: "wired", reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}` };
+  }
   const messages = [
     { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "majordomus capture status", version: "1" } } },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
   ];
-  const run = await spawnText(cmd!, [...pre, "mcp"], { cwd: here.position.worktree, env: { ...process.env }, input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n` });
+  const run = await spawnText(program, ["mcp"], { cwd: root, env: { ...process.env }, input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n` });
   const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));
-  return listed ? { state: "verified", reason: `${m.config} names \`majordomus mcp\`, and it answered a tools/list with its read-only tools` } : { state: "wired", reason: `${m.config} names \`majordomus mcp\`, but it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})` };
+  return listed ? { state: "verified", reason: `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it answered a tools/list with its read-only tools` } : { state: "wired", reason: `${m.config} names ${named}, but started as ${provider.title} will start it (${program}) it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})` };
 }
 
 export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {

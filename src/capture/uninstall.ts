@@ -11,8 +11,8 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
-import { isDeepStrictEqual } from "node:util";
-import { backupOf, MCP_ENTRY, modFiles, originalOf, removeOurs, type InstallReport } from "./install.ts";
+import { backupOf, modFiles, originalOf, removeOurs, type InstallReport } from "./install.ts";
+import { isOurMcpEntry } from "./mcp-entry.ts";
 
 function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -129,7 +129,7 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   if (config === undefined) return void report.lines.push({ path: m.config, action: "not there" });
   if (restored(here, m.config, report, `the ${m.server} server`)) return;
   const servers = objectAt(config, "mcpServers");
-  if (!servers || !isDeepStrictEqual(servers[m.server], MCP_ENTRY)) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
+  if (!servers || !isOurMcpEntry(servers[m.server])) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
   delete servers[m.server];
   if (Object.keys(servers).length === 0) delete config.mcpServers;
   if (Object.keys(config).length === 0) {

@@ -23,6 +23,8 @@ export type Hooks = {
   config: string;
   /** The command the client's configuration runs for an event: `{shim}` is the shim's path from the repository root. */
   command: string;
+  /** How the client starts `command`: its shell, and how it hands over the project folder (an environment variable, and/or a word of the text it replaces with the shell-quoted folder). */
+  launch: { shell: string; project_dir_env?: string; project_dir_replaced?: string };
   /** The matcher an entry carries (every variant of the event), when the client wants one. */
   matcher?: string;
   /** The client's executable, looked for on PATH. */

@@ -1,8 +1,9 @@
 // capture install and capture status through the compiled binary.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT } from "../support/env.ts";
+import { BIN, PROJECT } from "../support/env.ts";
+import { sh } from "../support/repo.ts";
 import { hookEnv, SHIMS } from "../support/capture.ts";
 import { layered, ok } from "../support/layered.ts";
 
@@ -276,26 +277,69 @@ describe("capture uninstall", () => {
 
 describe("the project's MCP server", () => {
   const OURS = { type: "stdio", command: "majordomus", args: ["mcp"] };
+  const mcpRow = (repo: ReturnType<typeof layered>, env?: Record<string, string>) => statusOf(repo, env).find((r) => r.provider === "claude-code" && r.aspect === "mcp")!;
 
-  test("install names `majordomus mcp` in .mcp.json, and status proves it by asking for its tools", () => {
+  test("with majordomus on PATH, install names `majordomus mcp` in .mcp.json, and status proves it by starting that command and asking for its tools", () => {
     using repo = layered();
-    ok(repo.mj(["capture", "install"]));
+    ok(repo.mj(["capture", "install"], { env: hookEnv() }));
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: OURS } });
-    const row = statusOf(repo).find((r) => r.provider === "claude-code" && r.aspect === "mcp")!;
+    const row = mcpRow(repo);
     expect(row.state).toBe("verified");
     expect(row.reason).toContain("tools/list");
-    expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .mcp.json");
+    expect(row.reason).toContain(BIN);
+    expect(ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout).toContain("already present  .mcp.json");
+  });
+
+  test("a per-repository install with majordomus off PATH: .mcp.json names the binary by its absolute path; a bare name the PATH cannot find is not verified until it can", () => {
+    using repo = layered();
+    const off = { PATH: "/usr/bin:/bin" };
+    appendFileSync(repo.path(".gitignore"), "\n.majordomus/\n");
+    mkdirSync(repo.path(".majordomus/bin"), { recursive: true });
+    const copy = repo.path(".majordomus/bin/majordomus");
+    copyFileSync(BIN, copy);
+    chmodSync(copy, 0o755);
+    const installed = sh(repo.dir, copy, ["capture", "install"], undefined, off);
+    expect(installed.status).toBe(0);
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: { ...OURS, command: realpathSync(copy) } } });
+    expect(installed.stdout).toContain("absolute path");
+    // Status, run as the person runs it (the same PATH, no majordomus on it): every aspect proven by what the client will run.
+    const rows = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items as Array<{ provider: string; aspect: string; state: string; reason: string }>;
+    for (const aspect of ["prompt", "session", "mcp"]) expect(rows.find((r) => r.provider === "claude-code" && r.aspect === aspect)?.state, aspect).toBe("verified");
+    // A teammate's .mcp.json naming the bare command, and no majordomus on this PATH: Claude Code could not start it.
+    writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: OURS } })}\n`);
+    const bare = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "mcp");
+    expect(bare.state).toBe("wired");
+    expect(bare.reason).toContain("no majordomus is on your PATH");
+    expect(bare.reason).toContain("capture install");
+    // Once the PATH finds one, the same configuration is verified.
+    expect(mcpRow(repo).state).toBe("verified");
+    // And capture install brings our own entry up to date (from the bare name to this binary's path, PATH lacking one).
+    expect(sh(repo.dir, copy, ["capture", "install"], undefined, off).stdout).toContain("rewritten        .mcp.json");
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8")).mcpServers.majordomus.command).toBe(realpathSync(copy));
+  });
+
+  test("an MCP command inside the repository that capture install did not record is never run", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"], { env: hookEnv() }));
+    const planted = repo.path("tools/majordomus");
+    mkdirSync(repo.path("tools"));
+    writeFileSync(planted, `#!/bin/sh\ntouch "${repo.path("ran")}"\n`, { mode: 0o755 });
+    writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: planted } } })}\n`);
+    const row = mcpRow(repo);
+    expect(row.state).toBe("named");
+    expect(row.reason).toContain("did not record");
+    expect(existsSync(repo.path("ran"))).toBe(false);
   });
 
   test("a .mcp.json of the person's stays byte-identical (refused, exit 15) unless --merge, which keeps every other server; uninstall takes only ours", () => {
     using repo = layered();
     const mine = `{"mcpServers":{"docs":{"command":"docs-server"}}}`;
     writeFileSync(repo.path(".mcp.json"), mine);
-    const refused = repo.mj(["capture", "install"]);
+    const refused = repo.mj(["capture", "install"], { env: hookEnv() });
     expect(refused.status).toBe(15);
     expect(refused.stderr).toContain(`"majordomus": ${JSON.stringify(OURS)}`);
     expect(readFileSync(repo.path(".mcp.json"), "utf8")).toBe(mine);
-    ok(repo.mj(["capture", "install", "--merge"]));
+    ok(repo.mj(["capture", "install", "--merge"], { env: hookEnv() }));
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" }, majordomus: OURS } });
     ok(repo.mj(["capture", "uninstall"]));
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" } } });
@@ -303,6 +347,31 @@ describe("the project's MCP server", () => {
     writeFileSync(repo.path(".mcp.json"), `{"mcpServers":{"majordomus":{"command":"something-else"}}}`);
     expect(ok(repo.mj(["capture", "install", "--merge"])).stdout).toContain("left alone       .mcp.json — it names another server majordomus; it is yours");
     expect(statusOf(repo).find((r) => r.aspect === "mcp" && r.provider === "claude-code")!.state).toBe("named");
+  });
+});
+
+describe("hook commands, proven as the client runs them", () => {
+  test("status runs the command the settings name, with the person's PATH: with no binary recorded and none on PATH, the hooks are not verified", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"], { env: hookEnv() }));
+    const verified = statusOf(repo).filter((r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"));
+    expect(verified.map((r) => r.state)).toEqual(["verified", "verified"]);
+    rmSync(repo.path(".ai/local/state/binary"));
+    const off = statusOf(repo, { PATH: "/usr/bin:/bin" }).filter((r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"));
+    expect(off.map((r) => r.state)).toEqual(["wired", "wired"]);
+    expect(off[0]!.reason).toContain("find no majordomus");
+  });
+
+  test("a settings command of the person's that runs our shim some other way is named, not run", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"], { env: hookEnv() }));
+    const settings = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
+    settings.hooks.UserPromptSubmit[0].hooks[0].command = `touch "${repo.path("ran")}"; .claude/hooks/majordomus-capture`;
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(settings));
+    const row = statusOf(repo).find((r) => r.provider === "claude-code" && r.aspect === "prompt")!;
+    expect(row.state).toBe("named");
+    expect(row.reason).toContain("a command of its own");
+    expect(existsSync(repo.path("ran"))).toBe(false);
   });
 });
 
