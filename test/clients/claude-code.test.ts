@@ -89,8 +89,9 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       },
     });
     ok(rig.repo.mj(["handover", "--no-task"], { input: `# Objective\nAn emitter.\n\n# Current State\nThe reader is done.\n\n# Next Action\n${next}\n` }));
-    // `capture install` named the project's MCP server, as `claude mcp add -s project majordomus -- majordomus mcp` would.
-    expect(JSON.parse(readFileSync(rig.repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: { type: "stdio", command: "majordomus", args: ["mcp"] } } });
+    // `capture install` named the project's MCP server, as `claude mcp add -s project majordomus -- majordomus mcp` would:
+    // by its bare name where the installing PATH finds majordomus, else by the binary's absolute path (the client then starts exactly that).
+    expect(JSON.parse(readFileSync(rig.repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: { type: "stdio", command: expect.stringMatching(/^(?:majordomus|\/.+\/majordomus)$/), args: ["mcp"] } } });
     const run = await rig.run(["-p", "what should I do next?", "--allowedTools", "mcp__majordomus__continuity"], { ENABLE_TOOL_SEARCH: "false" });
     expect(run).toMatchObject({ status: 0, timedOut: false });
     expect(called).toBe(true);
