@@ -140,7 +140,8 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
   report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
 }
 
-/** What names `majordomus mcp` as the project's MCP server (the shape `claude mcp add -s project` writes). */
+/** The command the MCP entry names here: the bare name where the person's PATH (outside the checkout) finds majordomus, else `recorded`. */
+const mcpCommandHere = (here: Workspace, recorded: string | undefined) => mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), recorded);
 
 /** The project's MCP configuration names `majordomus mcp` (mcp-entry.ts): written when absent, merged with --merge, an entry of ours brought up to date, never changed otherwise. */
 function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, entry: { command: string; why: string }, merge: boolean, report: InstallReport): void {
@@ -269,7 +270,7 @@ export function refusals(here: Workspace, provider: Provider & { hooks: Hooks },
   if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
     // What install would write (the binary it would record, as far as can be told before planning it).
     const self = compiled() ? realpathSync(process.execPath) : undefined;
-    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), self).command))}` });
+    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandHere(here, self).command))}` });
     report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
   }
   return report;
@@ -292,7 +293,7 @@ export async function install(here: Workspace, provider: Provider & { hooks: Hoo
   // started by the client itself, so its entry names that binary by its path when PATH has none.
   const { planBinary, commitBinary } = await import("./binary.ts");
   const binary = await planBinary(here);
-  mcpConfig(here, provider, mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), binary.record), options.merge, report);
+  mcpConfig(here, provider, mcpCommandHere(here, binary.record), options.merge, report);
   report.lines.push(commitBinary(here, binary));
   // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
   const { trustOf } = await import("./trust.ts");

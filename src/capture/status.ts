@@ -17,9 +17,10 @@
  * is drift, reported, not run); an MCP command inside the repository only when it is the binary
  * `capture install` recorded; a bare `majordomus` is looked up on the PATH outside the repository.
  */
-import { constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { constants, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
 import { onPath } from "../lib/path.ts";
+import { shellQuoted } from "../lib/shell.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -49,13 +50,19 @@ function read(path: string): string | undefined {
 
 const executable = (path: string) => canAccess(path, constants.X_OK);
 
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a shim would find a binary to exec (looked up as the shim does, never run): the recorded one, else one on PATH outside the repository. */
 function findsBinary(root: string): boolean {
   const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
   return (recorded !== undefined && recorded.startsWith("/") && executable(recorded)) || onPath("majordomus", { outside: root }) !== undefined;
 }
-
-const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /**
  * Run what the client would run for `event`: the command its configuration names (exactly the one
@@ -109,7 +116,8 @@ async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }
     const commands = commandsIn(settings, row.event);
     if (commands.length === 0) return { state: "unconfigured", reason: `${hooks.config} has no ${row.event} hook; run \`majordomus capture install\`` };
     if (!commands.some((c) => c.includes(row.shim))) return { state: "named", reason: `${hooks.config} has ${row.event} hooks, none running ${row.shim}` };
-    if (!commands.includes(ourCommand(provider, event))) return { state: "named", reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ourCommand(provider, event)}); it was not run. \`majordomus capture install --merge\` adds ours` };
+    const ours = ourCommand(provider, event);
+    if (!commands.includes(ours)) return { state: "named", reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install --merge\` adds ours` };
     const shim = join(here.position.worktree, row.shim);
     const content = read(shim);
     if (content === undefined) return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
@@ -191,10 +199,12 @@ async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks },
     program = onPath(MCP_COMMAND, { outside: root });
     if (program === undefined) return { state: "wired", reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}` };
   } else {
-    program = entry.command;
+    // Compared by their real paths: a link, or a folder linked to the checkout, does not hide where a program is.
+    program = realOrUndefined(entry.command);
+    if (program === undefined || !executable(program)) return { state: "wired", reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}` };
+    const realRoot = realOrUndefined(root) ?? root;
     const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
-    if ((program === root || program.startsWith(`${root}/`)) && program !== recorded) return { state: "named", reason: `${m.config} names ${program}, a program inside this repository that \`capture install\` did not record; it was not run` };
-    if (!executable(program)) return { state: "wired", reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}` };
+    if ((program === realRoot || program.startsWith(`${realRoot}/`)) && program !== (recorded && realOrUndefined(recorded))) return { state: "named", reason: `${m.config} names ${entry.command}, a program inside this repository that \`capture install\` did not record; it was not run` };
   }
   const messages = [
     { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "majordomus capture status", version: "1" } } },

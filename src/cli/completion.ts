@@ -11,10 +11,11 @@ export type Node = {
   options: Array<{ flag: string; description: string; values?: readonly string[] }>;
 };
 
+import { shellQuoted as sq } from "../lib/shell.ts";
+
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
 
-const sq = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
 /** Words for a path: its subcommands, then its options. */

@@ -1,6 +1,6 @@
 // capture install and capture status through the compiled binary.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { sh } from "../support/repo.ts";
@@ -329,6 +329,18 @@ describe("the project's MCP server", () => {
     expect(row.state).toBe("named");
     expect(row.reason).toContain("did not record");
     expect(existsSync(repo.path("ran"))).toBe(false);
+    // Named through a link to the checkout from outside it, it is still inside: not run either.
+    const alias = `${repo.dir}-alias`;
+    symlinkSync(repo.dir, alias);
+    try {
+      writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: join(alias, "tools/majordomus") } } })}\n`);
+      const linked = mcpRow(repo);
+      expect(linked.state).toBe("named");
+      expect(linked.reason).toContain("did not record");
+      expect(existsSync(repo.path("ran"))).toBe(false);
+    } finally {
+      rmSync(alias);
+    }
   });
 
   test("a .mcp.json of the person's stays byte-identical (refused, exit 15) unless --merge, which keeps every other server; uninstall takes only ours", () => {
