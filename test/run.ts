@@ -65,16 +65,26 @@ function cases(tag: "failure" | "skipped"): string[] {
   for (const m of xml.matchAll(/<testcase\s([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
     if (!m[2]?.includes(`<${tag}`)) continue;
     const attr = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(m[1]!)?.[1] ?? "";
-    out.push(`${attr("file") || attr("classname")} > ${attr("name")}`.replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'"));
+    out.push(`${attr("file") || attr("classname")} > ${attr("file") ? `${attr("classname")} > ` : ""}${attr("name")}`.replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'"));
   }
   return out;
 }
 const failures = cases("failure");
 const skips = cases("skipped");
 if (skips.length > 0) {
-  // Skipped tests say why in their names (a missing program, a suite switched off); CI runs them all.
-  console.log(`\nskipped (${skips.length}; the real-client suites run with MAJORDOMUS_CLIENT_TESTS=1, as CI does, and each other says what it needs):`);
-  for (const c of skips) console.log(`  - ${c}`);
+  // Skipped tests say why in their names ("(needs …)"); the real-client suites are switched off
+  // unless asked for. One line per file: how many, and why. CI runs them all.
+  const byFile = new Map<string, { n: number; why: Set<string> }>();
+  for (const c of skips) {
+    const file = c.slice(0, c.indexOf(" > "));
+    const entry = byFile.get(file) ?? { n: 0, why: new Set<string>() };
+    entry.n++;
+    const needs = /\((needs [^)]*)\)/.exec(c)?.[1];
+    entry.why.add(needs ?? (file.startsWith("test/clients/") ? "the real clients: `npm run test:clients`, or MAJORDOMUS_CLIENT_TESTS=1" : "no reason given"));
+    byFile.set(file, entry);
+  }
+  console.log(`\nskipped: ${skips.length} test(s) in ${byFile.size} file(s); CI runs every one`);
+  for (const [file, { n, why }] of byFile) console.log(`  - ${file}: ${n}, ${[...why].join("; ")}`);
 }
 if (failures.length > 0) {
   console.log(`\nfailed (${failures.length}):`);

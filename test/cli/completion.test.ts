@@ -37,14 +37,14 @@ describe("majordomus completion", () => {
     expect(ask(["majordomus", "doctor", "--f"])).toEqual(["--fix"]);
   });
 
-  test.if(has("zsh"))("zsh: parses, and offers the same words", () => {
+  test.if(has("zsh"))("zsh: parses, and offers the same words (needs zsh)", () => {
     expect(spawnSync("zsh", ["-n"], { input: script("zsh") }).status).toBe(0);
     const stubs = "compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- \"$@\"; }; _describe() { local -a a; a=(\"${(@P)2}\"); print -l -- \"${a[@]%%:*}\"; };";
     expect(lines(inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus session ''); CURRENT=3; _majordomus`))).toEqual(expect.arrayContaining(["start", "status", "--help"]));
     expect(lines(inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus doctor --); CURRENT=3; _majordomus`))).toEqual(expect.arrayContaining(["--all", "--fix", "--json"]));
   });
 
-  test.if(has("fish"))("fish: parses, and completes with descriptions", () => {
+  test.if(has("fish"))("fish: parses, and completes with descriptions (needs fish)", () => {
     expect(spawnSync("fish", ["-n"], { input: script("fish") }).status).toBe(0);
     const out = inShell("fish", "c.fish", "source $SCRIPT; complete -C 'majordomus session '; echo ---; complete -C 'majordomus session start --if-open '");
     const [subs, values] = out.split("---\n");

@@ -24,7 +24,7 @@ async function cards(page: Page): Promise<Record<string, string>> {
   return page.$$eval("section", (sections) => Object.fromEntries(sections.map((s) => [s.id, (s as unknown as { innerText: string }).innerText])));
 }
 
-describe.if(CHROMIUM !== undefined)("the continuity page in Chromium", () => {
+describe.if(CHROMIUM !== undefined)("the continuity page in Chromium (needs chromium: Debian's package; CI installs it)", () => {
   let repo: Repo;
   let browser: Browser;
   const servers: ChildProcess[] = [];
