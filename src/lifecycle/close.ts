@@ -132,7 +132,7 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
   if (!done.value.completed && commit.on) committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
   for (const [key, g] of [["session.commit_record_on_end", commit], ["session.push_record_on_end", push]] as const) {
-    if (g.asked && !g.on) log.warn(`the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (see the README); not done`);
+    if (g.asked && !g.on) log.warn(`the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); not done`);
   }
   if (options.policy?.credentials?.problem) log.warn(options.policy.credentials.problem);
   return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };

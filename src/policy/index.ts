@@ -195,7 +195,7 @@ export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
   let value: unknown = loaded.policy;
   for (const part of keyPath.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value !== "number") {
-    throw new Failure("missing", `${loaded.path} declares no ${keyPath}`, `add ${keyPath} to the policy (see the policy keys in the README)`);
+    throw new Failure("missing", `${loaded.path} declares no ${keyPath}`, `add ${keyPath} to the policy (docs/continuity.md lists every policy key)`);
   }
   return value;
 }

@@ -9,7 +9,7 @@ export function warnsAgainst(label: Divergence): boolean {
 /** majordomus's own closed records that are not committed yet: named as such, never as the worker's changes. */
 export function ownRecordsLine(own: readonly string[]): string | undefined {
   if (own.length === 0) return undefined;
-  return `${own.length} closed session record(s) not committed (majordomus's own, in ${own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1)}; commit them with the work, see the README).`;
+  return `${own.length} closed session record(s) not committed (majordomus's own, in ${own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1)}; commit them with the work: \`git add .ai/repo/sessions\`).`;
 }
 
 /**

@@ -30,6 +30,6 @@ export default command({
       for (const d of delivery) out(`${`${d.provider}:briefing`.padEnd(20)} ${d.state.padEnd(13)} ${d.cause} (episode ${d.episode}, ${d.at})`);
       if (hidden > 0) err(`(${hidden} row(s) of clients not wired here left out; --all shows them)`);
     }
-    if (failing.length > 0) throw new Failure("contract", `the newest briefing of ${failing.map((d) => d.provider).join(", ")} did not reach the model whole (${failing.map((d) => d.state).join(", ")})`, "`majordomus doctor` names the cause; keep what the start hook hands the client within its budget (README: What the model is handed)");
+    if (failing.length > 0) throw new Failure("contract", `the newest briefing of ${failing.map((d) => d.provider).join(", ")} did not reach the model whole (${failing.map((d) => d.state).join(", ")})`, "`majordomus doctor` names the cause; keep what the start hook hands the client within its budget (docs/delivery.md)");
   },
 });
