@@ -15,7 +15,17 @@
  * other people's repositories, and a bunfig `preload` would run their code in our process.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -88,7 +98,8 @@ function embeddedModule(scratch: string): string {
     const path = relative(ROOT, full).split(sep).join("/");
     const value = isUtf8(bytes) && path.startsWith("share/") ? parsedValue(path, bytes.toString("utf8")) : undefined;
     imports.push(`import file${i} from ${JSON.stringify(full)} with { type: "file" };`);
-    if (value === undefined) return `{ path: ${JSON.stringify(path)}, mode: ${statSync(full).mode & 0o777}, file: file${i} }`;
+    if (value === undefined)
+      return `{ path: ${JSON.stringify(path)}, mode: ${statSync(full).mode & 0o777}, file: file${i} }`;
     const parsed = join(scratch, `${i}.json`);
     writeFileSync(parsed, JSON.stringify(value));
     imports.push(`import json${i} from ${JSON.stringify(parsed)} with { type: "file" };`);
@@ -100,8 +111,17 @@ function embeddedModule(scratch: string): string {
 /** A fingerprint of everything the binary is built from. */
 function inputsDigest(): string {
   const hash = createHash("sha256");
-  const files = [...["src", ...EMBED_DIRS].flatMap((d) => walk(join(ROOT, d))), join(ROOT, "build.ts"), join(ROOT, "package.json")];
-  for (const file of files) hash.update(relative(ROOT, file)).update("\0").update(readFileSync(file)).update(String(statSync(file).mode & 0o777));
+  const files = [
+    ...["src", ...EMBED_DIRS].flatMap((d) => walk(join(ROOT, d))),
+    join(ROOT, "build.ts"),
+    join(ROOT, "package.json"),
+  ];
+  for (const file of files)
+    hash
+      .update(relative(ROOT, file))
+      .update("\0")
+      .update(readFileSync(file))
+      .update(String(statSync(file).mode & 0o777));
   hash.update(Bun.version);
   return hash.digest("hex");
 }
@@ -109,7 +129,13 @@ function inputsDigest(): string {
 function plugins(embed: boolean, scratch: string): Bun.BunPlugin[] {
   if (!embed) return [];
   const generated = embeddedModule(scratch);
-  return [{ name: "embed-data-tree", setup: (b) => void b.onLoad({ filter: /src[\\/]assets[\\/]embedded\.ts$/ }, () => ({ contents: generated, loader: "ts" })) }];
+  return [
+    {
+      name: "embed-data-tree",
+      setup: (b) =>
+        void b.onLoad({ filter: /src[\\/]assets[\\/]embedded\.ts$/ }, () => ({ contents: generated, loader: "ts" })),
+    },
+  ];
 }
 
 async function compile(entry: string, outfile: string, target?: Bun.Build.CompileTarget, embed = true): Promise<void> {
@@ -121,7 +147,12 @@ async function compile(entry: string, outfile: string, target?: Bun.Build.Compil
   }
 }
 
-async function compileWith(entry: string, outfile: string, target: Bun.Build.CompileTarget | undefined, embedding: Bun.BunPlugin[]): Promise<void> {
+async function compileWith(
+  entry: string,
+  outfile: string,
+  target: Bun.Build.CompileTarget | undefined,
+  embedding: Bun.BunPlugin[],
+): Promise<void> {
   const result = await Bun.build({
     entrypoints: [entry],
     compile: { outfile, ...(target ? { target } : {}), autoloadDotenv: false, autoloadBunfig: false },
@@ -152,7 +183,9 @@ function run(bin: string, args: string[], cwd: string): { status: number | null;
 function smoke(bin: string): void {
   const version = run(bin, ["--version"], tmpdir());
   if (version.status !== 0 || version.stdout.trim() !== pkg.version) {
-    throw new Error(`smoke: ${bin} --version gave ${version.status} ${JSON.stringify(version.stdout + version.stderr)}`);
+    throw new Error(
+      `smoke: ${bin} --version gave ${version.status} ${JSON.stringify(version.stdout + version.stderr)}`,
+    );
   }
   const scratch = mkdtempSync(join(tmpdir(), "majordomus-smoke-"));
   try {
@@ -174,7 +207,9 @@ async function buildHost(): Promise<void> {
   await compile(ENTRY, outfile);
   smoke(outfile);
   writeFileSync(join(DIST, ".inputs-digest"), inputsDigest());
-  console.error(`built ${relative(ROOT, outfile)} ${pkg.version} in ${Math.round(performance.now() - started)} ms (smoke run passed)`);
+  console.error(
+    `built ${relative(ROOT, outfile)} ${pkg.version} in ${Math.round(performance.now() - started)} ms (smoke run passed)`,
+  );
 }
 
 async function buildNoop(): Promise<void> {
@@ -254,20 +289,45 @@ function npmPackages(built: Array<{ name: string; binary: string }>): string[] {
     mkdirSync(dir, { recursive: true });
     const file = windows(name) ? "majordomus.exe" : "majordomus";
     writeFileSync(join(dir, file), readFileSync(binary), { mode: 0o755 });
-    writeFileSync(join(dir, "README.md"), `# ${id}\n\nThe majordomus binary for ${name}. Install \`majordomus\`, which picks this package for this platform.\n`);
-    const manifest = { name: id, ...common, description: `The majordomus binary for ${name}`, os: [row.npm.os], cpu: [row.npm.cpu], ...(row.npm.libc ? { libc: [row.npm.libc] } : {}), files: [file], preferUnplugged: true };
+    writeFileSync(
+      join(dir, "README.md"),
+      `# ${id}\n\nThe majordomus binary for ${name}. Install \`majordomus\`, which picks this package for this platform.\n`,
+    );
+    const manifest = {
+      name: id,
+      ...common,
+      description: `The majordomus binary for ${name}`,
+      os: [row.npm.os],
+      cpu: [row.npm.cpu],
+      ...(row.npm.libc ? { libc: [row.npm.libc] } : {}),
+      files: [file],
+      preferUnplugged: true,
+    };
     writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     platforms.push(id);
   }
   const main = join(npmDir, "majordomus");
   mkdirSync(join(main, "bin"), { recursive: true });
   writeFileSync(join(main, "bin", "majordomus.cjs"), LAUNCHER, { mode: 0o755 });
-  writeFileSync(join(main, "README.md"), "# majordomus\n\nKeeps an AI coding agent's continuity in a git repository. This package runs the native binary from the platform package npm installs beside it. Hooks run on every client event: for them, install the binary itself (install.sh) and skip Node's start-up.\n");
-  const manifest = { name: "majordomus", ...common, description: meta.description, bin: { majordomus: "bin/majordomus.cjs" }, files: ["bin"], optionalDependencies: Object.fromEntries(platforms.map((id) => [id, pkg.version])), engines: { node: ">=18" } };
+  writeFileSync(
+    join(main, "README.md"),
+    "# majordomus\n\nKeeps an AI coding agent's continuity in a git repository. This package runs the native binary from the platform package npm installs beside it. Hooks run on every client event: for them, install the binary itself (install.sh) and skip Node's start-up.\n",
+  );
+  const manifest = {
+    name: "majordomus",
+    ...common,
+    description: meta.description,
+    bin: { majordomus: "bin/majordomus.cjs" },
+    files: ["bin"],
+    optionalDependencies: Object.fromEntries(platforms.map((id) => [id, pkg.version])),
+    engines: { node: ">=18" },
+  };
   writeFileSync(join(main, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const tarballs: string[] = [];
   for (const dir of readdirSync(npmDir).map((d) => join(npmDir, d))) {
-    const packed = JSON.parse(must("npm", ["pack", "--json", "--pack-destination", npmDir], dir)) as Array<{ filename: string }>;
+    const packed = JSON.parse(must("npm", ["pack", "--json", "--pack-destination", npmDir], dir)) as Array<{
+      filename: string;
+    }>;
     tarballs.push(join(npmDir, packed[0]!.filename));
   }
   return tarballs;
@@ -292,11 +352,15 @@ async function release(names: string[]): Promise<void> {
     console.error(`  compiled in ${Math.round(performance.now() - started)} ms; archiving …`);
     built.push({ name, binary });
     assets.push(archive(name, binary));
-    console.error(`built ${relative(ROOT, assets.at(-1)!)} (${name}: binary ${statSync(binary).size} bytes, archive ${statSync(assets.at(-1)!).size} bytes)`);
+    console.error(
+      `built ${relative(ROOT, assets.at(-1)!)} (${name}: binary ${statSync(binary).size} bytes, archive ${statSync(assets.at(-1)!).size} bytes)`,
+    );
   }
   writeFileSync(join(RELEASE, "install.sh"), readFileSync(join(ROOT, "install.sh")), { mode: 0o755 });
   assets.push(join(RELEASE, "install.sh"));
-  const sums = assets.map((a) => `${createHash("sha256").update(readFileSync(a)).digest("hex")}  ${relative(RELEASE, a)}`);
+  const sums = assets.map(
+    (a) => `${createHash("sha256").update(readFileSync(a)).digest("hex")}  ${relative(RELEASE, a)}`,
+  );
   writeFileSync(join(RELEASE, "SHA256SUMS"), `${sums.join("\n")}\n`);
   for (const t of npmPackages(built)) console.error(`packed ${relative(ROOT, t)}`);
 }
@@ -310,7 +374,11 @@ else if (flags.has("--all")) {
 } else if (flags.has("--target")) {
   const argv = process.argv.slice(2);
   await release(argv.flatMap((a, i) => (a === "--target" && argv[i + 1] ? [argv[i + 1]!] : [])));
-}
-else if (flags.has("--if-stale") && existsSync(join(DIST, "majordomus")) && existsSync(join(DIST, ".inputs-digest")) && readFileSync(join(DIST, ".inputs-digest"), "utf8") === inputsDigest()) {
+} else if (
+  flags.has("--if-stale") &&
+  existsSync(join(DIST, "majordomus")) &&
+  existsSync(join(DIST, ".inputs-digest")) &&
+  readFileSync(join(DIST, ".inputs-digest"), "utf8") === inputsDigest()
+) {
   console.error("dist/majordomus is up to date");
 } else await buildHost();

@@ -7,7 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT } from "./support/env.ts";
 
-const build = Bun.spawnSync([process.execPath, "run", "build.ts", "--if-stale"], { cwd: PROJECT, stdout: "inherit", stderr: "inherit" });
+const build = Bun.spawnSync([process.execPath, "run", "build.ts", "--if-stale"], {
+  cwd: PROJECT,
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (build.exitCode !== 0) {
   console.log("0 passed, 1 failed");
   process.exit(1);
@@ -19,12 +23,22 @@ const before = ours();
 const dir = mkdtempSync(join(tmpdir(), "majordomus-junit-"));
 const report = join(dir, "junit.xml");
 // A generous per-test limit: many tests run the compiled binary dozens of times, and CI machines are shared.
-const child = Bun.spawn([process.execPath, "test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
-  cwd: PROJECT,
-  stdin: "ignore",
-  stdout: "inherit",
-  stderr: "pipe",
-});
+const child = Bun.spawn(
+  [
+    process.execPath,
+    "test",
+    "--timeout=60000",
+    "--reporter=junit",
+    `--reporter-outfile=${report}`,
+    ...process.argv.slice(2),
+  ],
+  {
+    cwd: PROJECT,
+    stdin: "ignore",
+    stdout: "inherit",
+    stderr: "pipe",
+  },
+);
 
 /** bun test's result lines, each led by the running count so far: a long run says where it is. */
 const tally = { pass: 0, fail: 0, skip: 0 };
@@ -39,7 +53,9 @@ async function relay(stream: ReadableStream<Uint8Array>): Promise<void> {
     if (kind === undefined || seen.has(line)) return void process.stderr.write(`${line}\n`);
     seen.add(line);
     tally[kind === "todo" ? "skip" : kind]++;
-    process.stderr.write(`[${tally.pass} passed, ${tally.fail} failed${tally.skip ? `, ${tally.skip} skipped` : ""}] ${line}\n`);
+    process.stderr.write(
+      `[${tally.pass} passed, ${tally.fail} failed${tally.skip ? `, ${tally.skip} skipped` : ""}] ${line}\n`,
+    );
   };
   for await (const chunk of stream) {
     pending += decoder.decode(chunk, { stream: true });
@@ -65,7 +81,14 @@ function cases(tag: "failure" | "skipped"): string[] {
   for (const m of xml.matchAll(/<testcase\s([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
     if (!m[2]?.includes(`<${tag}`)) continue;
     const attr = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(m[1]!)?.[1] ?? "";
-    out.push(`${attr("file") || attr("classname")} > ${attr("file") ? `${attr("classname")} > ` : ""}${attr("name")}`.replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&apos;/g, "'"));
+    out.push(
+      `${attr("file") || attr("classname")} > ${attr("file") ? `${attr("classname")} > ` : ""}${attr("name")}`
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, "&")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&apos;/g, "'"),
+    );
   }
   return out;
 }
@@ -80,7 +103,12 @@ if (skips.length > 0) {
     const entry = byFile.get(file) ?? { n: 0, why: new Set<string>() };
     entry.n++;
     const needs = /\((needs [^)]*)\)/.exec(c)?.[1];
-    entry.why.add(needs ?? (file.startsWith("test/clients/") ? "the real clients: `npm run test:clients`, or MAJORDOMUS_CLIENT_TESTS=1" : "no reason given"));
+    entry.why.add(
+      needs ??
+        (file.startsWith("test/clients/")
+          ? "the real clients: `npm run test:clients`, or MAJORDOMUS_CLIENT_TESTS=1"
+          : "no reason given"),
+    );
     byFile.set(file, entry);
   }
   console.log(`\nskipped: ${skips.length} test(s) in ${byFile.size} file(s); CI runs every one`);
@@ -99,7 +127,9 @@ if (run.exitCode !== 0 && failed === 0) failed = 1;
 // Tests clean up after themselves: anything of ours left in the temp folder fails the run.
 const left = [...ours()].filter((n) => !before.has(n));
 if (left.length > 0) {
-  console.log(`the tests left ${left.length} folder(s) in ${tmpdir()}: ${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}`);
+  console.log(
+    `the tests left ${left.length} folder(s) in ${tmpdir()}: ${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}`,
+  );
 }
 const leaked = left.length > 0 ? 1 : 0;
 console.log(`${tests - failed - skipped} passed, ${failed + leaked} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -64,7 +64,11 @@ export function readAsset(path: string): string {
       // reported below
     }
   }
-  throw new Failure("internal", `embedded data file missing: ${path}`, "rebuild the binary with `bun run build.ts`, or reinstall it");
+  throw new Failure(
+    "internal",
+    `embedded data file missing: ${path}`,
+    "rebuild the binary with `bun run build.ts`, or reinstall it",
+  );
 }
 
 /**

@@ -17,15 +17,29 @@ import type { Line } from "./install.ts";
 /** What to record, or why nothing is: a pure answer from what was gathered. */
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };
 
-export async function planBinary(here: Workspace, executable = compiled() ? process.execPath : undefined): Promise<BinaryPlan> {
+export async function planBinary(
+  here: Workspace,
+  executable = compiled() ? process.execPath : undefined,
+): Promise<BinaryPlan> {
   if (executable === undefined) return { why: "run from the source tree: the shims run majordomus from your PATH" };
   const bin = realpathSync(executable);
   const root = realpathSync(here.position.worktree);
   if (!bin.startsWith(root + sep)) return { record: bin };
   const rel = relative(root, bin);
-  const [tracked, ignored] = await Promise.all([git(root, ["ls-files", "--error-unmatch", "--", rel]), git(root, ["check-ignore", "-q", "--", rel])]);
-  if (tracked.ok) return { refused: bin, why: `${rel} is tracked by git: a program anyone can commit is a stranger's, and the shims never run it` };
-  if (!ignored.ok) return { refused: bin, why: `${rel} is inside the repository and not ignored by git; add its folder to .gitignore (e.g. \`.majordomus/\`) and run capture install with it again` };
+  const [tracked, ignored] = await Promise.all([
+    git(root, ["ls-files", "--error-unmatch", "--", rel]),
+    git(root, ["check-ignore", "-q", "--", rel]),
+  ]);
+  if (tracked.ok)
+    return {
+      refused: bin,
+      why: `${rel} is tracked by git: a program anyone can commit is a stranger's, and the shims never run it`,
+    };
+  if (!ignored.ok)
+    return {
+      refused: bin,
+      why: `${rel} is inside the repository and not ignored by git; add its folder to .gitignore (e.g. \`.majordomus/\`) and run capture install with it again`,
+    };
   return { record: bin };
 }
 
@@ -40,7 +54,8 @@ export function commitBinary(here: Workspace, plan: BinaryPlan): Line {
     }
     return { path: BINARY_RECORD, action: "not written", note: plan.why };
   }
-  if (readIfExists(path) === `${plan.record}\n`) return { path: BINARY_RECORD, action: "already present", note: plan.record };
+  if (readIfExists(path) === `${plan.record}\n`)
+    return { path: BINARY_RECORD, action: "already present", note: plan.record };
   ensureDir(join(here.position.worktree, ".ai", "local", "state"), 0o700);
   writeFileAtomic(path, `${plan.record}\n`, 0o600);
   return { path: BINARY_RECORD, action: "written", note: `the shims run ${plan.record}` };

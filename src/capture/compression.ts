@@ -31,7 +31,11 @@ type Scan = { dev: number; ino: number; to: number; ids: string[] };
 /** The snapshot ids in `buffer[0, n)`, each marker's id read from the BEFORE bytes in front of it. */
 function idsIn(buffer: Buffer, n: number, from: number, ids: Set<string>): void {
   const view = buffer.subarray(0, n);
-  for (let at = view.indexOf(SNAPSHOT_BYTES, from); at !== -1; at = view.indexOf(SNAPSHOT_BYTES, at + SNAPSHOT_BYTES.length)) {
+  for (
+    let at = view.indexOf(SNAPSHOT_BYTES, from);
+    at !== -1;
+    at = view.indexOf(SNAPSHOT_BYTES, at + SNAPSHOT_BYTES.length)
+  ) {
     const id = ID_BEFORE.exec(view.toString("utf8", Math.max(0, at - BEFORE), at))?.[1];
     if (id) ids.add(id);
   }
@@ -45,7 +49,7 @@ function idsIn(buffer: Buffer, n: number, from: number, ids: Set<string>): void 
 function scanFrom(fd: number, size: number, scan: Scan): Scan {
   const ids = new Set(scan.ids);
   const buffer = Buffer.allocUnsafe(CHUNK + BEFORE + SNAPSHOT_BYTES.length);
-  for (let at = Math.max(0, scan.to - BEFORE - SNAPSHOT_BYTES.length); at < size; ) {
+  for (let at = Math.max(0, scan.to - BEFORE - SNAPSHOT_BYTES.length); at < size;) {
     const n = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
     if (n <= 0) break;
     idsIn(buffer, n, 0, ids);
@@ -78,7 +82,10 @@ export function compressionsIn(payload: Payload, memory?: string): number | unde
     const kept = memory === undefined ? undefined : join(memory, `${createHash("sha256", path).slice(0, 32)}.json`);
     const before = kept === undefined ? undefined : parseScan(readPlain(kept));
     // The same file, not cut short: go on from where the last turn stopped; otherwise from its start.
-    const start = before && before.dev === file.dev && before.ino === file.ino && before.to <= Number(stats.size) ? before : { ...file, to: 0, ids: [] };
+    const start =
+      before && before.dev === file.dev && before.ino === file.ino && before.to <= Number(stats.size)
+        ? before
+        : { ...file, to: 0, ids: [] };
     const scan = start.to === Number(stats.size) ? start : scanFrom(fd, Number(stats.size), start);
     if (kept && scan !== before) {
       ensureDir(memory!, 0o700);
@@ -94,7 +101,13 @@ function parseScan(text: string | undefined): Scan | undefined {
   if (text === undefined) return undefined;
   try {
     const s = JSON.parse(text) as Scan;
-    return typeof s.dev === "number" && typeof s.ino === "number" && typeof s.to === "number" && Array.isArray(s.ids) && s.ids.every((i) => typeof i === "string") ? s : undefined;
+    return typeof s.dev === "number" &&
+      typeof s.ino === "number" &&
+      typeof s.to === "number" &&
+      Array.isArray(s.ids) &&
+      s.ids.every((i) => typeof i === "string")
+      ? s
+      : undefined;
   } catch {
     return undefined;
   }
@@ -102,7 +115,9 @@ function parseScan(text: string | undefined): Scan | undefined {
 
 /** Where the compression scans are kept: the local half's cache. */
 export function scanMemory(ws: Workspace): string | undefined {
-  return ws.layer.manifest.sections.cache === undefined ? undefined : join(sectionPath(ws.layer, "cache"), "compressions");
+  return ws.layer.manifest.sections.cache === undefined
+    ? undefined
+    : join(sectionPath(ws.layer, "cache"), "compressions");
 }
 
 /**
@@ -118,7 +133,8 @@ export function compressionsAnswered(ws: Workspace, providerSession: string): nu
     if (++read > SCAN_LIMIT) break;
     if (!parsed.ok) continue;
     const e = parsed.entry;
-    if (e.event === "task.checkpoint" && typeof e.compressions === "number" && e.session) answered.set(e.session, Math.max(answered.get(e.session) ?? 0, e.compressions));
+    if (e.event === "task.checkpoint" && typeof e.compressions === "number" && e.session)
+      answered.set(e.session, Math.max(answered.get(e.session) ?? 0, e.compressions));
     if (e.event === "session.started" && e.provider_session === providerSession && typeof e.session_id === "string") {
       mine.add(e.session_id);
       // Counts only grow: the newest episode of this session that answered one holds the highest
@@ -130,7 +146,11 @@ export function compressionsAnswered(ws: Workspace, providerSession: string): nu
 }
 
 /** A compression the episode has not answered yet: the client's count to record with its checkpoint, or undefined. */
-export function newCompression(ws: Workspace, payload: Payload, providerSession: string | undefined): number | undefined {
+export function newCompression(
+  ws: Workspace,
+  payload: Payload,
+  providerSession: string | undefined,
+): number | undefined {
   const seen = compressionsIn(payload, scanMemory(ws));
   if (seen === undefined || seen === 0 || providerSession === undefined) return undefined;
   return seen > compressionsAnswered(ws, providerSession) ? seen : undefined;

@@ -4,11 +4,25 @@ import { cleanId, type Payload } from "./payload.ts";
 
 export type SessionEvent = Exclude<HookEvent, "prompt">;
 
-export type Delivery = { provider: Provider & { hooks: Hooks }; event: SessionEvent; payload: Payload; providerSession?: string; source?: string; reason?: string; transcript?: string };
+export type Delivery = {
+  provider: Provider & { hooks: Hooks };
+  event: SessionEvent;
+  payload: Payload;
+  providerSession?: string;
+  source?: string;
+  reason?: string;
+  transcript?: string;
+};
 
 /** A transcript path as a payload names it, fit to keep: absolute, printable, of a sane length; else undefined. */
 export function transcriptPath(value: unknown): string | undefined {
-  if (typeof value !== "string" || value.length > 4096 || !/^(\/|[A-Za-z]:[\\/])/.test(value) || /[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  if (
+    typeof value !== "string" ||
+    value.length > 4096 ||
+    !/^(\/|[A-Za-z]:[\\/])/.test(value) ||
+    /[\u0000-\u001f\u007f]/.test(value)
+  )
+    return undefined;
   return value;
 }
 
@@ -17,7 +31,11 @@ export function payloadSession(provider: Provider & { hooks: Hooks }, payload: P
   return cleanId(pick(payload.data, provider.hooks.keys.session));
 }
 
-export function describeDelivery(provider: Provider & { hooks: Hooks }, event: SessionEvent, payload: Payload): Delivery {
+export function describeDelivery(
+  provider: Provider & { hooks: Hooks },
+  event: SessionEvent,
+  payload: Payload,
+): Delivery {
   const keys = provider.hooks.keys;
   const id = payloadSession(provider, payload);
   return {
@@ -33,11 +51,11 @@ export function describeDelivery(provider: Provider & { hooks: Hooks }, event: S
   };
 }
 
-
 /** How a client is handed the start hook's briefing, one row per way (providers.yaml `briefing`). */
 export const BRIEFING_ENVELOPES: Record<NonNullable<Hooks["briefing"]>, (text: string, event: string) => string> = {
   plain: (text) => text,
-  additional_context: (text, event) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+  additional_context: (text, event) =>
+    JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
 };
 
 export function envelope(provider: Provider & { hooks: Hooks }, text: string): string {

@@ -90,7 +90,10 @@ export function handOff(ws: Workspace, order: Order): boolean {
   }
   let pid: number | undefined;
   try {
-    pid = spawnDetached([...self, "capture", "work", `--repo=${ws.position.worktree}`, `--ticket=${name}`], ws.position.worktree);
+    pid = spawnDetached(
+      [...self, "capture", "work", `--repo=${ws.position.worktree}`, `--ticket=${name}`],
+      ws.position.worktree,
+    );
   } catch (err) {
     log.debug(`the worker did not start (${(err as Error).message}); doing the work here`);
   }
@@ -105,16 +108,22 @@ export function handOff(ws: Workspace, order: Order): boolean {
 }
 
 /** The ticket `name` names, or why it cannot be worked (a name not like a ticket's is never opened). */
-export function readTicket(layer: Layer, name: string, events: readonly string[]): { ticket: Ticket } | { problem: string } {
+export function readTicket(
+  layer: Layer,
+  name: string,
+  events: readonly string[],
+): { ticket: Ticket } | { problem: string } {
   const match = NAME.exec(name);
-  if (!match || !events.includes(match[1]!)) return { problem: `${JSON.stringify(name)} is not the name of a hand-off ticket` };
+  if (!match || !events.includes(match[1]!))
+    return { problem: `${JSON.stringify(name)} is not the name of a hand-off ticket` };
   const path = join(ticketsDir(layer), `${name}.work`);
   // Never through a symlink: the ticket is a file the hook wrote, or nothing.
   const text = readPlain(path);
   if (text === undefined) return { problem: `no ticket ${name}` };
   try {
     const data = JSON.parse(text) as Partial<Ticket>;
-    if (data.schema !== TICKET_SCHEMA || data.event !== match[1] || typeof data.provider !== "string") return { problem: `ticket ${name} is not a ${TICKET_SCHEMA} ticket for its event` };
+    if (data.schema !== TICKET_SCHEMA || data.event !== match[1] || typeof data.provider !== "string")
+      return { problem: `ticket ${name} is not a ${TICKET_SCHEMA} ticket for its event` };
     return { ticket: data as Ticket };
   } catch (err) {
     return { problem: `ticket ${name} is not JSON (${(err as Error).message})` };
@@ -178,7 +187,11 @@ export async function awaitWork(layer: Layer, events: readonly string[], budgetM
  * the work and settles the claim with `settleTaken`. Undefined when another taker won, or the
  * ticket is not a ticket.
  */
-export function takeOver(layer: Layer, name: string, events: readonly string[]): { ticket: Ticket; claim: string } | undefined {
+export function takeOver(
+  layer: Layer,
+  name: string,
+  events: readonly string[],
+): { ticket: Ticket; claim: string } | undefined {
   if (!NAME.test(name)) return undefined;
   const dir = ticketsDir(layer);
   const claim = `${name}.taken-${process.pid}`;
@@ -191,7 +204,13 @@ export function takeOver(layer: Layer, name: string, events: readonly string[]):
   const text = readPlain(join(dir, claim));
   try {
     const data = text === undefined ? undefined : (JSON.parse(text) as Partial<Ticket>);
-    if (data?.schema === TICKET_SCHEMA && typeof data.event === "string" && events.includes(data.event) && typeof data.provider === "string") return { ticket: data as Ticket, claim };
+    if (
+      data?.schema === TICKET_SCHEMA &&
+      typeof data.event === "string" &&
+      events.includes(data.event) &&
+      typeof data.provider === "string"
+    )
+      return { ticket: data as Ticket, claim };
   } catch {
     // not JSON: dropped below
   }

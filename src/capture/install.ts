@@ -5,7 +5,17 @@
  * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
  */
 import { compiled, createHash } from "../lib/runtime.ts";
-import { chmodSync, constants, copyFileSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  constants,
+  copyFileSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { listAssets } from "../assets/index.ts";
@@ -19,10 +29,23 @@ import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
 
-export type Action = "written" | "rewritten" | "already present" | "left alone" | "removed" | "not written" | "not there" | "merged" | "refused";
+export type Action =
+  | "written"
+  | "rewritten"
+  | "already present"
+  | "left alone"
+  | "removed"
+  | "not written"
+  | "not there"
+  | "merged"
+  | "refused";
 export type Line = { path: string; action: Action; note?: string };
-export type InstallReport = { lines: Line[]; missing: Array<{ event: string; entry: string }>; backup?: string; trust?: { trusted: boolean; reason: string; steps: string[] } };
-
+export type InstallReport = {
+  lines: Line[];
+  missing: Array<{ event: string; entry: string }>;
+  backup?: string;
+  trust?: { trusted: boolean; reason: string; steps: string[] };
+};
 
 /**
  * A copy of a person's file, made before majordomus changes it, in the git-ignored local half
@@ -70,7 +93,11 @@ function noteMerge(here: Workspace, rel: string, backup: string, text: string): 
  * backup's bytes, to restore as they were. Undefined when the file changed since (then only our
  * entries are taken out) or no merge is on record.
  */
-export function originalOf(here: Workspace, rel: string, current: string): { bytes: Buffer; forget(): void } | undefined {
+export function originalOf(
+  here: Workspace,
+  rel: string,
+  current: string,
+): { bytes: Buffer; forget(): void } | undefined {
   const merges = readMerges(here);
   const m = merges[rel];
   if (!m || createHash("sha256", current) !== m.merged_sha256) return undefined;
@@ -97,15 +124,25 @@ function readBytes(path: string): Buffer | undefined {
 function converge(root: string, rel: string, content: string, mode: number): Line {
   const path = join(root, rel);
   const current = readIfExists(path);
-  if (current !== undefined && !current.includes(MARKER)) return { path: rel, action: "left alone", note: "not written by majordomus" };
+  if (current !== undefined && !current.includes(MARKER))
+    return { path: rel, action: "left alone", note: "not written by majordomus" };
   if (current === content && (statSync(path).mode & 0o777) === mode) return { path: rel, action: "already present" };
   ensureDir(dirname(path));
   writeFileAtomic(path, content, mode);
   chmodSync(path, mode);
-  return { path: rel, action: current === undefined ? "written" : "rewritten", note: current === undefined ? undefined : "it had drifted from this majordomus's copy" };
+  return {
+    path: rel,
+    action: current === undefined ? "written" : "rewritten",
+    note: current === undefined ? undefined : "it had drifted from this majordomus's copy",
+  };
 }
 
-function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean, report: InstallReport): void {
+function settingsFile(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  merge: boolean,
+  report: InstallReport,
+): void {
   const path = join(here.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
   const settings = configToChange(here.position.worktree, rel, "capture install");
@@ -114,17 +151,31 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
     for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
     ensureDir(dirname(path));
     writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
-    report.lines.push({ path: rel, action: "written", note: `with the ${HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ")} hooks` });
+    report.lines.push({
+      path: rel,
+      action: "written",
+      note: `with the ${HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ")} hooks`,
+    });
     return;
   }
-  const missing = HOOK_EVENTS.filter((e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
+  const missing = HOOK_EVENTS.filter(
+    (e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)),
+  );
   if (missing.length === 0) {
     report.lines.push({ path: rel, action: "already present", note: "it names every majordomus hook" });
     return;
   }
   if (!merge) {
-    for (const e of missing) report.missing.push({ event: provider.hooks.events[e].event, entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]` });
-    report.lines.push({ path: rel, action: "refused", note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical` });
+    for (const e of missing)
+      report.missing.push({
+        event: provider.hooks.events[e].event,
+        entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]`,
+      });
+    report.lines.push({
+      path: rel,
+      action: "refused",
+      note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical`,
+    });
     return;
   }
   const hooks = objectAt(settings, "hooks") ?? {};
@@ -137,14 +188,25 @@ function settingsFile(here: Workspace, provider: Provider & { hooks: Hooks }, me
   const merged = `${JSON.stringify(settings, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
   noteMerge(here, rel, report.backup, merged);
-  report.lines.push({ path: rel, action: "merged", note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}` });
+  report.lines.push({
+    path: rel,
+    action: "merged",
+    note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}`,
+  });
 }
 
 /** The command the MCP entry names here: the bare name where the person's PATH (outside the checkout) finds majordomus, else `recorded`. */
-const mcpCommandHere = (here: Workspace, recorded: string | undefined) => mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), recorded);
+const mcpCommandHere = (here: Workspace, recorded: string | undefined) =>
+  mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), recorded);
 
 /** The project's MCP configuration names `majordomus mcp` (mcp-entry.ts): written when absent, merged with --merge, an entry of ours brought up to date, never changed otherwise. */
-function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, entry: { command: string; why: string }, merge: boolean, report: InstallReport): void {
+function mcpConfig(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  entry: { command: string; why: string },
+  merge: boolean,
+  report: InstallReport,
+): void {
   const m = provider.hooks.mcp;
   if (!m) return;
   const path = join(here.position.worktree, m.config);
@@ -157,11 +219,21 @@ function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, entry
   }
   const servers = objectAt(config, "mcpServers") ?? {};
   const current = servers[m.server];
-  if (isDeepStrictEqual(current, wanted)) return void report.lines.push({ path: m.config, action: "already present", note: entry.why });
-  if (current !== undefined && !isOurMcpEntry(current)) return void report.lines.push({ path: m.config, action: "left alone", note: `it names another server ${m.server}; it is yours` });
+  if (isDeepStrictEqual(current, wanted))
+    return void report.lines.push({ path: m.config, action: "already present", note: entry.why });
+  if (current !== undefined && !isOurMcpEntry(current))
+    return void report.lines.push({
+      path: m.config,
+      action: "left alone",
+      note: `it names another server ${m.server}; it is yours`,
+    });
   if (current === undefined && !merge) {
     report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(wanted)}` });
-    report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
+    report.lines.push({
+      path: m.config,
+      action: "refused",
+      note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical`,
+    });
     return;
   }
   config.mcpServers = { ...servers, [m.server]: wanted };
@@ -169,7 +241,11 @@ function mcpConfig(here: Workspace, provider: Provider & { hooks: Hooks }, entry
   const merged = `${JSON.stringify(config, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
   if (current === undefined) noteMerge(here, m.config, backup, merged);
-  report.lines.push({ path: m.config, action: current === undefined ? "merged" : "rewritten", note: `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; every other key kept; backup at ${backup}` });
+  report.lines.push({
+    path: m.config,
+    action: current === undefined ? "merged" : "rewritten",
+    note: `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; every other key kept; backup at ${backup}`,
+  });
 }
 
 /** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
@@ -191,7 +267,9 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   const types = join(target, ".claude-plugin", "types");
   const walk = (dir: string): string[] => {
     try {
-      return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+      return readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)],
+      );
     } catch {
       return [];
     }
@@ -199,7 +277,9 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   for (const f of walk(types)) unlinkSync(f);
   const dirs = (dir: string): string[] => {
     try {
-      return readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).flatMap((n) => [...dirs(join(dir, n)), join(dir, n)]);
+      return readdirSync(dir)
+        .filter((n) => statSync(join(dir, n)).isDirectory())
+        .flatMap((n) => [...dirs(join(dir, n)), join(dir, n)]);
     } catch {
       return [];
     }
@@ -214,7 +294,12 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   return walk(target);
 }
 
-function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Parameters<typeof consents>[0], report: InstallReport): void {
+function mods(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  policy: Parameters<typeof consents>[0],
+  report: InstallReport,
+): void {
   for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
     const rel = row.target.replace(/\/$/, "");
     const target = join(here.position.worktree, row.target);
@@ -231,7 +316,13 @@ function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Pa
         continue;
       }
       const left = removeOurs(target, files);
-      report.lines.push({ path: rel, action: "removed", note: left.length ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}` : `${row.switch} is not true` });
+      report.lines.push({
+        path: rel,
+        action: "removed",
+        note: left.length
+          ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}`
+          : `${row.switch} is not true`,
+      });
       continue;
     }
     const drifted = files.filter((f) => {
@@ -247,7 +338,11 @@ function mods(here: Workspace, provider: Provider & { hooks: Hooks }, policy: Pa
       ensureDir(dirname(join(target, f.rel)));
       writeFileAtomic(join(target, f.rel), f.bytes, f.mode);
     }
-    report.lines.push({ path: rel, action: fresh ? "written" : "rewritten", note: fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted` });
+    report.lines.push({
+      path: rel,
+      action: fresh ? "written" : "rewritten",
+      note: fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted`,
+    });
   }
 }
 
@@ -261,26 +356,50 @@ export function refusals(here: Workspace, provider: Provider & { hooks: Hooks },
   if (merge) return report;
   const settings = configToChange(here.position.worktree, provider.hooks.config, "capture install");
   if (settings !== undefined) {
-    const missing = HOOK_EVENTS.filter((e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)));
-    for (const e of missing) report.missing.push({ event: provider.hooks.events[e].event, entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]` });
-    if (missing.length > 0) report.lines.push({ path: provider.hooks.config, action: "refused", note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical` });
+    const missing = HOOK_EVENTS.filter(
+      (e) =>
+        !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)),
+    );
+    for (const e of missing)
+      report.missing.push({
+        event: provider.hooks.events[e].event,
+        entry: `"${provider.hooks.events[e].event}": [ ${JSON.stringify(settingsEntry(provider, e))} ]`,
+      });
+    if (missing.length > 0)
+      report.lines.push({
+        path: provider.hooks.config,
+        action: "refused",
+        note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical`,
+      });
   }
   const m = provider.hooks.mcp;
   const config = m ? configToChange(here.position.worktree, m.config, "capture install") : undefined;
   if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
     // What install would write (the binary it would record, as far as can be told before planning it).
     const self = compiled() ? realpathSync(process.execPath) : undefined;
-    report.missing.push({ event: "mcpServers", entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandHere(here, self).command))}` });
-    report.lines.push({ path: m.config, action: "refused", note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical` });
+    report.missing.push({
+      event: "mcpServers",
+      entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandHere(here, self).command))}`,
+    });
+    report.lines.push({
+      path: m.config,
+      action: "refused",
+      note: `it exists and does not name the ${m.server} server; it is yours, so it was left byte-identical`,
+    });
   }
   return report;
 }
 
-export async function install(here: Workspace, provider: Provider & { hooks: Hooks }, options: { merge: boolean }): Promise<InstallReport> {
+export async function install(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  options: { merge: boolean },
+): Promise<InstallReport> {
   refuseLinksFor(here.position.worktree, provider);
   // A configuration it would have to change but cannot use (a folder, not JSON, not an object)
   // stops the install before it writes anything: no shims or mod without the entries that run them.
-  for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])]) configToChange(here.position.worktree, rel, "capture install");
+  for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])])
+    configToChange(here.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
     const row = provider.hooks.events[event as HookEvent];

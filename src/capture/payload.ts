@@ -37,10 +37,12 @@ export function readPayload(): Payload {
   if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
   if (total === 0) return { bytes: 0 };
   const text = buffer.toString("utf8", 0, total);
-  if (text.includes("\u0000") || text.includes("\ufffd")) return { problem: "the payload is not UTF-8 text", bytes: total };
+  if (text.includes("\u0000") || text.includes("\ufffd"))
+    return { problem: "the payload is not UTF-8 text", bytes: total };
   try {
     const data = JSON.parse(text);
-    if (data === null || typeof data !== "object" || Array.isArray(data)) return { problem: "the payload is JSON but not an object", bytes: total };
+    if (data === null || typeof data !== "object" || Array.isArray(data))
+      return { problem: "the payload is JSON but not an object", bytes: total };
     return { data: data as Record<string, unknown>, bytes: total };
   } catch (err) {
     return { problem: `the payload is not JSON (${(err as Error).message.split("\n")[0]})`, bytes: total };

@@ -25,9 +25,14 @@ export function promptsDir(here: Workspace): string {
   return process.env.MAJORDOMUS_CAPTURE_DIR || sectionPath(here.layer, "prompts");
 }
 
-export type PromptOutcome = { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
+export type PromptOutcome =
+  { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
 
-export async function capturePrompt(here: Workspace, provider: Provider & { hooks: Hooks }, payload: Payload): Promise<PromptOutcome> {
+export async function capturePrompt(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  payload: Payload,
+): Promise<PromptOutcome> {
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);
@@ -35,23 +40,39 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
     // An error text may quote the payload (a JSON parser's message does): no secret rides along.
     const why = redactShapes(reason);
     log.warn(`capture prompt: ${why}`);
-    if (!selfTest) await appendEvent(here, "provider.event.failed", { provider: provider.id, provider_event: "prompt", reason: why }).catch(() => undefined);
+    if (!selfTest)
+      await appendEvent(here, "provider.event.failed", {
+        provider: provider.id,
+        provider_event: "prompt",
+        reason: why,
+      }).catch(() => undefined);
     return { status: "failed", why };
   };
   if (!selfTest) {
-    await appendEvent(here, "provider.event.received", { provider: provider.id, provider_event: "prompt", provider_session: providerSession ?? "none" }).catch((err) =>
-      log.warn(`the receipt could not be written: ${(err as Error).message}`),
-    );
+    await appendEvent(here, "provider.event.received", {
+      provider: provider.id,
+      provider_event: "prompt",
+      provider_session: providerSession ?? "none",
+    }).catch((err) => log.warn(`the receipt could not be written: ${(err as Error).message}`));
   }
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
   const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
   // What the client put in front of the person's words is not theirs.
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);
-  if (raw === undefined) return fail(`the payload carries none of ${keys.prompt_text.join(", ")} (it has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`);
+  if (raw === undefined)
+    return fail(
+      `the payload carries none of ${keys.prompt_text.join(", ")} (it has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`,
+    );
   const source = cleanId(pick(payload.data, keys.prompt_source));
-  if (source !== undefined && provider.hooks.person_sources.length > 0 && !provider.hooks.person_sources.includes(source)) return { status: "skipped", why: `source ${source} is not a person` };
+  if (
+    source !== undefined &&
+    provider.hooks.person_sources.length > 0 &&
+    !provider.hooks.person_sources.includes(source)
+  )
+    return { status: "skipped", why: `source ${source} is not a person` };
   const trimmed = raw.trimStart();
-  if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m))) return { status: "skipped", why: "a message the client injected" };
+  if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m)))
+    return { status: "skipped", why: "a message the client injected" };
 
   const clean = await redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
@@ -78,6 +99,7 @@ export async function capturePrompt(here: Workspace, provider: Provider & { hook
   // One record per prompt id: the id names the file, so a repeated delivery finds it taken.
   const name = promptId ? `${episodeKey(promptId)}.json` : `${compactStampMs(at)}-${randomHex(4)}.json`;
   const path = join(dir, name);
-  if (!publishNew(path, `${JSON.stringify(record, null, 2)}\n`, 0o600)) return { status: "skipped", why: `prompt ${promptId} is already archived` };
+  if (!publishNew(path, `${JSON.stringify(record, null, 2)}\n`, 0o600))
+    return { status: "skipped", why: `prompt ${promptId} is already archived` };
   return { status: "archived", path };
 }

@@ -51,7 +51,8 @@ export async function prune(here: Workspace, options: { dryRun: boolean }): Prom
       const pruned = { ...r.data, text: null, pruned_at: isoStamp(at), pruned_bytes: Buffer.byteLength(text) };
       writeFileAtomic(r.path, `${JSON.stringify(pruned, null, 2)}\n`, 0o600);
     }
-    if (chosen.size > 0) await appendEvent(here, "prompts.pruned", { pruned: chosen.size, records: records.length, bytes_left: bytes });
+    if (chosen.size > 0)
+      await appendEvent(here, "prompts.pruned", { pruned: chosen.size, records: records.length, bytes_left: bytes });
   }
   return { records: records.length, pruned: chosen.size, bytes_left: bytes, dry_run: options.dryRun };
 }

@@ -24,10 +24,25 @@ import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor } from "../providers/index.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
-import { awaitWork, handOff, readTicket, settle, settleTaken, takeOver, tickets, TICKET_SCHEMA, type Order, type Ticket } from "./handoff.ts";
+import {
+  awaitWork,
+  handOff,
+  readTicket,
+  settle,
+  settleTaken,
+  takeOver,
+  tickets,
+  TICKET_SCHEMA,
+  type Order,
+  type Ticket,
+} from "./handoff.ts";
 
 /** Record that some work this event asked for did not complete. Never throws. */
-async function failed(ws: Workspace, d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } }, text: string): Promise<void> {
+async function failed(
+  ws: Workspace,
+  d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } },
+  text: string,
+): Promise<void> {
   // A reason may quote what the payload carried: no secret is stored or printed with it.
   const reason = redactShapes(text);
   log.warn(`capture session (${d.event}): ${reason}`);
@@ -87,11 +102,24 @@ const CLOSE_WAIT_MS = 2_000;
 const GIT_CEILING_MS = 2_000;
 
 /** The order a delivery leaves for its work: what the worker needs, nothing else. */
-const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({ event: d.event, provider: d.provider.id, provider_session: d.providerSession, source: d.source, reason: d.reason, ...extra });
+const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({
+  event: d.event,
+  provider: d.provider.id,
+  provider_session: d.providerSession,
+  source: d.source,
+  reason: d.reason,
+  ...extra,
+});
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
 export async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy, compressions?: number): Promise<string> {
-  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] = await Promise.all([import("../facts/gather.ts"), import("../views/derived.ts"), import("../lifecycle/records.ts"), import("../records/kinds.ts")]);
+  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] =
+    await Promise.all([
+      import("../facts/gather.ts"),
+      import("../views/derived.ts"),
+      import("../lifecycle/records.ts"),
+      import("../records/kinds.ts"),
+    ]);
   const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
   return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived", compressions })).relativePath;
 }
@@ -110,9 +138,18 @@ async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy |
 async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<void> {
   const cuts = b.cuts.map((c) => c.part);
   await attempt(ws, d, "the briefing's size was not recorded", async () => {
-    await appendEvent(ws, "session.briefed", { provider: d.provider.id, provider_session: d.providerSession ?? "none", chars: b.size, budget: b.budget?.chars ?? 0, counts: b.budget?.counts ?? "utf16", ...(cuts.length ? { cuts } : {}), ...(b.withheld ? { withheld_lines: b.withheld } : {}) });
+    await appendEvent(ws, "session.briefed", {
+      provider: d.provider.id,
+      provider_session: d.providerSession ?? "none",
+      chars: b.size,
+      budget: b.budget?.chars ?? 0,
+      counts: b.budget?.counts ?? "utf16",
+      ...(cuts.length ? { cuts } : {}),
+      ...(b.withheld ? { withheld_lines: b.withheld } : {}),
+    });
   });
-  if (cuts.length) log.info(`the briefing was shortened to fit ${b.budget?.channel ?? "its line budget"}: ${cuts.join(", ")}`);
+  if (cuts.length)
+    log.info(`the briefing was shortened to fit ${b.budget?.channel ?? "its line budget"}: ${cuts.join(", ")}`);
 }
 
 /**
@@ -120,12 +157,23 @@ async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<vo
  * into a preview, missing, or not provable (a client whose transcript is not read). Only when the
  * briefing is on: with it off there was nothing to deliver.
  */
-async function noteDelivery(ws: Workspace, episode: NonNullable<Workspace["episode"]>, t: Ticket, policy: LoadedPolicy | undefined): Promise<void> {
+async function noteDelivery(
+  ws: Workspace,
+  episode: NonNullable<Workspace["episode"]>,
+  t: Ticket,
+  policy: LoadedPolicy | undefined,
+): Promise<void> {
   if (!policy || !switchOn(policy.policy, start.switch)) return;
   const [{ deliveryOf }, provider] = await Promise.all([import("../transcript/delivery.ts"), adapted(t.provider)]);
   const verdict = deliveryOf(provider.id, episode.transcript_path, provider.hooks.events.start.shim);
-  await appendEvent(ws, "session.delivery", { provider: provider.id, provider_session: episode.provider_session ?? "none", delivery: verdict.state, cause: redactShapes(verdict.cause) });
-  if (verdict.state === "collapsed" || verdict.state === "missing") log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);
+  await appendEvent(ws, "session.delivery", {
+    provider: provider.id,
+    provider_session: episode.provider_session ?? "none",
+    delivery: verdict.state,
+    cause: redactShapes(verdict.cause),
+  });
+  if (verdict.state === "collapsed" || verdict.state === "missing")
+    log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);
 }
 
 const start: Row = {
@@ -134,30 +182,57 @@ const start: Row = {
   // (the end writes it in its own hook, so it is a close claim that is waited for, not a ticket).
   async answer(ws, d) {
     const { awaitCloses } = await import("../lifecycle/claim.ts");
-    const followsEnd = d.source !== undefined && d.providerSession !== undefined && (d.provider.hooks.after_end_sources ?? []).includes(d.source);
-    const waited = await awaitCloses(ws.layer, CLOSE_WAIT_MS, followsEnd ? { provider: d.provider.id, providerSession: d.providerSession! } : undefined);
+    const followsEnd =
+      d.source !== undefined &&
+      d.providerSession !== undefined &&
+      (d.provider.hooks.after_end_sources ?? []).includes(d.source);
+    const waited = await awaitCloses(
+      ws.layer,
+      CLOSE_WAIT_MS,
+      followsEnd ? { provider: d.provider.id, providerSession: d.providerSession! } : undefined,
+    );
     if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-    const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([import("../lifecycle/open.ts"), import("../facts/gather.ts"), import("../views/briefing.ts")]);
+    const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([
+      import("../lifecycle/open.ts"),
+      import("../facts/gather.ts"),
+      import("../views/briefing.ts"),
+    ]);
     // One deadline for git on the client's path: opening the episode and the briefing share it.
     const policy = await policyOrFail(ws, d);
     const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
-    if (d.providerSession !== undefined) await attempt(ws, d, "the episode did not open", async () => {
-      // Who started this hook (the client, through its shell and the shim): the history tools serve a transcript only to the client whose hooks opened its episode.
-      const clientProcesses = ancestry().join(" ") || undefined;
-      opened = await openEpisode(ws, { ifOpen: "keep", openedBy: "hook", provider: d.provider.id, providerSession: d.providerSession, snapshot: "later", gitDeadlineMs, transcriptPath: d.transcript, clientProcesses });
-      const note = { transcript_path: d.transcript, client_processes: clientProcesses };
-      const kept = opened.kept ? opened.episode : undefined;
-      if (kept && Object.entries(note).some(([k, v]) => v !== undefined && kept[k as keyof typeof note] !== v)) opened.episode = await (await import("../lifecycle/window.ts")).noteClient(ws, opened.episode, note);
-      log.info(`episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`);
-    });
+    if (d.providerSession !== undefined)
+      await attempt(ws, d, "the episode did not open", async () => {
+        // Who started this hook (the client, through its shell and the shim): the history tools serve a transcript only to the client whose hooks opened its episode.
+        const clientProcesses = ancestry().join(" ") || undefined;
+        opened = await openEpisode(ws, {
+          ifOpen: "keep",
+          openedBy: "hook",
+          provider: d.provider.id,
+          providerSession: d.providerSession,
+          snapshot: "later",
+          gitDeadlineMs,
+          transcriptPath: d.transcript,
+          clientProcesses,
+        });
+        const note = { transcript_path: d.transcript, client_processes: clientProcesses };
+        const kept = opened.kept ? opened.episode : undefined;
+        if (kept && Object.entries(note).some(([k, v]) => v !== undefined && kept[k as keyof typeof note] !== v))
+          opened.episode = await (await import("../lifecycle/window.ts")).noteClient(ws, opened.episode, note);
+        log.info(
+          `episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`,
+        );
+      });
     const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
     const fresh = opened !== undefined && !opened.kept;
     let stdout: string | undefined;
     let briefed: Briefing | undefined;
     if (policy && switchOn(policy.policy, start.switch)) {
       await attempt(stamped, d, "the briefing was not composed", async () => {
-        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, { episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined, gitDeadlineMs });
+        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, {
+          episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
+          gitDeadlineMs,
+        });
         const made = briefing(facts, budgetFor(d.provider.hooks, "start", policy?.policy));
         stdout = made.lines.join("\n");
         briefed = made;
@@ -166,13 +241,24 @@ const start: Row = {
     }
     // Work is left only for a new episode (its working context), an episode old enough to be
     // stranded, or a close whose taker died before finishing it.
-    const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([import("../lifecycle/stranded.ts"), import("../lifecycle/claim.ts")]);
-    if (!fresh && readClaims(stamped.layer).length === 0 && !(await anyStrandedCandidate(stamped, policy, opened?.episode.session_id).catch(() => true))) return { stdout };
+    const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([
+      import("../lifecycle/stranded.ts"),
+      import("../lifecycle/claim.ts"),
+    ]);
+    if (
+      !fresh &&
+      readClaims(stamped.layer).length === 0 &&
+      !(await anyStrandedCandidate(stamped, policy, opened?.episode.session_id).catch(() => true))
+    )
+      return { stdout };
     return { stdout, work: orderOf(d, { fresh }) };
   },
   /** Freeze a new episode's working context, finish closes a dead taker left, recover stranded episodes. */
   async work(ws, t, policy) {
-    const [{ freezeContext }, { recoverStranded }] = await Promise.all([import("../lifecycle/open.ts"), import("../lifecycle/recover.ts")]);
+    const [{ freezeContext }, { recoverStranded }] = await Promise.all([
+      import("../lifecycle/open.ts"),
+      import("../lifecycle/recover.ts"),
+    ]);
     if (t.fresh && ws.episode) await freezeContext(ws, ws.episode);
     await finishLeftCloses(ws, t, policy);
     await attempt(ws, who(t), "stranded episodes were not recovered", async () => {
@@ -196,11 +282,20 @@ const compact: Row = {
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);
     const episode = ws.episode;
-    if (episode) await attempt(ws, who(t), "the window ordinal was not advanced", async () => void (await (await import("../lifecycle/window.ts")).advanceWindow(ws, episode, "compact")));
+    if (episode)
+      await attempt(
+        ws,
+        who(t),
+        "the window ordinal was not advanced",
+        async () => void (await (await import("../lifecycle/window.ts")).advanceWindow(ws, episode, "compact")),
+      );
     if (!policy) return;
-    if (!switchOn(policy.policy, compact.switch)) return log.info(`${compact.switch} is false: no checkpoint before compaction`);
+    if (!switchOn(policy.policy, compact.switch))
+      return log.info(`${compact.switch} is false: no checkpoint before compaction`);
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
-      log.info(`${t.compressions === undefined ? "compaction ahead" : `compression ${t.compressions} seen`}; checkpointed into ${await derivedCheckpoint(ws, policy, t.compressions)}`);
+      log.info(
+        `${t.compressions === undefined ? "compaction ahead" : `compression ${t.compressions} seen`}; checkpointed into ${await derivedCheckpoint(ws, policy, t.compressions)}`,
+      );
     });
   },
 };
@@ -220,15 +315,25 @@ const end: Row = {
   async beforeReceipt(ws, d) {
     if (!ws.episode) return;
     const { claimClose } = await import("../lifecycle/claim.ts");
-    const outcome = d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
-    claimClose(ws.layer, { session_id: ws.episode.session_id, provider: d.provider.id, provider_session: ws.episode.provider_session, reason: d.reason, outcome });
+    const outcome =
+      d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+    claimClose(ws.layer, {
+      session_id: ws.episode.session_id,
+      provider: d.provider.id,
+      provider_session: ws.episode.provider_session,
+      reason: d.reason,
+      outcome,
+    });
   },
   async answer(ws, d) {
     if (!ws.episode) {
       log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
       return {};
     }
-    const [{ inProgress, readClaim }, { alive, me }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lib/holder.ts")]);
+    const [{ inProgress, readClaim }, { alive, me }] = await Promise.all([
+      import("../lifecycle/claim.ts"),
+      import("../lib/holder.ts"),
+    ]);
     // End events arrive more than once: only the one that took the claim writes anything, unless the
     // claim's taker died before finishing it (then this event finishes it).
     const taken = readClaim(ws.layer, ws.episode.session_id)?.claim;
@@ -237,21 +342,40 @@ const end: Row = {
       log.info(`episode ${ws.episode.session_id} is already being closed; this end event adds nothing`);
       return {};
     }
-    if (!mine) log.info(`the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`);
+    if (!mine)
+      log.info(
+        `the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`,
+      );
     // An advisory client fires no compaction event after its last compression: the end answers it.
-    const compressions = d.provider.hooks.compaction === "advisory" ? (await import("./compression.ts")).newCompression(ws, d.payload, d.providerSession) : undefined;
+    const compressions =
+      d.provider.hooks.compaction === "advisory"
+        ? (await import("./compression.ts")).newCompression(ws, d.payload, d.providerSession)
+        : undefined;
     return { work: orderOf(d, compressions === undefined ? {} : { compressions }) };
   },
   /** The final checkpoint, the continuation record, then the close: what the claim promised. */
   async work(ws, t, policy) {
     const episode = ws.episode;
-    if (!episode) return failed(ws, who(t), `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`);
-    const [{ readClaim }, { finishClose }] = await Promise.all([import("../lifecycle/claim.ts"), import("../lifecycle/finish.ts")]);
+    if (!episode)
+      return failed(
+        ws,
+        who(t),
+        `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`,
+      );
+    const [{ readClaim }, { finishClose }] = await Promise.all([
+      import("../lifecycle/claim.ts"),
+      import("../lifecycle/finish.ts"),
+    ]);
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
     await attempt(ws, who(t), "what reached the model was not recorded", () => noteDelivery(ws, episode, t, policy));
     if (t.compressions !== undefined && policy && switchOn(policy.policy, compact.switch)) {
-      await attempt(ws, who(t), "no checkpoint was derived for the compression", async () => void (await derivedCheckpoint(ws, policy, t.compressions)));
+      await attempt(
+        ws,
+        who(t),
+        "no checkpoint was derived for the compression",
+        async () => void (await derivedCheckpoint(ws, policy, t.compressions)),
+      );
     }
     // A compaction that raced this end and wrote its receipt after the first look: a last look before the record is written.
     if (await compactionLeavesCheckpoint(t.provider, policy)) await awaitCompaction(ws, 1_500);
@@ -266,7 +390,11 @@ export const SESSION_EVENTS: Record<SessionEvent, Row> = { start, compact, end }
 /** The events whose work is handed off: the names a ticket may carry. */
 export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
 
-const who = (t: Ticket): Who => ({ event: t.event as SessionEvent, providerSession: t.provider_session, provider: { id: t.provider } });
+const who = (t: Ticket): Who => ({
+  event: t.event as SessionEvent,
+  providerSession: t.provider_session,
+  provider: { id: t.provider },
+});
 
 /** How long a close waits for the ticket of a compaction whose receipt is in the ledger. */
 const COMPACTION_APPEARS_MS = 500;
@@ -296,14 +424,23 @@ function compactionAfterCheckpoint(ws: Workspace, providerSession: string | unde
     if (e.event === "task.checkpoint" && e.session === sessionId) return false;
     if (e.event === "session.started" && e.session_id === sessionId) return false;
     if (e.event === "provider.event.failed" && e.provider_event === "compact") return false;
-    if (e.event === "provider.event.received" && e.provider_event === "compact" && e.provider_session === (providerSession ?? "none")) return true;
+    if (
+      e.event === "provider.event.received" &&
+      e.provider_event === "compact" &&
+      e.provider_session === (providerSession ?? "none")
+    )
+      return true;
   }
   return false;
 }
 
 /** Whether a compaction event of this client leaves a checkpoint to wait for: a precise one (not advisory), with compactions checkpointed at all. */
 async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy | undefined): Promise<boolean> {
-  return policy !== undefined && switchOn(policy.policy, compact.switch) && (await adapted(provider).catch(() => undefined))?.hooks.compaction !== "advisory";
+  return (
+    policy !== undefined &&
+    switchOn(policy.policy, compact.switch) &&
+    (await adapted(provider).catch(() => undefined))?.hooks.compaction !== "advisory"
+  );
 }
 
 /**
@@ -315,10 +452,21 @@ async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
   const started = Date.now();
   // A compaction hook of this checkout still running may not have written its receipt yet: wait for it to (bounded).
   const { processesWith } = await import("../lib/holder.ts");
-  const compacting = () => processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
-  while (Date.now() - started < COMPACTION_APPEARS_MS && compacting() && !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))) await new Promise((wake) => setTimeout(wake, 5));
+  const compacting = () =>
+    processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
+  while (
+    Date.now() - started < COMPACTION_APPEARS_MS &&
+    compacting() &&
+    !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))
+  )
+    await new Promise((wake) => setTimeout(wake, 5));
   if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id)) return Date.now() - started;
-  while (Date.now() - started < COMPACTION_APPEARS_MS && pendingCompaction(ws, episode.provider_session, episode.session_id) && !tickets(ws.layer).some((t) => t.event === "compact")) await new Promise((wake) => setTimeout(wake, 5));
+  while (
+    Date.now() - started < COMPACTION_APPEARS_MS &&
+    pendingCompaction(ws, episode.provider_session, episode.session_id) &&
+    !tickets(ws.layer).some((t) => t.event === "compact")
+  )
+    await new Promise((wake) => setTimeout(wake, 5));
   return Date.now() - started + (await awaitWork(ws.layer, ["compact"], ms));
 }
 
@@ -341,7 +489,11 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
     try {
       await doWork(ws, taken.ticket, false);
     } catch (err) {
-      await failed(ws, who(taken.ticket), `the ${lost.event} work taken over from a lost worker stopped: ${(err as Error).message}`);
+      await failed(
+        ws,
+        who(taken.ticket),
+        `the ${lost.event} work taken over from a lost worker stopped: ${(err as Error).message}`,
+      );
     } finally {
       settleTaken(ws.layer, taken.claim);
     }
@@ -356,11 +508,16 @@ async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
   // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
-  const precise = row.waits?.for.includes("compact") === true && (await compactionLeavesCheckpoint(t.provider, await loadPolicy(base.layer).catch(() => undefined)));
+  const precise =
+    row.waits?.for.includes("compact") === true &&
+    (await compactionLeavesCheckpoint(t.provider, await loadPolicy(base.layer).catch(() => undefined)));
   if (wait) await waitFor(base, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
-  const episode = t.provider_session === undefined ? undefined : await attributedEpisode(base.layer, base.position, t.provider_session);
+  const episode =
+    t.provider_session === undefined
+      ? undefined
+      : await attributedEpisode(base.layer, base.position, t.provider_session);
   const ws: Workspace = { ...base, episode, session: episode?.session_id };
   await row.work(ws, t, await policyOrFail(ws, who(t)));
 }
@@ -382,7 +539,11 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
     logContextFailure(ws, `${stamp()} ${d.provider.id} ${d.event}: receipt not written: ${(err as Error).message}`);
   }
   if (d.providerSession === undefined) {
-    await failed(ws, d, `${d.payload?.problem ?? `the payload names no client session (none of ${d.provider.hooks.keys.session.join(", ")})`}; no episode was ${d.event === "start" ? "opened" : d.event === "end" ? "closed" : "written to"}`);
+    await failed(
+      ws,
+      d,
+      `${d.payload?.problem ?? `the payload names no client session (none of ${d.provider.hooks.keys.session.join(", ")})`}; no episode was ${d.event === "start" ? "opened" : d.event === "end" ? "closed" : "written to"}`,
+    );
   }
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);
@@ -391,7 +552,8 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
     const { handOnStatus } = await import("../repo/prefetch.ts");
     const gitStatus = await handOnStatus(ws.position.worktree);
     if (handOff(ws, { ...answer.work, git_status: gitStatus })) return answer.stdout;
-    if (gitStatus) for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
+    if (gitStatus)
+      for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
   }
   // Work done in the hook, or no worker could start: done here, from the same ticket a worker would read.
   if (answer.work) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
@@ -402,7 +564,8 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
 export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
   const read = readTicket(ws.layer, name, HANDED_EVENTS);
   if ("problem" in read) return log.warn(`capture work: ${read.problem}; nothing done`);
-  if (read.ticket.git_status) (await import("../repo/prefetch.ts")).takeStatus(ws.position.worktree, read.ticket.git_status);
+  if (read.ticket.git_status)
+    (await import("../repo/prefetch.ts")).takeStatus(ws.position.worktree, read.ticket.git_status);
   try {
     await doWork(ws, read.ticket);
   } catch (err) {
@@ -422,7 +585,12 @@ export async function keepClaimedCloses(ws: Workspace): Promise<void> {
   const { inProgress, readClaims } = await import("../lifecycle/claim.ts");
   for (const { claim } of readClaims(ws.layer)) {
     if (!claim || inProgress(claim) || claim.provider === "none") continue;
-    const order: Order = { event: "end", provider: claim.provider, provider_session: claim.provider_session === "none" ? undefined : claim.provider_session, reason: claim.reason };
+    const order: Order = {
+      event: "end",
+      provider: claim.provider,
+      provider_session: claim.provider_session === "none" ? undefined : claim.provider_session,
+      reason: claim.reason,
+    };
     log.info(`the close of ${claim.session_id} was claimed at ${claim.claimed_at} and never finished; finishing it`);
     if (!handOff(ws, order)) await doWork(ws, { schema: TICKET_SCHEMA, ...order, handed_at: stamp(), by: process.pid });
   }

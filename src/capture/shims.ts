@@ -9,7 +9,9 @@ import type { HookEvent, Hooks, Provider } from "../providers/index.ts";
 export const MARKER = "Written by `majordomus capture install`";
 
 export function shimCommand(provider: Provider, event: HookEvent): string[] {
-  return event === "prompt" ? ["capture", "prompt", "--provider", provider.id] : ["capture", "session", "--provider", provider.id, "--event", event];
+  return event === "prompt"
+    ? ["capture", "prompt", "--provider", provider.id]
+    : ["capture", "session", "--provider", provider.id, "--event", event];
 }
 
 /** Where the start shim collects `git status` for the binary (inside the git-ignored local half). */
@@ -112,7 +114,11 @@ ${ENGINE_OPTIONS[event]} exec "$mj" ${args} --repo "$root" "$@"
 export function commandsIn(settings: unknown, event: string): string[] {
   const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
   if (!Array.isArray(groups)) return [];
-  return groups.flatMap((g) => (Array.isArray((g as { hooks?: unknown })?.hooks) ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? "")) : []));
+  return groups.flatMap((g) =>
+    Array.isArray((g as { hooks?: unknown })?.hooks)
+      ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? ""))
+      : [],
+  );
 }
 
 /** The hook configuration entry for one event, as the client's settings file holds it. */
@@ -120,5 +126,8 @@ export function settingsEntry(provider: Provider & { hooks: Hooks }, event: Hook
   const row = provider.hooks.events[event];
   const command = provider.hooks.command.replaceAll("{shim}", row.shim);
   const name = provider.hooks.handler_name?.replaceAll("{event}", row.event);
-  return { ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}), hooks: [{ ...(name ? { name } : {}), type: "command", command, timeout: row.timeout }] };
+  return {
+    ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}),
+    hooks: [{ ...(name ? { name } : {}), type: "command", command, timeout: row.timeout }],
+  };
 }

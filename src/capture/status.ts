@@ -38,7 +38,10 @@ export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wir
 export type State = (typeof STATES)[number];
 export type Row = { provider: string; aspect: Aspect; state: State; reason: string };
 
-const ASPECT_EVENTS: Record<Exclude<Aspect, "mod" | "mcp">, HookEvent[]> = { prompt: ["prompt"], session: ["start", "compact", "end"] };
+const ASPECT_EVENTS: Record<Exclude<Aspect, "mod" | "mcp">, HookEvent[]> = {
+  prompt: ["prompt"],
+  session: ["start", "compact", "end"],
+};
 
 function read(path: string): string | undefined {
   try {
@@ -61,7 +64,10 @@ function realOrUndefined(path: string): string | undefined {
 /** Whether a shim would find a binary to exec (looked up as the shim does, never run): the recorded one, else one on PATH outside the repository. */
 function findsBinary(root: string): boolean {
   const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
-  return (recorded !== undefined && recorded.startsWith("/") && executable(recorded)) || onPath("majordomus", { outside: root }) !== undefined;
+  return (
+    (recorded !== undefined && recorded.startsWith("/") && executable(recorded)) ||
+    onPath("majordomus", { outside: root }) !== undefined
+  );
 }
 
 /**
@@ -70,7 +76,13 @@ function findsBinary(root: string): boolean {
  * shell, from the checkout, with the project folder handed over as the client hands it, and with
  * the person's own PATH, so the shim finds the binary the client's hooks will find, or none.
  */
-async function runAsClient(here: Workspace, provider: Provider & { hooks: Hooks }, event: HookEvent, payload: Record<string, string>, env: Record<string, string>) {
+async function runAsClient(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  event: HookEvent,
+  payload: Record<string, string>,
+  env: Record<string, string>,
+) {
   const root = here.position.worktree;
   const { shell, project_dir_env, project_dir_replaced } = provider.hooks.launch;
   const named = ourCommand(provider, event);
@@ -83,16 +95,29 @@ async function runAsClient(here: Workspace, provider: Provider & { hooks: Hooks 
 }
 
 /** The command `capture install` writes for `event` into the client's configuration. */
-const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) => String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
+const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) =>
+  String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
 
 async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
   try {
     const text = `majordomus self test ${process.pid}`;
-    const run = await runAsClient(here, provider, "prompt", { [hooks.keys.prompt_text[0]!]: text, [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`, [hooks.keys.session[0]!]: `selftest-${process.pid}` }, { MAJORDOMUS_CAPTURE_DIR: dir });
+    const run = await runAsClient(
+      here,
+      provider,
+      "prompt",
+      {
+        [hooks.keys.prompt_text[0]!]: text,
+        [hooks.keys.prompt_id[0]!]: `selftest-${process.pid}`,
+        [hooks.keys.session[0]!]: `selftest-${process.pid}`,
+      },
+      { MAJORDOMUS_CAPTURE_DIR: dir },
+    );
     const archived = readdirSync(dir).some((f) => f.endsWith(".json") && (read(join(dir, f)) ?? "").includes(text));
-    return archived ? undefined : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
+    return archived
+      ? undefined
+      : `the shim ran (exit ${run.status}) but archived nothing${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -101,59 +126,131 @@ async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks
 async function verifySession(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const id = `selftest-${process.pid}`;
-  const run = await runAsClient(here, provider, "end", { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" }, { MAJORDOMUS_DRY_RUN: "1" });
-  return run.stderr.includes(id) ? undefined : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
+  const run = await runAsClient(
+    here,
+    provider,
+    "end",
+    { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" },
+    { MAJORDOMUS_DRY_RUN: "1" },
+  );
+  return run.stderr.includes(id)
+    ? undefined
+    : `the end shim ran (exit ${run.status}) but did not answer the dry run${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : " (is majordomus on your PATH, or recorded by capture install?)"}`;
 }
 
-async function hookAspect(here: Workspace, provider: Provider & { hooks: Hooks }, aspect: "prompt" | "session", execute: boolean, trust_: () => Promise<Trust | undefined>): Promise<Omit<Row, "provider" | "aspect">> {
+async function hookAspect(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  aspect: "prompt" | "session",
+  execute: boolean,
+  trust_: () => Promise<Trust | undefined>,
+): Promise<Omit<Row, "provider" | "aspect">> {
   const hooks = provider.hooks;
   const config = readConfig(here.position.worktree, hooks.config);
-  if (config.state === "absent") return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
+  if (config.state === "absent")
+    return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
   if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
   const settings = config.data;
   for (const event of ASPECT_EVENTS[aspect]) {
     const row = hooks.events[event];
     const commands = commandsIn(settings, row.event);
-    if (commands.length === 0) return { state: "unconfigured", reason: `${hooks.config} has no ${row.event} hook; run \`majordomus capture install\`` };
-    if (!commands.some((c) => c.includes(row.shim))) return { state: "named", reason: `${hooks.config} has ${row.event} hooks, none running ${row.shim}` };
+    if (commands.length === 0)
+      return {
+        state: "unconfigured",
+        reason: `${hooks.config} has no ${row.event} hook; run \`majordomus capture install\``,
+      };
+    if (!commands.some((c) => c.includes(row.shim)))
+      return { state: "named", reason: `${hooks.config} has ${row.event} hooks, none running ${row.shim}` };
     const ours = ourCommand(provider, event);
-    if (!commands.includes(ours)) return { state: "named", reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install --merge\` adds ours` };
+    if (!commands.includes(ours))
+      return {
+        state: "named",
+        reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install --merge\` adds ours`,
+      };
     const shim = join(here.position.worktree, row.shim);
     const content = read(shim);
-    if (content === undefined) return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
+    if (content === undefined)
+      return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
     if (!content.includes(MARKER)) return { state: "named", reason: `${row.shim} was not written by majordomus` };
-    if (content !== shimText(provider, event)) return { state: "named", reason: `${row.shim} differs from what this majordomus writes (drift); it was not run. \`majordomus capture install\` rewrites it` };
-    if (!executable(shim)) return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
+    if (content !== shimText(provider, event))
+      return {
+        state: "named",
+        reason: `${row.shim} differs from what this majordomus writes (drift); it was not run. \`majordomus capture install\` rewrites it`,
+      };
+    if (!executable(shim))
+      return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
   }
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
   // The client runs the shim, and the shim runs the first majordomus it finds; with none it does nothing.
-  if (!findsBinary(here.position.worktree)) return { state: "wired", reason: "the shims find no majordomus to run (none recorded by `capture install`, none on PATH outside this repository), so they do nothing" };
+  if (!findsBinary(here.position.worktree))
+    return {
+      state: "wired",
+      reason:
+        "the shims find no majordomus to run (none recorded by `capture install`, none on PATH outside this repository), so they do nothing",
+    };
   const problem = aspect === "prompt" ? await verifyPrompt(here, provider) : await verifySession(here, provider);
   if (problem) return { state: "wired", reason: problem };
   // majordomus answers the hook; whether the client will run it at all is the client's to say.
   const trust = await trust_();
-  if (trust && !trust.trusted) return { state: "wired", reason: `majordomus answers it, but ${provider.title} will not run it: ${trust.reason}` };
-  return { state: "verified", reason: aspect === "prompt" ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder" : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a dry run (nothing closed)" };
+  if (trust && !trust.trusted)
+    return { state: "wired", reason: `majordomus answers it, but ${provider.title} will not run it: ${trust.reason}` };
+  return {
+    state: "verified",
+    reason:
+      aspect === "prompt"
+        ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder"
+        : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a dry run (nothing closed)",
+  };
 }
 
-async function modAspect(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Omit<Row, "provider" | "aspect">> {
+async function modAspect(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+): Promise<Omit<Row, "provider" | "aspect">> {
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await loadPolicy(here.layer).catch(() => undefined);
   let notes = "";
   for (const [name, row] of mods) {
     // The features that ride the mod: where each stands, and that it needs the mod.
-    const features = await Promise.all(Object.entries(row.features ?? {}).map(async ([key, title]) => ({ title, grant: await consentHere(here.position.worktree, policy, key as CredentialKey, { needsAsk: true }) })));
+    const features = await Promise.all(
+      Object.entries(row.features ?? {}).map(async ([key, title]) => ({
+        title,
+        grant: await consentHere(here.position.worktree, policy, key as CredentialKey, { needsAsk: true }),
+      })),
+    );
     const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
-    if (!consents(policy?.policy, row.switch)) return { state: "unconfigured", reason: `${row.switch} is not true, so ${name} is not installed${needing.length > 0 ? ` (and ${needing.join(", ")}, which need${needing.length === 1 ? "s" : ""} it, cannot run)` : ""}` };
-    notes += features.map((f) => (f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : "")).join("");
+    if (!consents(policy?.policy, row.switch))
+      return {
+        state: "unconfigured",
+        reason: `${row.switch} is not true, so ${name} is not installed${needing.length > 0 ? ` (and ${needing.join(", ")}, which need${needing.length === 1 ? "s" : ""} it, cannot run)` : ""}`,
+      };
+    notes += features
+      .map((f) => (f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : ""))
+      .join("");
     const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
-    if (register === undefined) return { state: "named", reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\`` };
+    if (register === undefined)
+      return {
+        state: "named",
+        reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\``,
+      };
     if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };
-    const drifted = listAssets(row.source).filter((a) => !a.path.endsWith(".test.ts") && read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !== Buffer.from(a.bytes).toString("utf8"));
-    if (drifted.length > 0) return { state: "named", reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\`` };
+    const drifted = listAssets(row.source).filter(
+      (a) =>
+        !a.path.endsWith(".test.ts") &&
+        read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !==
+          Buffer.from(a.bytes).toString("utf8"),
+    );
+    if (drifted.length > 0)
+      return {
+        state: "named",
+        reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\``,
+      };
   }
-  return { state: "wired", reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${notes}` };
+  return {
+    state: "wired",
+    reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${notes}`,
+  };
 }
 
 /** States that say nothing of this checkout: nothing of the client is wired here. */
@@ -161,7 +258,9 @@ const NOT_HERE: ReadonlySet<string> = new Set(["unconfigured", "unadapted", "uns
 
 /** The clients with something of theirs installed here: a hook configured (in any state), or a mod in place. */
 export function wiredProviders(rows: readonly Row[]): Set<string> {
-  return new Set(rows.filter((r) => (r.aspect === "mod" ? r.state === "wired" : !NOT_HERE.has(r.state))).map((r) => r.provider));
+  return new Set(
+    rows.filter((r) => (r.aspect === "mod" ? r.state === "wired" : !NOT_HERE.has(r.state))).map((r) => r.provider),
+  );
 }
 
 /**
@@ -170,7 +269,9 @@ export function wiredProviders(rows: readonly Row[]): Set<string> {
  */
 export function shownRows(rows: readonly Row[]): Row[] {
   const wired = wiredProviders(rows);
-  const adapted = new Set(rows.filter((r) => r.state !== "unadapted" && r.state !== "unsupported").map((r) => r.provider));
+  const adapted = new Set(
+    rows.filter((r) => r.state !== "unadapted" && r.state !== "unsupported").map((r) => r.provider),
+  );
   const keep = wired.size > 0 ? wired : adapted;
   return rows.filter((r) => keep.has(r.provider));
 }
@@ -181,39 +282,89 @@ export function shownRows(rows: readonly Row[]): Row[] {
  * looked up there, never in the repository), and asking it for its tools. An absolute path inside
  * the repository is run only when it is the binary `capture install` recorded.
  */
-async function mcpAspect(here: Workspace, provider: Provider & { hooks: Hooks }, execute: boolean): Promise<Omit<Row, "provider" | "aspect">> {
+async function mcpAspect(
+  here: Workspace,
+  provider: Provider & { hooks: Hooks },
+  execute: boolean,
+): Promise<Omit<Row, "provider" | "aspect">> {
   const m = provider.hooks.mcp;
   if (!m) return { state: "unadapted", reason: "majordomus does not configure an MCP server for this client" };
   const root = here.position.worktree;
   const config = readConfig(root, m.config);
-  if (config.state === "absent") return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
+  if (config.state === "absent")
+    return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
   if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
   const entry = objectAt(config.data, "mcpServers")?.[m.server];
-  if (entry === undefined) return { state: "unconfigured", reason: `${m.config} names no ${m.server} server; run \`majordomus capture install\`` };
-  if (!isOurMcpEntry(entry)) return { state: "named", reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is` };
+  if (entry === undefined)
+    return {
+      state: "unconfigured",
+      reason: `${m.config} names no ${m.server} server; run \`majordomus capture install\``,
+    };
+  if (!isOurMcpEntry(entry))
+    return {
+      state: "named",
+      reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is`,
+    };
   const named = `\`${entry.command} mcp\``;
   if (!execute) return { state: "wired", reason: `${m.config} names ${named}; not executed (--no-verify)` };
-  const fix = "put majordomus on your PATH, or run `capture install` again with the binary you use (it names that binary by its absolute path when PATH has none)";
+  const fix =
+    "put majordomus on your PATH, or run `capture install` again with the binary you use (it names that binary by its absolute path when PATH has none)";
   let program: string | undefined;
   if (entry.command === MCP_COMMAND) {
     program = onPath(MCP_COMMAND, { outside: root });
-    if (program === undefined) return { state: "wired", reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}` };
+    if (program === undefined)
+      return {
+        state: "wired",
+        reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}`,
+      };
   } else {
     // Compared by their real paths: a link, or a folder linked to the checkout, does not hide where a program is.
     program = realOrUndefined(entry.command);
-    if (program === undefined || !executable(program)) return { state: "wired", reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}` };
+    if (program === undefined || !executable(program))
+      return {
+        state: "wired",
+        reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}`,
+      };
     const realRoot = realOrUndefined(root) ?? root;
     const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
-    if ((program === realRoot || program.startsWith(`${realRoot}/`)) && program !== (recorded && realOrUndefined(recorded))) return { state: "named", reason: `${m.config} names ${entry.command}, a program inside this repository that \`capture install\` did not record; it was not run` };
+    if (
+      (program === realRoot || program.startsWith(`${realRoot}/`)) &&
+      program !== (recorded && realOrUndefined(recorded))
+    )
+      return {
+        state: "named",
+        reason: `${m.config} names ${entry.command}, a program inside this repository that \`capture install\` did not record; it was not run`,
+      };
   }
   const messages = [
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "majordomus capture status", version: "1" } } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "majordomus capture status", version: "1" },
+      },
+    },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
   ];
-  const run = await spawnText(program, ["mcp"], { cwd: root, env: { ...process.env }, input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n` });
+  const run = await spawnText(program, ["mcp"], {
+    cwd: root,
+    env: { ...process.env },
+    input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n`,
+  });
   const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));
-  return listed ? { state: "verified", reason: `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it answered a tools/list with its read-only tools` } : { state: "wired", reason: `${m.config} names ${named}, but started as ${provider.title} will start it (${program}) it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})` };
+  return listed
+    ? {
+        state: "verified",
+        reason: `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it answered a tools/list with its read-only tools`,
+      }
+    : {
+        state: "wired",
+        reason: `${m.config} names ${named}, but started as ${provider.title} will start it (${program}) it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})`,
+      };
 }
 
 export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
@@ -226,7 +377,11 @@ export async function status(here: Workspace, options: { verify: boolean }): Pro
       const capability = provider.capabilities[aspect];
       let row: Omit<Row, "provider" | "aspect">;
       if (capability.state === "none") row = { state: "unsupported", reason: capability.source };
-      else if (!provider.hooks) row = { state: "unadapted", reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet` };
+      else if (!provider.hooks)
+        row = {
+          state: "unadapted",
+          reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet`,
+        };
       else if (aspect === "mod") row = await modAspect(here, provider as Provider & { hooks: Hooks });
       else if (aspect === "mcp") row = await mcpAspect(here, provider as Provider & { hooks: Hooks }, options.verify);
       else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);

@@ -15,7 +15,14 @@ import type { Hooks, Provider } from "../providers/index.ts";
 export type Trust = { trusted: boolean; reason: string; steps: string[] };
 
 /** Send JSON-RPC lines to a program and collect lines until `done` says enough (or the deadline). */
-function converse(cmd: string, args: string[], cwd: string, lines: unknown[], done: (line: string) => boolean, ms: number): Promise<string[]> {
+function converse(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  lines: unknown[],
+  done: (line: string) => boolean,
+  ms: number,
+): Promise<string[]> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, stdio: ["pipe", "pipe", "ignore"], env: process.env });
     const got: string[] = [];
@@ -49,7 +56,15 @@ async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }
   const codex = onPath(provider.hooks.executable ?? "codex", { outside: here.position.worktree });
   const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
   const trustProject = `trust the project once: \`codex exec --trust -C ${here.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${here.position.worktree}"]\n  trust_level = "trusted"`;
-  if (!codex) return { trusted: false, reason: "codex is not on PATH, so whether it trusts these hooks is unknown", steps: [trustProject, "then run `majordomus capture status`, which asks Codex which hooks it still does not trust"] };
+  if (!codex)
+    return {
+      trusted: false,
+      reason: "codex is not on PATH, so whether it trusts these hooks is unknown",
+      steps: [
+        trustProject,
+        "then run `majordomus capture status`, which asks Codex which hooks it still does not trust",
+      ],
+    };
   const lines = await converse(
     codex,
     ["app-server"],
@@ -65,10 +80,18 @@ async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }
   const answer = lines.find((l) => l.includes('"id":2'));
   if (!answer) return { trusted: false, reason: "codex app-server gave no hooks/list answer", steps: [trustProject] };
   const data = (JSON.parse(answer) as { result?: { data?: Array<{ hooks?: CodexHook[] }> } }).result?.data ?? [];
-  const ours = data.flatMap((d) => d.hooks ?? []).filter((h) => Object.values(provider.hooks.events).some((e) => h.command.includes(e.shim)));
-  if (ours.length === 0) return { trusted: false, reason: "Codex does not load this project's hooks: the project is not trusted", steps: [trustProject] };
+  const ours = data
+    .flatMap((d) => d.hooks ?? [])
+    .filter((h) => Object.values(provider.hooks.events).some((e) => h.command.includes(e.shim)));
+  if (ours.length === 0)
+    return {
+      trusted: false,
+      reason: "Codex does not load this project's hooks: the project is not trusted",
+      steps: [trustProject],
+    };
   const untrusted = ours.filter((h) => h.trustStatus !== "trusted");
-  if (untrusted.length === 0) return { trusted: true, reason: `Codex trusts the project and all ${ours.length} majordomus hook(s)`, steps: [] };
+  if (untrusted.length === 0)
+    return { trusted: true, reason: `Codex trusts the project and all ${ours.length} majordomus hook(s)`, steps: [] };
   const toml = untrusted.map((h) => `  [hooks.state."${h.key}"]\n  trusted_hash = "${h.currentHash}"`).join("\n");
   return {
     trusted: false,
@@ -90,10 +113,15 @@ async function geminiFolder(here: Workspace): Promise<Trust> {
   const folder = realpathSync(here.position.worktree);
   const home = process.env.HOME ?? "";
   const file = process.env.GEMINI_CLI_TRUSTED_FOLDERS_PATH ?? join(home, ".gemini", "trustedFolders.json");
-  const steps = [`trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add "${folder}": "TRUST_FOLDER" to ${file}`];
-  if (process.env.GEMINI_CLI_TRUST_WORKSPACE === "true") return { trusted: true, reason: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", steps: [] };
-  const settings = readJson(join(home, ".gemini", "settings.json")) as { security?: { folderTrust?: { enabled?: boolean } } } | undefined;
-  if (settings?.security?.folderTrust?.enabled === false) return { trusted: true, reason: "folder trust is off in Gemini's settings", steps: [] };
+  const steps = [
+    `trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add "${folder}": "TRUST_FOLDER" to ${file}`,
+  ];
+  if (process.env.GEMINI_CLI_TRUST_WORKSPACE === "true")
+    return { trusted: true, reason: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", steps: [] };
+  const settings = readJson(join(home, ".gemini", "settings.json")) as
+    { security?: { folderTrust?: { enabled?: boolean } } } | undefined;
+  if (settings?.security?.folderTrust?.enabled === false)
+    return { trusted: true, reason: "folder trust is off in Gemini's settings", steps: [] };
   const rules = (readJson(file) ?? {}) as Record<string, string>;
   for (let dir = folder; ; dir = dirname(dir)) {
     const rule = rules[dir];
@@ -106,10 +134,11 @@ async function geminiFolder(here: Workspace): Promise<Trust> {
   return { trusted: false, reason: `Gemini does not trust ${folder}, so it loads none of its project hooks`, steps };
 }
 
-export const TRUST_CHECKS: Record<string, (here: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
-  "codex-hooks": codexHooks,
-  "gemini-folder": (here) => geminiFolder(here),
-};
+export const TRUST_CHECKS: Record<string, (here: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> =
+  {
+    "codex-hooks": codexHooks,
+    "gemini-folder": (here) => geminiFolder(here),
+  };
 
 export async function trustOf(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {
   const check = provider.hooks.trust ? TRUST_CHECKS[provider.hooks.trust] : undefined;

@@ -20,7 +20,8 @@ function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, rep
     const path = join(here.position.worktree, rel);
     const text = readIfExists(path);
     if (text === undefined) report.lines.push({ path: rel, action: "not there" });
-    else if (!text.includes(MARKER)) report.lines.push({ path: rel, action: "left alone", note: "not written by majordomus" });
+    else if (!text.includes(MARKER))
+      report.lines.push({ path: rel, action: "left alone", note: "not written by majordomus" });
     else {
       unlinkSync(path);
       report.lines.push({ path: rel, action: "removed" });
@@ -58,7 +59,11 @@ function restored(here: Workspace, rel: string, report: InstallReport, what: str
   if (!original) return false;
   writeFileAtomic(path, original.bytes, statSync(path).mode & 0o777);
   original.forget();
-  report.lines.push({ path: rel, action: "rewritten", note: `your original, byte for byte, from the backup made when ${what} were merged in` });
+  report.lines.push({
+    path: rel,
+    action: "rewritten",
+    note: `your original, byte for byte, from the backup made when ${what} were merged in`,
+  });
   return true;
 }
 
@@ -89,16 +94,25 @@ function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, r
     if (kept.length === 0) delete hooks![event];
     else hooks![event] = kept;
   }
-  if (removed === 0) return void report.lines.push({ path: rel, action: "left alone", note: "it names no majordomus hook" });
+  if (removed === 0)
+    return void report.lines.push({ path: rel, action: "left alone", note: "it names no majordomus hook" });
   if (hooks && Object.keys(hooks).length === 0) delete settings.hooks;
   if (Object.keys(settings).length === 0) {
     unlinkSync(path);
-    return void report.lines.push({ path: rel, action: "removed", note: `it held only the ${removed} majordomus hook(s)` });
+    return void report.lines.push({
+      path: rel,
+      action: "removed",
+      note: `it held only the ${removed} majordomus hook(s)`,
+    });
   }
   // The person's copy, as it was, goes into the git-ignored local half before the file changes.
   report.backup = backupOf(here, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
-  report.lines.push({ path: rel, action: "rewritten", note: `removed the ${removed} majordomus hook(s); every other key and hook kept; backup at ${report.backup}` });
+  report.lines.push({
+    path: rel,
+    action: "rewritten",
+    note: `removed the ${removed} majordomus hook(s); every other key and hook kept; backup at ${report.backup}`,
+  });
 }
 
 function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
@@ -117,7 +131,13 @@ function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, repo
     const left = removeOurs(target, modFiles(row.source));
     // The folder that held it goes too when nothing else is in it (`.claude/skills/`).
     removeIfEmpty(dirname(target.replace(/\/$/, "")), here.position.worktree);
-    report.lines.push({ path: rel, action: "removed", note: left.length ? `files not ours were left: ${left.map((f) => f.slice(here.position.worktree.length + 1)).join(", ")}` : `the policy's ${row.switch} is unchanged; \`capture install\` writes it again` });
+    report.lines.push({
+      path: rel,
+      action: "removed",
+      note: left.length
+        ? `files not ours were left: ${left.map((f) => f.slice(here.position.worktree.length + 1)).join(", ")}`
+        : `the policy's ${row.switch} is unchanged; \`capture install\` writes it again`,
+    });
   }
 }
 
@@ -129,7 +149,12 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   if (config === undefined) return void report.lines.push({ path: m.config, action: "not there" });
   if (restored(here, m.config, report, `the ${m.server} server`)) return;
   const servers = objectAt(config, "mcpServers");
-  if (!servers || !isOurMcpEntry(servers[m.server])) return void report.lines.push({ path: m.config, action: "left alone", note: `it does not name majordomus mcp as ${m.server}` });
+  if (!servers || !isOurMcpEntry(servers[m.server]))
+    return void report.lines.push({
+      path: m.config,
+      action: "left alone",
+      note: `it does not name majordomus mcp as ${m.server}`,
+    });
   delete servers[m.server];
   if (Object.keys(servers).length === 0) delete config.mcpServers;
   if (Object.keys(config).length === 0) {
@@ -138,7 +163,11 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   }
   report.backup = backupOf(here, path, m.config);
   writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, 0o644);
-  report.lines.push({ path: m.config, action: "rewritten", note: `removed the ${m.server} server; every other key kept; backup at ${report.backup}` });
+  report.lines.push({
+    path: m.config,
+    action: "rewritten",
+    note: `removed the ${m.server} server; every other key kept; backup at ${report.backup}`,
+  });
 }
 
 export function uninstall(here: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {

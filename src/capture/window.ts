@@ -44,7 +44,11 @@ export async function freshWindowGrant(ws: Workspace, policy: LoadedPolicy): Pro
   return consentHere(ws.position.worktree, policy, "session.fresh_window", { needsAsk: true });
 }
 
-export async function windowAnswer(ws: Workspace, action: WindowAction, trigger: string | undefined): Promise<WindowAnswer> {
+export async function windowAnswer(
+  ws: Workspace,
+  action: WindowAction,
+  trigger: string | undefined,
+): Promise<WindowAnswer> {
   const policy = await loadPolicy(ws.layer);
   const grant = await freshWindowGrant(ws, policy);
   const episode = ws.episode;
@@ -66,7 +70,10 @@ export async function windowAnswer(ws: Workspace, action: WindowAction, trigger:
     return { ...base, ok: false, why };
   };
   if (!grant.on) return refuse(`the fresh window is off (${grant.why})`);
-  if (!episode) return refuse("no open episode belongs to this client session (the start hook did not run, or the session was closed)");
+  if (!episode)
+    return refuse(
+      "no open episode belongs to this client session (the start hook did not run, or the session was closed)",
+    );
   let checkpoint: string | null = null;
   if (switchOn(policy.policy, "session.checkpoint_on_compact")) {
     const { derivedCheckpoint } = await import("./session.ts");
@@ -76,9 +83,24 @@ export async function windowAnswer(ws: Workspace, action: WindowAction, trigger:
   const { advanceWindow } = await import("../lifecycle/window.ts");
   const ordinal = await advanceWindow(ws, episode, "fresh_window", trigger);
   if (ordinal === undefined) return refuse(`episode ${episode.session_id} closed while its window was being replaced`);
-  const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([import("../facts/gather.ts"), import("../views/boot.ts")]);
+  const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([
+    import("../facts/gather.ts"),
+    import("../views/boot.ts"),
+  ]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
   const id = windowId(episode, ordinal);
   // The model reads the boot as the briefing is read: a record's control characters shown as `\uXXXX`, never sent raw.
-  return { ...base, window: ordinal, window_id: id, checkpoint, boot: printable(boot(facts, { id, ordinal, trigger }, budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy)).join("\n")) };
+  return {
+    ...base,
+    window: ordinal,
+    window_id: id,
+    checkpoint,
+    boot: printable(
+      boot(
+        facts,
+        { id, ordinal, trigger },
+        budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy),
+      ).join("\n"),
+    ),
+  };
 }

@@ -18,18 +18,21 @@ export const limitArg = {
 export function intOption(name: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw);
-  if (!/^\d+$/.test(text)) throw new Failure("usage", `--${name} must be a whole number (got ${JSON.stringify(text)})`, `e.g. --${name} 20`);
+  if (!/^\d+$/.test(text))
+    throw new Failure("usage", `--${name} must be a whole number (got ${JSON.stringify(text)})`, `e.g. --${name} 20`);
   return Number(text);
 }
 
 /** A listing's `--limit` (LIST_DEFAULT unless given); given where nothing is listed, a usage failure saying where it applies. */
 export function listLimit(raw: unknown, listing: boolean, appliesTo: string): number {
-  if (raw !== undefined && !listing) throw new Failure("usage", `--limit applies only to ${appliesTo}`, `drop --limit, or list with ${appliesTo}`);
+  if (raw !== undefined && !listing)
+    throw new Failure("usage", `--limit applies only to ${appliesTo}`, `drop --limit, or list with ${appliesTo}`);
   return intOption("limit", raw) ?? LIST_DEFAULT;
 }
 
 /** At most one of the given boolean modes may be set. */
 export function exclusive(args: Record<string, unknown>, names: readonly string[]): void {
   const set = names.filter((n) => args[n] === true || (typeof args[n] === "string" && args[n] !== ""));
-  if (set.length > 1) throw new Failure("usage", `--${set[0]} and --${set[1]} cannot be used together`, "run them one at a time");
+  if (set.length > 1)
+    throw new Failure("usage", `--${set[0]} and --${set[1]} cannot be used together`, "run them one at a time");
 }

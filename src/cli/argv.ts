@@ -66,12 +66,14 @@ export function parseArgv(argv: readonly string[], defs: ArgsDef, scope: string)
     }
     const [name, def] = direct;
     if (def.type === "boolean") {
-      if (inline !== undefined && inline !== "true" && inline !== "false") throw usage(`${flag} takes no value (got ${JSON.stringify(inline)})`, scope);
+      if (inline !== undefined && inline !== "true" && inline !== "false")
+        throw usage(`${flag} takes no value (got ${JSON.stringify(inline)})`, scope);
       set(name, inline !== "false", flag);
       continue;
     }
     const value = inline ?? rest.shift();
-    if (value === undefined || (inline === undefined && value.startsWith("--"))) throw usage(`${flag} needs a value`, scope);
+    if (value === undefined || (inline === undefined && value.startsWith("--")))
+      throw usage(`${flag} needs a value`, scope);
     if (def.type === "enum" && !(def.options ?? []).includes(value)) {
       throw usage(`${flag} must be one of ${(def.options ?? []).join(", ")} (got ${JSON.stringify(value)})`, scope);
     }
@@ -87,7 +89,12 @@ export function parseArgv(argv: readonly string[], defs: ArgsDef, scope: string)
   if (loose.length > 0) {
     // `handover list`, `checkpoint show`: a word that is one of the command's switches was meant as that switch.
     const meant = Object.entries(defs).find(([name, def]) => def.type === "boolean" && name === loose[0]);
-    if (meant) throw new Failure("usage", `unexpected argument ${JSON.stringify(loose[0])}; did you mean \`${scope} --${meant[0]}\`?`, `run \`${scope} --help\` to see its arguments`);
+    if (meant)
+      throw new Failure(
+        "usage",
+        `unexpected argument ${JSON.stringify(loose[0])}; did you mean \`${scope} --${meant[0]}\`?`,
+        `run \`${scope} --help\` to see its arguments`,
+      );
     throw usage(`unexpected argument ${JSON.stringify(loose[0])}`, scope);
   }
   for (const [name, def] of Object.entries(defs)) {

@@ -20,13 +20,24 @@ const ROOT = "majordomus";
 function flagOf(name: string, def: ArgDef): string {
   const alias = "alias" in def && def.alias !== undefined ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
   const short = alias.filter((a) => a.length === 1).map((a) => `-${a}, `);
-  const value = def.type === "boolean" ? "" : def.type === "enum" ? ` <${(def.options ?? []).join("|")}>` : ` <${"valueHint" in def && def.valueHint ? def.valueHint : name.replace(/_/g, "-")}>`;
+  const value =
+    def.type === "boolean"
+      ? ""
+      : def.type === "enum"
+        ? ` <${(def.options ?? []).join("|")}>`
+        : ` <${"valueHint" in def && def.valueHint ? def.valueHint : name.replace(/_/g, "-")}>`;
   return `${short.join("")}--${name}${value}`;
 }
 
 function table(rows: Array<[string, string]>): string[] {
   const width = Math.min(34, Math.max(...rows.map(([left]) => left.length)));
-  return rows.map(([left, right]) => (right === "" ? `  ${left}` : left.length > width ? `  ${left}\n  ${" ".repeat(width)}  ${right}` : `  ${left.padEnd(width)}  ${right}`));
+  return rows.map(([left, right]) =>
+    right === ""
+      ? `  ${left}`
+      : left.length > width
+        ? `  ${left}\n  ${" ".repeat(width)}  ${right}`
+        : `  ${left.padEnd(width)}  ${right}`,
+  );
 }
 
 export function helpText(h: HelpInput): string {
@@ -40,16 +51,37 @@ export function helpText(h: HelpInput): string {
     ...positionals.map(([n, d]) => (d.required === false ? `[${n}]` : `<${n}>`)),
     ...(options.length > 0 || h.path.length === 0 ? ["[options]"] : []),
   ].join(" ");
-  const lines: string[] = [`${name}${h.version ? ` ${h.version}` : ""}${h.description ? ` — ${h.description}` : ""}`, "", `Usage: ${synopsis}`];
+  const lines: string[] = [
+    `${name}${h.version ? ` ${h.version}` : ""}${h.description ? ` — ${h.description}` : ""}`,
+    "",
+    `Usage: ${synopsis}`,
+  ];
   if (h.subcommands.length > 0) {
     lines.push("", "Commands:", ...table(h.subcommands.map((s) => [s.name, s.description ?? ""])));
   }
   if (positionals.length > 0) {
-    lines.push("", "Arguments:", ...table(positionals.map(([n, d]) => [d.required === false ? `[${n}]` : `<${n}>`, [d.description ?? "", d.default !== undefined ? `(default: ${String(d.default)})` : ""].filter(Boolean).join(" ")])));
+    lines.push(
+      "",
+      "Arguments:",
+      ...table(
+        positionals.map(([n, d]) => [
+          d.required === false ? `[${n}]` : `<${n}>`,
+          [d.description ?? "", d.default !== undefined ? `(default: ${String(d.default)})` : ""]
+            .filter(Boolean)
+            .join(" "),
+        ]),
+      ),
+    );
   }
   const optionRows: Array<[string, string]> = options.map(([n, d]) => [
     flagOf(n, d),
-    [d.description ?? "", d.default !== undefined && d.type !== "boolean" ? `(default: ${String(d.default)})` : "", d.required ? "(required)" : ""].filter(Boolean).join(" "),
+    [
+      d.description ?? "",
+      d.default !== undefined && d.type !== "boolean" ? `(default: ${String(d.default)})` : "",
+      d.required ? "(required)" : "",
+    ]
+      .filter(Boolean)
+      .join(" "),
   ]);
   optionRows.push(["-h, --help", "Show this help"]);
   if (h.path.length === 0) optionRows.push(["-v, --version", "Print the version"]);

@@ -15,7 +15,8 @@ export const HOOK_COMMANDS = {
 } as const;
 
 type HookName = keyof typeof HOOK_COMMANDS;
-const isHookName = (name: string | undefined): name is HookName => name !== undefined && Object.hasOwn(HOOK_COMMANDS, name);
+const isHookName = (name: string | undefined): name is HookName =>
+  name !== undefined && Object.hasOwn(HOOK_COMMANDS, name);
 
 export function isHookCommand(argv: readonly string[]): boolean {
   const words = argv.filter((a) => !a.startsWith("-"));

@@ -14,21 +14,41 @@ import { readRecord } from "../records/record.ts";
 import { storeOf } from "../records/store.ts";
 import { redactOnRead } from "../lib/redact.ts";
 
-export async function printResolved(kind: RecordKind, here: Workspace, options: { path?: boolean; json?: boolean }): Promise<void> {
+export async function printResolved(
+  kind: RecordKind,
+  here: Workspace,
+  options: { path?: boolean; json?: boolean },
+): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
   const at = here.at;
   if (options.json) {
     const explained = await explain(kind, here.layer, await placeFor(kind, here));
     const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
     const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
-    outJson("record-resolved", { kind: kind.name, record, since, candidates: explained.candidates, omitted: explained.omitted });
+    outJson("record-resolved", {
+      kind: kind.name,
+      record,
+      since,
+      candidates: explained.candidates,
+      omitted: explained.omitted,
+    });
     return;
   }
   const resolution = await resolveLatest(kind, here.layer, await placeFor(kind, here));
-  if (resolution.skipped > 0) log.warn(`skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`);
+  if (resolution.skipped > 0)
+    log.warn(
+      `skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`,
+    );
   if (!resolution.record) {
-    if (options.path) throw new Failure("missing", `no ${kind.noun} for this worktree and branch (${here.position.branch})`, `records from other branches are never offered; write one with \`majordomus ${kind.name}\``);
-    out(`No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`);
+    if (options.path)
+      throw new Failure(
+        "missing",
+        `no ${kind.noun} for this worktree and branch (${here.position.branch})`,
+        `records from other branches are never offered; write one with \`majordomus ${kind.name}\``,
+      );
+    out(
+      `No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`,
+    );
     return;
   }
   const v = await view(resolution.record, here.position, policy, at);
@@ -41,7 +61,9 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
   if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
   if (resolution.since) {
     const s = await view(resolution.since, here.position, policy, at);
-    lines.push(`Since then: derived ${s.path} (${s.age !== undefined ? `${s.age} ago` : "age unknown"}${s.session !== "none" ? `, episode ${s.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${kind.noun}`);
+    lines.push(
+      `Since then: derived ${s.path} (${s.age !== undefined ? `${s.age} ago` : "age unknown"}${s.session !== "none" ? `, episode ${s.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${kind.noun}`,
+    );
   }
   lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
   if (v.next_action_withheld) lines.push("", v.next_action_withheld);
@@ -49,7 +71,11 @@ export async function printResolved(kind: RecordKind, here: Workspace, options: 
 }
 
 /** `limit`: the newest that many (0: every one). */
-export async function printListing(kind: RecordKind, here: Workspace, options: { json?: boolean; limit: number }): Promise<void> {
+export async function printListing(
+  kind: RecordKind,
+  here: Workspace,
+  options: { json?: boolean; limit: number },
+): Promise<void> {
   const policy = (await loadPolicy(here.layer)).policy;
   const listing = await listRecords(kind, here.layer, here.position, policy, here.at, options.limit);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
@@ -61,20 +87,50 @@ export async function printListing(kind: RecordKind, here: Workspace, options: {
     out(`no ${kind.noun} records in this checkout`);
     return;
   }
-  for (const r of listing.rows) out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
+  for (const r of listing.rows)
+    out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
   if (listing.more) olderLeftOut(listing.rows.length);
 }
 
 /** `--show <file>`: one record of this kind, by its file name, printed whole (what a cut briefing names). */
-export async function printRecord(kind: RecordKind, here: Workspace, file: string, options: { json?: boolean }): Promise<void> {
+export async function printRecord(
+  kind: RecordKind,
+  here: Workspace,
+  file: string,
+  options: { json?: boolean },
+): Promise<void> {
   // A bare file name of the kind's folder, nothing else: no path, no dot file.
-  if (!/^[^/\\]+\.md$/.test(file) || file.startsWith(".") || file === "README.md") throw new Failure("usage", `--show takes a ${kind.noun} record's file name, not ${JSON.stringify(file)}`, `e.g. --show 20261130T115500000Z--000003--main--aaaaaaa.md; \`majordomus ${kind.name} --list\` names them`);
+  if (!/^[^/\\]+\.md$/.test(file) || file.startsWith(".") || file === "README.md")
+    throw new Failure(
+      "usage",
+      `--show takes a ${kind.noun} record's file name, not ${JSON.stringify(file)}`,
+      `e.g. --show 20261130T115500000Z--000003--main--aaaaaaa.md; \`majordomus ${kind.name} --list\` names them`,
+    );
   const store = storeOf(here.layer, kind);
   const parsed = await readRecord(kind, join(store.dir, file), file);
-  if (!parsed.ok) throw new Failure("missing", `${relative(here.position.worktree, join(store.dir, file))}: ${parsed.reason}`, `\`majordomus ${kind.name} --list\` names this checkout's ${kind.noun} records`);
+  if (!parsed.ok)
+    throw new Failure(
+      "missing",
+      `${relative(here.position.worktree, join(store.dir, file))}: ${parsed.reason}`,
+      `\`majordomus ${kind.name} --list\` names this checkout's ${kind.noun} records`,
+    );
   // Shown redacted, whatever an earlier version kept.
   const r = { ...parsed.record, body: redactOnRead(parsed.record.body) };
-  if (options.json) return outJson("record-shown", { kind: kind.name, path: relative(here.position.worktree, r.path), meta: r.meta, body: r.body });
+  if (options.json)
+    return outJson("record-shown", {
+      kind: kind.name,
+      path: relative(here.position.worktree, r.path),
+      meta: r.meta,
+      body: r.body,
+    });
   const m = r.meta;
-  out([`${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(here.position.worktree, r.path)}`, `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`, `Task: ${m.task_id}`, "---", r.body.replace(/\s+$/, "")].join("\n"));
+  out(
+    [
+      `${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(here.position.worktree, r.path)}`,
+      `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`,
+      `Task: ${m.task_id}`,
+      "---",
+      r.body.replace(/\s+$/, ""),
+    ].join("\n"),
+  );
 }

@@ -16,11 +16,21 @@ import { command, type Command } from "./define.ts";
 import { out, err as toStderr } from "./print.ts";
 
 const root = command({
-  meta: { name: "majordomus", version: VERSION, description: "Keeps an AI coding agent's continuity in a git repository." },
+  meta: {
+    name: "majordomus",
+    version: VERSION,
+    description: "Keeps an AI coding agent's continuity in a git repository.",
+  },
   // Only for the root's own flags: --version is answered before anything loads (main.ts).
   args: { version: { type: "boolean", alias: "v", description: "Print the version" } },
   subCommands: COMMANDS,
-  examples: ["majordomus init", "majordomus capture install", "majordomus start \"make the greeting configurable\" --scope src", "majordomus handover --resolve", "majordomus doctor"],
+  examples: [
+    "majordomus init",
+    "majordomus capture install",
+    'majordomus start "make the greeting configurable" --scope src',
+    "majordomus handover --resolve",
+    "majordomus doctor",
+  ],
 });
 
 type Resolved = { cmd: Command<any>; path: string[]; rest: string[] };
@@ -31,7 +41,8 @@ function scopeOf(path: string[]): string {
 
 /** Follow subcommand names in argv; returns the command that will run and the args meant for it. */
 async function subcommandsOf(cmd: CommandDef<any>): Promise<Record<string, unknown> | undefined> {
-  return (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as Record<string, unknown> | undefined;
+  return (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as
+    Record<string, unknown> | undefined;
 }
 
 async function load(entry: unknown): Promise<Command<any>> {
@@ -63,7 +74,11 @@ async function resolve(argv: string[]): Promise<Resolved> {
       const { closest } = await import("../lib/suggest.ts");
       const nearest = closest(name, Object.keys(subs));
       const near = meant ?? (nearest === undefined ? undefined : scopeOf([...path, nearest]));
-      throw new Failure("usage", `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${near}\`?` : ""}`, `run \`${scopeOf(path)} --help\` to list commands`);
+      throw new Failure(
+        "usage",
+        `unknown command "${name}" for \`${scopeOf(path)}\`${near ? `; did you mean \`${near}\`?` : ""}`,
+        `run \`${scopeOf(path)} --help\` to list commands`,
+      );
     }
     cmd = await load(subs[name]);
     path.push(name);
@@ -80,11 +95,20 @@ const metaOf = (cmd: Command<any>) => (cmd.meta ?? {}) as { description?: string
 
 async function usageOf(resolved: Resolved): Promise<string> {
   const subs = Object.entries((await subcommandsOf(resolved.cmd)) ?? {});
-  const loaded = await Promise.all(subs.map(async ([name, entry]) => ({ name, description: metaOf(await load(entry)).description })));
+  const loaded = await Promise.all(
+    subs.map(async ([name, entry]) => ({ name, description: metaOf(await load(entry)).description })),
+  );
   const meta = metaOf(resolved.cmd);
   const args = resolved.path.length === 0 ? {} : await argsOf(resolved.cmd);
   const { helpText } = await import("./help.ts");
-  return helpText({ path: resolved.path, description: meta.description, version: resolved.path.length === 0 ? meta.version : undefined, args, subcommands: loaded, examples: resolved.cmd.examples ?? [] });
+  return helpText({
+    path: resolved.path,
+    description: meta.description,
+    version: resolved.path.length === 0 ? meta.version : undefined,
+    args,
+    subcommands: loaded,
+    examples: resolved.cmd.examples ?? [],
+  });
 }
 
 function wantsJson(argv: string[]): boolean {
@@ -102,7 +126,18 @@ export const ERROR_SCHEMA = "majordomus/error/v1";
 
 function printFailure(err: Failure, json: boolean): void {
   if (json) {
-    toStderr(JSON.stringify({ schema: ERROR_SCHEMA, error: { kind: err.kind, exit_code: err.code, message: err.message, hint: err.hint ?? null, details: err.details } }));
+    toStderr(
+      JSON.stringify({
+        schema: ERROR_SCHEMA,
+        error: {
+          kind: err.kind,
+          exit_code: err.code,
+          message: err.message,
+          hint: err.hint ?? null,
+          details: err.details,
+        },
+      }),
+    );
     return;
   }
   toStderr(`majordomus: ${err.message}`);
@@ -145,7 +180,12 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
         out(VERSION);
         return EXIT.ok;
       }
-      if (resolved.rest.length === 0 && resolved.path.length > 0) throw new Failure("usage", `\`${scopeOf(resolved.path)}\` needs a command`, `run \`${scopeOf(resolved.path)} --help\` to list them`);
+      if (resolved.rest.length === 0 && resolved.path.length > 0)
+        throw new Failure(
+          "usage",
+          `\`${scopeOf(resolved.path)}\` needs a command`,
+          `run \`${scopeOf(resolved.path)} --help\` to list them`,
+        );
       toStderr(await usageOf(resolved));
       return EXIT.usage;
     }
@@ -157,7 +197,9 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     const errno = (err as { code?: unknown })?.code;
     if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
       // The disk is full or read-only: nothing could be recorded, and the client must not be blocked for it.
-      toStderr(`majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`);
+      toStderr(
+        `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`,
+      );
       return EXIT.ok;
     }
     const json = wantsJson(argv);
@@ -166,7 +208,14 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       return err.code;
     }
     if (json) {
-      printFailure(new Failure("internal", `internal error: ${err instanceof Error ? err.message : String(err)}`, "this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it"), true);
+      printFailure(
+        new Failure(
+          "internal",
+          `internal error: ${err instanceof Error ? err.message : String(err)}`,
+          "this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it",
+        ),
+        true,
+      );
       return EXIT.internal;
     }
     toStderr(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);

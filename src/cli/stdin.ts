@@ -5,7 +5,11 @@ import { Failure } from "../lib/failure.ts";
 
 export function readBody(command: string): string {
   if (stdinIsTerminal()) {
-    throw new Failure("usage", `${command} reads its body from stdin, and stdin is a terminal`, `pipe it in: \`${command} < body.md\`, or use --derive`);
+    throw new Failure(
+      "usage",
+      `${command} reads its body from stdin, and stdin is a terminal`,
+      `pipe it in: \`${command} < body.md\`, or use --derive`,
+    );
   }
   try {
     return readFileSync(0, "utf8");

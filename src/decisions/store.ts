@@ -24,8 +24,21 @@ export function render(d: Decision): string {
   return `\n## ${d.date} — ${d.title}\n- Task: ${d.task}\n- Head: ${d.head}\n- Why: ${d.why}\n`;
 }
 
-export function appendDecision(layer: Layer, title: string, why: string | undefined, task: string, head: string, at: Date): Decision {
-  const decision: Decision = { date: at.toISOString().slice(0, 10), title: oneLine("title", title), task, head, why: why === undefined ? "not recorded" : oneLine("reason", why) };
+export function appendDecision(
+  layer: Layer,
+  title: string,
+  why: string | undefined,
+  task: string,
+  head: string,
+  at: Date,
+): Decision {
+  const decision: Decision = {
+    date: at.toISOString().slice(0, 10),
+    title: oneLine("title", title),
+    task,
+    head,
+    why: why === undefined ? "not recorded" : oneLine("reason", why),
+  };
   const path = decisionsPath(layer);
   const done = withLock(`${path}.lock`, 3_000, () => {
     let before = readIfExists(path);
@@ -57,7 +70,9 @@ export function readDecisions(layer: Layer): Decision[] {
       continue;
     }
     const field = /^- (Task|Head|Why): (.*)$/.exec(line);
-    if (current && field) current[field[1]!.toLowerCase() as "task" | "head" | "why"] = field[1] === "Why" ? redactOnRead(field[2]!) : field[2]!;
+    if (current && field)
+      current[field[1]!.toLowerCase() as "task" | "head" | "why"] =
+        field[1] === "Why" ? redactOnRead(field[2]!) : field[2]!;
   }
   return out;
 }

@@ -55,7 +55,12 @@ function quote(worktree: string, rel: string): string[] {
 }
 
 /** The window from the ledger lines given (the caller may add what it wrote since reading them). */
-export function windowOf(ws: Workspace, episode: OpenEpisode, entries: Entry[], git: Pick<EpisodeWindow, "commits" | "files">): EpisodeWindow {
+export function windowOf(
+  ws: Workspace,
+  episode: OpenEpisode,
+  entries: Entry[],
+  git: Pick<EpisodeWindow, "commits" | "files">,
+): EpisodeWindow {
   const checkpoints = unique(entries.filter((e) => e.event === "task.checkpoint").map((e) => e.checkpoint_path));
   return {
     episode,
@@ -72,23 +77,50 @@ export function windowOf(ws: Workspace, episode: OpenEpisode, entries: Entry[], 
 }
 
 /** What git says changed since the episode opened. */
-export async function episodeGit(ws: Workspace, episode: OpenEpisode): Promise<Pick<EpisodeWindow, "commits" | "files">> {
+export async function episodeGit(
+  ws: Workspace,
+  episode: OpenEpisode,
+): Promise<Pick<EpisodeWindow, "commits" | "files">> {
   const p = ws.position;
   const start = episode.start_head;
   const diverged = start !== "NONE" && start !== p.head && !(await isAncestor(p.worktree, start, p.head));
-  const commits = diverged ? ["diverged"] : start === "NONE" ? [] : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
+  const commits = diverged
+    ? ["diverged"]
+    : start === "NONE"
+      ? []
+      : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
   const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p, ws.own), ws.own);
   return { commits, files };
 }
 
 /** What the session context view is composed from: the window, and where git stands against the episode's start. */
-export type SessionContextFacts = { at: Date; position: Workspace["position"]; window: EpisodeWindow; label: Divergence; commitsSince: string[]; workingTree: string; ownRecords: string[] };
+export type SessionContextFacts = {
+  at: Date;
+  position: Workspace["position"];
+  window: EpisodeWindow;
+  label: Divergence;
+  commitsSince: string[];
+  workingTree: string;
+  ownRecords: string[];
+};
 
 export async function gatherSessionContext(ws: Workspace, episode: OpenEpisode): Promise<SessionContextFacts> {
   const p = ws.position;
   const label = await divergence({ head: episode.start_head, branch: episode.branch }, p);
-  const [window, commits, snap] = await Promise.all([gatherEpisode(ws, episode), label === "advanced" ? commitsSince(p, episode.start_head) : Promise.resolve([]), snapshot(p, ws.own)]);
-  return { at: ws.at, position: p, window, label, commitsSince: commits, workingTree: snap.workingTree, ownRecords: snap.ownRecords };
+  const [window, commits, snap] = await Promise.all([
+    gatherEpisode(ws, episode),
+    label === "advanced" ? commitsSince(p, episode.start_head) : Promise.resolve([]),
+    snapshot(p, ws.own),
+  ]);
+  return {
+    at: ws.at,
+    position: p,
+    window,
+    label,
+    commitsSince: commits,
+    workingTree: snap.workingTree,
+    ownRecords: snap.ownRecords,
+  };
 }
 
 export async function gatherEpisode(ws: Workspace, episode: OpenEpisode): Promise<EpisodeWindow> {

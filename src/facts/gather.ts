@@ -40,7 +40,12 @@ function recentHistory(here: Workspace, max: number): Entry[] {
 }
 
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
-async function recordFact(kind: RecordKind, here: Workspace, policy: LoadedPolicy, place: Place = here.position): Promise<RecordFact> {
+async function recordFact(
+  kind: RecordKind,
+  here: Workspace,
+  policy: LoadedPolicy,
+  place: Place = here.position,
+): Promise<RecordFact> {
   try {
     const resolution = await resolveLatest(kind, here.layer, place);
     return {
@@ -57,20 +62,35 @@ async function recordFact(kind: RecordKind, here: Workspace, policy: LoadedPolic
  * The facts after this command wrote a record: the views see it as this checkout's newest, and
  * the episode's window lists it (its ledger line was appended after the window was read).
  */
-export async function withWritten(facts: Facts, kind: "checkpoint" | "handover", record: Omit<Resolved, "tier" | "match">): Promise<Facts> {
+export async function withWritten(
+  facts: Facts,
+  kind: "checkpoint" | "handover",
+  record: Omit<Resolved, "tier" | "match">,
+): Promise<Facts> {
   const resolved: Resolved = { ...record, tier: 0, match: "same_worktree_same_branch" };
   const rel = relative(facts.position.worktree, record.path);
   const w = facts.window;
   const window = w && {
     ...w,
-    tasks: record.meta.task_id === "none" || w.tasks.includes(record.meta.task_id) ? w.tasks : [...w.tasks, record.meta.task_id],
+    tasks:
+      record.meta.task_id === "none" || w.tasks.includes(record.meta.task_id)
+        ? w.tasks
+        : [...w.tasks, record.meta.task_id],
     ...(kind === "checkpoint"
-      ? { checkpoints: [...w.checkpoints, rel], quotes: { ...w.quotes, [rel]: record.body.split("\n").filter((l) => l.trim() !== "") } }
+      ? {
+          checkpoints: [...w.checkpoints, rel],
+          quotes: { ...w.quotes, [rel]: record.body.split("\n").filter((l) => l.trim() !== "") },
+        }
       : { handovers: [...w.handovers, rel] }),
   };
   // A derived handover written now does not replace an authored one the facts already resolved.
-  if (kind === "handover" && record.meta.how === "derived" && facts.handover.view?.how === "authored") return { ...facts, window };
-  return { ...facts, window, [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 } };
+  if (kind === "handover" && record.meta.how === "derived" && facts.handover.view?.how === "authored")
+    return { ...facts, window };
+  return {
+    ...facts,
+    window,
+    [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 },
+  };
 }
 
 const NONE: RecordFact = { skipped: 0 };
@@ -81,7 +101,11 @@ const NONE: RecordFact = { skipped: 0 };
  */
 export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode; gitDeadlineMs?: number };
 
-export async function gatherFacts(here: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
+export async function gatherFacts(
+  here: Workspace,
+  needs: readonly Need[],
+  options: GatherOptions = {},
+): Promise<Facts> {
   const episode = options.episode;
   const want = new Set(needs);
   const policy = await loadPolicy(here.layer);
@@ -89,15 +113,30 @@ export async function gatherFacts(here: Workspace, needs: readonly Need[], optio
   // The records are placed against git (a process when a commit differs) while git status runs.
   const taskRead = activeTask(here.layer);
   // The handover that closed the last task carries its words past it (records/resolve.ts).
-  const handover = want.has("handover") ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, here, policy, placeWith(RECORD_KINDS.handover, p, read))) : Promise.resolve(NONE);
+  const handover = want.has("handover")
+    ? taskRead.then((read) =>
+        recordFact(RECORD_KINDS.handover, here, policy, placeWith(RECORD_KINDS.handover, p, read)),
+      )
+    : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
   const status = snapshot(p, here.own);
-  const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));
+  const bounded =
+    options.gitDeadlineMs === undefined
+      ? status
+      : within(status, options.gitDeadlineMs, () => ({
+          workingTree: "unknown" as const,
+          changed: [],
+          ownRecords: [],
+          why: DEADLINE_WHY,
+        }));
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;
-  const sinceTask = task && want.has("since_task")
-    ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(([label, commits]) => ({ start: task.head, label, commits }))
-    : undefined;
+  const sinceTask =
+    task && want.has("since_task")
+      ? await Promise.all([divergence({ head: task.head, branch: task.branch }, p), commitsSince(p, task.head)]).then(
+          ([label, commits]) => ({ start: task.head, label, commits }),
+        )
+      : undefined;
   const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, here.own) : snap.changed;
   const window = want.has("window") && options.window ? await gatherEpisode(here, options.window) : undefined;
   return {

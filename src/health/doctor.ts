@@ -45,21 +45,53 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
   try {
     const strictLayer = await loadLayer(here.position.worktree);
     void strictLayer;
-    out.push({ level: "OK", category: "layer", subject: "manifest", message: "valid ai-repository/v1", reproduce: "majordomus doctor" });
+    out.push({
+      level: "OK",
+      category: "layer",
+      subject: "manifest",
+      message: "valid ai-repository/v1",
+      reproduce: "majordomus doctor",
+    });
   } catch (err) {
-    out.push({ level: "FAIL", category: "layer", subject: "manifest", message: (err as Error).message, reproduce: "majordomus doctor" });
+    out.push({
+      level: "FAIL",
+      category: "layer",
+      subject: "manifest",
+      message: (err as Error).message,
+      reproduce: "majordomus doctor",
+    });
   }
   try {
     const policy = await loadPolicy(here.layer, { strict: true });
-    out.push({ level: "OK", category: "policy", subject: relative(here.position.worktree, policy.path), message: "valid against its schema", reproduce: "majordomus policy" });
-    const underivable = (policy.policy.handover?.required_sections ?? []).filter((name) => !DERIVABLE_SECTIONS.includes(name));
+    out.push({
+      level: "OK",
+      category: "policy",
+      subject: relative(here.position.worktree, policy.path),
+      message: "valid against its schema",
+      reproduce: "majordomus policy",
+    });
+    const underivable = (policy.policy.handover?.required_sections ?? []).filter(
+      (name) => !DERIVABLE_SECTIONS.includes(name),
+    );
     if (underivable.length > 0 && switchOn(policy.policy, "session.handover_on_end")) {
-      out.push({ level: "WARN", category: "policy", subject: "handover.required_sections", message: `names ${underivable.join(", ")}, which no derivation writes: a session end closes its episode without a continuation record (an agent's own handover must fill them, and is not affected)`, reproduce: "majordomus handover --derive" });
+      out.push({
+        level: "WARN",
+        category: "policy",
+        subject: "handover.required_sections",
+        message: `names ${underivable.join(", ")}, which no derivation writes: a session end closes its episode without a continuation record (an agent's own handover must fill them, and is not affected)`,
+        reproduce: "majordomus handover --derive",
+      });
     }
     return policy;
   } catch (err) {
     const e = err as Error & { details?: string[] };
-    out.push({ level: "FAIL", category: "policy", subject: "policy.yaml", message: [e.message, ...(e.details ?? [])].join("; "), reproduce: "majordomus policy" });
+    out.push({
+      level: "FAIL",
+      category: "policy",
+      subject: "policy.yaml",
+      message: [e.message, ...(e.details ?? [])].join("; "),
+      reproduce: "majordomus policy",
+    });
     return undefined;
   }
 }
@@ -70,19 +102,78 @@ async function privacyFindings(here: Workspace, tree: Tree, out: Finding[]): Pro
   const local = tree.root;
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
   const ignored = await git(root, ["check-ignore", "-q", "--no-index", probe]);
-  out.push(ignored.status === 0 ? { level: "OK", category: "privacy", subject: relative(root, local), message: "ignored by git", reproduce: `git check-ignore -v ${probe}` } : { level: "FAIL", category: "privacy", subject: relative(root, local), message: "not ignored by git: its files could be committed", reproduce: `git check-ignore -v ${probe}` });
+  out.push(
+    ignored.status === 0
+      ? {
+          level: "OK",
+          category: "privacy",
+          subject: relative(root, local),
+          message: "ignored by git",
+          reproduce: `git check-ignore -v ${probe}`,
+        }
+      : {
+          level: "FAIL",
+          category: "privacy",
+          subject: relative(root, local),
+          message: "not ignored by git: its files could be committed",
+          reproduce: `git check-ignore -v ${probe}`,
+        },
+  );
   const tracked = await git(root, ["ls-files", "--", relative(root, local)]);
-  if (tracked.stdout.trim() !== "") out.push({ level: "FAIL", category: "privacy", subject: relative(root, local), message: `tracked by git: ${tracked.stdout.trim().split("\n").slice(0, 3).join(", ")}`, reproduce: `git ls-files ${relative(root, local)}` });
+  if (tracked.stdout.trim() !== "")
+    out.push({
+      level: "FAIL",
+      category: "privacy",
+      subject: relative(root, local),
+      message: `tracked by git: ${tracked.stdout.trim().split("\n").slice(0, 3).join(", ")}`,
+      reproduce: `git ls-files ${relative(root, local)}`,
+    });
   const open = tree.openDirs;
-  for (const d of open) out.push({ level: "FAIL", category: "privacy", subject: relative(root, d.path), message: `folder mode ${d.mode.toString(8)}; private folders are 0700`, reproduce: `ls -ld ${relative(root, d.path)}` });
+  for (const d of open)
+    out.push({
+      level: "FAIL",
+      category: "privacy",
+      subject: relative(root, d.path),
+      message: `folder mode ${d.mode.toString(8)}; private folders are 0700`,
+      reproduce: `ls -ld ${relative(root, d.path)}`,
+    });
   const readable = tree.readableFiles;
-  for (const f of readable.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, f.path), message: `file mode ${f.mode.toString(8)}; private files are 0600`, reproduce: `ls -l ${relative(root, f.path)}` });
-  for (const l of tree.links.slice(0, 20)) out.push({ level: "FAIL", category: "privacy", subject: relative(root, l), message: "a symbolic link inside the local half; majordomus never follows one, so what it points at is not checked", reproduce: `ls -l ${relative(root, l)}` });
-  if (open.length === 0 && readable.length === 0) out.push({ level: "OK", category: "privacy", subject: relative(root, local), message: "folders 0700, files 0600", reproduce: `ls -lR ${relative(root, local)}` });
+  for (const f of readable.slice(0, 20))
+    out.push({
+      level: "FAIL",
+      category: "privacy",
+      subject: relative(root, f.path),
+      message: `file mode ${f.mode.toString(8)}; private files are 0600`,
+      reproduce: `ls -l ${relative(root, f.path)}`,
+    });
+  for (const l of tree.links.slice(0, 20))
+    out.push({
+      level: "FAIL",
+      category: "privacy",
+      subject: relative(root, l),
+      message:
+        "a symbolic link inside the local half; majordomus never follows one, so what it points at is not checked",
+      reproduce: `ls -l ${relative(root, l)}`,
+    });
+  if (open.length === 0 && readable.length === 0)
+    out.push({
+      level: "OK",
+      category: "privacy",
+      subject: relative(root, local),
+      message: "folders 0700, files 0600",
+      reproduce: `ls -lR ${relative(root, local)}`,
+    });
   return ignored.status === 0 && tracked.stdout.trim() === "";
 }
 
-async function recordFindings(here: Workspace, failures: Failures, verdicts: Verdicts, tree: Tree, ledger: LedgerScan | undefined, out: Finding[]): Promise<void> {
+async function recordFindings(
+  here: Workspace,
+  failures: Failures,
+  verdicts: Verdicts,
+  tree: Tree,
+  ledger: LedgerScan | undefined,
+  out: Finding[],
+): Promise<void> {
   const root = here.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const store = storeOf(here.layer, kind);
@@ -96,10 +187,23 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
       if (parsed.ok) verdicts.mark(path);
       else {
         bad++;
-        out.push({ level: "FAIL", category: "records", subject: relative(root, path), message: parsed.reason, reproduce: `majordomus ${kind.name} --list` });
+        out.push({
+          level: "FAIL",
+          category: "records",
+          subject: relative(root, path),
+          message: parsed.reason,
+          reproduce: `majordomus ${kind.name} --list`,
+        });
       }
     }
-    if (bad === 0) out.push({ level: "OK", category: "records", subject: kind.section, message: `${count} ${kind.noun} record(s), all readable with only declared keys`, reproduce: `majordomus ${kind.name} --list` });
+    if (bad === 0)
+      out.push({
+        level: "OK",
+        category: "records",
+        subject: kind.section,
+        message: `${count} ${kind.noun} record(s), all readable with only declared keys`,
+        reproduce: `majordomus ${kind.name} --list`,
+      });
   }
   const ids = new Map<string, number>();
   const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
@@ -111,14 +215,29 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
     (entry) => {
       if (!entry.ok) {
         rejected++;
-        out.push({ level: "FAIL", category: "sessions", subject: entry.path, message: entry.reason, reproduce: "majordomus session list --all" });
+        out.push({
+          level: "FAIL",
+          category: "sessions",
+          subject: entry.path,
+          message: entry.reason,
+          reproduce: "majordomus session list --all",
+        });
         return;
       }
       const r = entry.record;
       good++;
       count(String(r.meta.session_id));
-      const absolute = Object.entries(r.meta).find(([, v]) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")));
-      if (absolute) out.push({ level: "FAIL", category: "sessions", subject: r.path, message: `${absolute[0]} holds an absolute path; shared records name none`, reproduce: `majordomus session show ${r.meta.session_id}` });
+      const absolute = Object.entries(r.meta).find(([, v]) =>
+        (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")),
+      );
+      if (absolute)
+        out.push({
+          level: "FAIL",
+          category: "sessions",
+          subject: r.path,
+          message: `${absolute[0]} holds an absolute path; shared records name none`,
+          reproduce: `majordomus session show ${r.meta.session_id}`,
+        });
       else verdicts.mark(join(root, r.path), String(r.meta.session_id), statKey(entry.stats));
     },
     (path) => {
@@ -129,13 +248,30 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
       return true;
     },
   );
-  for (const [id, n] of ids) if (n > 1) out.push({ level: "FAIL", category: "sessions", subject: id, message: `${n} closed records for one episode`, reproduce: `majordomus session list --all` });
-  if (rejected === 0) out.push({ level: "OK", category: "sessions", subject: "repo/sessions", message: `${good} closed record(s), session/v1, no conversation keys`, reproduce: "majordomus session list --all" });
+  for (const [id, n] of ids)
+    if (n > 1)
+      out.push({
+        level: "FAIL",
+        category: "sessions",
+        subject: id,
+        message: `${n} closed records for one episode`,
+        reproduce: `majordomus session list --all`,
+      });
+  if (rejected === 0)
+    out.push({
+      level: "OK",
+      category: "sessions",
+      subject: "repo/sessions",
+      message: `${good} closed record(s), session/v1, no conversation keys`,
+      reproduce: "majordomus session list --all",
+    });
 
   const contexts = sectionPath(here.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
     const split = splitFrontMatter(readLayerFile(f));
-    const meta = split ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined) : undefined;
+    const meta = split
+      ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined)
+      : undefined;
     const problem = !meta
       ? "no readable front matter"
       : meta.schema !== "session-context/v1"
@@ -145,7 +281,14 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
           : split!.body.split("\n").find((l) => new RegExp(`^(${TRANSCRIPT_KEYS.join("|")})[: ]`, "i").test(l))
             ? "carries a conversation line"
             : undefined;
-    if (problem) out.push({ level: "FAIL", category: "contexts", subject: relative(root, f), message: problem, reproduce: `head -20 ${relative(root, f)}` });
+    if (problem)
+      out.push({
+        level: "FAIL",
+        category: "contexts",
+        subject: relative(root, f),
+        message: problem,
+        reproduce: `head -20 ${relative(root, f)}`,
+      });
   }
   const log = join(contexts, ".session-context.log");
   const lines = (readIfExists(log) ?? "").split("\n").filter((l) => l.trim() !== "");
@@ -156,8 +299,22 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
     const success = ts ? failures.lastSuccessAt.get(`${provider} ${event}`) : undefined;
     return !(success !== undefined && Date.parse(success) >= Date.parse(ts!));
   });
-  if (current.length > 0) out.push({ level: "FAIL", category: "contexts", subject: relative(root, log), message: `${current.length} logged failure(s) not yet followed by a success; last: ${current.at(-1)}`, reproduce: `cat ${relative(root, log)}  (delete it once read)` });
-  else if (lines.length > 0) out.push({ level: "INFO", category: "contexts", subject: relative(root, log), message: `${lines.length} logged failure(s), all followed by a successful event of their kind`, reproduce: `cat ${relative(root, log)}` });
+  if (current.length > 0)
+    out.push({
+      level: "FAIL",
+      category: "contexts",
+      subject: relative(root, log),
+      message: `${current.length} logged failure(s) not yet followed by a success; last: ${current.at(-1)}`,
+      reproduce: `cat ${relative(root, log)}  (delete it once read)`,
+    });
+  else if (lines.length > 0)
+    out.push({
+      level: "INFO",
+      category: "contexts",
+      subject: relative(root, log),
+      message: `${lines.length} logged failure(s), all followed by a successful event of their kind`,
+      reproduce: `cat ${relative(root, log)}`,
+    });
 
   const prompts = sectionPath(here.layer, "prompts");
   for (const f of tree.files(prompts).filter((p) => p.endsWith(".json"))) {
@@ -168,26 +325,72 @@ async function recordFindings(here: Workspace, failures: Failures, verdicts: Ver
     } catch {
       record = undefined;
     }
-    const transcript = record ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k)) : [];
+    const transcript = record
+      ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k))
+      : [];
     if (!record || record.schema !== "prompt/v1" || transcript.length > 0) {
-      out.push({ level: "FAIL", category: "prompts", subject: relative(root, f), message: !record ? "not JSON" : transcript.length ? `carries conversation key(s): ${transcript.join(", ")}` : `schema ${JSON.stringify(record.schema)}`, reproduce: `cat ${relative(root, f)}` });
+      out.push({
+        level: "FAIL",
+        category: "prompts",
+        subject: relative(root, f),
+        message: !record
+          ? "not JSON"
+          : transcript.length
+            ? `carries conversation key(s): ${transcript.join(", ")}`
+            : `schema ${JSON.stringify(record.schema)}`,
+        reproduce: `cat ${relative(root, f)}`,
+      });
     } else verdicts.mark(f);
   }
 
   try {
     const questions = readQuestions(here.layer);
-    for (const m of describeMalformed(questions)) out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: m, reproduce: "majordomus question list" });
+    for (const m of describeMalformed(questions))
+      out.push({
+        level: "FAIL",
+        category: "questions",
+        subject: "open-questions.md",
+        message: m,
+        reproduce: "majordomus question list",
+      });
   } catch (err) {
     if (!isFailure(err)) throw err;
-    out.push({ level: "FAIL", category: "questions", subject: "open-questions.md", message: err.message, reproduce: "majordomus question list" });
+    out.push({
+      level: "FAIL",
+      category: "questions",
+      subject: "open-questions.md",
+      message: err.message,
+      reproduce: "majordomus question list",
+    });
   }
   // decisions.md is read leniently (a missing one is no decisions); one that is not a file is said.
   const decisions = decisionsPath(here.layer);
   const kept = lstatSync(decisions, { throwIfNoEntry: false });
-  if (kept && !kept.isFile()) out.push({ level: "FAIL", category: "decisions", subject: relative(root, decisions), message: notAFile(decisions).message, reproduce: `ls -ld ${relative(root, decisions)}` });
+  if (kept && !kept.isFile())
+    out.push({
+      level: "FAIL",
+      category: "decisions",
+      subject: relative(root, decisions),
+      message: notAFile(decisions).message,
+      reproduce: `ls -ld ${relative(root, decisions)}`,
+    });
   const lineProblems = ledger?.findings ?? [];
-  for (const f of lineProblems) out.push({ level: "FAIL", category: "ledger", subject: `line ${f.line}`, message: f.problem, reproduce: "majordomus history --validate" });
-  if (ledger && ledger.problems > lineProblems.length) out.push({ level: "FAIL", category: "ledger", subject: "lines", message: `${ledger.problems - lineProblems.length} more line problem(s)`, reproduce: "majordomus history --validate" });
+  for (const f of lineProblems)
+    out.push({
+      level: "FAIL",
+      category: "ledger",
+      subject: `line ${f.line}`,
+      message: f.problem,
+      reproduce: "majordomus history --validate",
+    });
+  if (ledger && ledger.problems > lineProblems.length)
+    out.push({
+      level: "FAIL",
+      category: "ledger",
+      subject: "lines",
+      message: `${ledger.problems - lineProblems.length} more line problem(s)`,
+      reproduce: "majordomus history --validate",
+    });
 }
 
 /** What the ledger admits to: failed work still unrecovered, and receipts that produced no record. */
@@ -195,21 +398,67 @@ function lifecycleFindings(policy: LoadedPolicy | undefined, scan: Scan, all: bo
   const failures = scan.failures;
   const shown = failures.current.newest.slice(-10);
   for (const e of shown) {
-    out.push({ level: "FAIL", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`, reproduce: "majordomus history --event provider.event.failed" });
+    out.push({
+      level: "FAIL",
+      category: "lifecycle",
+      subject: kindOf(e),
+      message: `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`,
+      reproduce: "majordomus history --event provider.event.failed",
+    });
   }
-  if (failures.current.count > shown.length) out.push({ level: "FAIL", category: "lifecycle", subject: "failures", message: `${failures.current.count - shown.length} more unrecovered failure(s)`, reproduce: "majordomus history --event provider.event.failed" });
+  if (failures.current.count > shown.length)
+    out.push({
+      level: "FAIL",
+      category: "lifecycle",
+      subject: "failures",
+      message: `${failures.current.count - shown.length} more unrecovered failure(s)`,
+      reproduce: "majordomus history --event provider.event.failed",
+    });
   const recovered = failures.recovered;
   if (all) {
-    for (const e of recovered.newest) out.push({ level: "INFO", category: "lifecycle", subject: kindOf(e), message: `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`, reproduce: "majordomus history --event provider.event.failed" });
-    if (recovered.count > recovered.newest.length) out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${recovered.count - recovered.newest.length} older recovered failure(s) besides these`, reproduce: "majordomus history --event provider.event.failed" });
+    for (const e of recovered.newest)
+      out.push({
+        level: "INFO",
+        category: "lifecycle",
+        subject: kindOf(e),
+        message: `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`,
+        reproduce: "majordomus history --event provider.event.failed",
+      });
+    if (recovered.count > recovered.newest.length)
+      out.push({
+        level: "INFO",
+        category: "lifecycle",
+        subject: "recovered",
+        message: `${recovered.count - recovered.newest.length} older recovered failure(s) besides these`,
+        reproduce: "majordomus history --event provider.event.failed",
+      });
   } else if (recovered.count > 0) {
-    out.push({ level: "INFO", category: "lifecycle", subject: "recovered", message: `${recovered.count} earlier hook failure(s), each followed by a successful event of its kind`, reproduce: "majordomus doctor --all" });
+    out.push({
+      level: "INFO",
+      category: "lifecycle",
+      subject: "recovered",
+      message: `${recovered.count} earlier hook failure(s), each followed by a successful event of its kind`,
+      reproduce: "majordomus doctor --all",
+    });
   }
   for (const e of scan.unclosedEnds) {
-    out.push({ level: "FAIL", category: "lifecycle", subject: e.session!, message: `an end event arrived at ${e.ts} and the episode has no closed record`, reproduce: `majordomus session status; majordomus history --event provider.event.received` });
+    out.push({
+      level: "FAIL",
+      category: "lifecycle",
+      subject: e.session!,
+      message: `an end event arrived at ${e.ts} and the episode has no closed record`,
+      reproduce: `majordomus session status; majordomus history --event provider.event.received`,
+    });
   }
   if (switchOn(policy?.policy, "session.checkpoint_on_compact")) {
-    for (const e of scan.uncheckpointed) out.push({ level: "FAIL", category: "lifecycle", subject: e.session!, message: `a compaction at ${e.ts} left no checkpoint`, reproduce: "majordomus history --event task.checkpoint" });
+    for (const e of scan.uncheckpointed)
+      out.push({
+        level: "FAIL",
+        category: "lifecycle",
+        subject: e.session!,
+        message: `a compaction at ${e.ts} left no checkpoint`,
+        reproduce: "majordomus history --event task.checkpoint",
+      });
   }
 }
 
@@ -217,11 +466,24 @@ async function strandedFindings(here: Workspace, policy: LoadedPolicy | undefine
   const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
   for (const o of await listOpen(here.layer)) {
     if (o.problem) {
-      out.push({ level: "FAIL", category: "episodes", subject: o.key, message: o.problem, reproduce: "majordomus session status" });
+      out.push({
+        level: "FAIL",
+        category: "episodes",
+        subject: o.key,
+        message: o.problem,
+        reproduce: "majordomus session status",
+      });
       continue;
     }
     const age = now().getTime() - Date.parse(o.episode!.opened_at);
-    if (limit !== undefined && age >= limit) out.push({ level: "FAIL", category: "episodes", subject: o.episode!.session_id, message: `open since ${o.episode!.opened_at}, longer than session.stranded_after; it never closed`, reproduce: "majordomus recover --check" });
+    if (limit !== undefined && age >= limit)
+      out.push({
+        level: "FAIL",
+        category: "episodes",
+        subject: o.episode!.session_id,
+        message: `open since ${o.episode!.opened_at}, longer than session.stranded_after; it never closed`,
+        reproduce: "majordomus recover --check",
+      });
   }
 }
 
@@ -230,11 +492,31 @@ function claimFindings(here: Workspace, out: Finding[]): void {
   const dir = relative(here.position.worktree, claimsDir(here.layer));
   for (const r of readClaims(here.layer)) {
     if (!r.claim) {
-      out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${r.sessionId}.claim`, message: r.problem ?? "unreadable claim", reproduce: `cat ${dir}/${r.sessionId}.claim` });
+      out.push({
+        level: "FAIL",
+        category: "lifecycle",
+        subject: `${dir}/${r.sessionId}.claim`,
+        message: r.problem ?? "unreadable claim",
+        reproduce: `cat ${dir}/${r.sessionId}.claim`,
+      });
       continue;
     }
-    if (inProgress(r.claim)) out.push({ level: "INFO", category: "lifecycle", subject: r.sessionId, message: `its close is being written (claimed at ${r.claim.claimed_at} by a live process)`, reproduce: "majordomus session status" });
-    else out.push({ level: "FAIL", category: "lifecycle", subject: r.sessionId, message: `an end event claimed its close at ${r.claim.claimed_at}, and the process that took the claim is gone before the record was written`, reproduce: "majordomus recover  (or majordomus doctor --fix)" });
+    if (inProgress(r.claim))
+      out.push({
+        level: "INFO",
+        category: "lifecycle",
+        subject: r.sessionId,
+        message: `its close is being written (claimed at ${r.claim.claimed_at} by a live process)`,
+        reproduce: "majordomus session status",
+      });
+    else
+      out.push({
+        level: "FAIL",
+        category: "lifecycle",
+        subject: r.sessionId,
+        message: `an end event claimed its close at ${r.claim.claimed_at}, and the process that took the claim is gone before the record was written`,
+        reproduce: "majordomus recover  (or majordomus doctor --fix)",
+      });
   }
 }
 
@@ -244,10 +526,25 @@ function lockFindings(here: Workspace, tree: Tree, fix: boolean, out: Finding[])
   for (const path of tree.locks) {
     const rel = relative(root, path);
     const seen = lockState(path);
-    if (seen.state === "held") out.push({ level: "INFO", category: "locks", subject: rel, message: `held by process ${seen.holder?.pid ?? "?"}, which is alive`, reproduce: `cat ${rel}` });
+    if (seen.state === "held")
+      out.push({
+        level: "INFO",
+        category: "locks",
+        subject: rel,
+        message: `held by process ${seen.holder?.pid ?? "?"}, which is alive`,
+        reproduce: `cat ${rel}`,
+      });
     else if (seen.state === "stale") {
       if (fix) rmSync(path, { force: true });
-      out.push({ level: fix ? "INFO" : "WARN", category: "locks", subject: rel, message: fix ? "stale (its holder is gone); removed" : `stale: ${seen.holder ? `the process that took it (pid ${seen.holder.pid}) is gone` : "it names no holder"}; the next writer breaks it`, reproduce: "majordomus doctor --fix" });
+      out.push({
+        level: fix ? "INFO" : "WARN",
+        category: "locks",
+        subject: rel,
+        message: fix
+          ? "stale (its holder is gone); removed"
+          : `stale: ${seen.holder ? `the process that took it (pid ${seen.holder.pid}) is gone` : "it names no holder"}; the next writer breaks it`,
+        reproduce: "majordomus doctor --fix",
+      });
     }
   }
 }
@@ -256,7 +553,13 @@ function lockFindings(here: Workspace, tree: Tree, fix: boolean, out: Finding[])
 function handOffFindings(here: Workspace, out: Finding[]): void {
   const dir = relative(here.position.worktree, ticketsDir(here.layer));
   for (const t of tickets(here.layer).filter((t) => t.lost)) {
-    out.push({ level: "FAIL", category: "lifecycle", subject: `${dir}/${t.name}.work`, message: `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`, reproduce: `majordomus history --event provider.event.received  (delete the ticket once read)` });
+    out.push({
+      level: "FAIL",
+      category: "lifecycle",
+      subject: `${dir}/${t.name}.work`,
+      message: `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`,
+      reproduce: `majordomus history --event provider.event.received  (delete the ticket once read)`,
+    });
   }
 }
 
@@ -264,7 +567,13 @@ function handOffFindings(here: Workspace, out: Finding[]): void {
 function deliveryFindings(here: Workspace, out: Finding[]): void {
   for (const d of newestDeliveries(here.layer).values()) {
     if (!undelivered({ state: d.delivery })) continue;
-    out.push({ level: "FAIL", category: "lifecycle", subject: `${d.provider} session ${d.provider_session}`, message: `the briefing of episode ${d.session} was ${d.delivery} (${d.at}): ${d.cause}`, reproduce: `majordomus session show ${d.session}` });
+    out.push({
+      level: "FAIL",
+      category: "lifecycle",
+      subject: `${d.provider} session ${d.provider_session}`,
+      message: `the briefing of episode ${d.session} was ${d.delivery} (${d.at}): ${d.cause}`,
+      reproduce: `majordomus session show ${d.session}`,
+    });
   }
 }
 
@@ -277,16 +586,41 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
   const rows = await status(here, { verify: true });
   const wired = wiredProviders(rows);
   for (const row of rows.filter((r) => wired.has(r.provider) && r.state !== "unadapted" && r.state !== "unsupported")) {
-    const declared = entries.some((e) => e.wired_by === `provider-hook:${row.provider}:${row.aspect}` || (row.aspect === "prompt" && e.wired_by === `provider-hook:${row.provider}`));
+    const declared = entries.some(
+      (e) =>
+        e.wired_by === `provider-hook:${row.provider}:${row.aspect}` ||
+        (row.aspect === "prompt" && e.wired_by === `provider-hook:${row.provider}`),
+    );
     if (declared) continue;
-    const level = row.state === "verified" || (row.aspect === "mod" && row.state === "wired") ? "OK" : row.state === "unconfigured" ? "INFO" : row.state === "wired" ? "WARN" : "FAIL";
-    out.push({ level, category: "wiring", subject: `${row.provider}:${row.aspect}`, message: `${row.state} — ${row.reason}`, reproduce: "majordomus capture status" });
+    const level =
+      row.state === "verified" || (row.aspect === "mod" && row.state === "wired")
+        ? "OK"
+        : row.state === "unconfigured"
+          ? "INFO"
+          : row.state === "wired"
+            ? "WARN"
+            : "FAIL";
+    out.push({
+      level,
+      category: "wiring",
+      subject: `${row.provider}:${row.aspect}`,
+      message: `${row.state} — ${row.reason}`,
+      reproduce: "majordomus capture status",
+    });
   }
   for (const entry of entries) {
     const [, provider, aspect = "prompt"] = /^provider-hook:([a-z0-9-]+)(?::(\w+))?$/.exec(entry.wired_by) ?? [];
     const row = rows.find((r) => r.provider === provider && r.aspect === aspect);
     const good = row && (row.state === "verified" || (aspect === "mod" && row.state === "wired"));
-    out.push({ level: good ? "OK" : "FAIL", category: "wiring", subject: entry.name, message: row ? `${entry.wired_by}: ${row.state} — ${row.reason}` : `${entry.wired_by}: no such provider or aspect`, reproduce: "majordomus capture status" });
+    out.push({
+      level: good ? "OK" : "FAIL",
+      category: "wiring",
+      subject: entry.name,
+      message: row
+        ? `${entry.wired_by}: ${row.state} — ${row.reason}`
+        : `${entry.wired_by}: no such provider or aspect`,
+      reproduce: "majordomus capture status",
+    });
   }
 }
 
@@ -297,7 +631,14 @@ async function strangerFindings(here: Workspace, out: Finding[]): Promise<void> 
   const { git } = await import("../repo/git.ts");
   const tracked = await git(here.position.worktree, ["ls-files", "--", ...PLANTED_BINARIES]);
   for (const rel of tracked.ok ? tracked.stdout.split("\n").filter((l) => l !== "") : []) {
-    out.push({ level: "WARN", category: "files", subject: rel, message: "a majordomus the repository tracks: a program anyone can commit is a stranger's; no shim or command of majordomus runs it (the shims run the binary `capture install` recorded, else the one on your PATH)", reproduce: `git log -- ${rel}` });
+    out.push({
+      level: "WARN",
+      category: "files",
+      subject: rel,
+      message:
+        "a majordomus the repository tracks: a program anyone can commit is a stranger's; no shim or command of majordomus runs it (the shims run the binary `capture install` recorded, else the one on your PATH)",
+      reproduce: `git log -- ${rel}`,
+    });
   }
 }
 
@@ -324,12 +665,39 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   if (options.fix) {
     // What doctor can repair without asking: the closes a dead taker left, and stranded episodes.
     const { recoverClaims, recoverStranded } = await import("../lifecycle/recover.ts");
-    for (const f of await recoverClaims(here, {})) out.push({ level: "INFO", category: "fix", subject: f.sessionId, message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`, reproduce: "majordomus session list" });
-    const stranded = await recoverStranded(here, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({ closed: [] as Array<{ session_id: string }> }));
-    for (const e of stranded.closed) out.push({ level: "INFO", category: "fix", subject: e.session_id, message: "closed as interrupted (stranded)", reproduce: "majordomus session list" });
-    for (const rel of sweepTemps(here)) out.push({ level: "INFO", category: "fix", subject: rel, message: "a temp file a killed writer left; removed", reproduce: "majordomus doctor" });
+    for (const f of await recoverClaims(here, {}))
+      out.push({
+        level: "INFO",
+        category: "fix",
+        subject: f.sessionId,
+        message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`,
+        reproduce: "majordomus session list",
+      });
+    const stranded = await recoverStranded(here, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({
+      closed: [] as Array<{ session_id: string }>,
+    }));
+    for (const e of stranded.closed)
+      out.push({
+        level: "INFO",
+        category: "fix",
+        subject: e.session_id,
+        message: "closed as interrupted (stranded)",
+        reproduce: "majordomus session list",
+      });
+    for (const rel of sweepTemps(here))
+      out.push({
+        level: "INFO",
+        category: "fix",
+        subject: rel,
+        message: "a temp file a killed writer left; removed",
+        reproduce: "majordomus doctor",
+      });
   }
-  const running = new Set(tickets(here.layer).filter((t) => !t.lost).map((t) => t.event));
+  const running = new Set(
+    tickets(here.layer)
+      .filter((t) => !t.lost)
+      .map((t) => t.event),
+  );
   // One pass over the ledger, from where the last run stopped: each line is checked as it goes by on its way to the scan.
   // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
   let ledger: LedgerScan | undefined;
@@ -337,14 +705,31 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
     ledger = await scanLedger(here.ledger.path, cacheFile(here, LEDGER_SCAN_FILE), running);
   } catch (err) {
     if (!isFailure(err)) throw err;
-    out.push({ level: "FAIL", category: "ledger", subject: relative(here.position.worktree, here.ledger.path), message: err.message, reproduce: "majordomus history --validate" });
+    out.push({
+      level: "FAIL",
+      category: "ledger",
+      subject: relative(here.position.worktree, here.ledger.path),
+      message: err.message,
+      reproduce: "majordomus history --validate",
+    });
   }
-  const scan: Scan = ledger?.scan ?? { failures: { current: { count: 0, newest: [] }, recovered: { count: 0, newest: [] }, lastSuccessAt: new Map() }, unclosedEnds: [], uncheckpointed: [] };
+  const scan: Scan = ledger?.scan ?? {
+    failures: { current: { count: 0, newest: [] }, recovered: { count: 0, newest: [] }, lastSuccessAt: new Map() },
+    unclosedEnds: [],
+    uncheckpointed: [],
+  };
   mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(here, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
-    if (here.layer.manifest.sections[name] === undefined) out.push({ level: "WARN", category: "layer", subject: `sections.${name}`, message: "not declared in the manifest; commands that need it exit 12", reproduce: "majordomus init --extend" });
+    if (here.layer.manifest.sections[name] === undefined)
+      out.push({
+        level: "WARN",
+        category: "layer",
+        subject: `sections.${name}`,
+        message: "not declared in the manifest; commands that need it exit 12",
+        reproduce: "majordomus init --extend",
+      });
   }
   const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
   const privateHalf = await privacyFindings(here, tree, out);
@@ -360,7 +745,14 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   handOffFindings(here, out);
   deliveryFindings(here, out);
   claimFindings(here, out);
-  for (const rel of strayTemps(here)) out.push({ level: "WARN", category: "files", subject: rel, message: "a temp file a killed writer left behind", reproduce: "majordomus doctor --fix (or majordomus recover)" });
+  for (const rel of strayTemps(here))
+    out.push({
+      level: "WARN",
+      category: "files",
+      subject: rel,
+      message: "a temp file a killed writer left behind",
+      reproduce: "majordomus doctor --fix (or majordomus recover)",
+    });
   lockFindings(here, tree, options.fix === true, out);
   await strandedFindings(here, policy, out);
   mark("doctor: episodes read");

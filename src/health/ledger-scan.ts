@@ -65,7 +65,17 @@ type State = {
   lastSuccessAt: Array<[string, string]>;
   open: Array<[string, Delivery]>;
 };
-type Cache = { schema: string; ino: number; offset: number; line: number; tail: string; lines: number; problems: number; findings: LineFinding[]; state: State };
+type Cache = {
+  schema: string;
+  ino: number;
+  offset: number;
+  line: number;
+  tail: string;
+  lines: number;
+  problems: number;
+  findings: LineFinding[];
+  state: State;
+};
 
 /**
  * Hook failures that still hold: a failure is current until a later event of the same kind (same
@@ -94,7 +104,11 @@ class Pass {
   feed(e: Entry): void {
     if (e.event === "session.closed") this.ends.delete(String(e.session_id));
     else if (e.event === "task.checkpoint" && e.session) this.compacts.delete(e.session);
-    else if (e.event === "provider.event.received" && e.session && (e.provider_event === "end" || e.provider_event === "compact")) {
+    else if (
+      e.event === "provider.event.received" &&
+      e.session &&
+      (e.provider_event === "end" || e.provider_event === "compact")
+    ) {
       const pending = e.provider_event === "end" ? this.ends : this.compacts;
       pending.set(e.session, added(pending.get(e.session), e));
     }
@@ -111,7 +125,14 @@ class Pass {
   }
 
   state(): State {
-    return { ends: [...this.ends], compacts: [...this.compacts], current: [...this.current], recovered: this.recovered, lastSuccessAt: [...this.lastSuccessAt], open: [...this.open] };
+    return {
+      ends: [...this.ends],
+      compacts: [...this.compacts],
+      current: [...this.current],
+      recovered: this.recovered,
+      lastSuccessAt: [...this.lastSuccessAt],
+      open: [...this.open],
+    };
   }
 
   /** What the pass found, with the newest deliveries whose work is not `running` counted as successes (on a copy: the pass can go on). */
@@ -138,9 +159,18 @@ function succeed(pass: Pass, kind: string): void {
 
 const isTail = (value: unknown): boolean => {
   const t = value as Tail;
-  return typeof t === "object" && t !== null && Number.isSafeInteger(t.count) && Array.isArray(t.newest) && t.newest.length <= KEPT && t.newest.every((e) => typeof e?.ts === "string" && typeof e?.event === "string");
+  return (
+    typeof t === "object" &&
+    t !== null &&
+    Number.isSafeInteger(t.count) &&
+    Array.isArray(t.newest) &&
+    t.newest.length <= KEPT &&
+    t.newest.every((e) => typeof e?.ts === "string" && typeof e?.event === "string")
+  );
 };
-const pairs = (value: unknown, second: (v: unknown) => boolean = () => true): boolean => Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string" && second(p[1]));
+const pairs = (value: unknown, second: (v: unknown) => boolean = () => true): boolean =>
+  Array.isArray(value) &&
+  value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string" && second(p[1]));
 
 /** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
@@ -148,11 +178,24 @@ function readCache(file: string): Cache | undefined {
     const text = readPlain(file);
     if (text === undefined) return undefined;
     const data = JSON.parse(text) as Cache;
-    if (data?.schema !== SCHEMA || ![data.ino, data.offset, data.line, data.lines, data.problems].every(Number.isSafeInteger) || typeof data.tail !== "string") return undefined;
-    if (!Array.isArray(data.findings) || !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")) return undefined;
+    if (
+      data?.schema !== SCHEMA ||
+      ![data.ino, data.offset, data.line, data.lines, data.problems].every(Number.isSafeInteger) ||
+      typeof data.tail !== "string"
+    )
+      return undefined;
+    if (
+      !Array.isArray(data.findings) ||
+      !data.findings.every((f) => Number.isSafeInteger(f?.line) && typeof f?.problem === "string")
+    )
+      return undefined;
     const state = data.state;
     if (!state || typeof state !== "object" || !isTail(state.recovered)) return undefined;
-    return [state.ends, state.compacts, state.current].every((p) => pairs(p, isTail)) && pairs(state.lastSuccessAt) && pairs(state.open) ? data : undefined;
+    return [state.ends, state.compacts, state.current].every((p) => pairs(p, isTail)) &&
+      pairs(state.lastSuccessAt) &&
+      pairs(state.open)
+      ? data
+      : undefined;
   } catch {
     return undefined;
   }
@@ -166,18 +209,32 @@ function resumable(cache: Cache | undefined, path: string, ino: number): Cache |
 }
 
 /** `findings`: the first 20 line problems (what doctor shows), in order; `problems`: how many there are in all. */
-export type LedgerScan = { scan: Scan; findings: LineFinding[]; problems: number; lines: number; resumedAt: number; save(): void };
+export type LedgerScan = {
+  scan: Scan;
+  findings: LineFinding[];
+  problems: number;
+  lines: number;
+  resumedAt: number;
+  save(): void;
+};
 
 /**
  * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds. `save()`
  * writes where this pass stopped (only at the end of a whole line) for the next run; without a
  * cache file every pass reads the whole ledger.
  */
-export async function scanLedger(path: string, cacheFile: string | undefined, running: ReadonlySet<string>): Promise<LedgerScan> {
+export async function scanLedger(
+  path: string,
+  cacheFile: string | undefined,
+  running: ReadonlySet<string>,
+): Promise<LedgerScan> {
   const seen = lstatSync(path, { throwIfNoEntry: false });
   const from = seen?.isFile() && cacheFile ? resumable(readCache(cacheFile), path, Number(seen.ino)) : undefined;
   const pass = new Pass(from?.state);
-  const checker = await lineChecker({ lines: from?.lines ?? 0, findings: from?.findings ?? [], problems: from?.problems ?? 0 }, KEPT_FINDINGS);
+  const checker = await lineChecker(
+    { lines: from?.lines ?? 0, findings: from?.findings ?? [], problems: from?.problems ?? 0 },
+    KEPT_FINDINGS,
+  );
   let offset = from?.offset ?? 0;
   let line = from?.line ?? 0;
   for (const row of oldestFirst(path, { offset, line })) {
@@ -199,7 +256,17 @@ export async function scanLedger(path: string, cacheFile: string | undefined, ru
       if (!cacheFile || !seen?.isFile() || !whole) return;
       const tail = ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64");
       if (tail === undefined) return;
-      const cache: Cache = { schema: SCHEMA, ino: Number(seen.ino), offset, line, tail, lines: checked.lines, problems: checked.problems, findings: checked.findings, state: pass.state() };
+      const cache: Cache = {
+        schema: SCHEMA,
+        ino: Number(seen.ino),
+        offset,
+        line,
+        tail,
+        lines: checked.lines,
+        problems: checked.problems,
+        findings: checked.findings,
+        state: pass.state(),
+      };
       try {
         writeFileAtomic(cacheFile, JSON.stringify(cache), 0o600, { durable: false });
       } catch {

@@ -24,22 +24,38 @@ export function describeProblems(file: string, problems: readonly Problem[]): st
   return problems.map((p) => `${file}: ${p.path === "" ? "(top level)" : p.path}: ${p.message}`);
 }
 
-export async function parseDocument<T>(kind: DocumentKind<T>, text: string, file: string, options: { strict?: boolean } = {}): Promise<T> {
+export async function parseDocument<T>(
+  kind: DocumentKind<T>,
+  text: string,
+  file: string,
+  options: { strict?: boolean } = {},
+): Promise<T> {
   let data: unknown;
   try {
     data = await parseYaml(text, options);
   } catch (err) {
-    if (err instanceof YamlSyntaxError) throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, kind.syntaxHint, err.frame);
+    if (err instanceof YamlSyntaxError)
+      throw new Failure("contract", `${file}: not valid YAML: ${err.message}`, kind.syntaxHint, err.frame);
     throw err;
   }
-  if (data === null || data === undefined) throw new Failure("contract", `${file} is empty; a ${kind.noun} is a YAML mapping`, "remove the empty file and run `majordomus init --extend`, which writes the default one");
+  if (data === null || data === undefined)
+    throw new Failure(
+      "contract",
+      `${file} is empty; a ${kind.noun} is a YAML mapping`,
+      "remove the empty file and run `majordomus init --extend`, which writes the default one",
+    );
   kind.precheck?.(data, file);
   const problems = describeProblems(file, validate((await readData(kind.schema)) as Schema, data));
   if (problems.length === 0 && kind.crossChecks) problems.push(...kind.crossChecks(data as T, file));
   if (problems.length > 0) {
     const unknownKeys = problems.some((p) => p.endsWith(": is not a known key"));
     const hint = `correct each key named above${unknownKeys ? `; the ${kind.noun} schema allows no other keys` : ""}`;
-    throw new Failure("contract", `${file} is not a valid ${kind.noun} (${problems.length} problem(s))`, hint, problems);
+    throw new Failure(
+      "contract",
+      `${file} is not a valid ${kind.noun} (${problems.length} problem(s))`,
+      hint,
+      problems,
+    );
   }
   return data as T;
 }

@@ -32,14 +32,16 @@ function isLink(path: string): boolean {
 
 /** Before the manifest is read: `.ai/` and the manifest themselves. */
 export function guardLayerRoot(root: string): void {
-  for (const path of [join(root, LAYER_DIR), join(root, LAYER_DIR, MANIFEST_FILE)]) if (isLink(path)) throw refusal(root, path);
+  for (const path of [join(root, LAYER_DIR), join(root, LAYER_DIR, MANIFEST_FILE)])
+    if (isLink(path)) throw refusal(root, path);
 }
 
 /** Once the manifest is read: every declared section, every folder on the way to it, and the state files. */
 export function guardLayer(layer: Layer): void {
   const root = layer.root;
   const paths = new Set<string>();
-  for (const half of ["repo", "local"] as const) for (const p of chain(root, join(layer.dir, layer.manifest[half].path))) paths.add(p);
+  for (const half of ["repo", "local"] as const)
+    for (const p of chain(root, join(layer.dir, layer.manifest[half].path))) paths.add(p);
   for (const [name, rel] of Object.entries(layer.manifest.sections) as Array<[SectionName, string]>) {
     const path = join(layer.dir, rel);
     for (const p of chain(root, path)) paths.add(p);
@@ -47,5 +49,6 @@ export function guardLayer(layer: Layer): void {
     if (SECTIONS[name].kind === "file") paths.add(path);
   }
   // Shallow first, so the message names the outermost link.
-  for (const path of [...paths].sort((a, b) => a.split(sep).length - b.split(sep).length)) if (isLink(path)) throw refusal(root, path);
+  for (const path of [...paths].sort((a, b) => a.split(sep).length - b.split(sep).length))
+    if (isLink(path)) throw refusal(root, path);
 }

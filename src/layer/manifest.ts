@@ -63,7 +63,9 @@ function checkSectionPaths(manifest: Manifest, file: string): string[] {
     const base = manifest[row.half].path;
     const clean = normalize(rel).replace(/\\/g, "/").replace(/\/$/, "");
     if (rel.startsWith("/") || clean.split("/").includes("..") || !clean.startsWith(`${base}/`)) {
-      problems.push(`${file}: sections.${name}: must be a relative path inside ${base}/ (found ${JSON.stringify(rel)})`);
+      problems.push(
+        `${file}: sections.${name}: must be a relative path inside ${base}/ (found ${JSON.stringify(rel)})`,
+      );
     }
   }
   return problems;
@@ -88,7 +90,12 @@ export async function loadLayer(root: string): Promise<Layer> {
   const manifestPath = join(dir, MANIFEST_FILE);
   const text = readIfExists(manifestPath);
   if (text === undefined) {
-    if (isDirectory(dir)) throw new Failure("missing", `${manifestPath} is missing`, "run `majordomus init --extend` to restore the manifest (nothing else is overwritten)");
+    if (isDirectory(dir))
+      throw new Failure(
+        "missing",
+        `${manifestPath} is missing`,
+        "run `majordomus init --extend` to restore the manifest (nothing else is overwritten)",
+      );
     throw new Failure("missing", `no .ai layer in ${root}`, "run `majordomus init` to create one");
   }
   return { root, dir, manifestPath, manifest: await parseManifest(text, manifestPath) };
@@ -98,7 +105,11 @@ export async function loadLayer(root: string): Promise<Layer> {
 export function sectionPath(layer: Layer, name: SectionName): string {
   const rel = layer.manifest.sections[name];
   if (rel === undefined) {
-    throw new Failure("missing", `${layer.manifestPath} declares no sections.${name}`, `add it under sections (e.g. \`${name}: ${defaultSectionPath(name)}\`)`);
+    throw new Failure(
+      "missing",
+      `${layer.manifestPath} declares no sections.${name}`,
+      `add it under sections (e.g. \`${name}: ${defaultSectionPath(name)}\`)`,
+    );
   }
   return join(layer.dir, rel);
 }

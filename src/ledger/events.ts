@@ -8,10 +8,16 @@ let cache: Map<string, EventSpec> | undefined;
 
 export async function eventRegistry(): Promise<Map<string, EventSpec>> {
   if (cache) return cache;
-  const data = (await readData("share/events.yaml")) as { events?: Record<string, { title?: string; emitted_by?: string; requires?: string[] }> };
-  if (!data?.events) throw new Failure("internal", "share/events.yaml declares no events", "rebuild the binary from a clean checkout");
+  const data = (await readData("share/events.yaml")) as {
+    events?: Record<string, { title?: string; emitted_by?: string; requires?: string[] }>;
+  };
+  if (!data?.events)
+    throw new Failure("internal", "share/events.yaml declares no events", "rebuild the binary from a clean checkout");
   cache = new Map(
-    Object.entries(data.events).map(([id, row]) => [id, { id, title: row.title ?? "", emittedBy: row.emitted_by ?? "", requires: row.requires ?? [] }]),
+    Object.entries(data.events).map(([id, row]) => [
+      id,
+      { id, title: row.title ?? "", emittedBy: row.emitted_by ?? "", requires: row.requires ?? [] },
+    ]),
   );
   return cache;
 }

@@ -6,7 +6,15 @@ import { withLock } from "../lib/lock.ts";
 import { wall, compactStamp, isIsoTime, parseIsoTime } from "../lib/clock.ts";
 import { eventRegistry } from "./events.ts";
 import type { Entry, Parsed } from "./line.ts";
-import { appendEvent, ledgerSize, newestFirst, oldestFirst, readLedgerText, type AppendContext, type Ledger } from "./store.ts";
+import {
+  appendEvent,
+  ledgerSize,
+  newestFirst,
+  oldestFirst,
+  readLedgerText,
+  type AppendContext,
+  type Ledger,
+} from "./store.ts";
 
 export type Query = { event?: string; since?: Date; limit: number };
 export type QueryResult = { entries: Array<{ entry: Entry; text: string }>; malformed: number };
@@ -47,10 +55,16 @@ export type Finding = { line: number; problem: string };
  * keys), for a reader that already walks them. `problems` counts every one; `findings` holds the
  * first `keep` of them (all, unless told).
  */
-export type LineChecker = { check(row: Parsed & { line: number }): void; result(): { lines: number; findings: Finding[]; problems: number } };
+export type LineChecker = {
+  check(row: Parsed & { line: number }): void;
+  result(): { lines: number; findings: Finding[]; problems: number };
+};
 
 /** `seed`: what an earlier check of the ledger's first lines found, to go on from (doctor's cache). */
-export async function lineChecker(seed: { lines: number; findings: readonly Finding[]; problems?: number } = { lines: 0, findings: [] }, keep = Number.POSITIVE_INFINITY): Promise<LineChecker> {
+export async function lineChecker(
+  seed: { lines: number; findings: readonly Finding[]; problems?: number } = { lines: 0, findings: [] },
+  keep = Number.POSITIVE_INFINITY,
+): Promise<LineChecker> {
   const registry = await eventRegistry();
   const findings: Finding[] = seed.findings.slice(0, keep);
   let problems = seed.problems ?? seed.findings.length;
@@ -88,7 +102,8 @@ export async function validateLedger(ledger: Ledger): Promise<{ lines: number; f
   return { lines, findings };
 }
 
-export type Rotation = { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };
+export type Rotation =
+  { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };
 
 /**
  * Publish the archive under the first free name `ledger.<UTC stamp>-<nn>.archived.jsonl`: names
@@ -101,7 +116,11 @@ function publishArchive(dir: string, text: string): string {
     const archive = join(dir, `ledger.${stamp}-${String(n).padStart(2, "0")}.archived.jsonl`);
     if (publishNew(archive, text, 0o600)) return archive;
   }
-  throw new Failure("refused", `99 ledger archives already carry the stamp ${stamp}`, "wait a second and run `majordomus history --rotate` again");
+  throw new Failure(
+    "refused",
+    `99 ledger archives already carry the stamp ${stamp}`,
+    "wait a second and run `majordomus history --rotate` again",
+  );
 }
 
 /** How long a rotation waits for appenders to finish before refusing. */
@@ -123,16 +142,25 @@ export async function rotate(ctx: AppendContext, keep: number): Promise<Rotation
     const cut = lines.length - (keep - 1);
     const archive = publishArchive(dirname(ledger.path), `${lines.slice(0, cut).join("\n")}\n`);
     if (ledgerSize(ledger.path) !== size) {
-      throw new Failure("refused", `${ledger.path} changed during rotation (an append ignored the lock)`, `nothing was lost: ${archive} holds a copy of the older lines; remove it and run --rotate again`);
+      throw new Failure(
+        "refused",
+        `${ledger.path} changed during rotation (an append ignored the lock)`,
+        `nothing was lost: ${archive} holds a copy of the older lines; remove it and run --rotate again`,
+      );
     }
     const rest = lines.slice(cut);
     writeFileAtomic(ledger.path, rest.length > 0 ? `${rest.join("\n")}\n` : "", 0o600);
     return { rotated: true as const, archived: cut, kept: keep - 1, archive };
   });
-  if (!result.acquired) throw new Failure("refused", `ledger lock ${ledger.lock} is held by a running majordomus`, "retry in a moment");
+  if (!result.acquired)
+    throw new Failure("refused", `ledger lock ${ledger.lock} is held by a running majordomus`, "retry in a moment");
   const done = result.value;
   if (done.rotated) {
-    await appendEvent(ctx, "ledger.rotated", { archived: done.archived, kept: done.kept, archive: basename(done.archive) });
+    await appendEvent(ctx, "ledger.rotated", {
+      archived: done.archived,
+      kept: done.kept,
+      archive: basename(done.archive),
+    });
   }
   return done;
 }

@@ -52,7 +52,8 @@ export function parseLine(text: string): Parsed {
   } catch {
     return { ok: false, reason: "not valid JSON", text };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, reason: "not a JSON object", text };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, reason: "not a JSON object", text };
   const record = value as Record<string, unknown>;
   // A line as majordomus writes it is JSON.stringify's own text: then it cannot repeat a key, and
   // its keys are the object's, in order. Only a line written some other way is scanned.
@@ -60,9 +61,11 @@ export function parseLine(text: string): Parsed {
   const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
   if (repeated !== undefined) return { ok: false, reason: `key "${repeated}" appears twice`, text };
   for (const key of REQUIRED_STRINGS) {
-    if (typeof record[key] !== "string") return { ok: false, reason: `envelope key "${key}" is missing or not a string`, text };
+    if (typeof record[key] !== "string")
+      return { ok: false, reason: `envelope key "${key}" is missing or not a string`, text };
   }
-  if (keys[0] !== "ts" || keys[1] !== "event") return { ok: false, reason: "envelope does not start with ts, event", text };
+  if (keys[0] !== "ts" || keys[1] !== "event")
+    return { ok: false, reason: "envelope does not start with ts, event", text };
   return { ok: true, entry: record as Entry, text };
 }
 

@@ -42,21 +42,51 @@ async function checkedLine(ctx: AppendContext, event: string, payload: Record<st
   return lineWith(await eventRegistry(), ctx, event, payload);
 }
 
-function lineWith(registry: Map<string, EventSpec>, ctx: AppendContext, event: string, payload: Record<string, unknown>): string {
+function lineWith(
+  registry: Map<string, EventSpec>,
+  ctx: AppendContext,
+  event: string,
+  payload: Record<string, unknown>,
+): string {
   const spec = registry.get(event);
-  if (!spec) throw new Failure("internal", `ledger event "${event}" is not registered in share/events.yaml`, "register the event before writing it");
+  if (!spec)
+    throw new Failure(
+      "internal",
+      `ledger event "${event}" is not registered in share/events.yaml`,
+      "register the event before writing it",
+    );
   for (const key of Object.keys(payload)) {
     if ((ENVELOPE_KEYS as readonly string[]).includes(key)) {
-      throw new Failure("internal", `ledger payload for "${event}" sets "${key}", which is an envelope key`, "rename the payload field; ts, event, head, branch, by and session belong to the envelope");
+      throw new Failure(
+        "internal",
+        `ledger payload for "${event}" sets "${key}", which is an envelope key`,
+        "rename the payload field; ts, event, head, branch, by and session belong to the envelope",
+      );
     }
   }
   for (const key of spec.requires) {
-    if (payload[key] === undefined) throw new Failure("internal", `ledger payload for "${event}" lacks required field "${key}"`, "see share/events.yaml for what the event requires");
+    if (payload[key] === undefined)
+      throw new Failure(
+        "internal",
+        `ledger payload for "${event}" lacks required field "${key}"`,
+        "see share/events.yaml for what the event requires",
+      );
   }
-  const envelope: Record<string, unknown> = { ts: stamp(), event, head: ctx.position.head, branch: ctx.position.branch, by: WRITER };
+  const envelope: Record<string, unknown> = {
+    ts: stamp(),
+    event,
+    head: ctx.position.head,
+    branch: ctx.position.branch,
+    by: WRITER,
+  };
   if (ctx.session) envelope.session = ctx.session;
   const line = `${JSON.stringify({ ...envelope, ...payload })}\n`;
-  if (Buffer.byteLength(line) > MAX_LINE_BYTES) throw new Failure("internal", `ledger line for "${event}" is over ${MAX_LINE_BYTES} bytes`, "put large content in a record file and reference its path");
+  if (Buffer.byteLength(line) > MAX_LINE_BYTES)
+    throw new Failure(
+      "internal",
+      `ledger line for "${event}" is over ${MAX_LINE_BYTES} bytes`,
+      "put large content in a record file and reference its path",
+    );
   return line;
 }
 
@@ -78,7 +108,11 @@ function writeLine(path: string, line: string): void {
     }
     if (written !== data.length) {
       ftruncateQuiet(fd, before);
-      throw new Failure("internal", `short write to ${path} (${written} of ${data.length} bytes); the partial line was removed`, "free some disk space");
+      throw new Failure(
+        "internal",
+        `short write to ${path} (${written} of ${data.length} bytes); the partial line was removed`,
+        "free some disk space",
+      );
     }
   } finally {
     closeSync(fd);
@@ -94,7 +128,11 @@ function ftruncateQuiet(fd: number, size: number): void {
 }
 
 /** Append one event; returns the line written (without its newline). */
-export async function appendEvent(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
+export async function appendEvent(
+  ctx: AppendContext,
+  event: string,
+  payload: Record<string, unknown>,
+): Promise<string> {
   return appendPrepared(ctx, await checkedLine(ctx, event, payload));
 }
 
@@ -102,7 +140,9 @@ export async function appendEvent(ctx: AppendContext, event: string, payload: Re
  * A maker of checked lines that needs no more waiting: for a writer that decides a line's payload
  * inside a lock of its own and appends it there, synchronously (`appendPrepared`).
  */
-export async function lineMaker(ctx: AppendContext): Promise<(event: string, payload: Record<string, unknown>) => string> {
+export async function lineMaker(
+  ctx: AppendContext,
+): Promise<(event: string, payload: Record<string, unknown>) => string> {
   const registry = await eventRegistry();
   return (event, payload) => lineWith(registry, ctx, event, payload);
 }
@@ -140,7 +180,10 @@ const FORWARD_CHUNK = 1024 * 1024;
  * resumes at a byte offset where a line starts, counting lines on from `line`; each row says
  * where its line ends (`end`, past its newline; a last line without one ends at the file's end).
  */
-export function* oldestFirst(path: string, from: { offset: number; line: number } = { offset: 0, line: 0 }): Generator<Parsed & { line: number; end: number }> {
+export function* oldestFirst(
+  path: string,
+  from: { offset: number; line: number } = { offset: 0, line: 0 },
+): Generator<Parsed & { line: number; end: number }> {
   const fd = openIfExists(path);
   if (fd === undefined) return;
   try {
@@ -221,7 +264,7 @@ const openIfExists = openLayerFile;
 /** Exactly `size` bytes from `position`. */
 function readAt(fd: number, size: number, position: number): Buffer {
   const buffer = Buffer.alloc(size);
-  for (let read = 0; read < size; ) {
+  for (let read = 0; read < size;) {
     const n = readSync(fd, buffer, read, size - read, position + read);
     if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
     read += n;

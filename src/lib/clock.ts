@@ -34,7 +34,11 @@ export function wall(): Date {
   if (injected === undefined || injected === "") return new Date();
   const parsed = parseIsoTime(injected);
   if (!parsed) {
-    throw new Failure("usage", `MAJORDOMUS_NOW is not an ISO time: ${JSON.stringify(injected)}`, "set it like 2026-11-30T14:00:00Z or unset it");
+    throw new Failure(
+      "usage",
+      `MAJORDOMUS_NOW is not an ISO time: ${JSON.stringify(injected)}`,
+      "set it like 2026-11-30T14:00:00Z or unset it",
+    );
   }
   return parsed;
 }
@@ -65,7 +69,10 @@ export function isoStamp(date: Date): string {
 
 /** `20261130T140741Z`: for file names. */
 export function compactStamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** `20261130T140741123Z`: for file names that sort by the millisecond. */

@@ -32,7 +32,12 @@ const FENCE = /^\s{0,3}(```|~~~)/;
  * leaves nothing, when the fence is closed after the head). When not even the first line fits, its
  * beginning is kept, cut at a character. `kept` counts the source lines shown whole or in part.
  */
-export function headThatFits(lines: readonly string[], room: number, counts: Counts, wrap: (l: string) => string = (l) => l): { shown: string[]; kept: number; partial: boolean } {
+export function headThatFits(
+  lines: readonly string[],
+  room: number,
+  counts: Counts,
+  wrap: (l: string) => string = (l) => l,
+): { shown: string[]; kept: number; partial: boolean } {
   const shown: string[] = [];
   let used = 0;
   let fenceOpenedAt = -1;
@@ -59,7 +64,9 @@ export function headThatFits(lines: readonly string[], room: number, counts: Cou
     let cut = first.slice(0, lo);
     // Never half a surrogate pair.
     if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-    return cut.length > 0 ? { shown: [wrap(cut + marker)], kept: 1, partial: true } : { shown: [], kept: 0, partial: false };
+    return cut.length > 0
+      ? { shown: [wrap(cut + marker)], kept: 1, partial: true }
+      : { shown: [], kept: 0, partial: false };
   }
   if (fenceOpenedAt !== -1 && shown.length < lines.length) {
     if (fenceOpenedAt > 0) return { shown: shown.slice(0, fenceOpenedAt), kept: fenceOpenedAt, partial: false };

@@ -3,7 +3,24 @@
  * half-written file (write a temp file beside the target, then rename or link), and a record
  * that must not be overwritten is published with link(2), which fails when the name exists.
  */
-import { accessSync, chmodSync, closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { errnoCode, Failure } from "./failure.ts";
 
@@ -21,7 +38,9 @@ let temps = 0;
  * hook ~0.2 ms to initialise).
  */
 function tempPathFor(target: string): string {
-  const suffix = ((((temps++ & 0xfff) << 20) | Math.floor(Math.random() * 0x100000)) >>> 0).toString(16).padStart(8, "0");
+  const suffix = ((((temps++ & 0xfff) << 20) | Math.floor(Math.random() * 0x100000)) >>> 0)
+    .toString(16)
+    .padStart(8, "0");
   return join(dirname(target), `.${basename(target)}.${process.pid}.${suffix}.tmp`);
 }
 
@@ -60,7 +79,12 @@ function writeTemp(target: string, content: string | Uint8Array, mode: number, o
 }
 
 /** Replace `target` atomically: readers see the old content or the new, never a mix. */
-export function writeFileAtomic(target: string, content: string | Uint8Array, mode = 0o644, options: WriteOptions = {}): void {
+export function writeFileAtomic(
+  target: string,
+  content: string | Uint8Array,
+  mode = 0o644,
+  options: WriteOptions = {},
+): void {
   const temp = writeTemp(target, content, mode, options);
   try {
     renameSync(temp, target);
@@ -74,7 +98,12 @@ export function writeFileAtomic(target: string, content: string | Uint8Array, mo
  * Publish `target` only if no file has that name; returns false (and writes nothing) when one
  * does. The content is complete before the name appears.
  */
-export function publishNew(target: string, content: string | Uint8Array, mode = 0o600, options: WriteOptions = {}): boolean {
+export function publishNew(
+  target: string,
+  content: string | Uint8Array,
+  mode = 0o600,
+  options: WriteOptions = {},
+): boolean {
   const temp = writeTemp(target, content, mode, options);
   try {
     linkSync(temp, target);
@@ -82,7 +111,8 @@ export function publishNew(target: string, content: string | Uint8Array, mode = 
   } catch (err) {
     if (errnoCode(err) === "EEXIST") return false;
     // Another filesystem after all: write the temp file beside the target.
-    if (errnoCode(err) === "EXDEV" && options.tempDir) return publishNew(target, content, mode, { ...options, tempDir: undefined });
+    if (errnoCode(err) === "EXDEV" && options.tempDir)
+      return publishNew(target, content, mode, { ...options, tempDir: undefined });
     throw err;
   } finally {
     unlinkQuiet(temp);
@@ -98,7 +128,11 @@ const NOFOLLOW = (constants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0;
  */
 export function openAppend(path: string, options: { create: boolean; mode?: number }): number {
   try {
-    return openSync(path, constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | (options.create ? constants.O_CREAT : 0), options.mode ?? 0o600);
+    return openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | NOFOLLOW | (options.create ? constants.O_CREAT : 0),
+      options.mode ?? 0o600,
+    );
   } catch (err) {
     if (errnoCode(err) === "EISDIR") throw notAFile(path);
     throw err;
@@ -161,7 +195,11 @@ const NONBLOCK = (constants as { O_NONBLOCK?: number }).O_NONBLOCK ?? 0;
 
 /** A symbolic link where the layer keeps a folder or a file: `shown` is the path as the person should read it. */
 export function linkRefusal(shown: string): Failure {
-  return new Failure("refused", `${shown} is a symbolic link; majordomus never reads or writes through one inside its layer`, "replace it with a real folder or file (`ls -l` shows where it points); nothing was written");
+  return new Failure(
+    "refused",
+    `${shown} is a symbolic link; majordomus never reads or writes through one inside its layer`,
+    "replace it with a real folder or file (`ls -l` shows where it points); nothing was written",
+  );
 }
 
 /**
@@ -212,7 +250,12 @@ export function readLayerEntry(path: string, options: { maxBytes?: number } = {}
   const { fd, stats } = opened;
   try {
     // A file far larger than its kind ever is (a record a stranger's repository tracks at 500 MB) is named, not read into memory.
-    if (options.maxBytes !== undefined && Number(stats.size) > options.maxBytes) throw new Failure("contract", `${path} is ${Number(stats.size)} bytes, more than the ${options.maxBytes} a file of its kind holds`, "look at it (`ls -l`), then move it away");
+    if (options.maxBytes !== undefined && Number(stats.size) > options.maxBytes)
+      throw new Failure(
+        "contract",
+        `${path} is ${Number(stats.size)} bytes, more than the ${options.maxBytes} a file of its kind holds`,
+        "look at it (`ls -l`), then move it away",
+      );
     const wanted = Number(stats.size) + 1;
     let buffer = wanted <= SCRATCH_BYTES ? (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(wanted);
     let total = 0;
@@ -256,7 +299,11 @@ export function unreadable(err: unknown, path: string): string {
 
 /** A folder (or another kind of entry) where the layer keeps a file: said as such, never as a bug. */
 export function notAFile(path: string, what = "a folder"): Failure {
-  return new Failure("contract", `${path} is ${what} where majordomus keeps a file`, "move it away, then run `majordomus init --extend` to put back what the layer needs");
+  return new Failure(
+    "contract",
+    `${path} is ${what} where majordomus keeps a file`,
+    "move it away, then run `majordomus init --extend` to put back what the layer needs",
+  );
 }
 
 /** Whether this process may use `path` as `mode` asks (constants.W_OK, X_OK, …). */

@@ -72,7 +72,11 @@ function tryAcquire(path: string): boolean {
  * Run `work` holding the lock at `path`. Gives up after `waitMs` and returns `{ acquired: false }`
  * without running it, so a caller on a hook path decides for itself what "could not lock" means.
  */
-export function withLock<T>(path: string, waitMs: number, work: () => T): { acquired: true; value: T } | { acquired: false } {
+export function withLock<T>(
+  path: string,
+  waitMs: number,
+  work: () => T,
+): { acquired: true; value: T } | { acquired: false } {
   const deadline = Date.now() + waitMs;
   let delay = 1;
   while (!tryAcquire(path)) {

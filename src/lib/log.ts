@@ -15,13 +15,21 @@ function levelFromEnv(): number {
   return LEVEL_BY_ENV[raw] ?? LEVEL_BY_ENV.info!;
 }
 
-const TAG_BY_TYPE: Record<string, string> = { warn: "warning", error: "error", fatal: "error", debug: "debug", trace: "trace" };
+const TAG_BY_TYPE: Record<string, string> = {
+  warn: "warning",
+  error: "error",
+  fatal: "error",
+  debug: "debug",
+  trace: "trace",
+};
 
 function report(entry: LogObject): void {
   const label = TAG_BY_TYPE[entry.type];
   const prefix = label ? `majordomus: ${label}:` : "majordomus:";
   const tag = entry.tag ? `[${entry.tag}] ` : "";
-  const text = entry.args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a))).join(" ");
+  const text = entry.args
+    .map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a)))
+    .join(" ");
   stderrLine(printable(`${prefix} ${tag}${text}`));
 }
 
@@ -44,4 +52,9 @@ function at(type: Level): (...args: unknown[]) => void {
   };
 }
 
-export const log: Record<Level, (...args: unknown[]) => void> = { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") };
+export const log: Record<Level, (...args: unknown[]) => void> = {
+  error: at("error"),
+  warn: at("warn"),
+  info: at("info"),
+  debug: at("debug"),
+};

@@ -35,7 +35,9 @@ export function trustedPath(pathEnv: string | undefined, cwd: string, outside?: 
   const known = trusted.get(key);
   if (known !== undefined) return known;
   const roots = [repositoryOf(cwd), ...(outside === undefined ? [] : [real(outside)])];
-  const kept = (pathEnv ?? "").split(":").filter((dir) => dir !== "" && isAbsolute(dir) && !roots.some((root) => inside(real(dir), root)));
+  const kept = (pathEnv ?? "")
+    .split(":")
+    .filter((dir) => dir !== "" && isAbsolute(dir) && !roots.some((root) => inside(real(dir), root)));
   const value = kept.join(":");
   trusted.set(key, value);
   return value;

@@ -33,24 +33,57 @@ const SECRET_NAME =
 const NAME_HINTS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
 
 export const REDACTIONS: readonly Rule[] = [
-  { name: "private-key", hints: ["private key"], pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g },
-  { name: "putty-key", hints: ["putty-user-key-file-"], pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g },
+  {
+    name: "private-key",
+    hints: ["private key"],
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  },
+  {
+    name: "putty-key",
+    hints: ["putty-user-key-file-"],
+    pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g,
+  },
   { name: "anthropic-key", hints: ["sk-ant-"], pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { name: "openai-key", hints: ["sk-"], pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
   { name: "github-token", hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g },
   { name: "github-pat", hints: ["github_pat_"], pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
-  { name: "gitlab-token", hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "glffct-"], pattern: /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}/g },
+  {
+    name: "gitlab-token",
+    hints: ["glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "glffct-"],
+    pattern: /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}/g,
+  },
   { name: "npm-token", hints: ["npm_"], pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
   { name: "pypi-token", hints: ["pypi-"], pattern: /\bpypi-[A-Za-z0-9_-]{40,}/g },
   { name: "huggingface-token", hints: ["hf_"], pattern: /\bhf_[A-Za-z0-9]{30,}/g },
   { name: "docker-token", hints: ["dckr_pat_"], pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/g },
   { name: "sendgrid-key", hints: ["sg."], pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
-  { name: "slack-token", hints: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-"], pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g },
-  { name: "slack-webhook", hints: ["hooks.slack.com/"], pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g },
-  { name: "discord-webhook", hints: ["/api/webhooks/"], pattern: /https:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
+  {
+    name: "slack-token",
+    hints: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-"],
+    pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g,
+  },
+  {
+    name: "slack-webhook",
+    hints: ["hooks.slack.com/"],
+    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g,
+  },
+  {
+    name: "discord-webhook",
+    hints: ["/api/webhooks/"],
+    pattern: /https:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g,
+  },
   { name: "stripe-key", hints: ["_live_", "_test_"], pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
-  { name: "shopify-token", hints: ["shpat_", "shpca_", "shppa_", "shpss_"], pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g },
-  { name: "aws-access-key-id", hints: ["akia", "asia", "agpa", "aida", "aroa", "anpa"], pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g },
+  {
+    name: "shopify-token",
+    hints: ["shpat_", "shpca_", "shppa_", "shpss_"],
+    pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g,
+  },
+  {
+    name: "aws-access-key-id",
+    hints: ["akia", "asia", "agpa", "aida", "aroa", "anpa"],
+    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g,
+  },
   { name: "google-api-key", hints: ["aiza"], pattern: /\bAIza[A-Za-z0-9_-]{35}\b/g },
   { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
   { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
@@ -58,13 +91,33 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "1password-service-account-token", hints: ["ops_eyj"], pattern: /\bops_eyJ[A-Za-z0-9_-]{100,}={0,2}/g },
   { name: "mailgun-key", hints: ["key-"], pattern: /\bkey-[0-9a-z]{32}\b/g },
   { name: "google-oauth-token", hints: ["ya29."], pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
-  { name: "discord-bot-token", hints: ["."], pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g },
+  {
+    name: "discord-bot-token",
+    hints: ["."],
+    pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g,
+  },
   // Beside an AWS key id, a 40-character token of mixed case is its secret (a git SHA is lower-case hex).
-  { name: "aws-secret-key", hints: ["akia", "asia"], when: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/, pattern: /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g },
+  {
+    name: "aws-secret-key",
+    hints: ["akia", "asia"],
+    when: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/,
+    pattern:
+      /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+  },
   // Beside a Twilio account SID (or the word), 32 lower-case hex characters are its auth token.
-  { name: "twilio-auth-token", hints: ["twilio", "ac"], when: /\bAC[0-9a-f]{32}\b|twilio/i, pattern: /(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z-])/g },
+  {
+    name: "twilio-auth-token",
+    hints: ["twilio", "ac"],
+    when: /\bAC[0-9a-f]{32}\b|twilio/i,
+    pattern: /(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z-])/g,
+  },
   // mysql, mysqldump, mysqladmin: the password glued to -p.
-  { name: "mysql-password", hints: ["mysql"], pattern: /(\bmysql(?:dump|admin|sh)?\b[^\n]{0,200}?\s-p)(?!\s)([^\s'"]+|'[^'\n]*'|"[^"\n]*")/g, keep: 1 },
+  {
+    name: "mysql-password",
+    hints: ["mysql"],
+    pattern: /(\bmysql(?:dump|admin|sh)?\b[^\n]{0,200}?\s-p)(?!\s)([^\s'"]+|'[^'\n]*'|"[^"\n]*")/g,
+    keep: 1,
+  },
   { name: "vault-token", hints: ["hvs.", "hvb.", "hvr."], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
   { name: "digitalocean-token", hints: ["doo_v1_", "dop_v1_", "dor_v1_"], pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
   { name: "databricks-token", hints: ["dapi"], pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g },
@@ -73,15 +126,36 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "jwt", hints: ["eyj"], pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g },
   // Credentials inside a URL: the user stays, the password goes.
   { name: "url-password", hints: ["://"], pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, keep: 1 },
-  { name: "authorization", hints: ["authorization"], pattern: /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)?\s*)[A-Za-z0-9._~+/=:-]{8,}/gi, keep: 1 },
+  {
+    name: "authorization",
+    hints: ["authorization"],
+    pattern:
+      /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)?\s*)[A-Za-z0-9._~+/=:-]{8,}/gi,
+    keep: 1,
+  },
   { name: "bearer-token", hints: ["bearer"], pattern: /\b([Bb]earer\s+)[A-Za-z0-9._~+/=-]{16,}/g, keep: 1 },
-  { name: "cli-secret", hints: ["-pass", "-token", "-secret", "-api", "-auth", "-access"], pattern: /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|\s+))(?:"[^"]*"|'[^']*'|\S+)/gi, keep: 1 },
+  {
+    name: "cli-secret",
+    hints: ["-pass", "-token", "-secret", "-api", "-auth", "-access"],
+    pattern:
+      /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|\s+))(?:"[^"]*"|'[^']*'|\S+)/gi,
+    keep: 1,
+  },
   { name: "cli-user-password", hints: ["-u"], pattern: /((?:^|\s)(?:-u|--user)\s+[^\s:]+:)\S+/g, keep: 1 },
   // `?sig=…&` in a URL: the value ends at the next parameter.
   { name: "query-secret", hints: ["?", "&"], pattern: new RegExp(`([?&]${SECRET_NAME}=)[^&\\s"'#]+`, "gi"), keep: 1 },
   // NAME=value, NAME: value, "name": "value" (not inside a URL's query, above): a quoted value
   // whole, spaces and all; a bare one to the end of the word, `&` and `;` included.
-  { name: "assignment", anchored: true, hints: NAME_HINTS, pattern: new RegExp(`((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`, "gim"), keep: 1 },
+  {
+    name: "assignment",
+    anchored: true,
+    hints: NAME_HINTS,
+    pattern: new RegExp(
+      `((?:^|[^A-Za-z0-9_.?&-])["']?${SECRET_NAME}["']?\\s*[:=]\\s*)(?!\\[redacted:|(?:basic|bearer|token|digest|negotiate)\\s+\\[redacted:)(?:"[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"',]{3,})`,
+      "gim",
+    ),
+    keep: 1,
+  },
 ];
 
 /** Texts at least this long run an anchored rule only where its names are (below it, one pass is cheaper). */
@@ -137,7 +211,11 @@ function scanner(): NonNullable<typeof hintScan> {
   const all = [...new Set(REDACTIONS.flatMap((r) => r.hints))];
   const long = all.filter((h) => h.length >= SCANNED_HINT_MIN).sort((a, b) => b.length - a.length);
   const escaped = long.map((h) => h.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
-  hintScan = { pattern: new RegExp(`(?=(${escaped.join("|")}))`, "g"), all, short: all.filter((h) => h.length < SCANNED_HINT_MIN) };
+  hintScan = {
+    pattern: new RegExp(`(?=(${escaped.join("|")}))`, "g"),
+    all,
+    short: all.filter((h) => h.length < SCANNED_HINT_MIN),
+  };
   return hintScan;
 }
 
@@ -179,7 +257,10 @@ function byShapes(text: string, fired: Set<string>): string {
       const kept = rule.keep ? (groups[rule.keep] ?? "") : "";
       return `${kept}[redacted:${rule.name}]`;
     };
-    out = rule.anchored && out.length >= ANCHOR_MIN ? anchoredReplace(out, rule, replace) : out.replace(rule.pattern, (...groups: string[]) => replace(groups));
+    out =
+      rule.anchored && out.length >= ANCHOR_MIN
+        ? anchoredReplace(out, rule, replace)
+        : out.replace(rule.pattern, (...groups: string[]) => replace(groups));
   }
   return out;
 }
@@ -205,12 +286,21 @@ async function bySecretlint(text: string, fired: Set<string>): Promise<string> {
     import("@secretlint/secretlint-rule-linear"),
   ]);
   const ids = ["preset-recommend", "anthropic", "openai", "database-connection-string", "1password", "linear"];
-  const rules = packages.map((p, i) => ({ id: `@secretlint/secretlint-rule-${ids[i]}`, rule: (p as { creator: unknown }).creator })) as never;
+  const rules = packages.map((p, i) => ({
+    id: `@secretlint/secretlint-rule-${ids[i]}`,
+    rule: (p as { creator: unknown }).creator,
+  })) as never;
   const result = await lintSource({
     source: { filePath: "/prompt.txt", content: text, ext: ".txt", contentType: "text" },
     options: { config: { rules }, noPhysicFilePath: true, maskSecrets: false },
   });
-  const ranges = result.messages.map((m) => ({ from: m.range[0], to: m.range[1], name: String(m.ruleId).replace(/^@secretlint\/secretlint-rule-/, "") })).sort((a, b) => b.from - a.from);
+  const ranges = result.messages
+    .map((m) => ({
+      from: m.range[0],
+      to: m.range[1],
+      name: String(m.ruleId).replace(/^@secretlint\/secretlint-rule-/, ""),
+    }))
+    .sort((a, b) => b.from - a.from);
   let out = text;
   let floor = Number.POSITIVE_INFINITY;
   for (const r of ranges) {
@@ -250,7 +340,10 @@ const marks = (text: string) => text.split("[redacted:").length - 1;
 export async function redactForWrite(text: string, what: string): Promise<string> {
   const clean = await redact(text);
   const n = marks(clean.text) - marks(text);
-  if (n > 0) log.warn(`${n} secret(s) redacted from the ${what} before it was stored (${clean.redacted.join(", ")}); the record says [redacted:<rule>] where each was`);
+  if (n > 0)
+    log.warn(
+      `${n} secret(s) redacted from the ${what} before it was stored (${clean.redacted.join(", ")}); the record says [redacted:<rule>] where each was`,
+    );
   return clean.text;
 }
 

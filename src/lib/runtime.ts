@@ -32,7 +32,10 @@ async function strictParse(text: string): Promise<unknown> {
   } catch (err) {
     // The parser's message is one line ending in "at line L, column C:" and then a code frame.
     const [first = "invalid YAML", ...frame] = String((err as Error).message ?? err).split("\n");
-    throw new YamlSyntaxError(first.replace(/:\s*$/, ""), frame.filter((l) => l.trim() !== ""));
+    throw new YamlSyntaxError(
+      first.replace(/:\s*$/, ""),
+      frame.filter((l) => l.trim() !== ""),
+    );
   }
 }
 
@@ -51,8 +54,22 @@ export async function parseYaml(text: string, options: { strict?: boolean } = {}
 
 export type SpawnResult = { status: number | null; stdout: string; stderr: string };
 
-type BunChild = { exited: Promise<number>; stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array>; kill(signal?: number | string): void };
-type BunSpawn = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: Uint8Array | "ignore"; stdout: "pipe"; stderr: "pipe" }) => BunChild;
+type BunChild = {
+  exited: Promise<number>;
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  kill(signal?: number | string): void;
+};
+type BunSpawn = (
+  cmd: string[],
+  opts: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    stdin: Uint8Array | "ignore";
+    stdout: "pipe";
+    stderr: "pipe";
+  },
+) => BunChild;
 
 const bunSpawn: BunSpawn | undefined = (globalThis as { Bun?: { spawn?: BunSpawn } }).Bun?.spawn;
 
@@ -61,7 +78,11 @@ const bunSpawn: BunSpawn | undefined = (globalThis as { Bun?: { spawn?: BunSpawn
  * start git early and do its own work while git runs. node:child_process costs ~2 ms to load, so
  * it is only loaded where Bun is absent.
  */
-export async function spawnText(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; input?: string }): Promise<SpawnResult> {
+export async function spawnText(
+  cmd: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; input?: string },
+): Promise<SpawnResult> {
   const started = performance.now();
   try {
     // Never a program of the repository it runs in, nor one its own children would find there (lib/path.ts).
@@ -82,10 +103,18 @@ export async function spawnText(cmd: string, args: readonly string[], options: {
 function notStarted(cmd: string, err: unknown): SpawnResult {
   const message = err instanceof Error ? err.message : String(err);
   const missing = (err as { code?: string }).code === "ENOENT" || /not found/i.test(message);
-  return { status: null, stdout: "", stderr: `${cmd} could not be started: ${missing ? "it is not on the PATH this process was given" : message}` };
+  return {
+    status: null,
+    stdout: "",
+    stderr: `${cmd} could not be started: ${missing ? "it is not on the PATH this process was given" : message}`,
+  };
 }
 
-async function spawnInner(cmd: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined>; input?: string }): Promise<SpawnResult> {
+async function spawnInner(
+  cmd: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined>; input?: string },
+): Promise<SpawnResult> {
   if (bunSpawn) {
     let child: ReturnType<BunSpawn>;
     try {
@@ -106,7 +135,11 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
       child.kill("SIGKILL");
     });
     try {
-      const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      const [stdout, stderr, status] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
       return cancelled ? { status: null, stdout: "", stderr: GAVE_UP } : { status, stdout, stderr };
     } finally {
       forget();
@@ -114,12 +147,18 @@ async function spawnInner(cmd: string, args: readonly string[], options: { cwd: 
   }
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args as string[], { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, args as string[], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (err) => ((err as { code?: string }).code === "ENOENT" ? resolve(notStarted(cmd, err)) : reject(err)));
+    child.on("error", (err) =>
+      (err as { code?: string }).code === "ENOENT" ? resolve(notStarted(cmd, err)) : reject(err),
+    );
     const forget = onCancel(() => child.kill("SIGKILL"));
     child.on("close", (status) => {
       forget();
@@ -163,7 +202,17 @@ export function selfInvocation(): string[] {
   return compiled() ? [process.execPath] : [process.execPath, process.argv[1] ?? "src/main.ts"];
 }
 
-type BunDetachedSpawn = (cmd: string[], opts: { cwd: string; env: Record<string, string | undefined>; stdin: "ignore"; stdout: "ignore"; stderr: "ignore"; detached: true }) => { pid: number; unref(): void };
+type BunDetachedSpawn = (
+  cmd: string[],
+  opts: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    stdin: "ignore";
+    stdout: "ignore";
+    stderr: "ignore";
+    detached: true;
+  },
+) => { pid: number; unref(): void };
 const bunSpawnDetached = bunSpawn as unknown as BunDetachedSpawn | undefined;
 
 /**
@@ -173,7 +222,14 @@ const bunSpawnDetached = bunSpawn as unknown as BunDetachedSpawn | undefined;
  */
 export function spawnDetached(cmd: string[], cwd: string): number | undefined {
   if (!bunSpawnDetached) return undefined;
-  const child = bunSpawnDetached(cmd, { cwd, env: process.env, stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
+  const child = bunSpawnDetached(cmd, {
+    cwd,
+    env: process.env,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
   child.unref();
   return child.pid;
 }
@@ -187,11 +243,12 @@ const bunHasher: BunHasher | undefined = (globalThis as { Bun?: { CryptoHasher?:
  */
 export function createHash(algorithm: "sha256", data: string | Uint8Array): string {
   if (bunHasher) return new bunHasher(algorithm).update(data).digest("hex");
-  const nodeCrypto = (process as unknown as { getBuiltinModule?: (id: string) => typeof import("node:crypto") }).getBuiltinModule?.("node:crypto");
+  const nodeCrypto = (
+    process as unknown as { getBuiltinModule?: (id: string) => typeof import("node:crypto") }
+  ).getBuiltinModule?.("node:crypto");
   if (!nodeCrypto) throw new Error("no hash implementation in this runtime");
   return nodeCrypto.createHash(algorithm).update(data).digest("hex");
 }
-
 
 type GlobClass = new (pattern: string) => { match(path: string): boolean };
 const GlobImpl = (globalThis as { Bun?: { Glob?: GlobClass } }).Bun?.Glob;

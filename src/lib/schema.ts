@@ -56,24 +56,31 @@ type Check = (schema: Schema, value: unknown, path: string, out: Problem[]) => v
 /** One row per keyword; each row looks only at its own keyword. */
 const KEYWORDS: Check[] = [
   (s, v, p, out) => {
-    if (s.const !== undefined && v !== s.const) out.push({ path: p, message: `must be ${show(s.const)} (found ${show(v)})` });
+    if (s.const !== undefined && v !== s.const)
+      out.push({ path: p, message: `must be ${show(s.const)} (found ${show(v)})` });
   },
   (s, v, p, out) => {
-    if (s.enum && !s.enum.includes(v)) out.push({ path: p, message: `must be one of ${s.enum.map(show).join(", ")} (found ${show(v)})` });
+    if (s.enum && !s.enum.includes(v))
+      out.push({ path: p, message: `must be one of ${s.enum.map(show).join(", ")} (found ${show(v)})` });
   },
   (s, v, p, out) => {
     if (typeof v !== "number") return;
-    if (s.minimum !== undefined && v < s.minimum) out.push({ path: p, message: `must be at least ${s.minimum} (found ${v})` });
-    if (s.maximum !== undefined && v > s.maximum) out.push({ path: p, message: `must be at most ${s.maximum} (found ${v})` });
+    if (s.minimum !== undefined && v < s.minimum)
+      out.push({ path: p, message: `must be at least ${s.minimum} (found ${v})` });
+    if (s.maximum !== undefined && v > s.maximum)
+      out.push({ path: p, message: `must be at most ${s.maximum} (found ${v})` });
   },
   (s, v, p, out) => {
     if (typeof v !== "string") return;
-    if (s.minLength !== undefined && v.length < s.minLength) out.push({ path: p, message: v === "" ? "must not be empty" : `must be at least ${s.minLength} characters` });
-    if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(v)) out.push({ path: p, message: `must match ${s.pattern} (found ${show(v)})` });
+    if (s.minLength !== undefined && v.length < s.minLength)
+      out.push({ path: p, message: v === "" ? "must not be empty" : `must be at least ${s.minLength} characters` });
+    if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(v))
+      out.push({ path: p, message: `must match ${s.pattern} (found ${show(v)})` });
   },
   (s, v, p, out) => {
     if (!Array.isArray(v)) return;
-    if (s.minItems !== undefined && v.length < s.minItems) out.push({ path: p, message: `must list at least ${s.minItems} item(s)` });
+    if (s.minItems !== undefined && v.length < s.minItems)
+      out.push({ path: p, message: `must list at least ${s.minItems} item(s)` });
     if (s.uniqueItems) {
       const seen = new Set<string>();
       v.forEach((item, i) => {

@@ -35,5 +35,7 @@ function globFor(pattern: string): ((path: string) => boolean) | undefined {
 
 /** Whether a repository-relative file is inside the scope. */
 export function inScope(scope: readonly string[], file: string): boolean {
-  return scope.some((s) => s === "." || file === s || file.startsWith(`${s}/`) || (isGlob(s) && globFor(s)?.(file) === true));
+  return scope.some(
+    (s) => s === "." || file === s || file.startsWith(`${s}/`) || (isGlob(s) && globFor(s)?.(file) === true),
+  );
 }

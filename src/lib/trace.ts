@@ -6,7 +6,10 @@
 const ON = process.env.MAJORDOMUS_TRACE === "1";
 
 export function mark(label: string): void {
-  if (ON) console.error(`majordomus: trace ${performance.now().toFixed(2)} ms ${(process.memoryUsage.rss() / 1048576).toFixed(1)} MiB ${label}`);
+  if (ON)
+    console.error(
+      `majordomus: trace ${performance.now().toFixed(2)} ms ${(process.memoryUsage.rss() / 1048576).toFixed(1)} MiB ${label}`,
+    );
 }
 
 /** Count and time every external program a command runs (MAJORDOMUS_TRACE=1). */

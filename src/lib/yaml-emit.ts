@@ -19,7 +19,13 @@ const NUMBERISH = /^[-+.]?(\d|\.\d)|^0[xob]/i;
 export function scalar(value: Scalar): string {
   if (value === null) return "null";
   if (typeof value !== "string") return String(value);
-  const plain = PLAIN.test(value) && !RESERVED.test(value) && !NUMBERISH.test(value) && !value.includes(": ") && !value.endsWith(":") && !value.endsWith(" ");
+  const plain =
+    PLAIN.test(value) &&
+    !RESERVED.test(value) &&
+    !NUMBERISH.test(value) &&
+    !value.includes(": ") &&
+    !value.endsWith(":") &&
+    !value.endsWith(" ");
   return plain ? value : JSON.stringify(value);
 }
 

@@ -41,7 +41,10 @@ export type CloseOptions = {
   /** The episode's window, when the caller gathered it already (the end hook, with what it just wrote). */
   window?: EpisodeWindow;
 };
-export type Closed = { status: "closed"; episode: OpenEpisode; path: string; committed?: string; completed: boolean } | { status: "none" } | { status: "already"; episode: OpenEpisode };
+export type Closed =
+  | { status: "closed"; episode: OpenEpisode; path: string; committed?: string; completed: boolean }
+  | { status: "none" }
+  | { status: "already"; episode: OpenEpisode };
 
 /** How long a close waits for another writer of the same close (a completer racing a slow taker). */
 const CLOSE_LOCK_MS = 5_000;
@@ -91,20 +94,38 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
   if (!episode || !sameCheckout(episode, here.position)) return { status: "none" };
   if (options.summary !== undefined && options.summary.trim() !== "") {
     const problems = identityProblems(options.summary, RECORD_KEYS);
-    if (problems.length > 0) throw new Failure("contract", "the summary tries to set the record's identity", "remove those lines; majordomus computes them", problems);
+    if (problems.length > 0)
+      throw new Failure(
+        "contract",
+        "the summary tries to set the record's identity",
+        "remove those lines; majordomus computes them",
+        problems,
+      );
   }
-  const intent = { session_id: episode.session_id, provider: episode.provider, provider_session: episode.provider_session, reason: options.reason, outcome: options.outcome };
+  const intent = {
+    session_id: episode.session_id,
+    provider: episode.provider,
+    provider_session: episode.provider_session,
+    reason: options.reason,
+    outcome: options.outcome,
+  };
   if (!options.claimed && !claimClose(here.layer, intent)) {
     // Someone took the claim. Still writing it: leave it to them. Gone: finish their close.
     const claim = readClaim(here.layer, episode.session_id)?.claim;
     if (claim && inProgress(claim)) return { status: "already", episode };
-    log.info(`the close of ${episode.session_id} was claimed at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`);
+    log.info(
+      `the close of ${episode.session_id} was claimed at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`,
+    );
   }
 
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
-  const window = options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
+  const window =
+    options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
   // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
-  const body = await redactForWrite(options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy), "closed session record");
+  const body = await redactForWrite(
+    options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy),
+    "closed session record",
+  );
   const dir = sectionPath(here.layer, "sessions");
   ensureDir(dir);
   const stamped = { ...here, session: episode.session_id };
@@ -117,22 +138,47 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
     const existing = recordOf(dir, episode.session_id);
     const name = existing ?? fresh;
     const rel = relative(here.position.worktree, join(dir, name));
-    if (!existing && !publishNew(join(dir, fresh), renderRecord(window, closing, body), 0o644, { tempDir: state })) throw new Failure("internal", `${rel} already exists`, "this should be impossible: the name carries the episode id");
-    if (!existing || !closedInLedger(here.ledger.path, episode.session_id)) appendPrepared(stamped, line("session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel }));
-    appendClose(here.position.worktree, episode, `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`);
+    if (!existing && !publishNew(join(dir, fresh), renderRecord(window, closing, body), 0o644, { tempDir: state }))
+      throw new Failure(
+        "internal",
+        `${rel} already exists`,
+        "this should be impossible: the name carries the episode id",
+      );
+    if (!existing || !closedInLedger(here.ledger.path, episode.session_id))
+      appendPrepared(
+        stamped,
+        line("session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel }),
+      );
+    appendClose(
+      here.position.worktree,
+      episode,
+      `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`,
+    );
     removeEpisode(here.layer, key);
     releaseClaim(here.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
   });
-  if (!done.acquired) throw new Failure("refused", `another majordomus is writing the close of ${episode.session_id}`, "retry in a moment; `majordomus recover` finishes it if that writer died");
+  if (!done.acquired)
+    throw new Failure(
+      "refused",
+      `another majordomus is writing the close of ${episode.session_id}`,
+      "retry in a moment; `majordomus recover` finishes it if that writer died",
+    );
   let committed: string | undefined;
   // Consent read from a file git tracks (force-added into a stranger's repository) is no consent.
   const commit = await consentHere(here.position.worktree, options.policy, "session.commit_record_on_end");
   const push = await consentHere(here.position.worktree, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
-  if (!done.value.completed && commit.on) committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
-  for (const [key, g] of [["session.commit_record_on_end", commit], ["session.push_record_on_end", push]] as const) {
-    if (g.asked && !g.on) log.warn(`the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); not done`);
+  if (!done.value.completed && commit.on)
+    committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
+  for (const [key, g] of [
+    ["session.commit_record_on_end", commit],
+    ["session.push_record_on_end", push],
+  ] as const) {
+    if (g.asked && !g.on)
+      log.warn(
+        `the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); not done`,
+      );
   }
   if (options.policy?.credentials?.problem) log.warn(options.policy.credentials.problem);
   return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };

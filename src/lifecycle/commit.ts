@@ -11,10 +11,17 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { git } from "../repo/git.ts";
 import { DETACHED, NO_HEAD } from "../repo/where.ts";
 
-export async function commitRecord(here: Workspace, rel: string, sessionId: string, push: boolean): Promise<string | undefined> {
+export async function commitRecord(
+  here: Workspace,
+  rel: string,
+  sessionId: string,
+  push: boolean,
+): Promise<string | undefined> {
   const p = here.position;
   if (p.head === NO_HEAD || p.branch === DETACHED) {
-    log.warn(`the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`);
+    log.warn(
+      `the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`,
+    );
     return undefined;
   }
   const tempIndex = join(p.gitDir, `majordomus-index-${randomHex(4)}`);
@@ -23,23 +30,43 @@ export async function commitRecord(here: Workspace, rel: string, sessionId: stri
     const blob = await git(p.worktree, ["hash-object", "-w", "--", rel]);
     if (!blob.ok) throw new Error(blob.stderr.trim());
     const sha = blob.stdout.trim();
-    const steps: string[][] = [["read-tree", p.head], ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`]];
+    const steps: string[][] = [
+      ["read-tree", p.head],
+      ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`],
+    ];
     for (const step of steps) {
       const r = await git(p.worktree, step, undefined, env);
       if (!r.ok) throw new Error(r.stderr.trim());
     }
     const tree = await git(p.worktree, ["write-tree"], undefined, env);
     if (!tree.ok) throw new Error(tree.stderr.trim());
-    const commit = await git(p.worktree, ["commit-tree", tree.stdout.trim(), "-p", p.head, "-m", `chore(session): record ${sessionId}`]);
+    const commit = await git(p.worktree, [
+      "commit-tree",
+      tree.stdout.trim(),
+      "-p",
+      p.head,
+      "-m",
+      `chore(session): record ${sessionId}`,
+    ]);
     if (!commit.ok) throw new Error(commit.stderr.trim());
     const id = commit.stdout.trim();
-    const moved = await git(p.worktree, ["update-ref", "-m", `majordomus: session record ${sessionId}`, `refs/heads/${p.branch}`, id, p.head]);
+    const moved = await git(p.worktree, [
+      "update-ref",
+      "-m",
+      `majordomus: session record ${sessionId}`,
+      `refs/heads/${p.branch}`,
+      id,
+      p.head,
+    ]);
     if (!moved.ok) throw new Error(`the branch moved meanwhile: ${moved.stderr.trim()}`);
     // The record is now tracked: record it in the real index too, touching no other entry.
     await git(p.worktree, ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`]);
     if (push) {
       const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:refs/heads/${p.branch}`]);
-      if (!pushed.ok) log.warn(`the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it goes with your next push`);
+      if (!pushed.ok)
+        log.warn(
+          `the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it goes with your next push`,
+        );
     }
     return id;
   } catch (err) {

@@ -10,15 +10,31 @@ import { untracked } from "./commit.ts";
 /** `tracked`: the consent file says yes, but git tracks it, so it grants nothing. */
 export type Grant = { on: boolean; asked: boolean; why?: string; tracked?: true };
 
-export async function consentHere(worktree: string, loaded: LoadedPolicy | undefined, key: CredentialKey, options: { needsAsk?: boolean } = {}): Promise<Grant> {
+export async function consentHere(
+  worktree: string,
+  loaded: LoadedPolicy | undefined,
+  key: CredentialKey,
+  options: { needsAsk?: boolean } = {},
+): Promise<Grant> {
   const g = granted(loaded, key);
   const file = loaded?.credentials?.path ?? "the local consent file";
   const [group, name] = key.split(".");
-  if (options.needsAsk && !g.asked) return { ...g, on: false, why: `${loaded?.path ?? "the policy"} does not set ${key}: true` };
+  if (options.needsAsk && !g.asked)
+    return { ...g, on: false, why: `${loaded?.path ?? "the policy"} does not set ${key}: true` };
   // The file could not be read as the person's (a link, writable by others): say that, not "not granted".
   const problem = loaded?.credentials?.problem;
   if (!g.on && problem && loaded?.credentials?.granted.size === 0) return { ...g, why: problem };
-  if (!g.on) return { ...g, why: `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted in ${file} (add \`${group}: { ${name}: true }\` there)` };
-  if (!(await untracked(worktree, loaded?.credentials?.path))) return { ...g, on: false, tracked: true, why: `${file} is tracked by git: consent from a file anyone can commit is no consent` };
+  if (!g.on)
+    return {
+      ...g,
+      why: `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted in ${file} (add \`${group}: { ${name}: true }\` there)`,
+    };
+  if (!(await untracked(worktree, loaded?.credentials?.path)))
+    return {
+      ...g,
+      on: false,
+      tracked: true,
+      why: `${file} is tracked by git: consent from a file anyone can commit is no consent`,
+    };
   return g;
 }

@@ -20,7 +20,9 @@ export type Finished = { sessionId: string; result: Closed["status"] | "gone"; p
 /** The open episode a claim names (an older claim names only the episode id). */
 async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | undefined> {
   if (claim.provider_session !== "") {
-    const read = await readEpisode(episodePath(ws.layer, episodeKey(claim.provider_session === "none" ? undefined : claim.provider_session)));
+    const read = await readEpisode(
+      episodePath(ws.layer, episodeKey(claim.provider_session === "none" ? undefined : claim.provider_session)),
+    );
     if (read.episode?.session_id === claim.session_id) return read.episode;
   }
   return (await listOpen(ws.layer)).find((o) => o.episode?.session_id === claim.session_id)?.episode;
@@ -39,13 +41,22 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
     return { sessionId: claim.session_id, result: "gone" };
   }
   const ws: Workspace = { ...base, session: episode.session_id, episode };
-  const [{ gatherFacts, withWritten }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover }, { requiredSections, writeRecord }, { RECORD_KINDS }] = await Promise.all([
+  const [
+    { gatherFacts, withWritten },
+    { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover },
+    { requiredSections, writeRecord },
+    { RECORD_KINDS },
+  ] = await Promise.all([
     import("../facts/gather.ts"),
     import("../views/derived.ts"),
     import("./records.ts"),
     import("../records/kinds.ts"),
   ]);
-  let facts = policy ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch((err: Error) => void log.warn(`nothing could be derived for ${episode.session_id}: ${err.message}`)) : undefined;
+  let facts = policy
+    ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch(
+        (err: Error) => void log.warn(`nothing could be derived for ${episode.session_id}: ${err.message}`),
+      )
+    : undefined;
   const entries = facts?.window?.entries ?? [];
   // A derived record the policy rules out (a required section no derivation writes, a checkpoint
   // over its line limit) is said and left out: the episode still closes. Anything else (a lock
@@ -55,20 +66,41 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
       await write();
     } catch (err) {
       if (!isFailure(err) || err.kind !== "contract") throw err;
-      log.warn(`the closing ${noun} of ${episode.session_id} was not written (${err.message}); the episode is closed without it`);
+      log.warn(
+        `the closing ${noun} of ${episode.session_id} was not written (${err.message}); the episode is closed without it`,
+      );
     }
   };
-  if (policy && facts && switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(entries, "task.checkpoint")) {
+  if (
+    policy &&
+    facts &&
+    switchOn(policy.policy, "session.checkpoint_on_compact") &&
+    !writtenByClose(entries, "task.checkpoint")
+  ) {
     await unlessRuledOut("checkpoint", async () => {
-      const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, { how: "derived", closing: true });
+      const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, {
+        how: "derived",
+        closing: true,
+      });
       facts = await withWritten(facts!, "checkpoint", written.record);
     });
   }
-  if (policy && facts && switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(entries, "task.handed_over")) {
+  if (
+    policy &&
+    facts &&
+    switchOn(policy.policy, "session.handover_on_end") &&
+    !writtenByClose(entries, "task.handed_over")
+  ) {
     // The continuation record attaches to the active task and leaves it active: a task outlives
     // client sessions until `finish` (or `handover --close`) ends it.
     await unlessRuledOut("continuation record", async () => {
-      const written = await writeRecord(ws, RECORD_KINDS.handover, deriveHandover(facts!, requiredSections(policy)), policy, { how: "derived", noTask: facts!.task === undefined, closing: true });
+      const written = await writeRecord(
+        ws,
+        RECORD_KINDS.handover,
+        deriveHandover(facts!, requiredSections(policy)),
+        policy,
+        { how: "derived", noTask: facts!.task === undefined, closing: true },
+      );
       facts = await withWritten(facts!, "handover", written.record);
       log.info(`continuation written to ${written.relativePath}`);
     });
@@ -81,8 +113,15 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
     claimed: true,
     window: facts?.window,
   });
-  if (closed.status === "closed") log.info(`episode ${episode.session_id} closed (${claim.outcome}, reason ${claim.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`);
-  return { sessionId: claim.session_id, result: closed.status, path: closed.status === "closed" ? closed.path : undefined };
+  if (closed.status === "closed")
+    log.info(
+      `episode ${episode.session_id} closed (${claim.outcome}, reason ${claim.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`,
+    );
+  return {
+    sessionId: claim.session_id,
+    result: closed.status,
+    path: closed.status === "closed" ? closed.path : undefined,
+  };
 }
 
 /** Claims in this checkout whose taker is gone: closes promised and never finished. */

@@ -78,7 +78,15 @@ export async function initLayer(position: Position, options: { extend: boolean }
   if (present && !options.extend) {
     // A folder of that name another tool keeps is not a layer: say which it is before --extend adds one beside it.
     const layer = exists(join(dir, MANIFEST_FILE));
-    throw new Failure("refused", layer ? `${dir} already exists` : `${dir} already exists and is not a majordomus layer (it holds no ${MANIFEST_FILE})`, layer ? "run `majordomus init --extend` to add only what is missing (nothing is overwritten)" : "run `majordomus init --extend` to add the layer's files beside what is there (nothing is overwritten), or move the folder away");
+    throw new Failure(
+      "refused",
+      layer
+        ? `${dir} already exists`
+        : `${dir} already exists and is not a majordomus layer (it holds no ${MANIFEST_FILE})`,
+      layer
+        ? "run `majordomus init --extend` to add only what is missing (nothing is overwritten)"
+        : "run `majordomus init --extend` to add the layer's files beside what is there (nothing is overwritten), or move the folder away",
+    );
   }
   // Extending an existing layer goes by its own manifest; a broken manifest stops us here.
   const existing = present && exists(join(dir, MANIFEST_FILE)) ? await loadLayer(root) : undefined;

@@ -46,13 +46,28 @@ export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
 const LOCK_WAIT_MS = 5_000;
 
 /** The snapshot's front matter keys: a closed set, so no transcript can ride along. */
-export const CONTEXT_KEYS = ["schema", "session_id", "opened_at", "opened_by", "provider", "provider_session", "branch", "head", "task", "profile", "worker"] as const;
+export const CONTEXT_KEYS = [
+  "schema",
+  "session_id",
+  "opened_at",
+  "opened_by",
+  "provider",
+  "provider_session",
+  "branch",
+  "head",
+  "task",
+  "profile",
+  "worker",
+] as const;
 
 async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: string): Promise<void> {
   const path = join(here.position.worktree, episode.context_path);
   let context: string;
   try {
-    const [{ gatherFacts }, { CONTEXT_NEEDS, contextView }] = await Promise.all([import("../facts/gather.ts"), import("../views/context.ts")]);
+    const [{ gatherFacts }, { CONTEXT_NEEDS, contextView }] = await Promise.all([
+      import("../facts/gather.ts"),
+      import("../views/context.ts"),
+    ]);
     context = contextView(await gatherFacts({ ...here, session: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
@@ -85,7 +100,9 @@ async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: str
 }
 
 /** A cheap synchronous look at an open record, made inside the lock (the full parse happens after). */
-function peek(path: string): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string; repository?: string } {
+function peek(
+  path: string,
+): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string; repository?: string } {
   let text: string;
   try {
     text = readLayerFile(path);
@@ -110,7 +127,15 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     if (kept && sameCheckout(kept, here.position)) return { episode: kept, key, kept: true };
   }
   const status = snapshot(here.position, here.own);
-  const bounded = options.gitDeadlineMs === undefined ? status : within(status, options.gitDeadlineMs, () => ({ workingTree: "unknown" as const, changed: [], ownRecords: [], why: DEADLINE_WHY }));
+  const bounded =
+    options.gitDeadlineMs === undefined
+      ? status
+      : within(status, options.gitDeadlineMs, () => ({
+          workingTree: "unknown" as const,
+          changed: [],
+          ownRecords: [],
+          why: DEADLINE_WHY,
+        }));
   const [read, state] = await Promise.all([activeTask(here.layer), bounded]);
   const task = read.active;
   // 48 random bits: many episodes opening in one second never share an id.
@@ -130,7 +155,10 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     start_head: p.head,
     start_working_tree: state.workingTree,
     task_id: task?.id ?? "none",
-    context_path: relative(p.worktree, join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`)),
+    context_path: relative(
+      p.worktree,
+      join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`),
+    ),
     window: "0",
     ...(options.transcriptPath ? { transcript_path: options.transcriptPath } : {}),
     ...(options.clientProcesses ? { client_processes: options.clientProcesses } : {}),
@@ -139,7 +167,11 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
   const lock = `${path}.lock`;
   const outcome = withLock(lock, LOCK_WAIT_MS, () => {
     const current = peek(path);
-    if (current.kind === "open" && (current.worktree === p.worktree || (current.repository !== undefined && sameRepository(current.repository, p)))) return "kept" as const;
+    if (
+      current.kind === "open" &&
+      (current.worktree === p.worktree || (current.repository !== undefined && sameRepository(current.repository, p)))
+    )
+      return "kept" as const;
     if (current.kind !== "none") {
       const aside = `${path}.set-aside-${compactStamp(at)}-${randomHex(2)}`;
       renameSync(path, aside);
@@ -149,13 +181,19 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     setPointer(here.layer, key);
     return "created" as const;
   });
-  if (!outcome.acquired) throw new Failure("refused", `the episode lock ${lock} is held by another majordomus`, "retry in a moment");
+  if (!outcome.acquired)
+    throw new Failure("refused", `the episode lock ${lock} is held by another majordomus`, "retry in a moment");
 
   if (outcome.value === "kept") {
     const kept = (await readEpisode(path)).episode;
-    if (!kept) throw new Failure("contract", `${path} could not be read`, "move it away; the next start opens a new episode");
+    if (!kept)
+      throw new Failure("contract", `${path} could not be read`, "move it away; the next start opens a new episode");
     if (options.ifOpen === "refuse") {
-      throw new Failure("refused", `episode ${kept.session_id} is already open here since ${kept.opened_at}`, "close it with `majordomus session close`, or pass --if-open keep");
+      throw new Failure(
+        "refused",
+        `episode ${kept.session_id} is already open here since ${kept.opened_at}`,
+        "close it with `majordomus session close`, or pass --if-open keep",
+      );
     }
     return { episode: kept, key, kept: true };
   }
@@ -186,4 +224,3 @@ export async function freezeContext(here: Workspace, episode: OpenEpisode, profi
     logContextFailure(here, `${stamp()} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
   }
 }
-

@@ -20,14 +20,23 @@ import { recordedPaths } from "../lib/changed-paths.ts";
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
   const sections = policy.policy.handover?.required_sections;
-  if (!sections) throw new Failure("missing", `${policy.path} declares no handover.required_sections`, "add handover.required_sections (e.g. [Objective, Current State, Next Action]) to the policy");
+  if (!sections)
+    throw new Failure(
+      "missing",
+      `${policy.path} declares no handover.required_sections`,
+      "add handover.required_sections (e.g. [Objective, Current State, Next Action]) to the policy",
+    );
   return sections;
 }
 
 /** Every rule an authored (or derived) body must pass; the same for both. */
 export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy): void {
   if (body.trim() === "") {
-    throw new Failure("contract", `the ${kind.noun} body is empty`, `pipe a body into \`majordomus ${kind.name}\`, or use \`majordomus ${kind.name} --derive\``);
+    throw new Failure(
+      "contract",
+      `the ${kind.noun} body is empty`,
+      `pipe a body into \`majordomus ${kind.name}\`, or use \`majordomus ${kind.name} --derive\``,
+    );
   }
   const refusal = bodyRefusal(kind, body);
   if (refusal) throw refusal;
@@ -35,13 +44,21 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
     const max = requireNumber(policy, "checkpoint.max_body_lines");
     const lines = body.replace(/\n$/, "").split("\n").length;
     if (lines > max) {
-      throw new Failure("contract", `the checkpoint body has ${lines} lines; checkpoint.max_body_lines allows ${max}`, "shorten it (it is quoted whole into the next briefing), or write a handover instead; nothing was cut or written");
+      throw new Failure(
+        "contract",
+        `the checkpoint body has ${lines} lines; checkpoint.max_body_lines allows ${max}`,
+        "shorten it (it is quoted whole into the next briefing), or write a handover instead; nothing was cut or written",
+      );
     }
     return;
   }
   const missing = missingSections(body, requiredSections(policy));
   if (missing.length > 0) {
-    throw new Failure("contract", `the handover lacks required section(s): ${missing.join(", ")}`, `give each a \`# <Section>\` heading with real content (placeholders do not count), or use \`majordomus handover --derive\``);
+    throw new Failure(
+      "contract",
+      `the handover lacks required section(s): ${missing.join(", ")}`,
+      `give each a \`# <Section>\` heading with real content (placeholders do not count), or use \`majordomus handover --derive\``,
+    );
   }
 }
 
@@ -50,13 +67,24 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
 export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closing?: boolean; compressions?: number };
 export type Written = { record: Loaded; task?: Task; relativePath: string };
 
-export async function writeRecord(here: Workspace, kind: RecordKind, body: string, policy: LoadedPolicy, options: WriteOptions): Promise<Written> {
+export async function writeRecord(
+  here: Workspace,
+  kind: RecordKind,
+  body: string,
+  policy: LoadedPolicy,
+  options: WriteOptions,
+): Promise<Written> {
   checkBody(kind, body, policy);
   // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
   body = await redactForWrite(body, kind.noun);
   const read = await activeTask(here.layer);
   const task = options.noTask ? undefined : read.active;
-  if (options.close && !task) throw new Failure("missing", "there is no active task to close", "drop --close, or start a task first with `majordomus start`");
+  if (options.close && !task)
+    throw new Failure(
+      "missing",
+      "there is no active task to close",
+      "drop --close, or start a task first with `majordomus start`",
+    );
   const snap = await snapshot(here.position, here.own);
   const p = here.position;
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
@@ -83,7 +111,11 @@ export async function writeRecord(here: Workspace, kind: RecordKind, body: strin
     writeTask(here.layer, updated);
   }
   const relativePath = relative(p.worktree, record.path);
-  const payload: Record<string, unknown> = { task_id: record.meta.task_id, [kind.pathKey]: relativePath, how: options.how };
+  const payload: Record<string, unknown> = {
+    task_id: record.meta.task_id,
+    [kind.pathKey]: relativePath,
+    how: options.how,
+  };
   if (options.closing) payload.closing = true;
   if (options.compressions !== undefined) payload.compressions = options.compressions;
   if (kind.name === "handover") payload.closed = options.close === true;

@@ -53,7 +53,10 @@ export async function recoverClaims(here: Workspace, options: { check?: boolean 
   return finishUnfinished(here, await loadPolicy(here.layer).catch(() => undefined));
 }
 
-export async function recoverStranded(here: Workspace, options: { limit: number; except?: string; olderThan?: string; check?: boolean }): Promise<Recovery> {
+export async function recoverStranded(
+  here: Workspace,
+  options: { limit: number; except?: string; olderThan?: string; check?: boolean },
+): Promise<Recovery> {
   const policy = await loadPolicy(here.layer);
   const threshold = options.olderThan ?? policy.policy.session?.stranded_after;
   if (!threshold) {
@@ -62,17 +65,35 @@ export async function recoverStranded(here: Workspace, options: { limit: number;
   }
   const ms = parseDuration(threshold);
   if (ms === undefined) {
-    if (options.olderThan !== undefined) throw new Failure("usage", `--older-than ${JSON.stringify(options.olderThan)} is not a duration`, "give a number and a unit: s, m, h, d or w (30m, 24h, 3d, 2w)");
-    throw new Failure("contract", `session.stranded_after ${JSON.stringify(threshold)} in the policy is not a duration`, "give a number and a unit: s, m, h, d or w (e.g. `stranded_after: 24h`); `majordomus policy` checks it");
+    if (options.olderThan !== undefined)
+      throw new Failure(
+        "usage",
+        `--older-than ${JSON.stringify(options.olderThan)} is not a duration`,
+        "give a number and a unit: s, m, h, d or w (30m, 24h, 3d, 2w)",
+      );
+    throw new Failure(
+      "contract",
+      `session.stranded_after ${JSON.stringify(threshold)} in the policy is not a duration`,
+      "give a number and a unit: s, m, h, d or w (e.g. `stranded_after: 24h`); `majordomus policy` checks it",
+    );
   }
   const stranded = await findStranded(here, ms, options.except);
   if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
   const closed: OpenEpisode[] = [];
   for (const s of stranded.slice(0, options.limit)) {
     const stamped = { ...here, session: s.episode.session_id };
-    const result = await closeEpisode(stamped, { outcome: "interrupted", providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session, reason: `stranded: no event for ${threshold}`, policy });
+    const result = await closeEpisode(stamped, {
+      outcome: "interrupted",
+      providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session,
+      reason: `stranded: no event for ${threshold}`,
+      policy,
+    });
     if (result.status !== "closed") continue;
-    await appendEvent(here, "session.recovered", { session_id: s.episode.session_id, reason: `no event since ${s.idleSince} (session.stranded_after ${threshold})`, session_path: result.path });
+    await appendEvent(here, "session.recovered", {
+      session_id: s.episode.session_id,
+      reason: `no event since ${s.idleSince} (session.stranded_after ${threshold})`,
+      session_path: result.path,
+    });
     closed.push(s.episode);
   }
   return { closed, left: stranded.length - closed.length, threshold };

@@ -17,7 +17,12 @@ import { openDir, readEpisode, type ReadEpisode } from "../session/store.ts";
  * them, one `key: value` a line), and only the old enough ones are read whole; the look stops at
  * the limit, so a start that asks whether there is one reads one, however many thousand are open.
  */
-export async function openedBefore(here: Workspace, cutoff: number, except?: string, limit = Number.POSITIVE_INFINITY): Promise<Array<{ key: string } & ReadEpisode>> {
+export async function openedBefore(
+  here: Workspace,
+  cutoff: number,
+  except?: string,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Array<{ key: string } & ReadEpisode>> {
   const out: Array<{ key: string } & ReadEpisode> = [];
   const dir = openDir(here.layer);
   for (const name of openNames(dir)) {
@@ -27,7 +32,13 @@ export async function openedBefore(here: Workspace, cutoff: number, except?: str
     if (openedAt !== undefined && openedAt >= cutoff) continue;
     const read = await readEpisode(path);
     const e = read.episode;
-    if (e && sameCheckout(e, here.position) && e.session_id !== except && (parseIsoTime(e.opened_at)?.getTime() ?? 0) < cutoff) out.push({ key: name.slice(0, -".yaml".length), ...read });
+    if (
+      e &&
+      sameCheckout(e, here.position) &&
+      e.session_id !== except &&
+      (parseIsoTime(e.opened_at)?.getTime() ?? 0) < cutoff
+    )
+      out.push({ key: name.slice(0, -".yaml".length), ...read });
   }
   return out;
 }
@@ -59,7 +70,11 @@ function peekOpenedAt(path: string): number | undefined {
  * `session.stranded_after`: a look at the open records only, without reading the ledger, that
  * stops at the first. False means no recovery can close anything now.
  */
-export async function anyStrandedCandidate(here: Workspace, policy: LoadedPolicy | undefined, except?: string): Promise<boolean> {
+export async function anyStrandedCandidate(
+  here: Workspace,
+  policy: LoadedPolicy | undefined,
+  except?: string,
+): Promise<boolean> {
   const ms = parseDuration(policy?.policy.session?.stranded_after ?? "");
   if (ms === undefined) return false;
   return (await openedBefore(here, now().getTime() - ms, except, 1)).length > 0;

@@ -26,14 +26,30 @@ const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
 /** Scope paths and globs (lib/scope.ts): repository-relative, normalised, never absolute, never above the root. */
 export function normaliseScope(raw: string): string[] {
   const parts = scopeParts(raw);
-  if (parts.length === 0) throw new Failure("usage", "--scope names no path", "e.g. --scope src,docs (or . for the whole repository)");
+  if (parts.length === 0)
+    throw new Failure("usage", "--scope names no path", "e.g. --scope src,docs (or . for the whole repository)");
   return [
     ...new Set(
       parts.map((part) => {
-        if (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part)) throw new Failure("usage", `scope path ${JSON.stringify(part)} is absolute`, "give paths relative to the repository root");
+        if (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part))
+          throw new Failure(
+            "usage",
+            `scope path ${JSON.stringify(part)} is absolute`,
+            "give paths relative to the repository root",
+          );
         const clean = normalize(part).replace(/\\/g, "/").replace(/\/+$/, "") || ".";
-        if (clean === ".." || clean.startsWith("../")) throw new Failure("usage", `scope path ${JSON.stringify(part)} leaves the repository`, "give paths inside the repository");
-        if (isGlob(clean) && !canMatchGlobs()) throw new Failure("usage", `scope ${JSON.stringify(part)} is a glob, and this runtime cannot match globs`, "give folders or files (e.g. --scope src), or run the majordomus binary");
+        if (clean === ".." || clean.startsWith("../"))
+          throw new Failure(
+            "usage",
+            `scope path ${JSON.stringify(part)} leaves the repository`,
+            "give paths inside the repository",
+          );
+        if (isGlob(clean) && !canMatchGlobs())
+          throw new Failure(
+            "usage",
+            `scope ${JSON.stringify(part)} is a glob, and this runtime cannot match globs`,
+            "give folders or files (e.g. --scope src), or run the majordomus binary",
+          );
         return clean;
       }),
     ),
@@ -44,10 +60,20 @@ export type StartOptions = { task: string; scope: string; profile?: string; owne
 
 export async function startTask(here: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
   const text = (await redactForWrite(options.task, "task")).trim();
-  if (text === "") throw new Failure("usage", "the task description is empty", 'e.g. majordomus start "fix the login timeout" --scope src/auth');
+  if (text === "")
+    throw new Failure(
+      "usage",
+      "the task description is empty",
+      'e.g. majordomus start "fix the login timeout" --scope src/auth',
+    );
   const scope = normaliseScope(options.scope);
   const profile = options.profile ?? "implementation";
-  if (!PROFILE.test(profile)) throw new Failure("usage", `profile ${JSON.stringify(profile)} is not a valid name`, "use lowercase letters, digits, dots, dashes and underscores");
+  if (!PROFILE.test(profile))
+    throw new Failure(
+      "usage",
+      `profile ${JSON.stringify(profile)} is not a valid name`,
+      "use lowercase letters, digits, dots, dashes and underscores",
+    );
   const read = await readTask(here.layer);
   if (read.task?.outcome === "active") {
     throw new Failure(
@@ -96,7 +122,12 @@ const NOTE_RULES: Record<Outcome, (policy: LoadedPolicy) => string[]> = {
 async function newestHandoverFor(here: Workspace, taskId: string): Promise<Loaded | undefined> {
   let best: Loaded | undefined;
   for (const row of await readAll(storeOf(here.layer, RECORD_KINDS.handover))) {
-    if (row.parsed.ok && row.parsed.record.meta.task_id === taskId && (!best || newer(row.parsed.record.meta, best.meta))) best = row.parsed.record;
+    if (
+      row.parsed.ok &&
+      row.parsed.record.meta.task_id === taskId &&
+      (!best || newer(row.parsed.record.meta, best.meta))
+    )
+      best = row.parsed.record;
   }
   return best;
 }
@@ -105,10 +136,21 @@ export type FinishOptions = { outcome: Outcome; note?: string };
 
 export async function finishTask(here: Workspace, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
   const read = await readTask(here.layer);
-  if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
+  if (read.problem)
+    throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
   const task = read.task;
-  if (!task || task.outcome !== "active") throw new Failure("missing", task ? `task ${task.id} is not active (it is ${task.outcome})` : "there is no active task to finish", "start one with `majordomus start`");
-  if (!sameCheckout(task, here.position)) throw new Failure("refused", `task ${task.id} belongs to the worktree ${task.worktree}`, "finish it from that worktree");
+  if (!task || task.outcome !== "active")
+    throw new Failure(
+      "missing",
+      task ? `task ${task.id} is not active (it is ${task.outcome})` : "there is no active task to finish",
+      "start one with `majordomus start`",
+    );
+  if (!sameCheckout(task, here.position))
+    throw new Failure(
+      "refused",
+      `task ${task.id} belongs to the worktree ${task.worktree}`,
+      "finish it from that worktree",
+    );
   const policy = await loadPolicy(here.layer);
 
   let note: string;
@@ -117,25 +159,46 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
     try {
       note = readFileSync(options.note, "utf8");
     } catch (err) {
-      throw new Failure(errnoCode(err) === "ENOENT" ? "missing" : "usage", `cannot read the note ${options.note}: ${(err as Error).message}`, "give --note a readable Markdown file");
+      throw new Failure(
+        errnoCode(err) === "ENOENT" ? "missing" : "usage",
+        `cannot read the note ${options.note}: ${(err as Error).message}`,
+        "give --note a readable Markdown file",
+      );
     }
     source = options.note;
   } else {
     const handover = await newestHandoverFor(here, task.id);
-    if (!handover) throw new Failure("missing", `no --note was given and no handover names task ${task.id}`, "write one with `majordomus handover`, or pass --note FILE");
+    if (!handover)
+      throw new Failure(
+        "missing",
+        `no --note was given and no handover names task ${task.id}`,
+        "write one with `majordomus handover`, or pass --note FILE",
+      );
     note = handover.body;
     source = relative(here.position.worktree, handover.path);
   }
   note = await redactForWrite(note, "finishing note");
   const missing = missingSections(note, NOTE_RULES[options.outcome](policy));
   if (missing.length > 0) {
-    throw new Failure("contract", `finishing as ${options.outcome} needs a note with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`, "add the section(s) with real content (placeholders do not count)");
+    throw new Failure(
+      "contract",
+      `finishing as ${options.outcome} needs a note with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`,
+      "add the section(s) with real content (placeholders do not count)",
+    );
   }
   if (options.outcome === "completed") {
     const questions = readQuestions(here.layer);
-    const blockers = [...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`), ...describeMalformed(questions)];
+    const blockers = [
+      ...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`),
+      ...describeMalformed(questions),
+    ];
     if (blockers.length > 0) {
-      throw new Failure("contract", `${questions.open.length} open question(s) and ${questions.malformed.length} malformed line(s) refuse --outcome completed`, "resolve them with `majordomus question resolve`, or finish with another outcome", blockers);
+      throw new Failure(
+        "contract",
+        `${questions.open.length} open question(s) and ${questions.malformed.length} malformed line(s) refuse --outcome completed`,
+        "resolve them with `majordomus question resolve`, or finish with another outcome",
+        blockers,
+      );
     }
   }
 

@@ -18,7 +18,8 @@ const LOCK_WAIT_MS = 3_000;
 export type WindowTrigger = "compact" | "fresh_window";
 
 /** `<episode>:<ordinal>`, the name a boot gives its window. */
-export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string => `${episode.session_id}:${ordinal}`;
+export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string =>
+  `${episode.session_id}:${ordinal}`;
 
 /**
  * Change the open record of `episode` under its lock, if it is still the same episode; returns
@@ -29,7 +30,12 @@ export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, or
  * the change, appended inside the same lock, so the ledger tells the changes in the order they
  * were made.
  */
-async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisode) => OpenEpisode | undefined, entry?: (written: OpenEpisode) => string): Promise<OpenEpisode | undefined> {
+async function amend(
+  ws: Workspace,
+  episode: OpenEpisode,
+  change: (e: OpenEpisode) => OpenEpisode | undefined,
+  entry?: (written: OpenEpisode) => string,
+): Promise<OpenEpisode | undefined> {
   const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
   const path = episodePath(ws.layer, key);
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -47,14 +53,28 @@ async function amend(ws: Workspace, episode: OpenEpisode, change: (e: OpenEpisod
     });
     if (!done.acquired) throw new Error(`the episode lock ${path}.lock is held by another majordomus`);
     if (done.value) return done.value;
-    if (Date.now() >= deadline) throw new Error(`${path} kept changing for ${LOCK_WAIT_MS} ms while episode ${episode.session_id} was being amended`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `${path} kept changing for ${LOCK_WAIT_MS} ms while episode ${episode.session_id} was being amended`,
+      );
   }
 }
 
 /** A new window for the episode: its ordinal goes up by one, recorded with the episode and in the ledger. */
-export async function advanceWindow(ws: Workspace, episode: OpenEpisode, trigger: WindowTrigger, clientTrigger?: string): Promise<number | undefined> {
+export async function advanceWindow(
+  ws: Workspace,
+  episode: OpenEpisode,
+  trigger: WindowTrigger,
+  clientTrigger?: string,
+): Promise<number | undefined> {
   const line = await lineMaker({ ...ws, session: episode.session_id });
-  const event = (e: OpenEpisode) => line("session.window", { session_id: episode.session_id, window: windowOf(e), trigger, ...(clientTrigger ? { client_trigger: clientTrigger } : {}) });
+  const event = (e: OpenEpisode) =>
+    line("session.window", {
+      session_id: episode.session_id,
+      window: windowOf(e),
+      trigger,
+      ...(clientTrigger ? { client_trigger: clientTrigger } : {}),
+    });
   const written = await amend(ws, episode, (e) => ({ ...e, window: String(windowOf(e) + 1) }), event);
   if (!written) return undefined;
   const ordinal = windowOf(written);
@@ -65,7 +85,8 @@ export async function advanceWindow(ws: Workspace, episode: OpenEpisode, trigger
 /** What a resumed start says of its client: the transcript path its event named, the processes that started the hook. */
 export type ClientNote = { transcript_path?: string; client_processes?: string };
 
-const changes = (e: OpenEpisode, note: ClientNote) => Object.entries(note).some(([k, v]) => v !== undefined && e[k as keyof ClientNote] !== v);
+const changes = (e: OpenEpisode, note: ClientNote) =>
+  Object.entries(note).some(([k, v]) => v !== undefined && e[k as keyof ClientNote] !== v);
 
 /** Keep what a resumed start says of its client on the episode (written only when it changed). */
 export async function noteClient(ws: Workspace, episode: OpenEpisode, note: ClientNote): Promise<OpenEpisode> {

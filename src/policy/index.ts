@@ -33,7 +33,12 @@ export type Policy = {
   };
   checkpoint?: { max_body_lines?: number };
   handover?: { required_sections?: string[] };
-  context?: { builder_budget_lines?: number; builder_budget_chars?: number; max_list_items?: number; recent_decisions?: number };
+  context?: {
+    builder_budget_lines?: number;
+    builder_budget_chars?: number;
+    max_list_items?: number;
+    recent_decisions?: number;
+  };
   ledger?: { retention_max_lines?: number };
   prompts?: { retention_max_days?: number; retention_max_bytes?: number };
   mcp?: { connection_episodes?: boolean; reattach_grace_minutes?: number };
@@ -54,10 +59,14 @@ function crossChecks(policy: Policy, file: string): string[] {
   const out: string[] = [];
   const f = policy.session?.freshness;
   if (f && f.fresh_minutes >= f.stale_minutes) {
-    out.push(`${file}: session.freshness: fresh_minutes (${f.fresh_minutes}) must be less than stale_minutes (${f.stale_minutes})`);
+    out.push(
+      `${file}: session.freshness: fresh_minutes (${f.fresh_minutes}) must be less than stale_minutes (${f.stale_minutes})`,
+    );
   }
   if (policy.session?.push_record_on_end === true && policy.session.commit_record_on_end !== true) {
-    out.push(`${file}: session.push_record_on_end: is true but commit_record_on_end is not; there would be nothing to push`);
+    out.push(
+      `${file}: session.push_record_on_end: is true but commit_record_on_end is not; there would be nothing to push`,
+    );
   }
   return out;
 }
@@ -76,7 +85,10 @@ export function parsePolicy(text: string, file: string, options: { strict?: bool
 
 export function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
   const path = sectionPath(layer, "policy");
-  return memo(`policy\0${path}\0${options.strict === true}`, async () => ({ ...(await readPolicy(path, options)), credentials: await readCredentials(layer) }));
+  return memo(`policy\0${path}\0${options.strict === true}`, async () => ({
+    ...(await readPolicy(path, options)),
+    credentials: await readCredentials(layer),
+  }));
 }
 
 export const CONSENT_FILE = "consent.yaml";
@@ -89,10 +101,21 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
     return undefined;
   }
   const stats = lstatSync(path, { throwIfNoEntry: false });
-  if (stats?.isSymbolicLink()) return { path, granted: new Set(), problem: `${path} is a symbolic link; no consent is read from it (replace it with a file of your own)` };
+  if (stats?.isSymbolicLink())
+    return {
+      path,
+      granted: new Set(),
+      problem: `${path} is a symbolic link; no consent is read from it (replace it with a file of your own)`,
+    };
   // A consent others could have written is not the person's: group- or world-writable, or another user's, grants nothing.
-  if (stats && (stats.mode & 0o022) !== 0) return { path, granted: new Set(), problem: `${path} may be written by others (mode ${(stats.mode & 0o777).toString(8)}); no consent is read from it (\`chmod 600 ${path}\`)` };
-  if (stats && typeof process.getuid === "function" && stats.uid !== process.getuid()) return { path, granted: new Set(), problem: `${path} belongs to another user; no consent is read from it` };
+  if (stats && (stats.mode & 0o022) !== 0)
+    return {
+      path,
+      granted: new Set(),
+      problem: `${path} may be written by others (mode ${(stats.mode & 0o777).toString(8)}); no consent is read from it (\`chmod 600 ${path}\`)`,
+    };
+  if (stats && typeof process.getuid === "function" && stats.uid !== process.getuid())
+    return { path, granted: new Set(), problem: `${path} belongs to another user; no consent is read from it` };
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -103,7 +126,11 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
   try {
     data = await parseYaml(text);
   } catch (err) {
-    return { path, granted: new Set(), problem: `${path} is not valid YAML (${(err as Error).message.split("\n")[0]}); no consent is read from it` };
+    return {
+      path,
+      granted: new Set(),
+      problem: `${path} is not valid YAML (${(err as Error).message.split("\n")[0]}); no consent is read from it`,
+    };
   }
   const granted = new Set<CredentialKey>();
   const problems: string[] = [];
@@ -116,7 +143,8 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
     }
     for (const [key, value] of Object.entries((block as Record<string, unknown> | null) ?? {})) {
       const full = `${group}.${key}`;
-      if (!isCredentialKey(full)) problems.push(`${full} is not a switch this file grants (it grants ${CREDENTIAL_KEYS.join(", ")})`);
+      if (!isCredentialKey(full))
+        problems.push(`${full} is not a switch this file grants (it grants ${CREDENTIAL_KEYS.join(", ")})`);
       else if (value === true) granted.add(full);
     }
   }
@@ -125,7 +153,12 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
   const text = readIfExists(path);
-  if (text === undefined) throw new Failure("missing", `policy file ${path} is missing`, "run `majordomus init --extend` to restore it from the skeleton");
+  if (text === undefined)
+    throw new Failure(
+      "missing",
+      `policy file ${path} is missing`,
+      "run `majordomus init --extend` to restore it from the skeleton",
+    );
   return { path, policy: await parsePolicy(text, path, options) };
 }
 
@@ -154,8 +187,12 @@ export type ConsentKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "conse
 /** Switches that act with the person's credentials (a commit in their name, a push with their keys): granted only by the local consent file. */
 export type CredentialKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "credentials" ? K : never }[SwitchKey];
 
-export const CONSENT_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter((k): k is ConsentKey => SWITCHES[k] === "consent");
-export const CREDENTIAL_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter((k): k is CredentialKey => SWITCHES[k] === "credentials");
+export const CONSENT_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter(
+  (k): k is ConsentKey => SWITCHES[k] === "consent",
+);
+export const CREDENTIAL_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter(
+  (k): k is CredentialKey => SWITCHES[k] === "credentials",
+);
 
 export function isCredentialKey(key: string): key is CredentialKey {
   return (CREDENTIAL_KEYS as readonly string[]).includes(key);
@@ -195,7 +232,11 @@ export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
   let value: unknown = loaded.policy;
   for (const part of keyPath.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value !== "number") {
-    throw new Failure("missing", `${loaded.path} declares no ${keyPath}`, `add ${keyPath} to the policy (docs/continuity.md lists every policy key)`);
+    throw new Failure(
+      "missing",
+      `${loaded.path} declares no ${keyPath}`,
+      `add ${keyPath} to the policy (docs/continuity.md lists every policy key)`,
+    );
   }
   return value;
 }
@@ -203,5 +244,7 @@ export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
 /** Every leaf of the policy as [`a.b.c`, value], in file order; lists stay whole. */
 export function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return [[prefix, value]];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    flatten(v, prefix ? `${prefix}.${k}` : k),
+  );
 }

@@ -12,7 +12,12 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
 export type EventRow = { event: string; shim: string; timeout: number };
 /** `features`: local consents that work only through this mod (key → what the person calls it), reported beside it. */
-export type ModRow = { source: string; target: string; switch: ConsentKey; features?: Partial<Record<CredentialKey, string>> };
+export type ModRow = {
+  source: string;
+  target: string;
+  switch: ConsentKey;
+  features?: Partial<Record<CredentialKey, string>>;
+};
 
 /** The channels majordomus hands a model text on. */
 export type Channel = "start" | "prompt" | "boot";
@@ -42,7 +47,15 @@ export type Hooks = {
   session_env?: string;
   /** Start sources that mean the client has just ended the previous session (its end hook runs beside this start). */
   after_end_sources?: string[];
-  keys: { session: string[]; source: string[]; reason: string[]; prompt_text: string[]; prompt_id: string[]; prompt_source: string[]; transcript?: string[] };
+  keys: {
+    session: string[];
+    source: string[];
+    reason: string[];
+    prompt_text: string[];
+    prompt_id: string[];
+    prompt_source: string[];
+    transcript?: string[];
+  };
   deliberate_reasons: string[];
   person_sources: string[];
   injected_markers: string[];
@@ -55,7 +68,13 @@ export type Hooks = {
   mcp?: { config: string; server: string };
 };
 
-export type Provider = { id: string; title: string; tested_version: string; capabilities: Record<Aspect, Capability>; hooks?: Hooks };
+export type Provider = {
+  id: string;
+  title: string;
+  tested_version: string;
+  capabilities: Record<Aspect, Capability>;
+  hooks?: Hooks;
+};
 
 let cache: Map<string, Provider> | undefined;
 
@@ -72,7 +91,9 @@ export async function adapted(id: string): Promise<Provider & { hooks: Hooks }> 
   const row = table.get(id);
   if (row?.hooks) return row as Provider & { hooks: Hooks };
   const ready = [...table.values()].filter((p) => p.hooks).map((p) => p.id);
-  const why = row ? `${row.title} is known but has no adapter yet (capture status: unadapted)` : `unknown provider "${id}"`;
+  const why = row
+    ? `${row.title} is known but has no adapter yet (capture status: unadapted)`
+    : `unknown provider "${id}"`;
   throw new Failure("usage", why, `adapted providers: ${ready.join(", ")}`);
 }
 
@@ -91,10 +112,21 @@ export function pick(payload: Record<string, unknown> | undefined, candidates: r
  * What majordomus may hand a client on a channel: the table's budget, lowered (never raised) by
  * the policy's `session.briefing_budget_chars`. A channel the client does not have has none.
  */
-export function budgetFor(hooks: Pick<Hooks, "budgets">, channel: Channel, policy: Policy | undefined): Budget | undefined {
+export function budgetFor(
+  hooks: Pick<Hooks, "budgets">,
+  channel: Channel,
+  policy: Policy | undefined,
+): Budget | undefined {
   const row = hooks.budgets[channel];
   if (!row) return undefined;
   const lowered = policy?.session?.briefing_budget_chars;
   const chars = lowered !== undefined && lowered < row.chars ? lowered : row.chars;
-  return { chars, counts: row.counts, channel: lowered !== undefined && lowered < row.chars ? `${row.channel}, lowered by session.briefing_budget_chars` : row.channel };
+  return {
+    chars,
+    counts: row.counts,
+    channel:
+      lowered !== undefined && lowered < row.chars
+        ? `${row.channel}, lowered by session.briefing_budget_chars`
+        : row.channel,
+  };
 }

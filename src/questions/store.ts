@@ -17,7 +17,14 @@ import { sectionPath, type Layer } from "../layer/manifest.ts";
 
 export const SEPARATOR = " — ";
 
-export type Question = { line: number; text: string; taskId: string; opened?: string; resolved?: string; answer?: string };
+export type Question = {
+  line: number;
+  text: string;
+  taskId: string;
+  opened?: string;
+  resolved?: string;
+  answer?: string;
+};
 export type Malformed = { line: number; text: string };
 export type Questions = { path: string; open: Question[]; resolved: Question[]; malformed: Malformed[] };
 
@@ -58,14 +65,19 @@ export function parseQuestions(text: string, path: string): Questions {
     }
     const done = RESOLVED.exec(t);
     if (done) {
-      out.resolved.push({ line: i + 1, resolved: done[1]!, taskId: done[2]!, text: redactOnRead(done[3]!), answer: redactOnRead(done[4]!) });
+      out.resolved.push({
+        line: i + 1,
+        resolved: done[1]!,
+        taskId: done[2]!,
+        text: redactOnRead(done[3]!),
+        answer: redactOnRead(done[4]!),
+      });
       return;
     }
     out.malformed.push({ line: i + 1, text: t });
   });
   return out;
 }
-
 
 export function readQuestions(layer: Layer): Questions {
   const path = questionsPath(layer);
@@ -76,7 +88,12 @@ function checkSingleLine(what: string, text: string): string {
   const t = text.trim();
   if (t === "") throw new Failure("usage", `the ${what} is empty`, `give the ${what} as one line of text`);
   if (/[\r\n]/.test(t)) throw new Failure("usage", `the ${what} spans several lines`, `give the ${what} as one line`);
-  if (t.includes(SEPARATOR)) throw new Failure("usage", `the ${what} contains " — ", the separator of the questions file`, "use another dash or a colon");
+  if (t.includes(SEPARATOR))
+    throw new Failure(
+      "usage",
+      `the ${what} contains " — ", the separator of the questions file`,
+      "use another dash or a colon",
+    );
   return t;
 }
 
@@ -113,12 +130,27 @@ export function addQuestion(layer: Layer, question: string, taskId: string, at: 
 export function select(questions: Questions, selector: string): Question {
   if (/^\d+$/.test(selector)) {
     const q = questions.open[Number(selector) - 1];
-    if (!q) throw new Failure("missing", `there is no open question number ${selector} (${questions.open.length} open)`, "run `majordomus question list`");
+    if (!q)
+      throw new Failure(
+        "missing",
+        `there is no open question number ${selector} (${questions.open.length} open)`,
+        "run `majordomus question list`",
+      );
     return q;
   }
   const matches = questions.open.filter((q) => q.text.toLowerCase().includes(selector.toLowerCase()));
-  if (matches.length === 0) throw new Failure("missing", `no open question contains ${JSON.stringify(selector)}`, "run `majordomus question list`");
-  if (matches.length > 1) throw new Failure("usage", `${matches.length} open questions contain ${JSON.stringify(selector)}`, "give its number from `majordomus question list`, or more of its text");
+  if (matches.length === 0)
+    throw new Failure(
+      "missing",
+      `no open question contains ${JSON.stringify(selector)}`,
+      "run `majordomus question list`",
+    );
+  if (matches.length > 1)
+    throw new Failure(
+      "usage",
+      `${matches.length} open questions contain ${JSON.stringify(selector)}`,
+      "give its number from `majordomus question list`, or more of its text",
+    );
   return matches[0]!;
 }
 

@@ -15,8 +15,22 @@ export type RecordKind = {
 };
 
 export const RECORD_KINDS = {
-  handover: { name: "handover", section: "handovers", schema: "handover/v1", event: "task.handed_over", pathKey: "handover_path", noun: "handover" },
-  checkpoint: { name: "checkpoint", section: "checkpoints", schema: "checkpoint/v1", event: "task.checkpoint", pathKey: "checkpoint_path", noun: "checkpoint" },
+  handover: {
+    name: "handover",
+    section: "handovers",
+    schema: "handover/v1",
+    event: "task.handed_over",
+    pathKey: "handover_path",
+    noun: "handover",
+  },
+  checkpoint: {
+    name: "checkpoint",
+    section: "checkpoints",
+    schema: "checkpoint/v1",
+    event: "task.checkpoint",
+    pathKey: "checkpoint_path",
+    noun: "checkpoint",
+  },
 } as const satisfies Record<RecordKindName, RecordKind>;
 
 /**

@@ -19,7 +19,10 @@ export const DIVERGENCE_MEANING: Record<Divergence, string> = {
 };
 
 /** The record's commit and branch against the checkout now. Git failures are `unknown`, never `exact`. */
-export async function divergence(recorded: { head: string; branch: string }, now: Pick<Position, "head" | "branch" | "worktree">): Promise<Divergence> {
+export async function divergence(
+  recorded: { head: string; branch: string },
+  now: Pick<Position, "head" | "branch" | "worktree">,
+): Promise<Divergence> {
   if (recorded.branch !== now.branch) return "different_context";
   if (recorded.head === now.head) return "exact";
   if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
@@ -64,7 +67,8 @@ export function ago(at: Date, iso: string): string {
 
 /** Judge a `created_at` against the policy's thresholds; the reason is never empty. */
 export function freshness(createdAt: string | undefined, now: Date, policy: Policy | undefined): FreshnessVerdict {
-  if (createdAt === undefined || createdAt.trim() === "") return { state: "unknown", reason: "the record carries no timestamp" };
+  if (createdAt === undefined || createdAt.trim() === "")
+    return { state: "unknown", reason: "the record carries no timestamp" };
   const created = parseIsoTime(createdAt);
   if (!created) return { state: "invalid", reason: `created_at ${JSON.stringify(createdAt)} is not an ISO time` };
   const age = ageMinutes(created, now);
@@ -79,13 +83,25 @@ function limits(policy: Policy | undefined): { fresh_minutes: number; stale_minu
   return policy?.session?.freshness;
 }
 
-function judged(ageMinutes: number, limits: { fresh_minutes: number; stale_minutes: number } | undefined): FreshnessVerdict {
-  if (!limits) return { state: "unknown", ageMinutes, reason: `${span(ageMinutes)} old; the policy declares no ${FRESHNESS_KEY}` };
+function judged(
+  ageMinutes: number,
+  limits: { fresh_minutes: number; stale_minutes: number } | undefined,
+): FreshnessVerdict {
+  if (!limits)
+    return { state: "unknown", ageMinutes, reason: `${span(ageMinutes)} old; the policy declares no ${FRESHNESS_KEY}` };
   if (ageMinutes >= limits.stale_minutes) {
-    return { state: "stale", ageMinutes, reason: `${span(ageMinutes)} old, at or past the ${span(limits.stale_minutes)} this repository calls stale` };
+    return {
+      state: "stale",
+      ageMinutes,
+      reason: `${span(ageMinutes)} old, at or past the ${span(limits.stale_minutes)} this repository calls stale`,
+    };
   }
   if (ageMinutes >= limits.fresh_minutes) {
-    return { state: "aging", ageMinutes, reason: `${span(ageMinutes)} old, past the ${span(limits.fresh_minutes)} this repository calls fresh` };
+    return {
+      state: "aging",
+      ageMinutes,
+      reason: `${span(ageMinutes)} old, past the ${span(limits.fresh_minutes)} this repository calls fresh`,
+    };
   }
   return { state: "fresh", ageMinutes, reason: `${span(ageMinutes)} old` };
 }

@@ -8,7 +8,15 @@ import { divergence, freshness, type Divergence, type Freshness } from "./labels
 import { newer, readRecord, type Loaded } from "./record.ts";
 import { listNames, storeOf } from "./store.ts";
 
-export type Row = { path: string; created_at: string; branch: string; task_id: string; how: string; divergence: Divergence; freshness: Freshness };
+export type Row = {
+  path: string;
+  created_at: string;
+  branch: string;
+  task_id: string;
+  how: string;
+  divergence: Divergence;
+  freshness: Freshness;
+};
 /** `more`: older records exist than the page shows. */
 export type Listing = { rows: Row[]; rejected: Array<{ path: string; reason: string }>; more: boolean };
 
@@ -38,7 +46,14 @@ function pageOf(names: string[], limit: number): { read: string[]; more: boolean
  * `limit` (0: every one): the newest that many, read from the newest names only; a folder of ten
  * thousand records costs a listing what it shows. A malformed record is reported when it is read.
  */
-export async function listRecords(kind: RecordKind, layer: Layer, position: Position, policy: Policy | undefined, at: Date, limit = 0): Promise<Listing> {
+export async function listRecords(
+  kind: RecordKind,
+  layer: Layer,
+  position: Position,
+  policy: Policy | undefined,
+  at: Date,
+  limit = 0,
+): Promise<Listing> {
   const here = { layer, position };
   const store = storeOf(here.layer, kind);
   const page = pageOf(listNames(store.dir), limit);

@@ -36,7 +36,8 @@ export function render(meta: Meta, body: string): string {
  */
 export function identityProblems(body: string, keys: readonly string[] = FRONT_MATTER_KEYS): string[] {
   const problems: string[] = [];
-  if (/^\s*---\s*$/m.test(body.split("\n")[0] ?? "")) problems.push("the body opens with `---`: front matter is computed, never written by hand");
+  if (/^\s*---\s*$/m.test(body.split("\n")[0] ?? ""))
+    problems.push("the body opens with `---`: front matter is computed, never written by hand");
   body.split("\n").forEach((line, i) => {
     const key = /^([a-z_]+):/.exec(line)?.[1];
     if (key && keys.includes(key)) problems.push(`line ${i + 1} sets \`${key}:\`, which majordomus computes`);
@@ -64,18 +65,26 @@ export async function readRecord(kind: RecordKind, path: string, file: string): 
   } catch (err) {
     return { ok: false, reason: `front matter is not valid YAML: ${(err as Error).message}` };
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return { ok: false, reason: "front matter is not a map" };
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    return { ok: false, reason: "front matter is not a map" };
   const meta = data as Record<string, unknown>;
   const schema = String(meta.schema ?? "");
   const [, name, version] = MAJOR.exec(schema) ?? [];
   const [, wantName, wantVersion] = MAJOR.exec(kind.schema)!;
-  if (name !== wantName) return { ok: false, reason: `schema is ${JSON.stringify(meta.schema ?? null)}, not ${kind.schema}` };
-  if (Number(version) > Number(wantVersion)) return { ok: false, reason: `schema ${schema} is newer than this majordomus reads (${kind.schema})` };
+  if (name !== wantName)
+    return { ok: false, reason: `schema is ${JSON.stringify(meta.schema ?? null)}, not ${kind.schema}` };
+  if (Number(version) > Number(wantVersion))
+    return { ok: false, reason: `schema ${schema} is newer than this majordomus reads (${kind.schema})` };
   const unknown = Object.keys(meta).filter((k) => !(FRONT_MATTER_KEYS as readonly string[]).includes(k));
   if (unknown.length > 0) return { ok: false, reason: `undeclared front matter key(s): ${unknown.join(", ")}` };
   for (const key of FRONT_MATTER_KEYS) {
     const value = meta[key];
-    const ok = key === "seq" ? Number.isInteger(value) : key === "changed_files" ? Array.isArray(value) && value.every((v) => typeof v === "string") : typeof value === "string" && value !== "";
+    const ok =
+      key === "seq"
+        ? Number.isInteger(value)
+        : key === "changed_files"
+          ? Array.isArray(value) && value.every((v) => typeof v === "string")
+          : typeof value === "string" && value !== "";
     if (!ok) return { ok: false, reason: `front matter ${key} is missing or has the wrong type` };
   }
   return { ok: true, record: { path, file, meta: meta as unknown as Meta, body: split.body } };
@@ -93,5 +102,10 @@ export function newer(a: Meta, b: Meta): boolean {
 export function bodyRefusal(kind: RecordKind, body: string): Failure | undefined {
   const problems = identityProblems(body);
   if (problems.length === 0) return undefined;
-  return new Failure("contract", `the ${kind.noun} body tries to set its own identity`, "remove those lines; majordomus computes them", problems);
+  return new Failure(
+    "contract",
+    `the ${kind.noun} body tries to set its own identity`,
+    "remove those lines; majordomus computes them",
+    problems,
+  );
 }

@@ -32,7 +32,14 @@ export type Tier = 0 | 1;
 
 export type Resolved = Loaded & { tier: Tier; match: (typeof TIERS)[number] };
 
-export type Verdict = { path: string; verdict: "selected" | "superseded" | "rejected"; reason: string; tier?: Tier; created_at?: string; how?: string };
+export type Verdict = {
+  path: string;
+  verdict: "selected" | "superseded" | "rejected";
+  reason: string;
+  tier?: Tier;
+  created_at?: string;
+  how?: string;
+};
 
 export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch"> & {
   /** The authored record that closed the last task, while no task has started since (task/record.ts closedBy). */
@@ -42,7 +49,8 @@ export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commo
 /** The tier a record earns here (`own`: it is in this checkout's own folder), or why it earns none. */
 export function tierOf(meta: Meta, place: Place, own: boolean): { tier: Tier } | { reason: string } {
   if (!sameRepository(meta.repository_id, place)) return { reason: `another repository (${meta.repository_id})` };
-  if (meta.branch !== place.branch) return { reason: `another branch (${meta.branch}; this checkout is on ${place.branch})` };
+  if (meta.branch !== place.branch)
+    return { reason: `another branch (${meta.branch}; this checkout is on ${place.branch})` };
   if (own) return { tier: 0 };
   if (place.branch === DETACHED) return { reason: "a detached checkout matches only records of its own worktree" };
   return { tier: 1 };
@@ -92,12 +100,22 @@ function choose(best: Best[], place: Place): Pick<Resolution, "record" | "since"
   const { any, authored } = slot;
   if (any.meta.how === "authored" || !authored) return { record: any };
   const closing = place.closedBy;
-  const carried = any.meta.task_id === "none" && closing !== undefined && authored.meta.task_id === closing.task_id && authored.meta.created_at === closing.created_at;
+  const carried =
+    any.meta.task_id === "none" &&
+    closing !== undefined &&
+    authored.meta.task_id === closing.task_id &&
+    authored.meta.created_at === closing.created_at;
   if (authored.meta.task_id !== any.meta.task_id && !carried) return { record: any };
   return { record: authored, since: any };
 }
 
-async function candidate(kind: RecordKind, store: Store, file: string, place: Place, own: boolean): Promise<Resolved | { bad: string } | undefined> {
+async function candidate(
+  kind: RecordKind,
+  store: Store,
+  file: string,
+  place: Place,
+  own: boolean,
+): Promise<Resolved | { bad: string } | undefined> {
   const parsed = await readRecord(kind, join(store.dir, file), file);
   if (!parsed.ok) return { bad: parsed.reason };
   const tier = tierOf(parsed.record.meta, place, own);
@@ -105,7 +123,13 @@ async function candidate(kind: RecordKind, store: Store, file: string, place: Pl
 }
 
 /** The record one index entry names, if it is usable here; undefined sends the caller to read the folder. */
-async function fromIndex(kind: RecordKind, store: Store, place: Place, own: boolean, which: IndexName): Promise<Resolved | null | undefined> {
+async function fromIndex(
+  kind: RecordKind,
+  store: Store,
+  place: Place,
+  own: boolean,
+  which: IndexName,
+): Promise<Resolved | null | undefined> {
   const entry = readIndex(store, place.branch, which);
   if (entry === null) return null;
   if (!entry) return undefined;
@@ -119,7 +143,11 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
   const best: Best[] = [];
   for (const { store, own } of await storesFor(kind, layer, place)) {
     const any = await fromIndex(kind, store, place, own, "any");
-    const authored = any ? (any.meta.how === "authored" ? any : await fromIndex(kind, store, place, own, "authored")) : undefined;
+    const authored = any
+      ? any.meta.how === "authored"
+        ? any
+        : await fromIndex(kind, store, place, own, "authored")
+      : undefined;
     if (any && authored !== undefined) {
       consider(best, any);
       if (authored) consider(best, authored);
@@ -136,7 +164,16 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
 }
 
 /** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
-export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<{ record?: Resolved; since?: Resolved; candidates: Verdict[]; omitted: { count: number; superseded: number; rejected: number } }> {
+export async function explain(
+  kind: RecordKind,
+  layer: Layer,
+  place: Place,
+): Promise<{
+  record?: Resolved;
+  since?: Resolved;
+  candidates: Verdict[];
+  omitted: { count: number; superseded: number; rejected: number };
+}> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
   const best: Best[] = [];
@@ -150,7 +187,13 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
       }
       const tier = tierOf(parsed.record.meta, place, own);
       if (!("tier" in tier)) {
-        verdicts.push({ path, verdict: "rejected", reason: tier.reason, created_at: parsed.record.meta.created_at, how: parsed.record.meta.how });
+        verdicts.push({
+          path,
+          verdict: "rejected",
+          reason: tier.reason,
+          created_at: parsed.record.meta.created_at,
+          how: parsed.record.meta.how,
+        });
         continue;
       }
       const c: Resolved = { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] };
@@ -172,7 +215,14 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
           : since && c.meta.how === "derived" && newer(c.meta, record!.meta) && c.meta.task_id === since.meta.task_id
             ? `derived after the selected authored record (created ${c.meta.created_at} seq ${c.meta.seq}); ${c === since ? "shown beside it as what happened since" : "an older one of those"}`
             : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${record!.meta.created_at} seq ${record!.meta.seq})`;
-    verdicts.push({ path: c.path, verdict: c === record ? "selected" : "superseded", reason, tier: c.tier, created_at: c.meta.created_at, how: c.meta.how });
+    verdicts.push({
+      path: c.path,
+      verdict: c === record ? "selected" : "superseded",
+      reason,
+      tier: c.tier,
+      created_at: c.meta.created_at,
+      how: c.meta.how,
+    });
   }
   return { record, since, ...shortlist(verdicts, since?.path) };
 }
@@ -185,7 +235,10 @@ const LISTED = PAGE;
  * newest others up to LISTED; the rest are counted by verdict. Ten thousand records made the
  * answer (to a person, an agent over MCP, or the API) 3.4 MB; what decided it is the newest few.
  */
-function shortlist(verdicts: Verdict[], sincePath: string | undefined): { candidates: Verdict[]; omitted: { count: number; superseded: number; rejected: number } } {
+function shortlist(
+  verdicts: Verdict[],
+  sincePath: string | undefined,
+): { candidates: Verdict[]; omitted: { count: number; superseded: number; rejected: number } } {
   const kept = (v: Verdict) => v.verdict === "selected" || v.path === sincePath;
   const at = (v: Verdict) => v.created_at ?? "";
   const others = verdicts.filter((v) => !kept(v)).sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0));
@@ -193,6 +246,10 @@ function shortlist(verdicts: Verdict[], sincePath: string | undefined): { candid
   const left = others.slice(LISTED);
   return {
     candidates: verdicts.filter((v) => kept(v) || shown.has(v)),
-    omitted: { count: left.length, superseded: left.filter((v) => v.verdict === "superseded").length, rejected: left.filter((v) => v.verdict === "rejected").length },
+    omitted: {
+      count: left.length,
+      superseded: left.filter((v) => v.verdict === "superseded").length,
+      rejected: left.filter((v) => v.verdict === "rejected").length,
+    },
   };
 }

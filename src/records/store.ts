@@ -36,7 +36,13 @@ const KEY_MAX = 160;
  * name: `~` is never bare in a key, so such a key is no other branch's.
  */
 export function branchKey(branch: string): string {
-  const key = [...Buffer.from(branch, "utf8")].map((b) => (/[A-Za-z0-9._-]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  const key = [...Buffer.from(branch, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9._-]/.test(String.fromCharCode(b)) && b < 128
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
   return key.length <= KEY_MAX ? key : `${key.slice(0, 100)}~${createHash("sha256", branch).slice(0, 32)}`;
 }
 
@@ -55,7 +61,8 @@ function lastSeq(stateDir: string, dirs: string[]): number {
     // rebuilt below
   }
   let max = 0;
-  for (const dir of dirs) for (const name of listNames(dir)) max = Math.max(max, Number(/--(\d+)--/.exec(name)?.[1] ?? 0));
+  for (const dir of dirs)
+    for (const name of listNames(dir)) max = Math.max(max, Number(/--(\d+)--/.exec(name)?.[1] ?? 0));
   return max;
 }
 
@@ -89,7 +96,10 @@ function indexPath(store: Store, branch: string, which: IndexName = "any"): stri
 export function readIndex(store: Store, branch: string, which: IndexName = "any"): IndexEntry | null | undefined {
   try {
     const path = indexPath(store, branch, which);
-    const legacy = which === "authored" && !lstatSync(path, { throwIfNoEntry: false }) ? join(store.dir, INDEX_DIR, `${branchKey(branch)}.authored`) : path;
+    const legacy =
+      which === "authored" && !lstatSync(path, { throwIfNoEntry: false })
+        ? join(store.dir, INDEX_DIR, `${branchKey(branch)}.authored`)
+        : path;
     const entry = JSON.parse(readLayerFile(legacy)) as IndexEntry | { file: null };
     if (entry.file === null) return which === "authored" ? null : undefined;
     return typeof entry.file === "string" ? (entry as IndexEntry) : undefined;
@@ -121,7 +131,10 @@ export type Draft = Omit<Meta, "seq" | "schema">;
 export async function publish(store: Store, draft: Draft, body: string, otherDirs: string[]): Promise<Loaded> {
   ensureDir(store.dir, 0o700);
   // A folder written before the authored index existed is read once, so the index can say "none".
-  const authoredBefore = draft.how === "derived" && readIndex(store, draft.branch, "authored") === undefined ? await newestAuthored(store, draft.branch) : undefined;
+  const authoredBefore =
+    draft.how === "derived" && readIndex(store, draft.branch, "authored") === undefined
+      ? await newestAuthored(store, draft.branch)
+      : undefined;
   const lockPath = join(store.stateDir, "records.lock");
   const done = withLock(lockPath, LOCK_WAIT_MS, () => {
     const seq = lastSeq(store.stateDir, [store.dir, ...otherDirs]) + 1;
@@ -129,28 +142,39 @@ export async function publish(store: Store, draft: Draft, body: string, otherDir
     const stamp = compactStampMs(new Date(meta.created_at));
     const base = `${stamp}--${String(seq).padStart(6, "0")}--${readableBranch(meta.branch)}--${meta.head.slice(0, 7)}`;
     const content = render(meta, body);
-    const isNewer = (current: IndexEntry | null | undefined) => !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
+    const isNewer = (current: IndexEntry | null | undefined) =>
+      !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
     for (let attempt = 0; ; attempt++) {
-      if (attempt >= 10) throw new Failure("internal", `could not find a free name for a ${store.kind.noun} in ${store.dir}`, "check the folder for stray files");
+      if (attempt >= 10)
+        throw new Failure(
+          "internal",
+          `could not find a free name for a ${store.kind.noun} in ${store.dir}`,
+          "check the folder for stray files",
+        );
       const file = attempt === 0 ? `${base}.md` : `${base}-${randomHex(4)}.md`;
       if (lstatSync(join(store.dir, file), { throwIfNoEntry: false })) continue;
       // The index first, then the record: a crash between the two leaves an index naming a file
       // that is not there (resolution then reads the folder), never one that hides a newer record.
       const entry = { file, created_at: meta.created_at, seq };
       if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
-      if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored"))) writeIndex(store, meta.branch, "authored", entry);
-      else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined) writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
+      if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored")))
+        writeIndex(store, meta.branch, "authored", entry);
+      else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined)
+        writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
       if (!publishNew(join(store.dir, file), content, 0o600)) continue;
       writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
       return { path: join(store.dir, file), file, meta, body };
     }
   });
-  if (!done.acquired) throw new Failure("refused", `the records lock ${lockPath} is held by another majordomus`, "retry in a moment");
+  if (!done.acquired)
+    throw new Failure("refused", `the records lock ${lockPath} is held by another majordomus`, "retry in a moment");
   return done.value;
 }
 
 /** Every record in the folder, parsed; malformed ones come back with their reason. */
-export async function readAll(store: Store): Promise<Array<{ file: string; path: string; parsed: Awaited<ReturnType<typeof readRecord>> }>> {
+export async function readAll(
+  store: Store,
+): Promise<Array<{ file: string; path: string; parsed: Awaited<ReturnType<typeof readRecord>> }>> {
   const out = [];
   for (const file of listNames(store.dir)) {
     const path = join(store.dir, file);

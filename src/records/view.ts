@@ -3,7 +3,15 @@ import { redactOnRead } from "../lib/redact.ts";
 import { relative } from "node:path";
 import type { Policy } from "../policy/index.ts";
 import type { Position } from "../repo/where.ts";
-import { DIVERGENCE_MEANING, divergence, freshness, isHistory, span, type Divergence, type FreshnessVerdict } from "./labels.ts";
+import {
+  DIVERGENCE_MEANING,
+  divergence,
+  freshness,
+  isHistory,
+  span,
+  type Divergence,
+  type FreshnessVerdict,
+} from "./labels.ts";
 import { sections, trimmedSection } from "./markdown.ts";
 import type { Resolved } from "./resolve.ts";
 
@@ -84,7 +92,8 @@ export function headerLines(kind: string, v: View): string[] {
     `Created: ${v.created_at}${v.age ? ` (${v.age} ago)` : ""}, ${v.how}${v.session !== "none" ? `, in episode ${v.session}` : ""}`,
     `Task: ${v.task_id}`,
   ];
-  if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown") lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);
+  if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown")
+    lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);
   if (v.history) lines.push(`HISTORY: this record is ${v.freshness}; its Next Action is withheld.`);
   return lines;
 }

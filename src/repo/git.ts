@@ -18,12 +18,26 @@ const ANSWERS_ONCE = new Set(["status", "merge-base", "log", "diff", "rev-parse"
 
 const keyOf = (cwd: string, args: readonly string[]) => `git\0${cwd}\0${args.join("\0")}`;
 
-function ask(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
+function ask(
+  cwd: string,
+  args: readonly string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<GitResult> {
   // Optional locks off: a hook must never take the index lock a person's own git command needs.
-  return spawnText("git", args, { cwd, input, env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env } }).then((run) => ({ ok: run.status === 0, ...run }));
+  return spawnText("git", args, {
+    cwd,
+    input,
+    env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env },
+  }).then((run) => ({ ok: run.status === 0, ...run }));
 }
 
-export async function git(cwd: string, args: readonly string[], input?: string, env: Record<string, string> = {}): Promise<GitResult> {
+export async function git(
+  cwd: string,
+  args: readonly string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<GitResult> {
   const once = input === undefined && Object.keys(env).length === 0 && ANSWERS_ONCE.has(args[0] ?? "");
   return once ? memo(keyOf(cwd, args), () => ask(cwd, args)) : ask(cwd, args, input, env);
 }
@@ -32,11 +46,13 @@ export async function git(cwd: string, args: readonly string[], input?: string, 
  * Take git's answer to a question from elsewhere (the start shim ran `git status` before this
  * process existed); `answer` resolves undefined when there is none, and git is asked after all.
  */
-export function answeredElsewhere(cwd: string, args: readonly string[], answer: () => Promise<GitResult | undefined>): void {
+export function answeredElsewhere(
+  cwd: string,
+  args: readonly string[],
+  answer: () => Promise<GitResult | undefined>,
+): void {
   void memo(keyOf(cwd, args), async () => (await answer()) ?? ask(cwd, args));
 }
-
-
 
 /** The answer already asked for (or handed over) in this command, without asking git; undefined when there is none. */
 export function peekAnswer(cwd: string, args: readonly string[]): Promise<GitResult | undefined> {

@@ -25,7 +25,8 @@ function read(path: string): Stored | undefined {
   if (!stat?.isFile()) return undefined;
   try {
     const data = JSON.parse(readFileSync(path, "utf8")) as Partial<Stored>;
-    if (typeof data.id === "string" && /^r-[0-9a-f]{16,64}$/.test(data.id) && typeof data.created_at === "string") return { id: data.id, created_at: data.created_at };
+    if (typeof data.id === "string" && /^r-[0-9a-f]{16,64}$/.test(data.id) && typeof data.created_at === "string")
+      return { id: data.id, created_at: data.created_at };
   } catch {
     // unreadable or not ours: treated as absent (and never overwritten)
   }

@@ -108,6 +108,7 @@ export function takeStatus(root: string, answerFile: string): void {
 
 export function prefetchStatus(root: string, answerFile?: string): void {
   remember(true);
-  if (answerFile !== undefined && isShimAnswer(root, answerFile)) answeredElsewhere(root, STATUS_ARGS, () => shimAnswer(resolve(root, answerFile)));
+  if (answerFile !== undefined && isShimAnswer(root, answerFile))
+    answeredElsewhere(root, STATUS_ARGS, () => shimAnswer(resolve(root, answerFile)));
   else void git(root, STATUS_ARGS);
 }

@@ -18,19 +18,32 @@ export const STATUS_ARGS = ["status", "--porcelain=v1", "-z", "--untracked-files
 /** Where majordomus's own records live (repository-relative, ending in `/`), so git's view can leave them out. */
 export type Own = { recordsDir?: string };
 
-const isOwnRecord = (path: string, own: Own) => own.recordsDir !== undefined && path.startsWith(own.recordsDir) && path.endsWith(".md") && !path.endsWith("/README.md") && !path.slice(own.recordsDir.length).includes("/");
+const isOwnRecord = (path: string, own: Own) =>
+  own.recordsDir !== undefined &&
+  path.startsWith(own.recordsDir) &&
+  path.endsWith(".md") &&
+  !path.endsWith("/README.md") &&
+  !path.slice(own.recordsDir.length).includes("/");
 
 /** Why git's answer is missing; 127 is the shell's "not found" (the start shim runs git itself). */
 function failedWhy(status: { status: number | null; stderr: string }): string {
   const said = status.stderr.trim().split("\n")[0];
   if (said) return `git status failed: ${said}`;
-  return status.status === 127 ? "git could not be started: it is not on the PATH the client gave its hooks" : `git status failed${status.status === null ? "" : ` (exit ${status.status})`}`;
+  return status.status === 127
+    ? "git could not be started: it is not on the PATH the client gave its hooks"
+    : `git status failed${status.status === null ? "" : ` (exit ${status.status})`}`;
 }
 
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
 export async function snapshot(position: Pick<Position, "worktree">, own: Own = {}): Promise<Snapshot> {
   const status = await git(position.worktree, STATUS_ARGS);
-  if (!status.ok) return { workingTree: "unknown", changed: [], ownRecords: [], why: status.stderr === GAVE_UP ? DEADLINE_WHY : failedWhy(status) };
+  if (!status.ok)
+    return {
+      workingTree: "unknown",
+      changed: [],
+      ownRecords: [],
+      why: status.stderr === GAVE_UP ? DEADLINE_WHY : failedWhy(status),
+    };
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();
   const ownRecords = new Set<string>();
@@ -62,7 +75,12 @@ export async function commitsSince(position: Pick<Position, "worktree" | "head">
 }
 
 /** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's; never majordomus's own records. */
-export async function filesSince(position: Pick<Position, "worktree" | "head">, start: string | undefined, now: Snapshot, own: Own = {}): Promise<string[]> {
+export async function filesSince(
+  position: Pick<Position, "worktree" | "head">,
+  start: string | undefined,
+  now: Snapshot,
+  own: Own = {},
+): Promise<string[]> {
   const files = new Set(now.changed);
   if (start && start !== position.head && (await isAncestor(position.worktree, start, position.head))) {
     const diff = await git(position.worktree, ["diff", "--name-only", "-z", `${start}..${position.head}`]);

@@ -116,7 +116,13 @@ async function headFromGit(worktree: string): Promise<{ branch: string; head: st
 }
 
 async function dirsFromGit(cwd: string): Promise<Dirs | undefined> {
-  const out = await git(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir"]);
+  const out = await git(cwd, [
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-dir",
+    "--git-common-dir",
+  ]);
   if (!out.ok) return undefined;
   const [worktree, gitDir, commonDir] = out.stdout.trim().split("\n");
   if (!worktree || !gitDir || !commonDir) return undefined;
@@ -128,15 +134,29 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
   const overridden = process.env.GIT_DIR !== undefined || process.env.GIT_WORK_TREE !== undefined;
   const dirs = overridden ? await dirsFromGit(cwd) : findDirs(cwd);
   if (!dirs) {
-    throw new Failure("usage", `not inside a git work tree: ${cwd}`, "run majordomus from inside a git repository (`git init` makes one)");
+    throw new Failure(
+      "usage",
+      `not inside a git work tree: ${cwd}`,
+      "run majordomus from inside a git repository (`git init` makes one)",
+    );
   }
   const state = (!overridden && headFromFiles(dirs)) || (await headFromGit(dirs.worktree));
   const identity = repositoryIdentity(dirs.commonDir);
-  return { repositoryId: identity.id, repositoryAliases: identity.aliases, commonDir: dirs.commonDir, worktree: dirs.worktree, gitDir: dirs.gitDir, ...state };
+  return {
+    repositoryId: identity.id,
+    repositoryAliases: identity.aliases,
+    commonDir: dirs.commonDir,
+    worktree: dirs.worktree,
+    gitDir: dirs.gitDir,
+    ...state,
+  };
 }
 
 /** Whether a record carrying `repositoryId` belongs to the repository at `position`. */
-export function sameRepository(repositoryId: string, position: Pick<Position, "repositoryId" | "repositoryAliases">): boolean {
+export function sameRepository(
+  repositoryId: string,
+  position: Pick<Position, "repositoryId" | "repositoryAliases">,
+): boolean {
   return repositoryId === position.repositoryId || position.repositoryAliases.includes(repositoryId);
 }
 
@@ -144,7 +164,10 @@ export function sameRepository(repositoryId: string, position: Pick<Position, "r
  * Whether something recorded in this checkout's own local half (an open episode, the task) is this
  * checkout's: written at this worktree's path, or by this repository before the checkout moved.
  */
-export function sameCheckout(recorded: { worktree: string; repository_id: string }, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">): boolean {
+export function sameCheckout(
+  recorded: { worktree: string; repository_id: string },
+  position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
+): boolean {
   return recorded.worktree === position.worktree || sameRepository(recorded.repository_id, position);
 }
 

@@ -52,12 +52,24 @@ export class Account {
   }
 
   private async facts(ws: Workspace): Promise<ContinuityFacts> {
-    const [facts, open, closed] = await Promise.all([gatherFacts(ws, ["handover", "checkpoint"]), listOpen(ws.layer), readClosed(ws, { limit: RECENT_CLOSED, branch: ws.position.branch })]);
+    const [facts, open, closed] = await Promise.all([
+      gatherFacts(ws, ["handover", "checkpoint"]),
+      listOpen(ws.layer),
+      readClosed(ws, { limit: RECENT_CLOSED, branch: ws.position.branch }),
+    ]);
     const mine = open.filter((o) => o.episode && sameCheckout(o.episode, ws.position)).map((o) => o.episode!);
     const recent = closed.records
       .filter((r) => r.meta.branch === ws.position.branch)
       .slice(0, RECENT_CLOSED)
-      .map((r) => ({ session_id: String(r.meta.session_id), path: r.path, outcome: String(r.meta.outcome), closed_at: String(r.meta.closed_at), branch: String(r.meta.branch), provider: String(r.meta.provider ?? "none"), provider_session: String(r.meta.provider_session ?? "none") }));
+      .map((r) => ({
+        session_id: String(r.meta.session_id),
+        path: r.path,
+        outcome: String(r.meta.outcome),
+        closed_at: String(r.meta.closed_at),
+        branch: String(r.meta.branch),
+        provider: String(r.meta.provider ?? "none"),
+        provider_session: String(r.meta.provider_session ?? "none"),
+      }));
     return { facts, open: mine, closed: recent, openProblems: open.filter((o) => o.problem).map((o) => o.problem!) };
   }
 
@@ -65,7 +77,12 @@ export class Account {
     return this.cached("continuity", async () => continuityView(await this.facts(await this.here())));
   }
 
-  async episodes(): Promise<{ open: Continuity["episodes"]["open"]; open_more: number; closed: Continuity["closed"]; problems: string[] }> {
+  async episodes(): Promise<{
+    open: Continuity["episodes"]["open"];
+    open_more: number;
+    closed: Continuity["closed"];
+    problems: string[];
+  }> {
     const c = await this.continuity();
     return { open: c.episodes.open, open_more: c.episodes.open_more, closed: c.closed, problems: c.episodes.problems };
   }

@@ -67,8 +67,16 @@ export class Connection {
   }
 
   private async attachNow(client: string, externalId: string): Promise<{ session_id: string; resumed: boolean }> {
-    if (!ID.test(client) || !ID.test(externalId)) throw new Failure("usage", "client and external_id are 1 to 128 letters, digits, dots, colons, dashes or underscores");
-    if (this.attached && this.attached.provider_session !== externalId) throw new Failure("refused", `this connection is attached to ${this.attached.session_id} already; session_detach first`);
+    if (!ID.test(client) || !ID.test(externalId))
+      throw new Failure(
+        "usage",
+        "client and external_id are 1 to 128 letters, digits, dots, colons, dashes or underscores",
+      );
+    if (this.attached && this.attached.provider_session !== externalId)
+      throw new Failure(
+        "refused",
+        `this connection is attached to ${this.attached.session_id} already; session_detach first`,
+      );
     const ws = await workspace(this.cwd, externalId);
     await expireDetached(ws, this.policy);
     const { episode, resumed } = await attach(ws, client, externalId);
@@ -78,9 +86,16 @@ export class Connection {
 
   private async detachNow(): Promise<{ session_id: string; record: string | null }> {
     const episode = this.attached;
-    if (!episode) throw new Failure("missing", "this connection is attached to no episode", "call session_attach first");
+    if (!episode)
+      throw new Failure("missing", "this connection is attached to no episode", "call session_attach first");
     this.attached = undefined;
-    const record = await closeConnection(await workspace(this.cwd, episode.provider_session), episode, "closed", "the client detached", this.policy);
+    const record = await closeConnection(
+      await workspace(this.cwd, episode.provider_session),
+      episode,
+      "closed",
+      "the client detached",
+      this.policy,
+    );
     return { session_id: episode.session_id, record: record ?? null };
   }
 
@@ -89,7 +104,12 @@ export class Connection {
     const episode = this.attached;
     if (!episode) return;
     this.attached = undefined;
-    await detached(await workspace(this.cwd, episode.provider_session), episode, "the connection dropped", this.lastMessageAt);
+    await detached(
+      await workspace(this.cwd, episode.provider_session),
+      episode,
+      "the connection dropped",
+      this.lastMessageAt,
+    );
   }
 
   /** The server is stopping: the attached episode closes with reason shutdown. */
@@ -97,6 +117,12 @@ export class Connection {
     const episode = this.attached;
     if (!episode) return;
     this.attached = undefined;
-    await closeConnection(await workspace(this.cwd, episode.provider_session), episode, "closed", "shutdown", this.policy);
+    await closeConnection(
+      await workspace(this.cwd, episode.provider_session),
+      episode,
+      "closed",
+      "shutdown",
+      this.policy,
+    );
   }
 }

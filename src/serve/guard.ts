@@ -10,7 +10,11 @@ import { PassThrough, type Readable } from "node:stream";
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 type Answer = { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } };
-const invalid = (id: string | number | null, message: string): Answer => ({ jsonrpc: "2.0", id, error: { code: -32600, message: `Invalid Request: ${message}` } });
+const invalid = (id: string | number | null, message: string): Answer => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: -32600, message: `Invalid Request: ${message}` },
+});
 
 /** Forward the line to the server, answer it here, or skip it (a blank line). */
 export function screenLine(line: string): { forward: true } | { answer: Answer } | { skip: true } {
@@ -19,10 +23,19 @@ export function screenLine(line: string): { forward: true } | { answer: Answer }
   try {
     value = JSON.parse(line);
   } catch (err) {
-    return { answer: { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } } };
+    return {
+      answer: { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } },
+    };
   }
-  if (Array.isArray(value)) return { answer: invalid(null, value.length === 0 ? "an empty batch" : "batches are not part of MCP (2025-06-18): send one message per line") };
-  if (value === null || typeof value !== "object") return { answer: invalid(null, `a message is a JSON object, not ${value === null ? "null" : typeof value}`) };
+  if (Array.isArray(value))
+    return {
+      answer: invalid(
+        null,
+        value.length === 0 ? "an empty batch" : "batches are not part of MCP (2025-06-18): send one message per line",
+      ),
+    };
+  if (value === null || typeof value !== "object")
+    return { answer: invalid(null, `a message is a JSON object, not ${value === null ? "null" : typeof value}`) };
   const m = value as Record<string, unknown>;
   const id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
   if (m.jsonrpc !== "2.0") return { answer: invalid(id, 'jsonrpc must be "2.0"') };

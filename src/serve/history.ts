@@ -16,7 +16,14 @@ import { Failure } from "../lib/failure.ts";
 import { processKey } from "../lib/holder.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
-import { entryText, indexTranscript, TAIL_BYTES, windowNumber, type Entry, type TranscriptIndex } from "../transcript/claude.ts";
+import {
+  entryText,
+  indexTranscript,
+  TAIL_BYTES,
+  windowNumber,
+  type Entry,
+  type TranscriptIndex,
+} from "../transcript/claude.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
 
@@ -44,7 +51,11 @@ function clientProjects(): string {
 }
 
 const notOwn = (path: string, projects: string, session: string) =>
-  new Failure("refused", `the recorded transcript path ${JSON.stringify(path)} is not ${projects}…/${session}.jsonl`, "the history tools open only the client's own transcript of this session");
+  new Failure(
+    "refused",
+    `the recorded transcript path ${JSON.stringify(path)} is not ${projects}…/${session}.jsonl`,
+    "the history tools open only the client's own transcript of this session",
+  );
 
 /** Where this session's transcript is, or why the tools refuse. */
 export async function transcriptSource(cwd: string, named: string | undefined, caller: Caller): Promise<Source> {
@@ -52,23 +63,51 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
   const session = named || launched;
   if (!session) {
     throw caller.kind === "client"
-      ? new Failure("missing", `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``, "call them from that Claude Code session")
-      : new Failure("usage", "name the session: over HTTP the history tools serve the open session you name", "`/api/v1/episodes` lists them (provider_session)");
+      ? new Failure(
+          "missing",
+          `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``,
+          "call them from that Claude Code session",
+        )
+      : new Failure(
+          "usage",
+          "name the session: over HTTP the history tools serve the open session you name",
+          "`/api/v1/episodes` lists them (provider_session)",
+        );
   }
   const ws = await workspace(cwd, undefined, { readOnly: true });
   const episode = await attributedEpisode(ws.layer, ws.position, session);
-  if (!episode) throw new Failure("missing", `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`, "the history tools read only the current session's transcript");
+  if (!episode)
+    throw new Failure(
+      "missing",
+      `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`,
+      "the history tools read only the current session's transcript",
+    );
   if (caller.kind === "client" && session !== launched) {
     // Another session than the one this server was started for: only if this server's own client opened or resumed it.
     const mine = processKey(caller.parent);
     if (!(episode.client_processes ?? "").split(" ").includes(mine)) {
-      throw new Failure("refused", `session ${session} is not this client's: its episode was opened by another client process than the one that started this server`, "the history tools serve only the session of the client that started them");
+      throw new Failure(
+        "refused",
+        `session ${session} is not this client's: its episode was opened by another client process than the one that started this server`,
+        "the history tools serve only the session of the client that started them",
+      );
     }
   }
   const path = episode.transcript_path;
-  if (!path) throw new Failure("missing", `the start event of session ${session} named no transcript`, "nothing is guessed: without the client's path the history tools refuse");
+  if (!path)
+    throw new Failure(
+      "missing",
+      `the start event of session ${session} named no transcript`,
+      "nothing is guessed: without the client's path the history tools refuse",
+    );
   const projects = clientProjects();
-  if (!isAbsolute(path) || resolve(path) !== path || !path.startsWith(projects) || basename(path) !== `${session}.jsonl`) throw notOwn(path, projects, session);
+  if (
+    !isAbsolute(path) ||
+    resolve(path) !== path ||
+    !path.startsWith(projects) ||
+    basename(path) !== `${session}.jsonl`
+  )
+    throw notOwn(path, projects, session);
   return { session, episode: episode.session_id, path };
 }
 
@@ -84,17 +123,40 @@ function openTranscript(source: Source): { fd: number; size: number; dev: number
     fd = openSync(source.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === "ENOENT") throw new Failure("missing", `the transcript ${source.path} is not there`, "the client writes it from the first prompt; nothing is guessed in its place");
-    if (code === "ELOOP") throw new Failure("refused", `the transcript ${source.path} is not a plain file (a link)`, "the history tools never follow a link");
+    if (code === "ENOENT")
+      throw new Failure(
+        "missing",
+        `the transcript ${source.path} is not there`,
+        "the client writes it from the first prompt; nothing is guessed in its place",
+      );
+    if (code === "ELOOP")
+      throw new Failure(
+        "refused",
+        `the transcript ${source.path} is not a plain file (a link)`,
+        "the history tools never follow a link",
+      );
     throw err;
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new Failure("refused", `the transcript ${source.path} is not a plain file (a folder, or a device)`, "the history tools never follow a link");
+    if (!stats.isFile())
+      throw new Failure(
+        "refused",
+        `the transcript ${source.path} is not a plain file (a folder, or a device)`,
+        "the history tools never follow a link",
+      );
     const projects = realProjects();
     const opened = openedPath(fd);
-    const inside = opened !== undefined ? opened.startsWith(projects) && basename(opened) === basename(source.path) : sameFile(realpathSync(source.path), stats) && realpathSync(source.path).startsWith(projects);
-    if (!inside) throw new Failure("refused", `the transcript ${source.path} resolves outside ${projects} (a folder on its way is a link)`, "the history tools never follow a link");
+    const inside =
+      opened !== undefined
+        ? opened.startsWith(projects) && basename(opened) === basename(source.path)
+        : sameFile(realpathSync(source.path), stats) && realpathSync(source.path).startsWith(projects);
+    if (!inside)
+      throw new Failure(
+        "refused",
+        `the transcript ${source.path} resolves outside ${projects} (a folder on its way is a link)`,
+        "the history tools never follow a link",
+      );
     return { fd, size: Number(stats.size), dev: Number(stats.dev), ino: Number(stats.ino) };
   } catch (err) {
     closeSync(fd);
@@ -146,7 +208,13 @@ async function read(cwd: string, session: string | undefined, caller: Caller): P
 
 /** What the answers say of a transcript over the cap: only its end was read. */
 function coverage(index: TranscriptIndex) {
-  return index.from === 0 ? {} : { read_from_byte: index.from, windows_before: index.windowsBefore, note: `this transcript is over ${TAIL_BYTES / 1048576} MiB: its last ${TAIL_BYTES / 1048576} MiB are read, numbered from there` };
+  return index.from === 0
+    ? {}
+    : {
+        read_from_byte: index.from,
+        windows_before: index.windowsBefore,
+        note: `this transcript is over ${TAIL_BYTES / 1048576} MiB: its last ${TAIL_BYTES / 1048576} MiB are read, numbered from there`,
+      };
 }
 
 /** What a search looks through: the shapes (synchronous, over every message). */
@@ -158,11 +226,22 @@ const preview = async (text: string) => {
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
 };
 
-export async function historyWindows(cwd: string, args: { session?: string } = {}, caller: Caller = { kind: "person" }) {
+export async function historyWindows(
+  cwd: string,
+  args: { session?: string } = {},
+  caller: Caller = { kind: "person" },
+) {
   const t = await read(cwd, args.session, caller);
   try {
     const current = t.index.windows.at(-1)?.window ?? t.index.windowsBefore;
-    return { session: t.source.session, episode: t.source.episode, current, previous: current > 0 ? current - 1 : null, windows: t.index.windows, ...coverage(t.index) };
+    return {
+      session: t.source.session,
+      episode: t.source.episode,
+      current,
+      previous: current > 0 ? current - 1 : null,
+      windows: t.index.windows,
+      ...coverage(t.index),
+    };
   } finally {
     t.close();
   }
@@ -178,10 +257,12 @@ export async function historyList(cwd: string, args: ListArgs, caller: Caller = 
     const inWindow = t.index.entries.filter((m) => window === undefined || m.window === window);
     // The raw text first (cheap), then what is shown (redacted): a secret's value never matches. A query for the marks themselves looks at every message.
     const marks = query?.includes("redacted") === true;
-    const matching = query ? inWindow.filter((m) => {
-      const raw = t.text(m);
-      return (marks || raw.toLowerCase().includes(query)) && shown(raw).toLowerCase().includes(query);
-    }) : inWindow;
+    const matching = query
+      ? inWindow.filter((m) => {
+          const raw = t.text(m);
+          return (marks || raw.toLowerCase().includes(query)) && shown(raw).toLowerCase().includes(query);
+        })
+      : inWindow;
     const offset = Math.max(0, args.offset ?? 0);
     const limit = Math.min(Math.max(1, args.limit ?? LIST_DEFAULT), LIST_MAX);
     const page = matching.slice(offset, offset + limit);
@@ -190,7 +271,16 @@ export async function historyList(cwd: string, args: ListArgs, caller: Caller = 
       total: matching.length,
       offset,
       next_offset: offset + page.length < matching.length ? offset + page.length : null,
-      items: await Promise.all(page.map(async (m) => ({ seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, preview: await preview(t.text(m)) }))),
+      items: await Promise.all(
+        page.map(async (m) => ({
+          seq: m.seq,
+          window: m.window,
+          role: m.role,
+          kind: m.kind,
+          at: m.at,
+          preview: await preview(t.text(m)),
+        })),
+      ),
       ...coverage(t.index),
     };
   } finally {
@@ -198,20 +288,45 @@ export async function historyList(cwd: string, args: ListArgs, caller: Caller = 
   }
 }
 
-export async function historyRead(cwd: string, args: { session?: string; seq: number; to?: number }, caller: Caller = { kind: "person" }) {
+export async function historyRead(
+  cwd: string,
+  args: { session?: string; seq: number; to?: number },
+  caller: Caller = { kind: "person" },
+) {
   const last = args.to ?? args.seq;
-  if (last < args.seq) throw new Failure("usage", `to (${last}) is before seq (${args.seq})`, "give a range from seq up to to");
-  if (last - args.seq + 1 > READ_MAX) throw new Failure("usage", `${last - args.seq + 1} messages asked for; at most ${READ_MAX} per read`, "read the range in parts");
+  if (last < args.seq)
+    throw new Failure("usage", `to (${last}) is before seq (${args.seq})`, "give a range from seq up to to");
+  if (last - args.seq + 1 > READ_MAX)
+    throw new Failure(
+      "usage",
+      `${last - args.seq + 1} messages asked for; at most ${READ_MAX} per read`,
+      "read the range in parts",
+    );
   const t = await read(cwd, args.session, caller);
   try {
     const messages = t.index.entries.slice(args.seq - 1, last);
-    if (messages.length === 0) throw new Failure("missing", `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${t.index.entries.length})`, "`history_list` gives the numbers");
+    if (messages.length === 0)
+      throw new Failure(
+        "missing",
+        `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${t.index.entries.length})`,
+        "`history_list` gives the numbers",
+      );
     return {
       session: t.source.session,
       messages: await Promise.all(
         messages.map(async (m) => {
           const text = await handed(t.text(m));
-          return { seq: m.seq, window: m.window, role: m.role, kind: m.kind, at: m.at, text: text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}… (${text.length - MESSAGE_CHARS} more characters)` : text };
+          return {
+            seq: m.seq,
+            window: m.window,
+            role: m.role,
+            kind: m.kind,
+            at: m.at,
+            text:
+              text.length > MESSAGE_CHARS
+                ? `${text.slice(0, MESSAGE_CHARS)}… (${text.length - MESSAGE_CHARS} more characters)`
+                : text,
+          };
         }),
       ),
     };

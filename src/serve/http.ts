@@ -28,12 +28,20 @@ function allowedHosts(bound: string, port: number): Set<string> {
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
+  res.writeHead(status, {
+    "content-type": type,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  });
   res.end(body);
 }
 
-const json = (res: ServerResponse, status: number, doc: unknown) => send(res, status, "application/json; charset=utf-8", `${JSON.stringify(doc)}\n`);
-const refuse = (res: ServerResponse, status: number, message: string) => json(res, status, { schema: API_SCHEMA("error"), error: { status, message } });
+const json = (res: ServerResponse, status: number, doc: unknown) =>
+  send(res, status, "application/json; charset=utf-8", `${JSON.stringify(doc)}\n`);
+const refuse = (res: ServerResponse, status: number, message: string) =>
+  json(res, status, { schema: API_SCHEMA("error"), error: { status, message } });
 
 async function body(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -61,11 +69,17 @@ function carried(req: IncomingMessage, cookie: string): string | undefined {
   return undefined;
 }
 
-const UNAUTHORIZED = "this server answers only the person who started it: open the URL `majordomus serve` printed (it carries the token), or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
+const UNAUTHORIZED =
+  "this server answers only the person who started it: open the URL `majordomus serve` printed (it carries the token), or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
 
 function unauthorized(res: ServerResponse, page: boolean): void {
   if (!page) return refuse(res, 401, UNAUTHORIZED);
-  send(res, 401, "text/html; charset=utf-8", `<!doctype html><meta charset="utf-8"><title>majordomus</title><p>${UNAUTHORIZED.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("`", "")}</p>\n`);
+  send(
+    res,
+    401,
+    "text/html; charset=utf-8",
+    `<!doctype html><meta charset="utf-8"><title>majordomus</title><p>${UNAUTHORIZED.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("`", "")}</p>\n`,
+  );
 }
 
 /** The API's routes: one row each. */
@@ -77,7 +91,8 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
     const raw = q.get("budget_lines");
     // Digits only: `1e1` or ` 10` is not a count a person wrote.
     const budget = raw === null ? undefined : /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (budget !== undefined && (!Number.isInteger(budget) || budget < 10 || budget > 2000)) throw Object.assign(new Error("budget_lines must be an integer from 10 to 2000"), { status: 400 });
+    if (budget !== undefined && (!Number.isInteger(budget) || budget < 10 || budget > 2000))
+      throw Object.assign(new Error("budget_lines must be an integer from 10 to 2000"), { status: 400 });
     return a.context(budget);
   },
 };
@@ -87,9 +102,24 @@ export type ServeOptions = { host: string; port: number; token: string };
 
 /** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
-  EADDRINUSE: (o) => new Failure("refused", `port ${o.port} on ${o.host} is in use (another majordomus serve, or another server)`, "give another with --port, or --port 0 to take a free one"),
-  EACCES: (o) => new Failure("refused", `port ${o.port} on ${o.host} needs privileges this process does not have`, "give a free port above 1023 with --port (e.g. the default, 7411), or --port 0 to take a free one"),
-  EADDRNOTAVAIL: (o) => new Failure("usage", `--host ${o.host} is not an address of this machine`, "leave --host out to serve on 127.0.0.1"),
+  EADDRINUSE: (o) =>
+    new Failure(
+      "refused",
+      `port ${o.port} on ${o.host} is in use (another majordomus serve, or another server)`,
+      "give another with --port, or --port 0 to take a free one",
+    ),
+  EACCES: (o) =>
+    new Failure(
+      "refused",
+      `port ${o.port} on ${o.host} needs privileges this process does not have`,
+      "give a free port above 1023 with --port (e.g. the default, 7411), or --port 0 to take a free one",
+    ),
+  EADDRNOTAVAIL: (o) =>
+    new Failure(
+      "usage",
+      `--host ${o.host} is not an address of this machine`,
+      "leave --host out to serve on 127.0.0.1",
+    ),
 };
 
 function listenFailure(err: unknown, options: { host: string; port: number }): unknown {
@@ -103,25 +133,49 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
   const server = createServer(async (req, res) => {
     try {
       const host = req.headers.host ?? "";
-      if (!allowed.has(host)) return refuse(res, 403, `Host ${JSON.stringify(host)} is not this server's own address; requests are answered only for ${[...allowed].join(", ")}`);
+      if (!allowed.has(host))
+        return refuse(
+          res,
+          403,
+          `Host ${JSON.stringify(host)} is not this server's own address; requests are answered only for ${[...allowed].join(", ")}`,
+        );
       const origin = req.headers.origin;
-      if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, ""))) return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
+      if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, "")))
+        return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
       const url = new URL(req.url ?? "/", `http://${host}`);
       const offered = url.pathname === "/" ? url.searchParams.get("token") : null;
       if (offered !== null) {
         if (!isToken(offered, options.token)) return unauthorized(res, true);
         // The URL `serve` printed: keep the token in a cookie only this server's pages send, and show the page without it.
-        res.writeHead(303, { location: "/", "set-cookie": `${cookie}=${options.token}; Path=/; HttpOnly; SameSite=Strict`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+        res.writeHead(303, {
+          location: "/",
+          "set-cookie": `${cookie}=${options.token}; Path=/; HttpOnly; SameSite=Strict`,
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer",
+        });
         return void res.end();
       }
       if (!isToken(carried(req, cookie), options.token)) return unauthorized(res, url.pathname === "/");
       if (url.pathname === "/mcp") return await mcp(account, req, res);
-      if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "read-only: only GET is answered here");
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return refuse(res, 405, "read-only: only GET is answered here");
       if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
-      if (url.pathname === "/api/v1/" || url.pathname === "/api/v1") return json(res, 200, { schema: API_SCHEMA("index"), routes: Object.keys(API).map((k) => `/api/v1/${k}`), mcp: "/mcp" });
+      if (url.pathname === "/api/v1/" || url.pathname === "/api/v1")
+        return json(res, 200, {
+          schema: API_SCHEMA("index"),
+          routes: Object.keys(API).map((k) => `/api/v1/${k}`),
+          mcp: "/mcp",
+        });
       const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
       const answer = route && Object.hasOwn(API, route) ? API[route] : undefined;
-      if (!answer) return refuse(res, 404, `no such page: ${url.pathname} (the API is ${Object.keys(API).map((k) => `/api/v1/${k}`).join(", ")})`);
+      if (!answer)
+        return refuse(
+          res,
+          404,
+          `no such page: ${url.pathname} (the API is ${Object.keys(API)
+            .map((k) => `/api/v1/${k}`)
+            .join(", ")})`,
+        );
       return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
     } catch (err) {
       const status = (err as { status?: number }).status ?? 500;
@@ -143,14 +197,22 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
 
 /** One MCP exchange over Streamable HTTP, stateless: a server and a transport per request. */
 async function mcp(account: Account, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.method !== "POST") return refuse(res, 405, "MCP over Streamable HTTP here is stateless: POST each JSON-RPC message to /mcp");
+  if (req.method !== "POST")
+    return refuse(res, 405, "MCP over Streamable HTTP here is stateless: POST each JSON-RPC message to /mcp");
   let parsed: unknown;
   try {
     parsed = await body(req);
   } catch (err) {
-    return json(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${(err as Error).message}` } });
+    return json(res, 400, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: `parse error: ${(err as Error).message}` },
+    });
   }
-  const [{ StreamableHTTPServerTransport }, { mcpServer }] = await Promise.all([import("@modelcontextprotocol/sdk/server/streamableHttp.js"), import("./mcp.ts")]);
+  const [{ StreamableHTTPServerTransport }, { mcpServer }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("./mcp.ts"),
+  ]);
   const server = mcpServer(account, { kind: "person" });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {

@@ -25,11 +25,18 @@ const TOOLS = [
       "What the last session left for this checkout: the open episode(s), the active task, the handover to resume from and the newest checkpoint, each with its git label (exact/advanced/diverged/…) and freshness label side by side and its age, the Next Action verbatim (or why it is withheld), the open questions that block acceptance, and what to run next. Read-only.",
     answer: (a: Account) => a.continuity(),
   },
-  { name: "episodes", title: "Episodes", description: "The open episodes of this checkout and the recent closed ones on this branch, with their outcome. Read-only.", answer: (a: Account) => a.episodes() },
+  {
+    name: "episodes",
+    title: "Episodes",
+    description:
+      "The open episodes of this checkout and the recent closed ones on this branch, with their outcome. Read-only.",
+    answer: (a: Account) => a.episodes(),
+  },
   {
     name: "handovers",
     title: "Handover candidates",
-    description: "The handover records the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason (the selected one, the one shown beside it and the newest 20 others; the rest are counted in omitted), and the selected one with its labels. Read-only.",
+    description:
+      "The handover records the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason (the selected one, the one shown beside it and the newest 20 others; the rest are counted in omitted), and the selected one with its labels. Read-only.",
     answer: (a: Account) => a.handovers(),
   },
 ] as const;
@@ -40,18 +47,32 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
     { name: "majordomus", version: VERSION },
     {
       capabilities: { tools: {}, resources: {} },
-      instructions: "majordomus keeps this repository's continuity across sessions. Call `continuity` before starting work: it gives the handover to resume from (its Next Action, labelled against git and by age; a stale one is history) and what blocks acceptance. Read-only.",
+      instructions:
+        "majordomus keeps this repository's continuity across sessions. Call `continuity` before starting work: it gives the handover to resume from (its Next Action, labelled against git and by age; a stale one is history) and what blocks acceptance. Read-only.",
     },
   );
   for (const t of TOOLS) {
-    server.registerTool(t.name, { title: t.title, description: t.description, annotations: { title: t.title, ...READ_ONLY } }, async () => asText(await t.answer(account)));
+    server.registerTool(
+      t.name,
+      { title: t.title, description: t.description, annotations: { title: t.title, ...READ_ONLY } },
+      async () => asText(await t.answer(account)),
+    );
   }
   server.registerTool(
     "context",
     {
       title: "Context of this checkout",
-      description: "Everything the layer knows, in authority order (git, task, open questions, decisions, checkpoint, handover, files, history), as text within a line budget. Read-only.",
-      inputSchema: { budget_lines: z.number().int().min(10).max(2000).optional().describe("Most lines to return (default: the policy's context.builder_budget_lines)") },
+      description:
+        "Everything the layer knows, in authority order (git, task, open questions, decisions, checkpoint, handover, files, history), as text within a line budget. Read-only.",
+      inputSchema: {
+        budget_lines: z
+          .number()
+          .int()
+          .min(10)
+          .max(2000)
+          .optional()
+          .describe("Most lines to return (default: the policy's context.builder_budget_lines)"),
+      },
       annotations: { title: "Context of this checkout", ...READ_ONLY },
     },
     async ({ budget_lines }) => {
@@ -61,9 +82,20 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
   );
   historyTools(server, account.cwd, caller);
   if (connection) connectionTools(server, connection);
-  server.registerResource("continuity", RESOURCE_URI, { title: "Continuity of this checkout", description: "The same account as the continuity tool", mimeType: "application/json" }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) }],
-  }));
+  server.registerResource(
+    "continuity",
+    RESOURCE_URI,
+    {
+      title: "Continuity of this checkout",
+      description: "The same account as the continuity tool",
+      mimeType: "application/json",
+    },
+    async (uri) => ({
+      contents: [
+        { uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) },
+      ],
+    }),
+  );
   return server;
 }
 
@@ -73,26 +105,36 @@ async function refusing(work: () => Promise<unknown>) {
     return asText(await work());
   } catch (err) {
     const hint = (err as { hint?: string }).hint;
-    return { isError: true, content: [{ type: "text" as const, text: hint ? `${(err as Error).message}; ${hint}` : (err as Error).message }] };
+    return {
+      isError: true,
+      content: [{ type: "text" as const, text: hint ? `${(err as Error).message}; ${hint}` : (err as Error).message }],
+    };
   }
 }
 
 /** The client's own transcript of this session, on demand (serve/history.ts); read-only, nothing kept. One row per tool. */
 const WINDOW = z.union([z.number().int().min(0), z.enum(["@current", "@previous"])]);
-const SESSION = z.string().max(200).optional().describe("The Claude Code session (filled in by the majordomus mod; default: the session that started this server)");
+const SESSION = z
+  .string()
+  .max(200)
+  .optional()
+  .describe("The Claude Code session (filled in by the majordomus mod; default: the session that started this server)");
 type History = typeof import("./history.ts");
 const HISTORY_TOOLS = [
   {
     name: "history_windows",
     title: "Windows of this session",
-    description: "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
+    description:
+      "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
     inputSchema: { session: SESSION },
-    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1], caller),
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) =>
+      h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1], caller),
   },
   {
     name: "history_list",
     title: "Messages of this session",
-    description: "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
+    description:
+      "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
     inputSchema: {
       session: SESSION,
       query: z.string().max(200).optional().describe("Only messages whose text contains this, literally"),
@@ -100,21 +142,36 @@ const HISTORY_TOOLS = [
       offset: z.number().int().min(0).optional().describe("Skip this many matches (the previous answer's next_offset)"),
       limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
     },
-    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyList(cwd, args as Parameters<History["historyList"]>[1], caller),
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) =>
+      h.historyList(cwd, args as Parameters<History["historyList"]>[1], caller),
   },
   {
     name: "history_read",
     title: "Read messages of this session",
-    description: "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
-    inputSchema: { session: SESSION, seq: z.number().int().min(1).describe("The message's number (history_list gives it)"), to: z.number().int().min(1).optional().describe("The last message of a range") },
-    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) => h.historyRead(cwd, args as Parameters<History["historyRead"]>[1], caller),
+    description:
+      "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
+    inputSchema: {
+      session: SESSION,
+      seq: z.number().int().min(1).describe("The message's number (history_list gives it)"),
+      to: z.number().int().min(1).optional().describe("The last message of a range"),
+    },
+    answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) =>
+      h.historyRead(cwd, args as Parameters<History["historyRead"]>[1], caller),
   },
 ] as const;
 
 function historyTools(server: McpServer, cwd: string, caller: Caller): void {
   for (const t of HISTORY_TOOLS) {
-    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, ...READ_ONLY } }, async (args: Record<string, unknown>) =>
-      refusing(async () => t.answer(await import("./history.ts"), cwd, args, caller)),
+    server.registerTool(
+      t.name,
+      {
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: { title: t.title, ...READ_ONLY },
+      },
+      async (args: Record<string, unknown>) =>
+        refusing(async () => t.answer(await import("./history.ts"), cwd, args, caller)),
     );
   }
 }
@@ -126,8 +183,12 @@ function connectionTools(server: McpServer, connection: Connection): void {
     "session_attach",
     {
       title: "Attach this client to its episode",
-      description: "For a client without hooks: open this client's episode in this checkout, or resume it when it is open (attach again within the grace after a dropped connection). Every message after it keeps it alive; session_detach closes it.",
-      inputSchema: { client: z.string().describe("The client's name, e.g. cursor"), external_id: z.string().describe("The client's own id for this session") },
+      description:
+        "For a client without hooks: open this client's episode in this checkout, or resume it when it is open (attach again within the grace after a dropped connection). Every message after it keeps it alive; session_detach closes it.",
+      inputSchema: {
+        client: z.string().describe("The client's name, e.g. cursor"),
+        external_id: z.string().describe("The client's own id for this session"),
+      },
       annotations: { title: "Attach this client to its episode", ...writes },
     },
     async ({ client, external_id }) => refusing(() => connection.attach(client, external_id)),

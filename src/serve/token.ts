@@ -27,17 +27,42 @@ function readToken(path: string): string | undefined {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") throw new Failure("refused", `${path} is a symbolic link; the read side's secret is never read through one`, `remove it (\`rm ${path}\`): the next \`majordomus serve\` writes a new one`);
+    if (code === "ELOOP")
+      throw new Failure(
+        "refused",
+        `${path} is a symbolic link; the read side's secret is never read through one`,
+        `remove it (\`rm ${path}\`): the next \`majordomus serve\` writes a new one`,
+      );
     throw err;
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new Failure("refused", `${path} is not a regular file`, `remove it: the next \`majordomus serve\` writes a new one`);
-    if ((stats.mode & 0o077) !== 0) throw new Failure("refused", `${path} may be read by others (mode ${(stats.mode & 0o777).toString(8)}); a secret others can read is no secret`, `remove it (\`rm ${path}\`): the next \`majordomus serve\` writes a new one, readable by you alone`);
-    if (typeof process.getuid === "function" && stats.uid !== process.getuid()) throw new Failure("refused", `${path} belongs to another user`, `remove it: the next \`majordomus serve\` writes a new one`);
+    if (!stats.isFile())
+      throw new Failure(
+        "refused",
+        `${path} is not a regular file`,
+        `remove it: the next \`majordomus serve\` writes a new one`,
+      );
+    if ((stats.mode & 0o077) !== 0)
+      throw new Failure(
+        "refused",
+        `${path} may be read by others (mode ${(stats.mode & 0o777).toString(8)}); a secret others can read is no secret`,
+        `remove it (\`rm ${path}\`): the next \`majordomus serve\` writes a new one, readable by you alone`,
+      );
+    if (typeof process.getuid === "function" && stats.uid !== process.getuid())
+      throw new Failure(
+        "refused",
+        `${path} belongs to another user`,
+        `remove it: the next \`majordomus serve\` writes a new one`,
+      );
     const buffer = Buffer.alloc(256);
     const text = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0)).trim();
-    if (!TOKEN.test(text)) throw new Failure("contract", `${path} does not hold a token majordomus wrote`, `remove it: the next \`majordomus serve\` writes a new one`);
+    if (!TOKEN.test(text))
+      throw new Failure(
+        "contract",
+        `${path} does not hold a token majordomus wrote`,
+        `remove it: the next \`majordomus serve\` writes a new one`,
+      );
     return text;
   } finally {
     closeSync(fd);

@@ -21,13 +21,21 @@ export async function providerSessionFromEnv(): Promise<string | undefined> {
   return undefined;
 }
 
-async function openFor(layer: Layer, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">, key: string): Promise<OpenEpisode | undefined> {
+async function openFor(
+  layer: Layer,
+  position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
+  key: string,
+): Promise<OpenEpisode | undefined> {
   const read = await readEpisode(episodePath(layer, key));
   return read.episode && sameCheckout(read.episode, position) ? read.episode : undefined;
 }
 
 /** The episode this process belongs to, if any. `named` is the provider session a hook was given. */
-export async function attributedEpisode(layer: Layer, position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">, named?: string): Promise<OpenEpisode | undefined> {
+export async function attributedEpisode(
+  layer: Layer,
+  position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
+  named?: string,
+): Promise<OpenEpisode | undefined> {
   if (named !== undefined) return openFor(layer, position, episodeKey(named));
   const fromEnv = await providerSessionFromEnv();
   if (fromEnv !== undefined) {

@@ -20,7 +20,8 @@ function recordNames(dir: string): string[] {
 }
 
 /** One closed record file as a reader sees it: a record with what fstat said of the file it was read from, or why it was rejected. */
-export type ClosedEntry = { ok: true; record: ClosedRecord; stats: Stats } | { ok: false; path: string; reason: string };
+export type ClosedEntry =
+  { ok: true; record: ClosedRecord; stats: Stats } | { ok: false; path: string; reason: string };
 
 /** Read and check one closed record file; `bodies: false` keeps only the front matter. */
 async function readOne(dir: string, name: string, worktree: string, bodies: boolean): Promise<ClosedEntry> {
@@ -41,10 +42,16 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
   } catch (err) {
     return { ok: false, path: rel, reason: `front matter is not YAML: ${(err as Error).message}` };
   }
-  if (meta?.schema !== "session/v1") return { ok: false, path: rel, reason: `schema ${JSON.stringify(meta?.schema ?? null)}; this majordomus reads session/v1` };
+  if (meta?.schema !== "session/v1")
+    return {
+      ok: false,
+      path: rel,
+      reason: `schema ${JSON.stringify(meta?.schema ?? null)}; this majordomus reads session/v1`,
+    };
   const keys = Object.keys(meta);
   const transcript = keys.filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k));
-  if (transcript.length > 0) return { ok: false, path: rel, reason: `carries conversation key(s): ${transcript.join(", ")}` };
+  if (transcript.length > 0)
+    return { ok: false, path: rel, reason: `carries conversation key(s): ${transcript.join(", ")}` };
   const unknown = keys.filter((k) => !(RECORD_KEYS as readonly string[]).includes(k));
   if (unknown.length > 0) return { ok: false, path: rel, reason: `undeclared key(s): ${unknown.join(", ")}` };
   return { ok: true, record: { path: rel, meta, body: bodies ? split.body : "" }, stats: entry.stats };
@@ -55,7 +62,10 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
  * by name (a record's name starts with its closing time): a listing costs what it shows, not what
  * the folder holds. `more` then says whether older ones exist.
  */
-export async function readClosed(here: { layer: Layer; position: { worktree: string } }, options: { limit?: number; branch?: string } = {}): Promise<ClosedListing & { more: boolean }> {
+export async function readClosed(
+  here: { layer: Layer; position: { worktree: string } },
+  options: { limit?: number; branch?: string } = {},
+): Promise<ClosedListing & { more: boolean }> {
   const dir = sectionPath(here.layer, "sessions");
   const names = recordNames(dir);
   const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
@@ -66,7 +76,13 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
   const second = (name: string) => name.slice(0, name.indexOf("--"));
   let full: string | undefined;
   for (const name of names) {
-    if (limited && full === undefined && out.records.filter((r) => options.branch === undefined || r.meta.branch === options.branch).length >= options.limit!) full = second(out.records.at(-1)?.path.split("/").pop() ?? name);
+    if (
+      limited &&
+      full === undefined &&
+      out.records.filter((r) => options.branch === undefined || r.meta.branch === options.branch).length >=
+        options.limit!
+    )
+      full = second(out.records.at(-1)?.path.split("/").pop() ?? name);
     if (full !== undefined && second(name) !== full) {
       out.more = true;
       break;
@@ -75,7 +91,9 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
     if (entry.ok) out.records.push(entry.record);
     else out.rejected.push({ path: entry.path, reason: entry.reason });
   }
-  out.records.sort((a, b) => String(b.meta.closed_at).localeCompare(String(a.meta.closed_at)) || b.path.localeCompare(a.path));
+  out.records.sort(
+    (a, b) => String(b.meta.closed_at).localeCompare(String(a.meta.closed_at)) || b.path.localeCompare(a.path),
+  );
   return out;
 }
 
@@ -84,7 +102,11 @@ export async function readClosed(here: { layer: Layer; position: { worktree: str
  * order and none kept: a check over tens of thousands of them (doctor) holds one at a time.
  * `skip` leaves a file unread.
  */
-export async function eachClosed(here: { layer: Layer; position: { worktree: string } }, visit: (entry: ClosedEntry) => void, skip: (path: string) => boolean = () => false): Promise<void> {
+export async function eachClosed(
+  here: { layer: Layer; position: { worktree: string } },
+  visit: (entry: ClosedEntry) => void,
+  skip: (path: string) => boolean = () => false,
+): Promise<void> {
   const dir = sectionPath(here.layer, "sessions");
   for (const name of recordNames(dir)) {
     if (skip(join(dir, name))) continue;

@@ -5,7 +5,14 @@ import { ledgerOf, newestFirst } from "../ledger/store.ts";
 /** How far back the ledger is read for a delivery verdict (a verdict is written once per closed episode). */
 const LOOKBACK = 5_000;
 
-export type DeliveryLine = { provider: string; provider_session: string; session: string; delivery: string; cause: string; at: string };
+export type DeliveryLine = {
+  provider: string;
+  provider_session: string;
+  session: string;
+  delivery: string;
+  cause: string;
+  at: string;
+};
 
 /** The newest verdict per provider (or only those of `session`), newest first, from the last LOOKBACK ledger lines. */
 export function newestDeliveries(layer: Layer, only: { session?: string } = {}): Map<string, DeliveryLine> {
@@ -26,7 +33,14 @@ function scan(layer: Layer, only: { session?: string }): Map<string, DeliveryLin
     const e = row.entry as Record<string, unknown>;
     if (e.event !== "session.delivery" || typeof e.provider !== "string" || out.has(e.provider)) continue;
     if (only.session !== undefined && e.session !== only.session) continue;
-    out.set(e.provider, { provider: e.provider, provider_session: String(e.provider_session ?? "none"), session: String(e.session ?? "none"), delivery: String(e.delivery), cause: String(e.cause ?? ""), at: String(e.ts ?? "") });
+    out.set(e.provider, {
+      provider: e.provider,
+      provider_session: String(e.provider_session ?? "none"),
+      session: String(e.session ?? "none"),
+      delivery: String(e.delivery),
+      cause: String(e.cause ?? ""),
+      at: String(e.ts ?? ""),
+    });
   }
   return out;
 }

@@ -11,6 +11,10 @@ const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export function episodeKey(providerSession: string | undefined): string {
   if (providerSession === undefined) return HAND;
   if (SAFE.test(providerSession) && providerSession !== HAND && !providerSession.includes("..")) return providerSession;
-  const cleaned = providerSession.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.\.+/g, "-").replace(/^[-.]+/, "").slice(0, 48);
+  const cleaned = providerSession
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/\.\.+/g, "-")
+    .replace(/^[-.]+/, "")
+    .slice(0, 48);
   return `${cleaned || "session"}-${createHash("sha256", providerSession).slice(0, 12)}`;
 }

@@ -20,7 +20,9 @@ export type Pick =
 
 /** Every readable open episode of this checkout, oldest first. */
 export async function openEpisodes(layer: Layer, position: Position): Promise<OpenEpisode[]> {
-  const open = (await listOpen(layer)).flatMap((o) => (o.episode && sameCheckout(o.episode, position) ? [o.episode] : []));
+  const open = (await listOpen(layer)).flatMap((o) =>
+    o.episode && sameCheckout(o.episode, position) ? [o.episode] : [],
+  );
   return open.sort((a, b) => a.opened_at.localeCompare(b.opened_at));
 }
 

@@ -39,7 +39,8 @@ export const OPEN_KEYS = [
  */
 export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path", "client_processes"] as const;
 
-export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> & Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
+export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> &
+  Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
 
 const ALL_KEYS: readonly string[] = [...OPEN_KEYS, ...OPTIONAL_OPEN_KEYS];
 
@@ -73,8 +74,11 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
   }
   try {
     const data = (await parseYaml(text)) as Record<string, unknown>;
-    for (const key of OPEN_KEYS) if (typeof data?.[key] !== "string") return { problem: `${path}: ${key} is missing or not a string` };
-    for (const key of OPTIONAL_OPEN_KEYS) if (data[key] !== undefined && typeof data[key] !== "string") return { problem: `${path}: ${key} is not a string` };
+    for (const key of OPEN_KEYS)
+      if (typeof data?.[key] !== "string") return { problem: `${path}: ${key} is missing or not a string` };
+    for (const key of OPTIONAL_OPEN_KEYS)
+      if (data[key] !== undefined && typeof data[key] !== "string")
+        return { problem: `${path}: ${key} is not a string` };
     const unknown = Object.keys(data).filter((k) => !ALL_KEYS.includes(k));
     if (unknown.length > 0) return { problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
     return { episode: data as OpenEpisode };
@@ -85,7 +89,11 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
 
 export function writeEpisode(layer: Layer, key: string, episode: OpenEpisode): void {
   ensureDir(openDir(layer), 0o700);
-  writeFileAtomic(episodePath(layer, key), `# An open majordomus episode. Written by majordomus; removed when the episode closes.\n${emitMap([...OPEN_KEYS.map((k) => [k, episode[k]] as const), ...OPTIONAL_OPEN_KEYS.flatMap((k) => (episode[k] === undefined ? [] : [[k, episode[k]!] as const]))])}`, 0o600);
+  writeFileAtomic(
+    episodePath(layer, key),
+    `# An open majordomus episode. Written by majordomus; removed when the episode closes.\n${emitMap([...OPEN_KEYS.map((k) => [k, episode[k]] as const), ...OPTIONAL_OPEN_KEYS.flatMap((k) => (episode[k] === undefined ? [] : [[k, episode[k]!] as const]))])}`,
+    0o600,
+  );
 }
 
 export function removeEpisode(layer: Layer, key: string): void {
@@ -119,6 +127,7 @@ export async function listOpen(layer: Layer): Promise<Array<{ key: string } & Re
     return [];
   }
   const out = [];
-  for (const name of names.sort()) out.push({ key: name.slice(0, -5), ...(await readEpisode(join(openDir(layer), name))) });
+  for (const name of names.sort())
+    out.push({ key: name.slice(0, -5), ...(await readEpisode(join(openDir(layer), name))) });
   return out;
 }

@@ -34,7 +34,21 @@ export type Task = {
   working_tree: string;
 };
 
-const KEYS: ReadonlyArray<keyof Task> = ["id", "task", "profile", "owner", "scope", "started_at", "checkpoint_at", "outcome", "repository_id", "worktree", "branch", "head", "working_tree"];
+const KEYS: ReadonlyArray<keyof Task> = [
+  "id",
+  "task",
+  "profile",
+  "owner",
+  "scope",
+  "started_at",
+  "checkpoint_at",
+  "outcome",
+  "repository_id",
+  "worktree",
+  "branch",
+  "head",
+  "working_tree",
+];
 const STATES: readonly string[] = ["active", "handed_over", ...OUTCOMES];
 
 export function taskPath(layer: Layer): string {
@@ -62,12 +76,14 @@ export async function readTask(layer: Layer): Promise<TaskRead> {
   if (!data || typeof data !== "object") return { path, problem: `${path}: not a map` };
   for (const key of KEYS) {
     const value = data[key];
-    const ok = key === "scope" ? Array.isArray(value) && value.every((v) => typeof v === "string") : typeof value === "string";
+    const ok =
+      key === "scope" ? Array.isArray(value) && value.every((v) => typeof v === "string") : typeof value === "string";
     if (!ok) return { path, problem: `${path}: ${key} is missing or has the wrong type` };
   }
   const unknown = Object.keys(data).filter((k) => !(KEYS as readonly string[]).includes(k));
   if (unknown.length > 0) return { path, problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
-  if (!STATES.includes(String(data.outcome))) return { path, problem: `${path}: outcome ${JSON.stringify(data.outcome)} is not one of ${STATES.join(", ")}` };
+  if (!STATES.includes(String(data.outcome)))
+    return { path, problem: `${path}: outcome ${JSON.stringify(data.outcome)} is not one of ${STATES.join(", ")}` };
   // A task written before every write was redacted is redacted as it is read.
   return { path, task: { ...(data as unknown as Task), task: redactOnRead(String(data.task)) } };
 }
@@ -99,7 +115,11 @@ export function closedBy(read: TaskRead): { task_id: string; created_at: string 
 
 export function writeTask(layer: Layer, task: Task): void {
   ensureDir(sectionPath(layer, "state"), 0o700);
-  writeFileAtomic(taskPath(layer), `# The task this checkout works on. Written by majordomus start/finish/handover; do not edit.\n${emitMap(KEYS.map((k) => [k, task[k]] as const))}`, 0o600);
+  writeFileAtomic(
+    taskPath(layer),
+    `# The task this checkout works on. Written by majordomus start/finish/handover; do not edit.\n${emitMap(KEYS.map((k) => [k, task[k]] as const))}`,
+    0o600,
+  );
 }
 
 /** Move a finished record out of the way before a new task starts; archives are never overwritten. */
@@ -114,5 +134,6 @@ export function archiveTask(layer: Layer, task: Task): string {
 
 /** A usable task record or a contract failure naming the file: for the commands that need one. */
 export function requireReadable(read: TaskRead): void {
-  if (read.problem) throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
+  if (read.problem)
+    throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
 }

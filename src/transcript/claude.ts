@@ -36,7 +36,15 @@ const BOOKKEEPING_TYPES = new Set([
   "tag",
 ]);
 /** Content blocks shown as text, and blocks shown only by name. */
-const HIDDEN_BLOCKS = new Set(["thinking", "redacted_thinking", "image", "document", "server_tool_use", "web_search_tool_result", "tool_reference"]);
+const HIDDEN_BLOCKS = new Set([
+  "thinking",
+  "redacted_thinking",
+  "image",
+  "document",
+  "server_tool_use",
+  "web_search_tool_result",
+  "tool_reference",
+]);
 
 export type Message = {
   seq: number;
@@ -49,25 +57,42 @@ export type Message = {
   text: string;
 };
 
-export type Window = { window: number; from_seq: number; to_seq: number; messages: number; started_at: string; trigger?: string };
+export type Window = {
+  window: number;
+  from_seq: number;
+  to_seq: number;
+  messages: number;
+  started_at: string;
+  trigger?: string;
+};
 
 export type Transcript = { messages: Message[]; windows: Window[] };
 
 type Row = Record<string, unknown>;
 
-const refuse = (why: string) => new Failure("contract", why, "the history tools read only a transcript they understand whole; read it in Claude Code itself (/resume) instead");
+const refuse = (why: string) =>
+  new Failure(
+    "contract",
+    why,
+    "the history tools read only a transcript they understand whole; read it in Claude Code itself (/resume) instead",
+  );
 
 function blocksText(content: unknown, line: number | string): string {
   if (typeof content === "string") return content;
-  if (!Array.isArray(content)) throw refuse(`line ${line}: a message whose content is neither text nor a list of blocks`);
+  if (!Array.isArray(content))
+    throw refuse(`line ${line}: a message whose content is neither text nor a list of blocks`);
   const parts: string[] = [];
   for (const block of content as Row[]) {
     const type = typeof block?.type === "string" ? block.type : undefined;
     if (type === "text") parts.push(String(block.text ?? ""));
     else if (type === "tool_use") parts.push(`[tool call: ${String(block.name ?? "?")}]`);
-    else if (type === "tool_result") parts.push(`[tool result${block.is_error === true ? ", an error" : ""}]${resultText(block.content, line)}`);
+    else if (type === "tool_result")
+      parts.push(`[tool result${block.is_error === true ? ", an error" : ""}]${resultText(block.content, line)}`);
     else if (type !== undefined && HIDDEN_BLOCKS.has(type)) parts.push(type.includes("thinking") ? "" : `[${type}]`);
-    else throw refuse(`line ${line}: a content block of a type this reader does not know (${JSON.stringify(type ?? null)})`);
+    else
+      throw refuse(
+        `line ${line}: a content block of a type this reader does not know (${JSON.stringify(type ?? null)})`,
+      );
   }
   return parts.filter((p) => p !== "").join("\n");
 }
@@ -94,11 +119,15 @@ function render(row: Row, line: number | string): string {
     const rendered = row.rendered;
     if (rendered === undefined) return "";
     if (!Array.isArray(rendered)) throw refuse(`line ${line}: an attachment whose rendering is not a list`);
-    return rendered.map((r) => (typeof (r as Row)?.content === "string" ? String((r as Row).content) : "")).filter((t) => t !== "").join("\n");
+    return rendered
+      .map((r) => (typeof (r as Row)?.content === "string" ? String((r as Row).content) : ""))
+      .filter((t) => t !== "")
+      .join("\n");
   }
   if (row.type === "system") return typeof row.content === "string" ? row.content : "";
   const message = row.message as Row | undefined;
-  if (!message || typeof message !== "object") throw refuse(`line ${line}: a ${String(row.type)} row without its message`);
+  if (!message || typeof message !== "object")
+    throw refuse(`line ${line}: a ${String(row.type)} row without its message`);
   return blocksText(message.content, line);
 }
 
@@ -137,7 +166,11 @@ const CHUNK = 4 * 1024 * 1024;
 const BOUNDARY = Buffer.from('"subtype":"compact_boundary"');
 
 /** The message a complete row is, or undefined when it is not one of the session's (bookkeeping, a subagent's, a repeat). */
-function rowMessage(raw: string, line: number | string, index: Pick<TranscriptIndex, "seen">): { row: Row; text: string } | undefined {
+function rowMessage(
+  raw: string,
+  line: number | string,
+  index: Pick<TranscriptIndex, "seen">,
+): { row: Row; text: string } | undefined {
   if (raw.trim() === "") return undefined;
   let row: Row;
   try {
@@ -145,9 +178,11 @@ function rowMessage(raw: string, line: number | string, index: Pick<TranscriptIn
   } catch {
     throw refuse(`line ${line} is not valid JSON`);
   }
-  if (row === null || typeof row !== "object" || typeof row.type !== "string") throw refuse(`line ${line}: a row without a type`);
+  if (row === null || typeof row !== "object" || typeof row.type !== "string")
+    throw refuse(`line ${line}: a row without a type`);
   if (BOOKKEEPING_TYPES.has(row.type)) return undefined;
-  if (!MESSAGE_TYPES.has(row.type)) throw refuse(`line ${line}: a row of a type this reader does not know (${JSON.stringify(row.type)})`);
+  if (!MESSAGE_TYPES.has(row.type))
+    throw refuse(`line ${line}: a row of a type this reader does not know (${JSON.stringify(row.type)})`);
   // A subagent's rows are its own conversation, not this session's.
   if (row.isSidechain === true) return undefined;
   if (typeof row.uuid !== "string") throw refuse(`line ${line}: a ${row.type} row without its uuid`);
@@ -165,9 +200,24 @@ function place(index: TranscriptIndex, row: Row, text: string, at: { offset: num
   if (boundary && index.entries.length > 0) index.window += 1;
   if (boundary || index.windows.length === 0) {
     const trigger = boundary ? ((row.compactMetadata as Row | undefined)?.trigger as string | undefined) : undefined;
-    index.windows.push({ window: index.window, from_seq: seq, to_seq: seq - 1, messages: 0, started_at: stamp, ...(trigger ? { trigger } : {}) });
+    index.windows.push({
+      window: index.window,
+      from_seq: seq,
+      to_seq: seq - 1,
+      messages: 0,
+      started_at: stamp,
+      ...(trigger ? { trigger } : {}),
+    });
   }
-  index.entries.push({ seq, window: index.window, uuid: row.uuid as string, role: row.type as Message["role"], kind: kindOf(row, text), at: stamp, ...at });
+  index.entries.push({
+    seq,
+    window: index.window,
+    uuid: row.uuid as string,
+    role: row.type as Message["role"],
+    kind: kindOf(row, text),
+    at: stamp,
+    ...at,
+  });
   const w = index.windows[index.windows.length - 1]!;
   w.to_seq = seq;
   w.messages += 1;
@@ -176,8 +226,18 @@ function place(index: TranscriptIndex, row: Row, text: string, at: { offset: num
 /** A row too long to read: a placeholder in its place, so the numbers after it hold. */
 function placeOversized(index: TranscriptIndex, offset: number, length: number): void {
   const seq = index.entries.length + 1;
-  if (index.windows.length === 0) index.windows.push({ window: index.window, from_seq: seq, to_seq: seq - 1, messages: 0, started_at: "" });
-  index.entries.push({ seq, window: index.window, uuid: `oversized-${offset}`, role: "system", kind: "unread", at: "", offset, length });
+  if (index.windows.length === 0)
+    index.windows.push({ window: index.window, from_seq: seq, to_seq: seq - 1, messages: 0, started_at: "" });
+  index.entries.push({
+    seq,
+    window: index.window,
+    uuid: `oversized-${offset}`,
+    role: "system",
+    kind: "unread",
+    at: "",
+    offset,
+    length,
+  });
   const w = index.windows[index.windows.length - 1]!;
   w.to_seq = seq;
   w.messages += 1;
@@ -189,7 +249,7 @@ type Reader = (buffer: Buffer, position: number) => number;
 function boundariesBefore(read: Reader, end: number): number {
   let count = 0;
   const buffer = Buffer.allocUnsafe(CHUNK + BOUNDARY.length);
-  for (let at = 0; at < end; ) {
+  for (let at = 0; at < end;) {
     const n = read(buffer.subarray(0, Math.min(buffer.length, end - at)), at);
     if (n <= 0) break;
     const view = buffer.subarray(0, n);
@@ -205,9 +265,27 @@ function boundariesBefore(read: Reader, end: number): number {
  * what the index has not seen, in chunks; memory is one chunk and the longest row up to
  * ROW_MAX_BYTES, whatever the file's size.
  */
-export function indexTranscript(read: Reader, stats: { dev: number; ino: number; size: number }, previous?: TranscriptIndex): TranscriptIndex {
-  const reuse = previous && previous.dev === stats.dev && previous.ino === stats.ino && previous.to <= stats.size ? previous : undefined;
-  const index: TranscriptIndex = reuse ?? { dev: stats.dev, ino: stats.ino, from: 0, to: 0, entries: [], windows: [], windowsBefore: 0, lines: 0, seen: new Set(), window: 0 };
+export function indexTranscript(
+  read: Reader,
+  stats: { dev: number; ino: number; size: number },
+  previous?: TranscriptIndex,
+): TranscriptIndex {
+  const reuse =
+    previous && previous.dev === stats.dev && previous.ino === stats.ino && previous.to <= stats.size
+      ? previous
+      : undefined;
+  const index: TranscriptIndex = reuse ?? {
+    dev: stats.dev,
+    ino: stats.ino,
+    from: 0,
+    to: 0,
+    entries: [],
+    windows: [],
+    windowsBefore: 0,
+    lines: 0,
+    seen: new Set(),
+    window: 0,
+  };
   if (!reuse && stats.size > TAIL_BYTES) {
     // Begin at the first whole row of the last TAIL_BYTES.
     const probe = Buffer.allocUnsafe(ROW_MAX_BYTES);
@@ -234,7 +312,10 @@ export function indexTranscript(read: Reader, stats: { dev: number; ino: number;
       const line = index.from === 0 ? index.lines : `${index.lines} after byte ${index.from}`;
       if (skipping || length > ROW_MAX_BYTES) placeOversized(index, rowStart, length);
       else {
-        const raw = carried === 0 ? buffer.toString("utf8", cut, nl) : Buffer.concat([...carry, buffer.subarray(cut, nl)]).toString("utf8");
+        const raw =
+          carried === 0
+            ? buffer.toString("utf8", cut, nl)
+            : Buffer.concat([...carry, buffer.subarray(cut, nl)]).toString("utf8");
         const got = rowMessage(raw, line, index);
         if (got) place(index, got.row, got.text, { offset: rowStart, length });
       }
@@ -264,7 +345,8 @@ export function indexTranscript(read: Reader, stats: { dev: number; ino: number;
 
 /** The text of one indexed message, read again from the file. */
 export function entryText(read: Reader, entry: Entry): string {
-  if (entry.kind === "unread") return `[a row of ${entry.length} bytes, longer than the ${ROW_MAX_BYTES} this reader reads]`;
+  if (entry.kind === "unread")
+    return `[a row of ${entry.length} bytes, longer than the ${ROW_MAX_BYTES} this reader reads]`;
   const buffer = Buffer.allocUnsafe(entry.length);
   const n = read(buffer, entry.offset);
   const got = rowMessage(buffer.toString("utf8", 0, n), `at byte ${entry.offset}`, { seen: new Set() });
@@ -275,18 +357,43 @@ export function entryText(read: Reader, entry: Entry): string {
 /** Parse a whole transcript held in memory (a test's, a fixture's): the same reader over a buffer. */
 export function parseTranscript(text: string): Transcript {
   const bytes = Buffer.from(text, "utf8");
-  const read: Reader = (buffer, position) => bytes.copy(buffer, 0, position, Math.min(bytes.length, position + buffer.length));
+  const read: Reader = (buffer, position) =>
+    bytes.copy(buffer, 0, position, Math.min(bytes.length, position + buffer.length));
   const index = indexTranscript(read, { dev: 0, ino: 0, size: bytes.length });
-  return { messages: index.entries.map((e) => ({ seq: e.seq, window: e.window, uuid: e.uuid, role: e.role, kind: e.kind, at: e.at, text: entryText(read, e) })), windows: index.windows };
+  return {
+    messages: index.entries.map((e) => ({
+      seq: e.seq,
+      window: e.window,
+      uuid: e.uuid,
+      role: e.role,
+      kind: e.kind,
+      at: e.at,
+      text: entryText(read, e),
+    })),
+    windows: index.windows,
+  };
 }
 
 /** `@previous`, `@current` or a window number, against the windows there are; a refusal names the range. */
 export function windowNumber(t: Pick<Transcript, "windows">, which: string | number | undefined): number | undefined {
   if (which === undefined) return undefined;
   const current = t.windows.at(-1)?.window ?? 0;
-  const n = which === "@current" ? current : which === "@previous" ? current - 1 : typeof which === "number" ? which : /^\d+$/.test(which) ? Number(which) : Number.NaN;
+  const n =
+    which === "@current"
+      ? current
+      : which === "@previous"
+        ? current - 1
+        : typeof which === "number"
+          ? which
+          : /^\d+$/.test(which)
+            ? Number(which)
+            : Number.NaN;
   if (!t.windows.some((w) => w.window === n)) {
-    throw new Failure("missing", `no window ${String(which)} in this session's transcript (it has ${t.windows.map((w) => w.window).join(", ") || "none"})`, "`history_windows` lists them; `@previous` is the one before the current");
+    throw new Failure(
+      "missing",
+      `no window ${String(which)} in this session's transcript (it has ${t.windows.map((w) => w.window).join(", ") || "none"})`,
+      "`history_windows` lists them; `@previous` is the one before the current",
+    );
   }
   return n;
 }

@@ -52,7 +52,14 @@ function readBounded(path: string): string | undefined {
   }
 }
 
-type Attachment = { type?: unknown; hookEvent?: unknown; command?: unknown; content?: unknown; stderr?: unknown; exitCode?: unknown };
+type Attachment = {
+  type?: unknown;
+  hookEvent?: unknown;
+  command?: unknown;
+  content?: unknown;
+  stderr?: unknown;
+  exitCode?: unknown;
+};
 
 /** The newest answer the transcript kept for this shim's SessionStart run, if any. */
 function newestStartAnswer(text: string, shim: string): Attachment | undefined {
@@ -77,21 +84,42 @@ function newestStartAnswer(text: string, shim: string): Attachment | undefined {
 }
 
 /** The last line a failed hook wrote to stderr (where its error is), shortened. */
-const lastLine = (v: unknown) => (typeof v === "string" ? v.trim().split("\n").at(-1)!.replace(/^Failed with non-blocking status code: /, "").slice(0, 200) : "");
+const lastLine = (v: unknown) =>
+  typeof v === "string"
+    ? v
+        .trim()
+        .split("\n")
+        .at(-1)!
+        .replace(/^Failed with non-blocking status code: /, "")
+        .slice(0, 200)
+    : "";
 
 /** Claude Code's transcript text, judged for the answer of the start shim `shim`. */
 export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
   const a = newestStartAnswer(text, shim);
-  if (!a) return { state: "missing", cause: "the client's transcript holds no answer of the start hook (it did not run, or printed nothing)" };
+  if (!a)
+    return {
+      state: "missing",
+      cause: "the client's transcript holds no answer of the start hook (it did not run, or printed nothing)",
+    };
   if (a.type === "hook_success" && typeof a.content === "string") {
     if (a.content.startsWith("<persisted-output>")) {
       const size = /Output too large \(([^)]+)\)/.exec(a.content)?.[1];
-      return { state: "collapsed", cause: `Claude Code stood a 2 KB preview and a file path in for the briefing${size ? ` (${size})` : ""}: it was over the client's 10,000 characters` };
+      return {
+        state: "collapsed",
+        cause: `Claude Code stood a 2 KB preview and a file path in for the briefing${size ? ` (${size})` : ""}: it was over the client's 10,000 characters`,
+      };
     }
-    return { state: "inline", cause: `the briefing reached the model whole (${a.content.length.toLocaleString("en-US")} characters)` };
+    return {
+      state: "inline",
+      cause: `the briefing reached the model whole (${a.content.length.toLocaleString("en-US")} characters)`,
+    };
   }
   const exit = typeof a.exitCode === "number" ? ` (exit ${a.exitCode})` : "";
-  return { state: "missing", cause: `the start hook did not answer${exit}${lastLine(a.stderr) ? `: ${lastLine(a.stderr)}` : ` (${String(a.type)})`}` };
+  return {
+    state: "missing",
+    cause: `the start hook did not answer${exit}${lastLine(a.stderr) ? `: ${lastLine(a.stderr)}` : ` (${String(a.type)})`}`,
+  };
 }
 
 /** A reader per client that keeps a transcript majordomus can judge; a client without one is "not provable". */
@@ -102,9 +130,14 @@ export const DELIVERY_READERS: Record<string, (text: string, shim: string) => De
 /** The verdict for one episode: its client's reader over the transcript it named. */
 export function deliveryOf(provider: string, transcriptPath: string | undefined, shim: string): DeliveryVerdict {
   const reader = DELIVERY_READERS[provider];
-  if (!reader) return { state: "not_provable", cause: `majordomus reads no transcript of ${provider}: what reached its model cannot be shown` };
+  if (!reader)
+    return {
+      state: "not_provable",
+      cause: `majordomus reads no transcript of ${provider}: what reached its model cannot be shown`,
+    };
   if (!transcriptPath) return { state: "not_provable", cause: "the client named no transcript for this session" };
   const text = readBounded(transcriptPath);
-  if (text === undefined) return { state: "not_provable", cause: "the client's transcript could not be read as a plain file" };
+  if (text === undefined)
+    return { state: "not_provable", cause: "the client's transcript could not be read as a plain file" };
   return reader(text, shim);
 }

@@ -30,18 +30,29 @@ function ownHandover(f: Facts, budget: Budget | undefined, room: number): string
     ];
   }
   if (v.history) {
-    return [`The newest handover an agent wrote, ${v.path}, is ${v.freshness} (${v.freshness_reason}): history, not instruction; it is not quoted. Decide from the repository as it stands.`];
+    return [
+      `The newest handover an agent wrote, ${v.path}, is ${v.freshness} (${v.freshness_reason}): history, not instruction; it is not quoted. Decide from the repository as it stands.`,
+    ];
   }
   const body = v.body.replace(/\s+$/, "").split("\n");
   const intro = `The agent's own handover, ${v.path} (${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${v.age ? `${v.age} old` : "age unknown"}${v.session !== "none" ? `, written in episode ${v.session}` : ""}), quoted whole, in its author's own words:`;
   const command = showCommand(v.path);
-  const limits = [`${BOOT_HANDOVER_LINES} lines`, ...(budget ? [`${budget.chars.toLocaleString("en-US")} characters (${budget.channel})`] : [])].join(" and ");
-  const notice = (kept: number, partial: boolean) => `… The handover is cut here: ${kept} of ${body.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${body.length - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
+  const limits = [
+    `${BOOT_HANDOVER_LINES} lines`,
+    ...(budget ? [`${budget.chars.toLocaleString("en-US")} characters (${budget.channel})`] : []),
+  ].join(" and ");
+  const notice = (kept: number, partial: boolean) =>
+    `… The handover is cut here: ${kept} of ${body.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${body.length - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
   const whole = [printable(intro), ...body.map(quoted)];
   if (body.length <= BOOT_HANDOVER_LINES && (!budget || sizeOf(whole, budget.counts) <= room)) return whole;
   const counts = budget?.counts ?? "utf16";
-  const left = budget ? room - sizeOf([intro.replace("quoted whole", "quoted in part"), notice(body.length, true)], counts) - 1 : Number.POSITIVE_INFINITY;
-  const head = left > 0 ? headThatFits(body.slice(0, BOOT_HANDOVER_LINES), left, counts, quoted) : { shown: [], kept: 0, partial: false };
+  const left = budget
+    ? room - sizeOf([intro.replace("quoted whole", "quoted in part"), notice(body.length, true)], counts) - 1
+    : Number.POSITIVE_INFINITY;
+  const head =
+    left > 0
+      ? headThatFits(body.slice(0, BOOT_HANDOVER_LINES), left, counts, quoted)
+      : { shown: [], kept: 0, partial: false };
   return [printable(intro.replace("quoted whole", "quoted in part")), ...head.shown, notice(head.kept, head.partial)];
 }
 
@@ -61,8 +72,17 @@ export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
     "Resume from the Next Action above. The earlier conversation is not here; `majordomus context` gives the whole picture, and majordomus's MCP history tools (`history_windows`, `history_read`) read the client's own transcript of it on demand.",
     "When this window fills too, write your handover with `majordomus handover` first, then end your turn.",
   ];
-  const briefed = briefing(f, budget ? { ...budget, chars: Math.floor(budget.chars * BRIEFING_SHARE) } : undefined).lines;
+  const briefed = briefing(
+    f,
+    budget ? { ...budget, chars: Math.floor(budget.chars * BRIEFING_SHARE) } : undefined,
+  ).lines;
   const middle = ["", "## The handover to resume from", ""];
   const used = budget ? sizeOf([...top, ...briefed, ...middle, ...tail], budget.counts) + 2 : 0;
-  return [...top, ...briefed, ...middle, ...ownHandover(f, budget, budget ? budget.chars - used : Number.POSITIVE_INFINITY), ...tail];
+  return [
+    ...top,
+    ...briefed,
+    ...middle,
+    ...ownHandover(f, budget, budget ? budget.chars - used : Number.POSITIVE_INFINITY),
+    ...tail,
+  ];
 }

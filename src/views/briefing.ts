@@ -61,29 +61,70 @@ const header: Section = (f) => {
   const own = ownRecordsLine(f.snapshot.ownRecords);
   if (!own) return { lines };
   const count = `${f.snapshot.ownRecords.length} closed session record(s) of majordomus not committed.`;
-  return { lines: [...lines, own], shorter: { lines: [...lines, count], cut: { part: "own records", what: "counted", command: "git status --short .ai/repo/sessions" } } };
+  return {
+    lines: [...lines, own],
+    shorter: {
+      lines: [...lines, count],
+      cut: { part: "own records", what: "counted", command: "git status --short .ai/repo/sessions" },
+    },
+  };
 };
 
 const task: Section = (f) => {
   const t = f.task;
   const problem = f.taskProblem ? [`WARNING: ${f.taskProblem}`] : [];
-  if (!t) return { lines: [`No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope <paths>\` gives the work an objective.`, ...problem] };
-  const lines = [`Task ${t.id} (${t.outcome}, profile ${t.profile}): ${t.task}`, `Scope: ${t.scope.join(", ")}`, ...problem];
+  if (!t)
+    return {
+      lines: [
+        `No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope <paths>\` gives the work an objective.`,
+        ...problem,
+      ],
+    };
+  const lines = [
+    `Task ${t.id} (${t.outcome}, profile ${t.profile}): ${t.task}`,
+    `Scope: ${t.scope.join(", ")}`,
+    ...problem,
+  ];
   const named = t.scope.slice(0, SCOPE_SHOWN).join(", ");
   const summary = t.scope.length > SCOPE_SHOWN ? `${named} and ${t.scope.length - SCOPE_SHOWN} more` : named;
-  const shorter = [`Task ${t.id} (${t.outcome}, profile ${t.profile}): ${clip(t.task, TASK_CHARS)}`, `Scope: ${t.scope.length} path(s): ${clip(summary, TASK_CHARS)}`, ...problem];
-  return { lines, shorter: { lines: shorter, cut: { part: "the task", what: "its scope summarised", command: "majordomus context" } } };
+  const shorter = [
+    `Task ${t.id} (${t.outcome}, profile ${t.profile}): ${clip(t.task, TASK_CHARS)}`,
+    `Scope: ${t.scope.length} path(s): ${clip(summary, TASK_CHARS)}`,
+    ...problem,
+  ];
+  return {
+    lines,
+    shorter: { lines: shorter, cut: { part: "the task", what: "its scope summarised", command: "majordomus context" } },
+  };
 };
 
 const questions: Section = (f) => {
   const q = f.questions;
-  const malformed = q.malformed.length > 0 ? [`WARNING: ${q.malformed.length} malformed line(s) in ${q.path}: \`majordomus question list\` names them.`] : [];
+  const malformed =
+    q.malformed.length > 0
+      ? [`WARNING: ${q.malformed.length} malformed line(s) in ${q.path}: \`majordomus question list\` names them.`]
+      : [];
   if (q.open.length === 0) return { lines: malformed };
-  const lines = ["", `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`:`];
-  for (const item of q.open.slice(0, QUESTIONS_SHOWN)) lines.push(`- ${item.text} (task ${item.taskId}, ${item.opened})`);
-  if (q.open.length > QUESTIONS_SHOWN) lines.push(`- … and ${q.open.length - QUESTIONS_SHOWN} more: \`majordomus question list\``);
-  const shorter = ["", `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`.`, ...malformed];
-  return { lines: [...lines, ...malformed], shorter: { lines: shorter, cut: { part: "open questions", what: "counted, not listed", command: "majordomus question list" } } };
+  const lines = [
+    "",
+    `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`:`,
+  ];
+  for (const item of q.open.slice(0, QUESTIONS_SHOWN))
+    lines.push(`- ${item.text} (task ${item.taskId}, ${item.opened})`);
+  if (q.open.length > QUESTIONS_SHOWN)
+    lines.push(`- … and ${q.open.length - QUESTIONS_SHOWN} more: \`majordomus question list\``);
+  const shorter = [
+    "",
+    `BLOCKED: ${q.open.length} open question(s); each refuses \`majordomus finish --outcome completed\`.`,
+    ...malformed,
+  ];
+  return {
+    lines: [...lines, ...malformed],
+    shorter: {
+      lines: shorter,
+      cut: { part: "open questions", what: "counted, not listed", command: "majordomus question list" },
+    },
+  };
 };
 
 /** A line of record text as quoted data. */
@@ -99,30 +140,56 @@ export function authorship(v: View): string {
 const handover: Section = (f) => {
   const h = f.handover;
   const lines = [""];
-  if (h.error) return { lines: [...lines, `The last handover could not be read (${h.error}); \`majordomus handover --resolve\` shows why.`] };
+  if (h.error)
+    return {
+      lines: [
+        ...lines,
+        `The last handover could not be read (${h.error}); \`majordomus handover --resolve\` shows why.`,
+      ],
+    };
   if (h.skipped > 0) lines.push(`(${h.skipped} malformed handover record(s) were skipped.)`);
   const v = h.view;
-  if (!v) return { lines: [...lines, `No relevant handover for this worktree and branch (${f.position.branch}); records from other branches are never offered.`] };
+  if (!v)
+    return {
+      lines: [
+        ...lines,
+        `No relevant handover for this worktree and branch (${f.position.branch}); records from other branches are never offered.`,
+      ],
+    };
   const labels = `${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${age(v)}`;
   const after: string[] = [];
   if (h.since) {
     const s = h.since;
-    after.push(`Since then: a derived record ${s.path} (${s.age !== undefined ? `${s.age} old` : "age unknown"}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) adds only what git and the ledger say; it does not replace the account above.`);
+    after.push(
+      `Since then: a derived record ${s.path} (${s.age !== undefined ? `${s.age} old` : "age unknown"}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) adds only what git and the ledger say; it does not replace the account above.`,
+    );
   }
   if (v.history) {
     lines.push(`Historical handover ${v.path} (${labels}).`);
-    lines.push(`It is ${v.freshness}: ${v.freshness_reason}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`);
+    lines.push(
+      `It is ${v.freshness}: ${v.freshness_reason}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`,
+    );
     return { lines: [...lines, ...after] };
   }
   lines.push(`Handover ${v.path} (${labels}).`);
-  if (warnsAgainst(v.divergence)) lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
-  if (!v.next_action || v.next_action.length === 0) return { lines: [...lines, "It has no Next Action section.", ...after] };
+  if (warnsAgainst(v.divergence))
+    lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
+  if (!v.next_action || v.next_action.length === 0)
+    return { lines: [...lines, "It has no Next Action section.", ...after] };
   // The record's own text is quoted as data: it may come from anyone who could write the file.
   const before = [...lines, `Its Next Action, ${authorship(v)}, quoted:`];
-  return { lines: [...before, ...v.next_action.map(quoted), ...after], quote: { before, quoted: v.next_action, after, command: showCommand(v.path) } };
+  return {
+    lines: [...before, ...v.next_action.map(quoted), ...after],
+    quote: { before, quoted: v.next_action, after, command: showCommand(v.path) },
+  };
 };
 
-const footer: Section = () => ({ lines: ["", "Run `majordomus context` for the whole picture, and `majordomus check` before claiming anything is done."] });
+const footer: Section = () => ({
+  lines: [
+    "",
+    "Run `majordomus context` for the whole picture, and `majordomus check` before claiming anything is done.",
+  ],
+});
 
 /** The briefing's sections, in order. */
 export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = [
@@ -139,8 +206,15 @@ const YIELD_ORDER = ["questions", "task", "header"] as const;
 const thousands = (n: number) => n.toLocaleString("en-US");
 
 /** The words a cut notice gives the budgets it was cut for. */
-export function limitsText(maxLines: number | undefined, budget: Budget | undefined, linesKey = "session.briefing_budget_lines"): string {
-  return [...(maxLines !== undefined ? [`${maxLines} lines (${linesKey})`] : []), ...(budget ? [`${thousands(budget.chars)} characters (${budget.channel})`] : [])].join(" and ");
+export function limitsText(
+  maxLines: number | undefined,
+  budget: Budget | undefined,
+  linesKey = "session.briefing_budget_lines",
+): string {
+  return [
+    ...(maxLines !== undefined ? [`${maxLines} lines (${linesKey})`] : []),
+    ...(budget ? [`${thousands(budget.chars)} characters (${budget.channel})`] : []),
+  ].join(" and ");
 }
 
 /** The notice a cut Next Action ends with: how much of it was quoted, and the command for all of it. */
@@ -168,10 +242,18 @@ export function briefing(f: Facts, budget?: Budget): Briefing {
   const whole = compose();
   if (fits(whole)) return done(whole);
   // Only the budgets the whole briefing is over are named.
-  const limits = limitsText(whole.length > maxLines ? maxLines : undefined, budget && sizeOf(whole, counts) > budget.chars ? budget : undefined);
+  const limits = limitsText(
+    whole.length > maxLines ? maxLines : undefined,
+    budget && sizeOf(whole, counts) > budget.chars ? budget : undefined,
+  );
   // The line that closes a shortened briefing: every part that yielded, each with its command (a cut Next Action names its own).
   const yielded = () => cuts.filter((c) => c.part !== "the Next Action");
-  const notice = () => (yielded().length ? `(Shortened to fit ${limits}: ${yielded().map((c) => `${c.part} ${c.what} — \`${c.command}\``).join("; ")}.)` : "");
+  const notice = () =>
+    yielded().length
+      ? `(Shortened to fit ${limits}: ${yielded()
+          .map((c) => `${c.part} ${c.what} — \`${c.command}\``)
+          .join("; ")}.)`
+      : "";
   for (const id of YIELD_ORDER) {
     const shorter = parts.get(id)?.shorter;
     if (!shorter) continue;
@@ -191,11 +273,29 @@ export function briefing(f: Facts, budget?: Budget): Briefing {
     const after = ids.slice(at + 1).flatMap((id) => chosen.get(id)!);
     const total = quote.quoted.length;
     // Room is reckoned with the notice at its widest (every count as wide as the total).
-    const fixed = [...before, ...quote.before.map(printable), cutNotice(total, total, limits, command, true), ...quote.after.map(printable), ...after, notice()];
+    const fixed = [
+      ...before,
+      ...quote.before.map(printable),
+      cutNotice(total, total, limits, command, true),
+      ...quote.after.map(printable),
+      ...after,
+      notice(),
+    ];
     const roomLines = maxLines - fixed.length;
     const roomChars = budget ? budget.chars - sizeOf(fixed, counts) - 1 : Number.POSITIVE_INFINITY;
-    const head = roomLines > 0 && roomChars > 0 ? headThatFits(quote.quoted.slice(0, roomLines), roomChars, counts, quoted) : { shown: [], kept: 0, partial: false };
-    const lines = [...before, ...quote.before.map(printable), ...head.shown, cutNotice(head.kept, total, limits, command, head.partial), ...quote.after.map(printable), ...after, notice()];
+    const head =
+      roomLines > 0 && roomChars > 0
+        ? headThatFits(quote.quoted.slice(0, roomLines), roomChars, counts, quoted)
+        : { shown: [], kept: 0, partial: false };
+    const lines = [
+      ...before,
+      ...quote.before.map(printable),
+      ...head.shown,
+      cutNotice(head.kept, total, limits, command, head.partial),
+      ...quote.after.map(printable),
+      ...after,
+      notice(),
+    ];
     if (fits(lines)) return done(lines, total - head.kept + (head.partial ? 1 : 0));
   }
   // Over budget even then (a task named at great length): the briefing's head, and the command for the rest.

@@ -18,7 +18,9 @@ export function ownRecordsLine(own: readonly string[]): string | undefined {
  * (`checkpoint --show`).
  */
 export function showCommand(path: string): string {
-  return path.includes("/checkpoints/") ? "majordomus checkpoint --show" : `majordomus handover --show ${path.slice(path.lastIndexOf("/") + 1)}`;
+  return path.includes("/checkpoints/")
+    ? "majordomus checkpoint --show"
+    : `majordomus handover --show ${path.slice(path.lastIndexOf("/") + 1)}`;
 }
 
 /** A list capped at `max` items, the last line saying how many more there were. */

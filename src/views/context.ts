@@ -23,7 +23,13 @@ import { headThatFits, sizeOf } from "../lib/fit.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
-type Section = { id: SectionId; title: string; lines: string[]; short?: string[]; next?: { lines: string[]; command: string } };
+type Section = {
+  id: SectionId;
+  title: string;
+  lines: string[];
+  short?: string[];
+  next?: { lines: string[]; command: string };
+};
 
 /** What gives way when over budget, in order: a section dropped, or shrunk to its header. */
 const DROP_ORDER: ReadonlyArray<{ id: SectionId; step: "drop" | "shrink" | "cut" }> = [
@@ -52,7 +58,15 @@ export type Context = {
   budget: { lines: number; limit: number; chars: number; chars_limit: number; dropped: string[] };
   sections: Array<{ id: SectionId; title: string; lines: string[]; shrunk: boolean }>;
   excluded: Excluded[];
-  git: { repository: string; worktree: string; branch: string; head: string; working_tree: string; own_records_uncommitted: string[]; task_record?: string };
+  git: {
+    repository: string;
+    worktree: string;
+    branch: string;
+    head: string;
+    working_tree: string;
+    own_records_uncommitted: string[];
+    task_record?: string;
+  };
   task: Task | null;
   checkpoint: View | null;
   handover: View | null;
@@ -67,24 +81,53 @@ function recordLines(v: View, since: View | undefined): { lines: string[]; short
   ];
   if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
   if (!v.history && v.next_action) header.push(`Next Action ${authorship(v)}.`);
-  const sinceLines = since ? [`since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`] : [];
+  const sinceLines = since
+    ? [
+        `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`,
+      ]
+    : [];
   const body = (v.history ? withoutNextAction(v.body) : v.body).split("\n").filter((l) => l.trim() !== "");
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
   // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
   const next = !v.history && v.next_action ? v.next_action : [];
   const omitted = `rest of the body omitted for the budget — \`${showCommand(v.path)}\` prints it`;
-  return { lines: [...header, ...sinceLines, ...body, ...tail], short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), omitted] };
+  return {
+    lines: [...header, ...sinceLines, ...body, ...tail],
+    short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), omitted],
+  };
 }
 
-function recordSection(id: "checkpoint" | "handover", title: string, noun: string, command: string, fact: RecordFact, excluded: Excluded[]): Section | undefined {
+function recordSection(
+  id: "checkpoint" | "handover",
+  title: string,
+  noun: string,
+  command: string,
+  fact: RecordFact,
+  excluded: Excluded[],
+): Section | undefined {
   if (fact.error) excluded.push({ item: title, reason: `the records could not be read: ${fact.error}` });
-  if (fact.skipped > 0) excluded.push({ item: `${fact.skipped} malformed ${noun} record(s)`, reason: `skipped; see \`majordomus ${command} --list\`` });
+  if (fact.skipped > 0)
+    excluded.push({
+      item: `${fact.skipped} malformed ${noun} record(s)`,
+      reason: `skipped; see \`majordomus ${command} --list\``,
+    });
   if (!fact.view) {
-    if (!fact.error) excluded.push({ item: title, reason: `no ${noun} for this worktree and branch (other branches are never offered)` });
+    if (!fact.error)
+      excluded.push({
+        item: title,
+        reason: `no ${noun} for this worktree and branch (other branches are never offered)`,
+      });
     return undefined;
   }
   const r = recordLines(fact.view, fact.since);
-  return { id, title, ...r, ...(id === "handover" && !fact.view.history && fact.view.next_action ? { next: { lines: fact.view.next_action, command: showCommand(fact.view.path) } } : {}) };
+  return {
+    id,
+    title,
+    ...r,
+    ...(id === "handover" && !fact.view.history && fact.view.next_action
+      ? { next: { lines: fact.view.next_action, command: showCommand(fact.view.path) } }
+      : {}),
+  };
 }
 
 const inTaskScope = (task: Task, file: string) => inScope(task.scope, file);
@@ -99,15 +142,31 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
   const task = f.task ?? null;
   const snap = f.snapshot;
 
-  const git: Context["git"] = { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: snap.workingTree, own_records_uncommitted: snap.ownRecords };
-  const gitLines = [`repository: ${p.repositoryId}`, `worktree: ${p.worktree}`, `branch: ${p.branch}`, `head: ${p.head}`, `working tree: ${snap.workingTree}${snap.changed.length ? ` (${snap.changed.length} path(s) changed)` : ""}`];
+  const git: Context["git"] = {
+    repository: p.repositoryId,
+    worktree: p.worktree,
+    branch: p.branch,
+    head: p.head,
+    working_tree: snap.workingTree,
+    own_records_uncommitted: snap.ownRecords,
+  };
+  const gitLines = [
+    `repository: ${p.repositoryId}`,
+    `worktree: ${p.worktree}`,
+    `branch: ${p.branch}`,
+    `head: ${p.head}`,
+    `working tree: ${snap.workingTree}${snap.changed.length ? ` (${snap.changed.length} path(s) changed)` : ""}`,
+  ];
   const own = ownRecordsLine(snap.ownRecords);
   if (own) gitLines.push(own);
   if (task && f.sinceTask) {
     const label = f.sinceTask.label;
     git.task_record = label;
     gitLines.push(`task record: ${label} (recorded on ${task.branch} at ${task.head.slice(0, 7)})`);
-    if (warnsAgainst(label)) gitLines.push(`WARNING: the task record is ${label}: ${DIVERGENCE_MEANING[label]}. Trust git, not the records below.`);
+    if (warnsAgainst(label))
+      gitLines.push(
+        `WARNING: the task record is ${label}: ${DIVERGENCE_MEANING[label]}. Trust git, not the records below.`,
+      );
   }
   if (f.taskProblem) gitLines.push(`WARNING: ${f.taskProblem}`);
 
@@ -119,11 +178,15 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
         `started: ${task.started_at} (${ago(f.at, task.started_at)})`,
         `last checkpoint: ${task.checkpoint_at} (${ago(f.at, task.checkpoint_at)})`,
       ]
-    : ['none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>'];
+    : [
+        'none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>',
+      ];
 
   const q = f.questions;
   const questionLines = [
-    ...(q.open.length === 0 ? ["none; nothing blocks acceptance in this checkout"] : [`${q.open.length} unresolved; each refuses \`majordomus finish --outcome completed\`:`]),
+    ...(q.open.length === 0
+      ? ["none; nothing blocks acceptance in this checkout"]
+      : [`${q.open.length} unresolved; each refuses \`majordomus finish --outcome completed\`:`]),
     ...q.open.map((item, i) => `${i + 1}. ${item.text} (task ${item.taskId}, opened ${item.opened})`),
     ...describeMalformed(q).map((m) => `MALFORMED: ${m}`),
   ];
@@ -134,19 +197,42 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
     { id: "task", title: "TASK", lines: taskLines },
     { id: "questions", title: "OPEN QUESTIONS", lines: questionLines },
   ];
-  if (decisions.length > 0) sections.push({ id: "decisions", title: "DECISIONS", lines: decisions.map((d) => `- ${d.date} ${d.title} (task ${d.task}, head ${d.head.slice(0, 7)}): ${d.why}`) });
+  if (decisions.length > 0)
+    sections.push({
+      id: "decisions",
+      title: "DECISIONS",
+      lines: decisions.map((d) => `- ${d.date} ${d.title} (task ${d.task}, head ${d.head.slice(0, 7)}): ${d.why}`),
+    });
   else excluded.push({ item: "DECISIONS", reason: "none recorded in this checkout" });
 
-  const checkpoint = recordSection("checkpoint", "LATEST CHECKPOINT", "checkpoint", "checkpoint", f.checkpoint, excluded);
+  const checkpoint = recordSection(
+    "checkpoint",
+    "LATEST CHECKPOINT",
+    "checkpoint",
+    "checkpoint",
+    f.checkpoint,
+    excluded,
+  );
   if (checkpoint) sections.push(checkpoint);
-  const handover = recordSection("handover", "LATEST COMPATIBLE HANDOVER", "handover", "handover", f.handover, excluded);
+  const handover = recordSection(
+    "handover",
+    "LATEST COMPATIBLE HANDOVER",
+    "handover",
+    "handover",
+    f.handover,
+    excluded,
+  );
   if (handover) sections.push(handover);
 
   if (task) {
     const files = f.files.filter((file) => inTaskScope(task, file));
     const shown = files.slice(0, maxItems);
     if (files.length > maxItems) shown.push(`... and ${files.length - maxItems} more file(s)`);
-    sections.push({ id: "files", title: `FILES TOUCHED IN SCOPE (${files.length})`, lines: files.length ? shown : ["none since the task started"] });
+    sections.push({
+      id: "files",
+      title: `FILES TOUCHED IN SCOPE (${files.length})`,
+      lines: files.length ? shown : ["none since the task started"],
+    });
   } else excluded.push({ item: "FILES TOUCHED IN SCOPE", reason: "no active task, so no scope" });
 
   const history = f.history.slice(0, maxItems).map(formatEntry).reverse();
@@ -164,17 +250,28 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
 }
 
 /** The needs of the context view (what `gatherFacts` must collect for it). */
-export const CONTEXT_NEEDS = ["handover", "checkpoint", "since_task", "decisions", "history"] as const satisfies readonly Need[];
+export const CONTEXT_NEEDS = [
+  "handover",
+  "checkpoint",
+  "since_task",
+  "decisions",
+  "history",
+] as const satisfies readonly Need[];
 
 type State = { id: SectionId; title: string; lines: string[]; shrunk: boolean };
 
 function render(states: State[], excluded: Excluded[], limits: Limits, dropped: string[], at: Date): string[] {
-  const out = [`# majordomus context — ${isoStamp(at)}`, "A projection of the layer's records; where they disagree with git, git wins.", ""];
+  const out = [
+    `# majordomus context — ${isoStamp(at)}`,
+    "A projection of the layer's records; where they disagree with git, git wins.",
+    "",
+  ];
   for (const s of states) out.push(`## ${s.title}`, ...s.lines, "");
   out.push("## EXCLUDED", ...(excluded.length ? excluded.map((e) => `- ${e.item} — ${e.reason}`) : ["nothing"]), "");
   out.push("## BUDGET");
   // The BUDGET line counts itself: the document is exactly out.length + 1 lines long, and its characters are counted with it.
-  const budgetLine = (n: number, c: number) => `${n} of ${limits.lines} lines, ${c.toLocaleString("en-US")} of ${limits.chars.toLocaleString("en-US")} characters${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
+  const budgetLine = (n: number, c: number) =>
+    `${n} of ${limits.lines} lines, ${c.toLocaleString("en-US")} of ${limits.chars.toLocaleString("en-US")} characters${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
   const before = sizeOf(out, "utf16") + 1;
   let line = budgetLine(out.length + 1, before);
   for (let i = 0; i < 3; i++) line = budgetLine(out.length + 1, before + line.length);
@@ -184,7 +281,12 @@ function render(states: State[], excluded: Excluded[], limits: Limits, dropped: 
 
 type Limits = { lines: number; chars: number };
 
-function fit(sections: Section[], excludedIn: Excluded[], limits: Limits, at: Date): Pick<Context, "lines" | "over" | "budget" | "sections" | "excluded"> {
+function fit(
+  sections: Section[],
+  excludedIn: Excluded[],
+  limits: Limits,
+  at: Date,
+): Pick<Context, "lines" | "over" | "budget" | "sections" | "excluded"> {
   const states: State[] = sections.map((s) => ({ id: s.id, title: s.title, lines: s.lines, shrunk: false }));
   const excluded = [...excludedIn];
   const dropped: string[] = [];
@@ -206,10 +308,21 @@ function fit(sections: Section[], excludedIn: Excluded[], limits: Limits, at: Da
       // The Next Action last of all: its head within what is left, and the command for the rest.
       const command = section.next.command;
       const header = section.short!.slice(0, section.short!.indexOf("Next Action:") + 1);
-      const notice = (kept: number, partial: boolean) => `… The Next Action is cut here: ${kept} of ${section.next!.lines.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${section.next!.lines.length - kept} left out to fit the ${reason}. \`${command}\` prints the whole record.`;
+      const notice = (kept: number, partial: boolean) =>
+        `… The Next Action is cut here: ${kept} of ${section.next!.lines.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${section.next!.lines.length - kept} left out to fit the ${reason}. \`${command}\` prints the whole record.`;
       states[index] = { ...state, lines: [...header, notice(section.next.lines.length, true)], shrunk: true };
-      const without = render(states, [...excluded, { item: `${state.title} Next Action (in part)`, reason }], limits, [...dropped, `${state.title} Next Action (in part)`], at);
-      const head = headThatFits(section.next.lines.slice(0, Math.max(0, limits.lines - without.length)), limits.chars - sizeOf(without, "utf16") - 1, "utf16");
+      const without = render(
+        states,
+        [...excluded, { item: `${state.title} Next Action (in part)`, reason }],
+        limits,
+        [...dropped, `${state.title} Next Action (in part)`],
+        at,
+      );
+      const head = headThatFits(
+        section.next.lines.slice(0, Math.max(0, limits.lines - without.length)),
+        limits.chars - sizeOf(without, "utf16") - 1,
+        "utf16",
+      );
       states[index] = { ...state, lines: [...header, ...head.shown, notice(head.kept, head.partial)], shrunk: true };
       excluded.push({ item: `${state.title} Next Action (in part)`, reason });
       dropped.push(`${state.title} Next Action (in part)`);
@@ -220,5 +333,17 @@ function fit(sections: Section[], excludedIn: Excluded[], limits: Limits, at: Da
     }
     lines = render(states, excluded, limits, dropped, at);
   }
-  return { lines, over: over(lines), budget: { lines: lines.length, limit: limits.lines, chars: sizeOf(lines, "utf16"), chars_limit: limits.chars, dropped }, sections: states, excluded };
+  return {
+    lines,
+    over: over(lines),
+    budget: {
+      lines: lines.length,
+      limit: limits.lines,
+      chars: sizeOf(lines, "utf16"),
+      chars_limit: limits.chars,
+      dropped,
+    },
+    sections: states,
+    excluded,
+  };
 }

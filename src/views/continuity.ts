@@ -13,7 +13,15 @@ import { PAGE } from "../lib/page.ts";
 import { headThatFits } from "../lib/fit.ts";
 import { showCommand } from "./common.ts";
 
-export type ClosedSummary = { session_id: string; path: string; outcome: string; closed_at: string; branch: string; provider: string; provider_session: string };
+export type ClosedSummary = {
+  session_id: string;
+  path: string;
+  outcome: string;
+  closed_at: string;
+  branch: string;
+  provider: string;
+  provider_session: string;
+};
 
 /** What the read side adds to the facts: the episodes of this checkout. */
 export type ContinuityFacts = { facts: Facts; open: OpenEpisode[]; closed: ClosedSummary[]; openProblems: string[] };
@@ -70,7 +78,8 @@ function summary(v: View, room: number): RecordSummary {
   };
 }
 
-const absence = (fact: RecordFact, noun: string) => fact.error ?? `no ${noun} for this worktree and branch (records from other branches are never offered)`;
+const absence = (fact: RecordFact, noun: string) =>
+  fact.error ?? `no ${noun} for this worktree and branch (records from other branches are never offered)`;
 
 export type Continuity = ReturnType<typeof continuityView>;
 
@@ -81,22 +90,56 @@ export function continuityView(c: ContinuityFacts) {
   const f = c.facts;
   const p = f.position;
   const newest = newestOpenFirst(c.open);
-  const open = newest.slice(0, OPEN_LISTED).map((e) => ({ session_id: e.session_id, provider: e.provider, provider_session: e.provider_session, opened_by: e.opened_by, opened_at: e.opened_at, age: ago(f.at, e.opened_at), branch: e.branch }));
+  const open = newest.slice(0, OPEN_LISTED).map((e) => ({
+    session_id: e.session_id,
+    provider: e.provider,
+    provider_session: e.provider_session,
+    opened_by: e.opened_by,
+    opened_at: e.opened_at,
+    age: ago(f.at, e.opened_at),
+    branch: e.branch,
+  }));
   // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
-  const blockers = f.questions.open.slice(0, OPEN_LISTED).map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
+  const blockers = f.questions.open
+    .slice(0, OPEN_LISTED)
+    .map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
   const handover = f.handover.view ? summary(f.handover.view, NEXT_ACTION_CHARS.handover) : null;
   const next = [
     ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
-    ...(handover?.next_action_cut ? [`The handover's Next Action was cut to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to fit this answer: ${handover.next_action_cut.command} prints it whole.`] : []),
+    ...(handover?.next_action_cut
+      ? [
+          `The handover's Next Action was cut to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to fit this answer: ${handover.next_action_cut.command} prints it whole.`,
+        ]
+      : []),
     ...(blockers.length > 0 ? [`Resolve the open question(s): majordomus question resolve <n> --answer "…"`] : []),
     "majordomus context",
     "majordomus check",
   ];
   return {
     generated_at: isoStamp(f.at),
-    checkout: { repository: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: f.snapshot.workingTree, own_records_uncommitted: f.snapshot.ownRecords.length },
-    episodes: { open, open_more: newest.length - open.length, open_absent: open.length === 0 ? "no episode is open in this checkout" : null, problems: c.openProblems },
-    task: f.task ? { id: f.task.id, task: f.task.task, scope: f.task.scope, started_at: f.task.started_at, age: ago(f.at, f.task.started_at) } : null,
+    checkout: {
+      repository: p.repositoryId,
+      worktree: p.worktree,
+      branch: p.branch,
+      head: p.head,
+      working_tree: f.snapshot.workingTree,
+      own_records_uncommitted: f.snapshot.ownRecords.length,
+    },
+    episodes: {
+      open,
+      open_more: newest.length - open.length,
+      open_absent: open.length === 0 ? "no episode is open in this checkout" : null,
+      problems: c.openProblems,
+    },
+    task: f.task
+      ? {
+          id: f.task.id,
+          task: f.task.task,
+          scope: f.task.scope,
+          started_at: f.task.started_at,
+          age: ago(f.at, f.task.started_at),
+        }
+      : null,
     task_absent: f.task ? null : (f.taskProblem ?? "no active task"),
     handover,
     handover_absent: handover ? null : absence(f.handover, "handover"),

@@ -16,12 +16,20 @@ const COMMITS_SHOWN = 8;
 /** How many changed files the derived Next Action names (the Current State lists them all, capped). */
 const FILES_NAMED = 3;
 
-export const CHECKPOINT_TRAILER = "Derived by `majordomus checkpoint --derive` from git, the task record and the open questions; no model wrote it.";
-export const HANDOVER_TRAILER = "Derived by `majordomus handover --derive` from the task record, the ledger, git and the open questions. It asserts nothing else, and no model wrote it.";
+export const CHECKPOINT_TRAILER =
+  "Derived by `majordomus checkpoint --derive` from git, the task record and the open questions; no model wrote it.";
+export const HANDOVER_TRAILER =
+  "Derived by `majordomus handover --derive` from the task record, the ledger, git and the open questions. It asserts nothing else, and no model wrote it.";
 
 /** What each derived record is composed from (what `gatherFacts` must collect). */
 export const CHECKPOINT_NEEDS = ["since_task"] as const satisfies readonly Need[];
-export const HANDOVER_NEEDS = ["since_task", "decisions", "entries", "checkpoint", "handover"] as const satisfies readonly Need[];
+export const HANDOVER_NEEDS = [
+  "since_task",
+  "decisions",
+  "entries",
+  "checkpoint",
+  "handover",
+] as const satisfies readonly Need[];
 
 const since = (f: Facts) => (f.task ? "since the task started" : "in the working tree (no active task marks a start)");
 
@@ -29,10 +37,18 @@ export function deriveCheckpoint(f: Facts): string {
   const maxLines = requireNumber(f.policy, "checkpoint.max_body_lines");
   const maxItems = requireNumber(f.policy, "context.max_list_items");
   const p = f.position;
-  const head = [`At ${p.head.slice(0, 7)} on ${p.branch}, working tree ${f.snapshot.workingTree}; ${f.files.length} file(s) changed ${since(f)}.`];
+  const head = [
+    `At ${p.head.slice(0, 7)} on ${p.branch}, working tree ${f.snapshot.workingTree}; ${f.files.length} file(s) changed ${since(f)}.`,
+  ];
   const commits = f.sinceTask?.commits ?? [];
-  const commitLines = commits.length > 0 ? ["", `Commits since the task started (${commits.length}):`, ...capped(commits, COMMITS_SHOWN, "commit(s)")] : [];
-  const blockers = f.questions.open.length > 0 ? ["", `${f.questions.open.length} open question(s) block acceptance; see \`majordomus question list\`.`] : [];
+  const commitLines =
+    commits.length > 0
+      ? ["", `Commits since the task started (${commits.length}):`, ...capped(commits, COMMITS_SHOWN, "commit(s)")]
+      : [];
+  const blockers =
+    f.questions.open.length > 0
+      ? ["", `${f.questions.open.length} open question(s) block acceptance; see \`majordomus question list\`.`]
+      : [];
   const trailer = ["", CHECKPOINT_TRAILER];
   // The file list gives way first, so the body always fits the policy's cap.
   for (let shown = Math.min(maxItems, f.files.length); shown >= 0; shown--) {
@@ -52,8 +68,17 @@ function counts(f: Facts): string {
 }
 
 const objective: Writer = (f) => {
-  if (!f.task) return ["No task was active: this work happened outside a task.", "", "Start one with `majordomus start \"<task>\" --scope <paths>` to give the next session an objective."];
-  return [f.task.task, "", `Task ${f.task.id}, profile ${f.task.profile}, owner ${f.task.owner}. Declared scope: ${f.task.scope.join(", ") || "(none)"}.`];
+  if (!f.task)
+    return [
+      "No task was active: this work happened outside a task.",
+      "",
+      'Start one with `majordomus start "<task>" --scope <paths>` to give the next session an objective.',
+    ];
+  return [
+    f.task.task,
+    "",
+    `Task ${f.task.id}, profile ${f.task.profile}, owner ${f.task.owner}. Declared scope: ${f.task.scope.join(", ") || "(none)"}.`,
+  ];
 };
 
 /** The newest checkpoint is quoted under Current State only when it is this tier's and not history. */
@@ -66,15 +91,27 @@ const currentState: Writer = (f) => {
   const p = f.position;
   const max = requireNumber(f.policy, "context.max_list_items");
   const lines = [`On ${p.branch} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}.`];
-  if (f.sinceTask && f.sinceTask.start !== p.head) lines.push(`The task started at ${f.sinceTask.start.slice(0, 7)}; git is now at ${p.head.slice(0, 7)} (${f.sinceTask.label}).`);
+  if (f.sinceTask && f.sinceTask.start !== p.head)
+    lines.push(
+      `The task started at ${f.sinceTask.start.slice(0, 7)}; git is now at ${p.head.slice(0, 7)} (${f.sinceTask.label}).`,
+    );
   lines.push("");
-  if (f.files.length === 0) lines.push(f.task ? "No file changed since the task started." : "The working tree has no changes.");
-  else lines.push(`${f.files.length} file(s) changed ${f.task ? "since the task started" : "in the working tree"}:`, ...capped(f.files, max, "file(s)"));
+  if (f.files.length === 0)
+    lines.push(f.task ? "No file changed since the task started." : "The working tree has no changes.");
+  else
+    lines.push(
+      `${f.files.length} file(s) changed ${f.task ? "since the task started" : "in the working tree"}:`,
+      ...capped(f.files, max, "file(s)"),
+    );
   lines.push("", counts(f));
   const c = quotedCheckpoint(f);
   if (c) {
     const quoted = c.body.split("\n").filter((l) => l.trim() !== "");
-    lines.push("", `Newest checkpoint, written ${ago(f.at, c.created_at)} (${c.path}):`, ...quoted.slice(0, requireNumber(f.policy, "checkpoint.max_body_lines")).map((l) => `> ${l}`));
+    lines.push(
+      "",
+      `Newest checkpoint, written ${ago(f.at, c.created_at)} (${c.path}):`,
+      ...quoted.slice(0, requireNumber(f.policy, "checkpoint.max_body_lines")).map((l) => `> ${l}`),
+    );
   }
   return lines;
 };
@@ -91,37 +128,70 @@ const nextAction: Writer = (f) => {
   // Only an authored handover of this same line of work (its task, or no task like now, or the one
   // that closed the last task) is the one to follow.
   const h = f.handover.view;
-  const closing = !f.task && f.closedBy !== undefined && h?.task_id === f.closedBy.task_id && h.created_at === f.closedBy.created_at;
-  const authored = h && h.how === "authored" && !h.history && (h.task_id === (f.task?.id ?? "none") || closing) ? h : undefined;
+  const closing =
+    !f.task && f.closedBy !== undefined && h?.task_id === f.closedBy.task_id && h.created_at === f.closedBy.created_at;
+  const authored =
+    h && h.how === "authored" && !h.history && (h.task_id === (f.task?.id ?? "none") || closing) ? h : undefined;
   if (authored) {
-    lines.push(`The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) says what to do next; follow its Next Action. This record adds only what changed since, from git and the ledger (Current State above).`, "");
+    lines.push(
+      `The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) says what to do next; follow its Next Action. This record adds only what changed since, from git and the ledger (Current State above).`,
+      "",
+    );
   }
   if (f.questions.open.length > 0) {
-    lines.push(`Answer the open question(s) first; each refuses \`majordomus finish --outcome completed\`:`, ...capped(f.questions.open.map((q) => q.text), max, "question(s)"), "");
+    lines.push(
+      `Answer the open question(s) first; each refuses \`majordomus finish --outcome completed\`:`,
+      ...capped(
+        f.questions.open.map((q) => q.text),
+        max,
+        "question(s)",
+      ),
+      "",
+    );
   }
   if (f.task) {
     lines.push(`Continue task ${f.task.id}: ${f.task.task}`);
-    if (f.files.length > 0) lines.push(`Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git diff ${f.task.head.slice(0, 7)}\` shows them. Check them against the objective and carry on where they stop.`);
-    else lines.push(`No file has changed since it started at ${f.task.head.slice(0, 7)}: begin from the objective and the declared scope (${f.task.scope.join(", ")}).`);
+    if (f.files.length > 0)
+      lines.push(
+        `Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git diff ${f.task.head.slice(0, 7)}\` shows them. Check them against the objective and carry on where they stop.`,
+      );
+    else
+      lines.push(
+        `No file has changed since it started at ${f.task.head.slice(0, 7)}: begin from the objective and the declared scope (${f.task.scope.join(", ")}).`,
+      );
   } else if (f.files.length > 0) {
-    lines.push(`No task is active. The working tree holds ${f.files.length} uncommitted change(s) (${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or discard them, or start a task that covers them.`);
+    lines.push(
+      `No task is active. The working tree holds ${f.files.length} uncommitted change(s) (${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or discard them, or start a task that covers them.`,
+    );
   } else {
-    lines.push("No task is active and the working tree has no changes: nothing was left in progress. Decide the next step from the repository, or start a task with `majordomus start`.");
+    lines.push(
+      "No task is active and the working tree has no changes: nothing was left in progress. Decide the next step from the repository, or start a task with `majordomus start`.",
+    );
   }
   const c = quotedCheckpoint(f);
   if (c) lines.push(`The newest checkpoint (${c.path}) is quoted under Current State.`);
-  else if (f.task && f.entries.filter((e) => e.event === "task.checkpoint").length === 0) lines.push("", "No checkpoint was recorded during this task: git is the only evidence of progress, so read the diff before trusting any summary.");
+  else if (f.task && f.entries.filter((e) => e.event === "task.checkpoint").length === 0)
+    lines.push(
+      "",
+      "No checkpoint was recorded during this task: git is the only evidence of progress, so read the diff before trusting any summary.",
+    );
   return lines;
 };
 
 const decisions: Writer = (f) => {
   const recent = [...f.decisions].reverse().slice(0, requireNumber(f.policy, "context.recent_decisions"));
-  return recent.length > 0 ? recent.map((d) => `- ${d.date} ${d.title} (task ${d.task}): ${d.why}`) : ["None recorded in this checkout."];
+  return recent.length > 0
+    ? recent.map((d) => `- ${d.date} ${d.title} (task ${d.task}): ${d.why}`)
+    : ["None recorded in this checkout."];
 };
 
 const openQuestions: Writer = (f) => {
   if (f.questions.open.length === 0) return ["None; nothing blocks acceptance in this checkout."];
-  return capped(f.questions.open.map((q) => `${q.taskId} — ${q.text} (${q.opened})`), requireNumber(f.policy, "context.max_list_items"), "question(s)");
+  return capped(
+    f.questions.open.map((q) => `${q.taskId} — ${q.text} (${q.opened})`),
+    requireNumber(f.policy, "context.max_list_items"),
+    "question(s)",
+  );
 };
 
 const verification: Writer = (f) => {
@@ -149,7 +219,11 @@ export function deriveHandover(f: Facts, required: readonly string[]): string {
   // The names come from the policy, a tracked file: only the table's own rows are writers (not `toString`).
   const missing = required.filter((name) => !Object.hasOwn(SECTION_WRITERS, name));
   if (missing.length > 0) {
-    throw new Failure("contract", `the policy requires section(s) no derivation can write: ${missing.join(", ")}`, `write the handover by hand, or limit handover.required_sections to ${Object.keys(SECTION_WRITERS).join(", ")}`);
+    throw new Failure(
+      "contract",
+      `the policy requires section(s) no derivation can write: ${missing.join(", ")}`,
+      `write the handover by hand, or limit handover.required_sections to ${Object.keys(SECTION_WRITERS).join(", ")}`,
+    );
   }
   const order = [...required, ...OPTIONAL.filter((s) => !required.includes(s))];
   const out: string[] = [];

@@ -19,23 +19,39 @@ const esc = (text: unknown) => String(text ?? "").replace(/[&<>"']/g, (c) => ESC
 type Card = { id: string; title: string; body: string };
 
 const absent = (text: string) => `<p class="absent">${esc(text)}</p>`;
-const rows = (pairs: Array<[string, unknown]>) => `<dl>${pairs.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
+const rows = (pairs: Array<[string, unknown]>) =>
+  `<dl>${pairs.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
 
 function record(r: RecordSummary): string {
-  const next = r.next_action ? `<blockquote class="next-action">${esc(r.next_action)}</blockquote>` : r.next_action_withheld ? `<p class="withheld">${esc(r.next_action_withheld)}</p>` : "";
-  return `<p><span class="badge ${esc(r.freshness)}" data-labels>${esc(r.labels)}</span> <span class="age">${esc(r.age ?? "age unknown")} old</span> · ${esc(r.how)} · ${esc(r.match)}</p>${rows([
-    ["path", r.path],
-    ["git", `${r.divergence}: ${r.divergence_meaning}`],
-    ["freshness", r.freshness_reason],
-    ["task", r.task_id],
-    ["episode", r.episode ?? "none"],
-  ])}${next}`;
+  const next = r.next_action
+    ? `<blockquote class="next-action">${esc(r.next_action)}</blockquote>`
+    : r.next_action_withheld
+      ? `<p class="withheld">${esc(r.next_action_withheld)}</p>`
+      : "";
+  return `<p><span class="badge ${esc(r.freshness)}" data-labels>${esc(r.labels)}</span> <span class="age">${esc(r.age ?? "age unknown")} old</span> · ${esc(r.how)} · ${esc(r.match)}</p>${rows(
+    [
+      ["path", r.path],
+      ["git", `${r.divergence}: ${r.divergence_meaning}`],
+      ["freshness", r.freshness_reason],
+      ["task", r.task_id],
+      ["episode", r.episode ?? "none"],
+    ],
+  )}${next}`;
 }
 
 function cards(p: PageFacts): Card[] {
   const c = p.continuity;
   return [
-    { id: "checkout", title: "This checkout", body: rows([["repository", c.checkout.repository], ["worktree", c.checkout.worktree], ["branch", c.checkout.branch], ["head", c.checkout.head.slice(0, 12)]]) },
+    {
+      id: "checkout",
+      title: "This checkout",
+      body: rows([
+        ["repository", c.checkout.repository],
+        ["worktree", c.checkout.worktree],
+        ["branch", c.checkout.branch],
+        ["head", c.checkout.head.slice(0, 12)],
+      ]),
+    },
     {
       id: "episodes",
       title: "Open episodes",
@@ -44,13 +60,30 @@ function cards(p: PageFacts): Card[] {
           ? absent(c.episodes.open_absent ?? "none")
           : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}${c.episodes.open_more > 0 ? `<li>… and ${c.episodes.open_more} older open episode(s): <code>majordomus session status --json</code> lists every one, <code>majordomus recover --check</code> names those stranded</li>` : ""}</ul>`,
     },
-    { id: "task", title: "Task", body: c.task ? rows([["task", c.task.task], ["id", c.task.id], ["scope", c.task.scope.join(", ")], ["started", `${c.task.started_at} (${c.task.age})`]]) : absent(c.task_absent ?? "no active task") },
+    {
+      id: "task",
+      title: "Task",
+      body: c.task
+        ? rows([
+            ["task", c.task.task],
+            ["id", c.task.id],
+            ["scope", c.task.scope.join(", ")],
+            ["started", `${c.task.started_at} (${c.task.age})`],
+          ])
+        : absent(c.task_absent ?? "no active task"),
+    },
     {
       id: "resume",
       title: "Resume from",
-      body: c.handover ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds only what git and the ledger say; it does not replace the account above.</p>` : ""}` : absent(c.handover_absent ?? "no handover"),
+      body: c.handover
+        ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds only what git and the ledger say; it does not replace the account above.</p>` : ""}`
+        : absent(c.handover_absent ?? "no handover"),
     },
-    { id: "checkpoint", title: "Newest checkpoint", body: c.checkpoint ? record(c.checkpoint) : absent(c.checkpoint_absent ?? "no checkpoint") },
+    {
+      id: "checkpoint",
+      title: "Newest checkpoint",
+      body: c.checkpoint ? record(c.checkpoint) : absent(c.checkpoint_absent ?? "no checkpoint"),
+    },
     {
       id: "blockers",
       title: "Blockers",
@@ -62,7 +95,10 @@ function cards(p: PageFacts): Card[] {
     {
       id: "closed",
       title: "Closed episodes",
-      body: c.closed.length === 0 ? absent("no closed session record on this branch") : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) — <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
+      body:
+        c.closed.length === 0
+          ? absent("no closed session record on this branch")
+          : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) — <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
     },
     {
       id: "recovery",
@@ -70,17 +106,28 @@ function cards(p: PageFacts): Card[] {
       body:
         p.recovery.stranded + p.recovery.unfinished_closes === 0
           ? absent(`nothing to recover${p.recovery.threshold ? ` (stranded after ${p.recovery.threshold})` : ""}`)
-          : rows([["open longer than session.stranded_after", p.recovery.stranded], ["closes claimed and not finished", p.recovery.unfinished_closes], ["to finish them", "majordomus recover"]]),
+          : rows([
+              ["open longer than session.stranded_after", p.recovery.stranded],
+              ["closes claimed and not finished", p.recovery.unfinished_closes],
+              ["to finish them", "majordomus recover"],
+            ]),
     },
     {
       id: "providers",
       title: "Clients and their capture",
-      body: p.providers.length === 0 ? absent("no client is wired here (majordomus capture install)") : `<table><tr><th>client</th><th>aspect</th><th>state</th><th>why</th></tr>${p.providers.map((r) => `<tr><td>${esc(r.provider)}</td><td>${esc(r.aspect)}</td><td>${esc(r.state)}</td><td>${esc(r.reason)}</td></tr>`).join("")}</table>`,
+      body:
+        p.providers.length === 0
+          ? absent("no client is wired here (majordomus capture install)")
+          : `<table><tr><th>client</th><th>aspect</th><th>state</th><th>why</th></tr>${p.providers.map((r) => `<tr><td>${esc(r.provider)}</td><td>${esc(r.aspect)}</td><td>${esc(r.state)}</td><td>${esc(r.reason)}</td></tr>`).join("")}</table>`,
     },
     {
       id: "trust",
       title: "Before you trust the above",
-      body: `${rows([["git now", `${c.checkout.branch} at ${c.checkout.head.slice(0, 12)}`], ["working tree", c.checkout.working_tree], ["closed records not committed", c.checkout.own_records_uncommitted]])}<p>Where the records and git disagree, git wins: run <code>git status</code> and <code>majordomus check</code>.</p>`,
+      body: `${rows([
+        ["git now", `${c.checkout.branch} at ${c.checkout.head.slice(0, 12)}`],
+        ["working tree", c.checkout.working_tree],
+        ["closed records not committed", c.checkout.own_records_uncommitted],
+      ])}<p>Where the records and git disagree, git wins: run <code>git status</code> and <code>majordomus check</code>.</p>`,
     },
   ];
 }

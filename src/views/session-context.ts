@@ -14,7 +14,14 @@ export function sessionContextJson(f: SessionContextFacts) {
   const e = f.window.episode;
   return {
     episode: e,
-    git: { at_open: e.start_head, now: f.position.head, label: f.label, commits_since: f.commitsSince.length, working_tree: f.workingTree, own_records_uncommitted: f.ownRecords },
+    git: {
+      at_open: e.start_head,
+      now: f.position.head,
+      label: f.label,
+      commits_since: f.commitsSince.length,
+      working_tree: f.workingTree,
+      own_records_uncommitted: f.ownRecords,
+    },
     recorded: Object.fromEntries(RECORDED.map((r) => [r.name, f.window[r.of]])),
   };
 }

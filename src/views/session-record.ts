@@ -27,22 +27,40 @@ export const RECORD_SECTIONS: Record<string, Section> = {
     w.checkpoints.length === 0
       ? ["No checkpoint was recorded in this episode (`majordomus checkpoint` records one)."]
       : w.checkpoints.flatMap((c) => [`- ${c}`, ...(w.quotes[c] ?? []).slice(0, QUOTED_LINES).map((l) => `  > ${l}`)]),
-  Decisions: (w) => (w.decisions.length === 0 ? ["None recorded in this episode (`majordomus decision` records one)."] : w.decisions.map((d) => `- ${d}`)),
-  "Open Questions": (w) => (w.questions.length === 0 ? ["None opened in this episode (`majordomus question add` opens one)."] : w.questions.map((q) => `- ${q}`)),
+  Decisions: (w) =>
+    w.decisions.length === 0
+      ? ["None recorded in this episode (`majordomus decision` records one)."]
+      : w.decisions.map((d) => `- ${d}`),
+  "Open Questions": (w) =>
+    w.questions.length === 0
+      ? ["None opened in this episode (`majordomus question add` opens one)."]
+      : w.questions.map((q) => `- ${q}`),
   Outcome: (w, c) => [
     `${c.outcome}${c.reason ? ` (client reason: ${c.reason})` : ""}.`,
-    ...(w.handovers.length === 0 ? ["No handover was written in this episode (`majordomus handover` writes one)."] : w.handovers.map((h) => `Continuation record: ${h}`)),
+    ...(w.handovers.length === 0
+      ? ["No handover was written in this episode (`majordomus handover` writes one)."]
+      : w.handovers.map((h) => `Continuation record: ${h}`)),
   ],
 };
 
 export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefined): string {
   const names = policy?.session?.record_sections;
-  if (!names) return `The policy declares no session.record_sections, so this record has no composed body; \`majordomus session show ${w.episode.session_id}\` shows its facts.`;
+  if (!names)
+    return `The policy declares no session.record_sections, so this record has no composed body; \`majordomus session show ${w.episode.session_id}\` shows its facts.`;
   const out: string[] = [];
   for (const name of names) {
     // The names come from the policy, a tracked file: only the table's own rows are writers (not `constructor`).
     const writer = Object.hasOwn(RECORD_SECTIONS, name) ? RECORD_SECTIONS[name] : undefined;
-    out.push(`# ${name}`, "", ...(writer ? writer(w, c) : [`No majordomus writer fills "${name}"; close the episode with an authored summary on stdin to give it content.`]), "");
+    out.push(
+      `# ${name}`,
+      "",
+      ...(writer
+        ? writer(w, c)
+        : [
+            `No majordomus writer fills "${name}"; close the episode with an authored summary on stdin to give it content.`,
+          ]),
+      "",
+    );
   }
   return out.join("\n");
 }

@@ -57,7 +57,9 @@ export async function requireIgnored(position: Position, layer: Layer): Promise<
   const rel = relative(position.worktree, local);
   throw new Failure(
     "refused",
-    answer.status === 1 ? `${rel}/ is not ignored by git, so its prompts and ledger could be committed; nothing was written` : `git could not say whether ${rel}/ is ignored (${answer.stderr.trim() || `exit ${answer.status}`}); nothing was written`,
+    answer.status === 1
+      ? `${rel}/ is not ignored by git, so its prompts and ledger could be committed; nothing was written`
+      : `git could not say whether ${rel}/ is ignored (${answer.stderr.trim() || `exit ${answer.status}`}); nothing was written`,
     `add \`${rel}/\` to .gitignore (\`majordomus init --extend\` adds it)`,
   );
 }

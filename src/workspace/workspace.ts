@@ -45,7 +45,11 @@ export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
  * Where a command runs. `providerSession` is the client session a hook names; without it the
  * episode is found from the environment (see session/attribution.ts).
  */
-export async function workspace(cwd: string = process.cwd(), providerSession?: string, options: { readOnly?: boolean } = {}): Promise<Workspace> {
+export async function workspace(
+  cwd: string = process.cwd(),
+  providerSession?: string,
+  options: { readOnly?: boolean } = {},
+): Promise<Workspace> {
   const position = await locate(cwd);
   mark("located");
   guardLayerRoot(position.worktree);
@@ -55,8 +59,17 @@ export async function workspace(cwd: string = process.cwd(), providerSession?: s
   // A command that may write makes sure git ignores the local half first.
   if (!options.readOnly) await requireIgnored(position, layer);
   // A command that may write records gives a supervised repository its identity, once.
-  if (!options.readOnly && position.repositoryId === position.commonDir) Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
+  if (!options.readOnly && position.repositoryId === position.commonDir)
+    Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
   // A command that writes nothing stamps nothing: it need not know its episode.
   const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
-  return { position, layer, ledger: ledgerOf(layer), session: episode?.session_id, episode, own: ownOf(layer, position), at: now() };
+  return {
+    position,
+    layer,
+    ledger: ledgerOf(layer),
+    session: episode?.session_id,
+    episode,
+    own: ownOf(layer, position),
+    at: now(),
+  };
 }

@@ -47,7 +47,8 @@ const folderOf = (rel: string) => rel.split("/")[0]!;
 /** Every relative import of a source file (static, dynamic and type-only), as a path under src/. */
 function importsOf(f: { rel: string; text: string }): string[] {
   const out: string[] = [];
-  for (const m of code(f.text).matchAll(/(?:from|import\()\s*["'](\.{1,2}\/[^"']+)["']/g)) out.push(join(dirname(f.rel), m[1]!));
+  for (const m of code(f.text).matchAll(/(?:from|import\()\s*["'](\.{1,2}\/[^"']+)["']/g))
+    out.push(join(dirname(f.rel), m[1]!));
   return out;
 }
 
@@ -69,24 +70,32 @@ describe("architecture", () => {
   });
 
   test("views are pure: they touch no file, no process and no git, and gather nothing", () => {
-    const IMPURE = /^(repo\/|ledger\/store|facts\/gather|lib\/(runtime|fsx|lock|stdin)|workspace\/|lifecycle\/|capture\/)/;
+    const IMPURE =
+      /^(repo\/|ledger\/store|facts\/gather|lib\/(runtime|fsx|lock|stdin)|workspace\/|lifecycle\/|capture\/)/;
     const views = SOURCES.filter((f) => f.rel.startsWith("views/"));
     expect(views.length).toBeGreaterThan(3);
     const offenders = views.flatMap((f) => [
       ...(/from\s+["']node:/.test(code(f.text)) ? [`${f.rel}: node:*`] : []),
-      ...importsOf(f).filter((t) => IMPURE.test(t)).map((t) => `${f.rel} -> ${t}`),
+      ...importsOf(f)
+        .filter((t) => IMPURE.test(t))
+        .map((t) => `${f.rel} -> ${t}`),
     ]);
     expect(offenders).toEqual([]);
   });
 
   test("policy switches are read through switchOn, never as inline key checks", () => {
-    const inline = /\.session\?\.(briefing_on_start|checkpoint_on_compact|handover_on_end|handover_on_fill|commit_record_on_end|push_record_on_end)\b/;
-    expect(SOURCES.filter((f) => f.rel !== "policy/index.ts" && inline.test(code(f.text))).map((f) => f.rel)).toEqual([]);
+    const inline =
+      /\.session\?\.(briefing_on_start|checkpoint_on_compact|handover_on_end|handover_on_fill|commit_record_on_end|push_record_on_end)\b/;
+    expect(SOURCES.filter((f) => f.rel !== "policy/index.ts" && inline.test(code(f.text))).map((f) => f.rel)).toEqual(
+      [],
+    );
   });
 
   test("the domain never imports the CLI layer or citty", () => {
     // main.ts is the entry point that hands over to the CLI layer; it is not domain code.
-    const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /from\s+["'](citty|[./]+cli\/)/.test(code(f.text))).map((f) => f.rel);
+    const offenders = SOURCES.filter(
+      (f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /from\s+["'](citty|[./]+cli\/)/.test(code(f.text)),
+    ).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
@@ -96,17 +105,26 @@ describe("architecture", () => {
   });
 
   test("stdout is written by the CLI layer alone (the domain returns data, never prints it)", () => {
-    const offenders = SOURCES.filter((f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /console\.log\(|process\.stdout/.test(code(f.text))).map((f) => f.rel);
+    const offenders = SOURCES.filter(
+      (f) => !f.rel.startsWith("cli/") && f.rel !== "main.ts" && /console\.log\(|process\.stdout/.test(code(f.text)),
+    ).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
   test("everything the CLI prints goes through cli/print.ts (control characters escaped)", () => {
-    const offenders = SOURCES.filter((f) => f.rel.startsWith("cli/") && f.rel !== "cli/print.ts" && /console\.(log|error)\(|process\.(stdout|stderr)\.write/.test(code(f.text))).map((f) => f.rel);
+    const offenders = SOURCES.filter(
+      (f) =>
+        f.rel.startsWith("cli/") &&
+        f.rel !== "cli/print.ts" &&
+        /console\.(log|error)\(|process\.(stdout|stderr)\.write/.test(code(f.text)),
+    ).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
   test("Bun-only APIs live in lib/runtime.ts alone", () => {
-    const offenders = SOURCES.filter((f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun|\)\.Bun\b/.test(code(f.text))).map((f) => f.rel);
+    const offenders = SOURCES.filter(
+      (f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun|\)\.Bun\b/.test(code(f.text)),
+    ).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
@@ -123,17 +141,22 @@ describe("architecture", () => {
     expect(numbers).toContain("2880");
     const offenders: string[] = [];
     for (const f of SOURCES) {
-      for (const n of numbers) if (new RegExp(`(?<![\\w.])${n}(?![\\w.])`).test(code(f.text))) offenders.push(`${f.rel}: ${n}`);
+      for (const n of numbers)
+        if (new RegExp(`(?<![\\w.])${n}(?![\\w.])`).test(code(f.text))) offenders.push(`${f.rel}: ${n}`);
     }
     expect(offenders).toEqual([]);
   });
 
   test("every ledger event written in src/ is registered, and every registered event has a writer", () => {
-    const registered = [...readFileSync(join(PROJECT, "share/events.yaml"), "utf8").matchAll(/^ {2}([a-z_]+\.[a-z_.]+):\s*$/gm)].map((m) => m[1]!);
+    const registered = [
+      ...readFileSync(join(PROJECT, "share/events.yaml"), "utf8").matchAll(/^ {2}([a-z_]+\.[a-z_.]+):\s*$/gm),
+    ].map((m) => m[1]!);
     // Written directly, or through the record kinds table (`event: "…"`).
     const direct = /(?:appendEvent\((?:[^()"]|\([^()]*\))*?,|\bline\()\s*"([a-z_]+\.[a-z_.]+)"/g;
     const tabled = /\bevent:\s*"([a-z_]+\.[a-z_.]+)"/g;
-    const written = new Set(SOURCES.flatMap((f) => [...code(f.text).matchAll(direct), ...code(f.text).matchAll(tabled)].map((m) => m[1]!)));
+    const written = new Set(
+      SOURCES.flatMap((f) => [...code(f.text).matchAll(direct), ...code(f.text).matchAll(tabled)].map((m) => m[1]!)),
+    );
     expect([...written].filter((e) => !registered.includes(e))).toEqual([]);
     expect(registered.filter((e) => !written.has(e))).toEqual([]);
   });

@@ -29,7 +29,17 @@ export function withLedgerLines(dir: string, count: number): string {
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const ts = new Date(start + i * 60_000).toISOString();
-    lines.push(JSON.stringify({ ts, event: "layer.initialized", head, branch: "main", by: "majordomus/bench", mode: "extend", created: i % 7 }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        event: "layer.initialized",
+        head,
+        branch: "main",
+        by: "majordomus/bench",
+        mode: "extend",
+        created: i % 7,
+      }),
+    );
   }
   appendFileSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), `${lines.join("\n")}\n`);
   run(dir, BIN, ["history", "--validate"]);
@@ -48,13 +58,25 @@ export async function withRecords(dir: string, count: number, options: { legacy?
   const { RECORD_KINDS } = await import("../../src/records/kinds.ts");
   const ctx = await workspace(dir);
   const start = Date.parse("2026-06-01T00:00:00Z");
-  const body = "# Objective\nKeep going.\n\n# Current State\nSome of it works.\n\n# Next Action\nWrite the next test.\n";
+  const body =
+    "# Objective\nKeep going.\n\n# Current State\nSome of it works.\n\n# Next Action\nWrite the next test.\n";
   for (let i = 0; i < count; i++) {
     for (const kind of [RECORD_KINDS.handover, RECORD_KINDS.checkpoint]) {
       const p = ctx.position;
       await publish(
         storeOf(ctx.layer, kind),
-        { created_at: new Date(start + i * 60_000).toISOString(), how: "derived", task_id: "none", session: "none", repository_id: options.legacy ? p.commonDir : p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head, working_tree: "clean", changed_files: [] },
+        {
+          created_at: new Date(start + i * 60_000).toISOString(),
+          how: "derived",
+          task_id: "none",
+          session: "none",
+          repository_id: options.legacy ? p.commonDir : p.repositoryId,
+          worktree: p.worktree,
+          branch: p.branch,
+          head: p.head,
+          working_tree: "clean",
+          changed_files: [],
+        },
         kind.name === "handover" ? body : "Progress: steady.\n",
         [],
       );
@@ -63,8 +85,6 @@ export async function withRecords(dir: string, count: number, options: { legacy?
   if (options.legacy) rmSync(join(ctx.position.commonDir, IDENTITY_FILE), { force: true });
   return dir;
 }
-
-
 
 /** Capture installed, as an adopter's repository has it. */
 export function withCapture(dir: string): string {
@@ -82,8 +102,15 @@ export function withSessionsAndPrompts(dir: string, count: number): string {
   for (let i = 0; i < count; i++) {
     const at = new Date(start + i * 3_600_000).toISOString();
     const id = `s-bench-${String(i).padStart(5, "0")}`;
-    writeFileSync(join(sessions, `${at.replace(/[-:.]/g, "")}--${id}.md`), `---\nschema: session/v1\nsession_id: ${id}\nprovider: claude-code\nprovider_session: bench-${i}\nopened_by: hook\nworker: none\nopened_at: "${at}"\nclosed_at: "${at}"\noutcome: interrupted\nbranch: main\nstart_head: NONE\nend_head: NONE\ncommits: []\nchanged_files: []\ntasks: []\ncheckpoints: []\nhandovers: []\ndecisions: []\nquestions: []\n---\n\n# What Happened\n\nBench.\n`);
-    writeFileSync(join(prompts, `bench-${i}.json`), `${JSON.stringify({ schema: "prompt/v1", captured_at: at, provider: "claude-code", prompt_id: `bench-${i}`, provider_session: `bench-${i}`, episode: null, episode_link: "orphan", branch: "main", head: "NONE", bytes: 5, sha256: "0".repeat(64), text: "bench" }, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(sessions, `${at.replace(/[-:.]/g, "")}--${id}.md`),
+      `---\nschema: session/v1\nsession_id: ${id}\nprovider: claude-code\nprovider_session: bench-${i}\nopened_by: hook\nworker: none\nopened_at: "${at}"\nclosed_at: "${at}"\noutcome: interrupted\nbranch: main\nstart_head: NONE\nend_head: NONE\ncommits: []\nchanged_files: []\ntasks: []\ncheckpoints: []\nhandovers: []\ndecisions: []\nquestions: []\n---\n\n# What Happened\n\nBench.\n`,
+    );
+    writeFileSync(
+      join(prompts, `bench-${i}.json`),
+      `${JSON.stringify({ schema: "prompt/v1", captured_at: at, provider: "claude-code", prompt_id: `bench-${i}`, provider_session: `bench-${i}`, episode: null, episode_link: "orphan", branch: "main", head: "NONE", bytes: 5, sha256: "0".repeat(64), text: "bench" }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
   }
   // As in an adopter's repository, the shared records are committed.
   run(dir, "git", ["add", ".ai/repo/sessions"]);

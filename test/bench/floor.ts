@@ -18,7 +18,15 @@ import { join } from "node:path";
 
 const [repo, mode = "line"] = process.argv.slice(2);
 if (!repo) throw new Error("usage: floor <repo> line|prompt|start");
-const status = mode === "start" ? Bun.spawn(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd: repo, stdin: "ignore", stdout: "pipe", stderr: "ignore" }) : undefined;
+const status =
+  mode === "start"
+    ? Bun.spawn(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], {
+        cwd: repo,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "ignore",
+      })
+    : undefined;
 const state = join(repo, ".ai/local/state");
 const read = (path: string) => {
   try {
@@ -75,7 +83,12 @@ if (mode === "line") {
     if (file) read(join(state, "handovers", file));
     const text = await new Response(status!.stdout).text();
     await status!.exited;
-    const lines = ["## floor", "", `working tree ${text === "" ? "clean" : "dirty"}`, ...Array.from({ length: 10 }, (_, i) => `line ${i}`)];
+    const lines = [
+      "## floor",
+      "",
+      `working tree ${text === "" ? "clean" : "dirty"}`,
+      ...Array.from({ length: 10 }, (_, i) => `line ${i}`),
+    ];
     process.stdout.write(`${lines.join("\n")}\n`);
   }
 }

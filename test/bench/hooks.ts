@@ -3,7 +3,18 @@
  * on an empty repository and on one with 10k ledger lines, 1k handovers, 1k checkpoints, 1k closed
  * sessions and 1k prompts. Part of `npm run bench`.
  */
-import { closeSync, copyFileSync, cpSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -13,11 +24,20 @@ import { engineEnv } from "../../src/capture/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
-const SHIM = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
+const SHIM = {
+  prompt: ".claude/hooks/majordomus-capture",
+  start: ".claude/hooks/majordomus-session-start",
+  compact: ".claude/hooks/majordomus-session-compact",
+  end: ".claude/hooks/majordomus-session-end",
+} as const;
 const env = { PATH: `${join(BIN, "..")}:${process.env.PATH}` };
 
 function open(dir: string, session: string, withEnv: Record<string, string> = env): void {
-  spawnSync(join(dir, SHIM.start), [], { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...withEnv } });
+  spawnSync(join(dir, SHIM.start), [], {
+    cwd: dir,
+    input: JSON.stringify({ session_id: session, source: "startup" }),
+    env: { ...process.env, ...withEnv },
+  });
 }
 
 /** Wait (untimed) until the work earlier hooks handed to their workers is done, so no run shares the machine with one. */
@@ -40,7 +60,13 @@ function eventToRecord(dir: string, event: "compact" | "end", runs: number): num
     drained(dir);
     const from = ledgerSize(dir);
     const started = performance.now();
-    spawnSync(join(dir, SHIM[event]), [], { cwd: dir, input: JSON.stringify(event === "end" ? { session_id: session, reason: "other" } : { session_id: session, trigger: "auto" }), env: { ...process.env, ...env } });
+    spawnSync(join(dir, SHIM[event]), [], {
+      cwd: dir,
+      input: JSON.stringify(
+        event === "end" ? { session_id: session, reason: "other" } : { session_id: session, trigger: "auto" },
+      ),
+      env: { ...process.env, ...env },
+    });
     for (;;) {
       const fd = openSync(join(dir, ".ai", "local", "state", "ledger.jsonl"), "r");
       const size = fstatSync(fd).size;
@@ -82,9 +108,16 @@ function baselineRows(copy: string, bin: string): Row[] {
 const benched: string[] = [];
 
 /** A prompt that names a URL and two paths (what loads the maintained rule set). */
-const URL_PROMPT = "please look at https://github.com/acme/billing/blob/main/src/ledger/client.ts and /home/dev/project/src/ledger/client.test.ts";
+const URL_PROMPT =
+  "please look at https://github.com/acme/billing/blob/main/src/ledger/client.ts and /home/dev/project/src/ledger/client.test.ts";
 /** A pasted stack trace and log of 64 KB: what the prompt hook must stay flat on. */
-const LOG_PROMPT = Array.from({ length: 700 }, (_, i) => `2026-11-30T12:${String(i % 60).padStart(2, "0")}:07.123Z ERROR [worker-${i % 8}] at com.example.billing.LedgerClient.post(LedgerClient.java:${100 + i}) request_id=7f3c${i.toString(16).padStart(4, "0")}-aa path=/var/lib/app/data/${i}.json status=503 retry=3`).join("\n").slice(0, 65_536);
+const LOG_PROMPT = Array.from(
+  { length: 700 },
+  (_, i) =>
+    `2026-11-30T12:${String(i % 60).padStart(2, "0")}:07.123Z ERROR [worker-${i % 8}] at com.example.billing.LedgerClient.post(LedgerClient.java:${100 + i}) request_id=7f3c${i.toString(16).padStart(4, "0")}-aa path=/var/lib/app/data/${i}.json status=503 retry=3`,
+)
+  .join("\n")
+  .slice(0, 65_536);
 
 function hookRows(label: string, dir: string, rowEnv: Record<string, string> = env): Row[] {
   open(dir, "bench-live", rowEnv);
@@ -93,7 +126,12 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
   // episodes do not pile up from run to run.
   let fresh: string | undefined;
   const closeFresh = () => {
-    if (fresh) spawnSync(join(dir, SHIM.end), [], { cwd: dir, input: JSON.stringify({ session_id: fresh, reason: "other" }), env: { ...process.env, ...rowEnv, MAJORDOMUS_HOOK_WORK: "foreground" } });
+    if (fresh)
+      spawnSync(join(dir, SHIM.end), [], {
+        cwd: dir,
+        input: JSON.stringify({ session_id: fresh, reason: "other" }),
+        env: { ...process.env, ...rowEnv, MAJORDOMUS_HOOK_WORK: "foreground" },
+      });
     fresh = undefined;
   };
   const settle = (extra?: (n: number) => void) => (n: number) => {
@@ -102,13 +140,62 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
     drained(dir);
   };
   return [
-    { name: `prompt (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }), before: settle() },
-    { name: `prompt, a URL and paths (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pu-${label}-${n}`, prompt: URL_PROMPT }), before: settle() },
-    { name: `prompt, a 64 KB pasted log (${label})`, cmd: [join(dir, SHIM.prompt)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pl-${label}-${n}`, prompt: LOG_PROMPT }), before: settle() },
-    { name: `start, new episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }), before: settle(() => closeFresh()) },
-    { name: `start, resumed episode (${label})`, cmd: [join(dir, SHIM.start)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: settle() },
-    { name: `compact (${label})`, cmd: [join(dir, SHIM.compact)], cwd: dir, env: rowEnv, stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }), before: settle() },
-    { name: `end (${label})`, cmd: [join(dir, SHIM.end)], cwd: dir, env: rowEnv, stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }), before: settle((n) => open(dir, `end-${label}-${n}`, rowEnv)) },
+    {
+      name: `prompt (${label})`,
+      cmd: [join(dir, SHIM.prompt)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }),
+      before: settle(),
+    },
+    {
+      name: `prompt, a URL and paths (${label})`,
+      cmd: [join(dir, SHIM.prompt)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pu-${label}-${n}`, prompt: URL_PROMPT }),
+      before: settle(),
+    },
+    {
+      name: `prompt, a 64 KB pasted log (${label})`,
+      cmd: [join(dir, SHIM.prompt)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pl-${label}-${n}`, prompt: LOG_PROMPT }),
+      before: settle(),
+    },
+    {
+      name: `start, new episode (${label})`,
+      cmd: [join(dir, SHIM.start)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: (fresh = `fresh-${label}-${n}`), source: "startup" }),
+      before: settle(() => closeFresh()),
+    },
+    {
+      name: `start, resumed episode (${label})`,
+      cmd: [join(dir, SHIM.start)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
+      before: settle(),
+    },
+    {
+      name: `compact (${label})`,
+      cmd: [join(dir, SHIM.compact)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", trigger: "auto" }),
+      before: settle(),
+    },
+    {
+      name: `end (${label})`,
+      cmd: [join(dir, SHIM.end)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: `end-${label}-${n}`, reason: "other" }),
+      before: settle((n) => open(dir, `end-${label}-${n}`, rowEnv)),
+    },
   ];
 }
 
@@ -124,7 +211,11 @@ export function floorShim(dir: string, shim: string, floor: string, mode: string
   const exec = /^(.*)exec "\$mj" .*$/m;
   if (!exec.test(text)) throw new Error(`${shim}: no exec line to point at the floor`);
   const path = join(dir, ".claude", "hooks", `bench-floor-${mode}`);
-  writeFileSync(path, text.replace(exec, (_line, prefix: string) => `${prefix}exec "${floor}" "$root" ${mode}`), { mode: 0o755 });
+  writeFileSync(
+    path,
+    text.replace(exec, (_line, prefix: string) => `${prefix}exec "${floor}" "$root" ${mode}`),
+    { mode: 0o755 },
+  );
   return path;
 }
 
@@ -134,8 +225,20 @@ export function floorShim(dir: string, shim: string, floor: string, mode: string
  * shims and binary as Claude Code's. One row per hook, for the large repository.
  */
 const CLIENTS = {
-  codex: { folder: ".codex", config: ".codex/hooks.json", events: { prompt: "UserPromptSubmit", start: "SessionStart", compact: "PreCompact", end: "SessionEnd" }, endReason: "other", prompt: (n: number) => ({ turn_id: `t-${n}`, prompt: "say ok" }) },
-  gemini: { folder: ".gemini", config: ".gemini/settings.json", events: { prompt: "BeforeAgent", start: "SessionStart", compact: "PreCompress", end: "SessionEnd" }, endReason: "exit", prompt: (n: number) => ({ prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }) },
+  codex: {
+    folder: ".codex",
+    config: ".codex/hooks.json",
+    events: { prompt: "UserPromptSubmit", start: "SessionStart", compact: "PreCompact", end: "SessionEnd" },
+    endReason: "other",
+    prompt: (n: number) => ({ turn_id: `t-${n}`, prompt: "say ok" }),
+  },
+  gemini: {
+    folder: ".gemini",
+    config: ".gemini/settings.json",
+    events: { prompt: "BeforeAgent", start: "SessionStart", compact: "PreCompress", end: "SessionEnd" },
+    endReason: "exit",
+    prompt: (n: number) => ({ prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }),
+  },
 } as const;
 
 function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
@@ -143,10 +246,21 @@ function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
   run(dir, BIN, ["capture", "install", "--provider", client]);
   run(dir, "git", ["add", c.folder]);
   run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", client]);
-  const config = JSON.parse(readFileSync(join(dir, c.config), "utf8")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+  const config = JSON.parse(readFileSync(join(dir, c.config), "utf8")) as {
+    hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
+  };
   const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
-  const command = (event: string) => ["bash", "-c", config.hooks[event]![0]!.hooks[0]!.command.replaceAll("$GEMINI_PROJECT_DIR", quoted)];
-  const start = (session: string) => spawnSync("bash", command(c.events.start).slice(1), { cwd: dir, input: JSON.stringify({ session_id: session, source: "startup" }), env: { ...process.env, ...env } });
+  const command = (event: string) => [
+    "bash",
+    "-c",
+    config.hooks[event]![0]!.hooks[0]!.command.replaceAll("$GEMINI_PROJECT_DIR", quoted),
+  ];
+  const start = (session: string) =>
+    spawnSync("bash", command(c.events.start).slice(1), {
+      cwd: dir,
+      input: JSON.stringify({ session_id: session, source: "startup" }),
+      env: { ...process.env, ...env },
+    });
   const live = `${client}-live`;
   start(live);
   const settle = (extra?: (n: number) => void) => (n: number) => {
@@ -155,10 +269,38 @@ function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
     drained(dir);
   };
   return [
-    { name: `${client} prompt (large)`, cmd: command(c.events.prompt), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: live, ...c.prompt(n) }), before: settle() },
-    { name: `${client} start, resumed episode (large)`, cmd: command(c.events.start), cwd: dir, env, stdin: JSON.stringify({ session_id: live, source: "resume" }), before: settle() },
-    { name: `${client} compact (large)`, cmd: command(c.events.compact), cwd: dir, env, stdin: JSON.stringify({ session_id: live, trigger: "auto" }), before: settle() },
-    { name: `${client} end (large)`, cmd: command(c.events.end), cwd: dir, env, stdin: (n) => JSON.stringify({ session_id: `${client}-end-${n}`, reason: c.endReason }), before: settle((n) => void start(`${client}-end-${n}`)) },
+    {
+      name: `${client} prompt (large)`,
+      cmd: command(c.events.prompt),
+      cwd: dir,
+      env,
+      stdin: (n) => JSON.stringify({ session_id: live, ...c.prompt(n) }),
+      before: settle(),
+    },
+    {
+      name: `${client} start, resumed episode (large)`,
+      cmd: command(c.events.start),
+      cwd: dir,
+      env,
+      stdin: JSON.stringify({ session_id: live, source: "resume" }),
+      before: settle(),
+    },
+    {
+      name: `${client} compact (large)`,
+      cmd: command(c.events.compact),
+      cwd: dir,
+      env,
+      stdin: JSON.stringify({ session_id: live, trigger: "auto" }),
+      before: settle(),
+    },
+    {
+      name: `${client} end (large)`,
+      cmd: command(c.events.end),
+      cwd: dir,
+      env,
+      stdin: (n) => JSON.stringify({ session_id: `${client}-end-${n}`, reason: c.endReason }),
+      before: settle((n) => void start(`${client}-end-${n}`)),
+    },
   ];
 }
 
@@ -170,7 +312,22 @@ function run(cwd: string, cmd: string, args: string[]): void {
 /** test/bench/floor.ts compiled with the binary's settings (see build.ts). */
 export function floorBinary(): string {
   const out = join(BIN, "..", "bench-floor");
-  const r = spawnSync(process.execPath, ["build", "--compile", "--bytecode", "--format=esm", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dirname, "floor.ts"), "--outfile", out], { encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [
+      "build",
+      "--compile",
+      "--bytecode",
+      "--format=esm",
+      "--minify",
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+      join(import.meta.dirname, "floor.ts"),
+      "--outfile",
+      out,
+    ],
+    { encoding: "utf8" },
+  );
   if (r.status !== 0) throw new Error(`building the floor program failed: ${r.stderr}`);
   return out;
 }
@@ -178,7 +335,10 @@ export function floorBinary(): string {
 export async function benchHooks(noop: string, runs: number): Promise<string[]> {
   const empty = withCapture(emptyRepo());
   // Records as an adopter upgrading has them (written before repository identities), so the baseline binary resolves them as well.
-  const large = withSessionsAndPrompts(await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000, { legacy: true }), 1_000);
+  const large = withSessionsAndPrompts(
+    await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000, { legacy: true }),
+    1_000,
+  );
   // The baseline's own copy, made before any hook ran in either.
   const baseline = BASELINE ? `${large}-baseline` : undefined;
   if (baseline) {
@@ -198,15 +358,78 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     { name: "no-op binary", cmd: [noop], cwd: empty, before: () => benched.forEach(drained) },
     ...hookRows("empty", empty),
     ...hookRows("large", large),
-    { name: "floor: payload + one line (large)", cmd: [floor, large, "line"], cwd: large, env: floorEnv, stdin: "{}", before: () => benched.forEach(drained) },
-    { name: "floor: the prompt hook's I/O (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
-    { name: "floor: the prompt hook's I/O, a URL and paths (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }), before: () => benched.forEach(drained) },
-    { name: "floor: the prompt hook's I/O, a 64 KB pasted log (large)", cmd: [floor, large, "prompt"], cwd: large, env: promptFloorEnv, stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }), before: () => benched.forEach(drained) },
-    { name: "floor: the start hook's I/O, git status included (large)", cmd: [floor, large, "start"], cwd: large, env: floorEnv, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
-    { name: "floor through a shim: the prompt hook's I/O (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }), before: () => benched.forEach(drained) },
-    { name: "floor through a shim: the prompt hook's I/O, a URL and paths (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }), before: () => benched.forEach(drained) },
-    { name: "floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)", cmd: [floorShim(large, SHIM.prompt, floor, "prompt")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }), before: () => benched.forEach(drained) },
-    { name: "floor through a shim: the start hook's I/O (large)", cmd: [floorShim(large, SHIM.start, floor, "start")], cwd: large, env, stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }), before: () => benched.forEach(drained) },
+    {
+      name: "floor: payload + one line (large)",
+      cmd: [floor, large, "line"],
+      cwd: large,
+      env: floorEnv,
+      stdin: "{}",
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor: the prompt hook's I/O (large)",
+      cmd: [floor, large, "prompt"],
+      cwd: large,
+      env: promptFloorEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor: the prompt hook's I/O, a URL and paths (large)",
+      cmd: [floor, large, "prompt"],
+      cwd: large,
+      env: promptFloorEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor: the prompt hook's I/O, a 64 KB pasted log (large)",
+      cmd: [floor, large, "prompt"],
+      cwd: large,
+      env: promptFloorEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor: the start hook's I/O, git status included (large)",
+      cmd: [floor, large, "start"],
+      cwd: large,
+      env: floorEnv,
+      stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor through a shim: the prompt hook's I/O (large)",
+      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
+      cwd: large,
+      env,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor through a shim: the prompt hook's I/O, a URL and paths (large)",
+      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
+      cwd: large,
+      env,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)",
+      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
+      cwd: large,
+      env,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }),
+      before: () => benched.forEach(drained),
+    },
+    {
+      name: "floor through a shim: the start hook's I/O (large)",
+      cmd: [floorShim(large, SHIM.start, floor, "start")],
+      cwd: large,
+      env,
+      stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
+      before: () => benched.forEach(drained),
+    },
     ...(baseline && baselineBin ? baselineRows(baseline, baselineBin) : []),
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
@@ -228,33 +451,83 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   const floorLine = by("floor: payload + one line (large)");
   const floorPrompt = by("floor: the prompt hook's I/O (large)");
   const floorStart = by("floor: the start hook's I/O, git status included (large)");
-  out.push("", `The floors (no majordomus code, same build settings), × no-op: payload + one line ${pairedRatio(floorLine, base).toFixed(2)}×; the prompt hook's I/O ${pairedRatio(floorPrompt, base).toFixed(2)}× (RSS ${(rss(floorPrompt) / rss(base)).toFixed(2)}×); the start hook's I/O ${pairedRatio(floorStart, base).toFixed(2)}× (RSS ${(rss(floorStart) / rss(base)).toFixed(2)}×).`);
+  out.push(
+    "",
+    `The floors (no majordomus code, same build settings), × no-op: payload + one line ${pairedRatio(floorLine, base).toFixed(2)}×; the prompt hook's I/O ${pairedRatio(floorPrompt, base).toFixed(2)}× (RSS ${(rss(floorPrompt) / rss(base)).toFixed(2)}×); the start hook's I/O ${pairedRatio(floorStart, base).toFixed(2)}× (RSS ${(rss(floorStart) / rss(base)).toFixed(2)}×).`,
+  );
   const shimPrompt = by("floor through a shim: the prompt hook's I/O (large)");
   const shimStart = by("floor through a shim: the start hook's I/O (large)");
-  out.push("", "The client waits for these two before the model sees anything; each against the floor doing its I/O, started as the hook is (through a shim, paired):");
+  out.push(
+    "",
+    "The client waits for these two before the model sees anything; each against the floor doing its I/O, started as the hook is (through a shim, paired):",
+  );
   out.push(verdict("prompt (large) vs its floor", pairedRatio(by("prompt (large)"), shimPrompt), 1.3));
-  out.push(verdict("prompt, a URL and paths (large) vs its floor", pairedRatio(by("prompt, a URL and paths (large)"), by("floor through a shim: the prompt hook's I/O, a URL and paths (large)")), 1.3));
-  out.push(verdict("prompt, a 64 KB pasted log (large) vs its floor", pairedRatio(by("prompt, a 64 KB pasted log (large)"), by("floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)")), 1.5));
-  out.push(verdict("start, resumed episode (large) vs its floor", pairedRatio(by("start, resumed episode (large)"), shimStart), 1.3));
-  out.push(verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), shimStart), 1.3));
+  out.push(
+    verdict(
+      "prompt, a URL and paths (large) vs its floor",
+      pairedRatio(
+        by("prompt, a URL and paths (large)"),
+        by("floor through a shim: the prompt hook's I/O, a URL and paths (large)"),
+      ),
+      1.3,
+    ),
+  );
+  out.push(
+    verdict(
+      "prompt, a 64 KB pasted log (large) vs its floor",
+      pairedRatio(
+        by("prompt, a 64 KB pasted log (large)"),
+        by("floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)"),
+      ),
+      1.5,
+    ),
+  );
+  out.push(
+    verdict(
+      "start, resumed episode (large) vs its floor",
+      pairedRatio(by("start, resumed episode (large)"), shimStart),
+      1.3,
+    ),
+  );
+  out.push(
+    verdict("start, new episode (large) vs its floor", pairedRatio(by("start, new episode (large)"), shimStart), 1.3),
+  );
   out.push(
     `Against the bare floors (started directly, no shim): prompt ${pairedRatio(by("prompt (large)"), floorPrompt).toFixed(2)}×, start resumed ${pairedRatio(by("start, resumed episode (large)"), floorStart).toFixed(2)}×, start new ${pairedRatio(by("start, new episode (large)"), floorStart).toFixed(2)}×.`,
   );
   if (BASELINE) {
-    out.push("", `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`);
-    for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"]) out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
+    out.push(
+      "",
+      `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`,
+    );
+    for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"])
+      out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
   }
-  for (const [client, title] of [["codex", "Codex CLI"], ["gemini", "Gemini CLI"]] as const) {
-    out.push("", `${title}'s hooks, each as the client runs it (bash, the command in its configuration), against Claude Code's shim for the same hook (paired) and the no-op:`);
+  for (const [client, title] of [
+    ["codex", "Codex CLI"],
+    ["gemini", "Gemini CLI"],
+  ] as const) {
+    out.push(
+      "",
+      `${title}'s hooks, each as the client runs it (bash, the command in its configuration), against Claude Code's shim for the same hook (paired) and the no-op:`,
+    );
     for (const hook of ["prompt", "start, resumed episode", "compact", "end"]) {
       const row = by(`${client} ${hook} (large)`);
-      out.push(`- ${hook}: ${pairedRatio(row, by(`${hook} (large)`)).toFixed(2)}× Claude Code's, ${pairedRatio(row, base).toFixed(2)}× the no-op (peak RSS ${(rss(row) / 1024).toFixed(1)} MiB)`);
+      out.push(
+        `- ${hook}: ${pairedRatio(row, by(`${hook} (large)`)).toFixed(2)}× Claude Code's, ${pairedRatio(row, base).toFixed(2)}× the no-op (peak RSS ${(rss(row) / 1024).toFixed(1)} MiB)`,
+      );
     }
   }
   drained(empty);
   drained(large);
-  out.push("", "Compact and end, from the event to the finished record (the hook, then the work it handed off), median:");
-  for (const [label, dir] of [["large", large], ["empty", empty]] as const) {
+  out.push(
+    "",
+    "Compact and end, from the event to the finished record (the hook, then the work it handed off), median:",
+  );
+  for (const [label, dir] of [
+    ["large", large],
+    ["empty", empty],
+  ] as const) {
     const compact = eventToRecord(dir, "compact", runs);
     const end = eventToRecord(dir, "end", runs);
     out.push(verdict(`compact until its checkpoint (${label}), ms`, compact, 150));

@@ -83,7 +83,8 @@ export function measure(rows: Row[], runs: number, warmup = 5): Result[] {
   for (let round = 0; round < warmup + runs; round++) {
     for (const result of results) {
       const sample = once(result.row);
-      if (!(result.row.exits ?? [0]).includes(sample.exit ?? -1)) throw new Error(`${result.row.name}: exit ${sample.exit} (${result.row.cmd.join(" ")})`);
+      if (!(result.row.exits ?? [0]).includes(sample.exit ?? -1))
+        throw new Error(`${result.row.name}: exit ${sample.exit} (${result.row.cmd.join(" ")})`);
       if (round >= warmup) result.samples.push(sample);
     }
   }
@@ -104,14 +105,21 @@ export function pairedRatio(result: Result, base: Result): number {
 export type Target = { name: string; limit: number; of: "base-ms" | "base-rss" | string };
 
 export function report(title: string, results: Result[], base: Result): string[] {
-  const lines = [`## ${title}`, "", "| command | median ms | min ms | × baseline (median) | × baseline (paired) | peak RSS MiB | × baseline RSS |", "|---|---:|---:|---:|---:|---:|---:|"];
+  const lines = [
+    `## ${title}`,
+    "",
+    "| command | median ms | min ms | × baseline (median) | × baseline (paired) | peak RSS MiB | × baseline RSS |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
   const baseMs = median(base.samples.map((s) => s.ms));
   const baseRss = median(base.samples.map((s) => s.rssKiB));
   for (const r of results) {
     const ms = median(r.samples.map((s) => s.ms));
     const rss = median(r.samples.map((s) => s.rssKiB));
     const min = Math.min(...r.samples.map((s) => s.ms));
-    lines.push(`| ${r.row.name} | ${ms.toFixed(1)} | ${min.toFixed(1)} | ${(ms / baseMs).toFixed(2)} | ${pairedRatio(r, base).toFixed(2)} | ${(rss / 1024).toFixed(1)} | ${(rss / baseRss).toFixed(2)} |`);
+    lines.push(
+      `| ${r.row.name} | ${ms.toFixed(1)} | ${min.toFixed(1)} | ${(ms / baseMs).toFixed(2)} | ${pairedRatio(r, base).toFixed(2)} | ${(rss / 1024).toFixed(1)} | ${(rss / baseRss).toFixed(2)} |`,
+    );
   }
   return lines;
 }

@@ -33,7 +33,11 @@ const rows = [
   { name: "majordomus --version", cmd: [BIN, "--version"], cwd: big },
   { name: "history --limit 5 (10k-line ledger)", cmd: [BIN, "history", "--limit", "5"], cwd: big },
   { name: "handover --resolve (1 handover)", cmd: [BIN, "handover", "--resolve"], cwd: small },
-  { name: "handover --resolve (1k handovers, 1k checkpoints, 10k ledger)", cmd: [BIN, "handover", "--resolve"], cwd: big },
+  {
+    name: "handover --resolve (1k handovers, 1k checkpoints, 10k ledger)",
+    cmd: [BIN, "handover", "--resolve"],
+    cwd: big,
+  },
   { name: "context (1 record each)", cmd: [BIN, "context"], cwd: small },
   { name: "context (1k handovers, 1k checkpoints, 10k ledger)", cmd: [BIN, "context"], cwd: big },
 ];
@@ -46,9 +50,19 @@ const out = report(`Start-up and commands (${RUNS} runs each, interleaved; bun $
 out.push("");
 out.push(verdict("--version vs no-op (paired)", pairedRatio(by("majordomus --version"), base), 2.0));
 out.push(verdict("history --limit 5 vs no-op (paired)", pairedRatio(by("history"), base), 2.0));
-out.push(verdict("handover --resolve, large repo, vs no-op (paired)", pairedRatio(by("handover --resolve (1k"), base), 2.5));
-out.push(verdict("handover --resolve, large vs small repo (does not grow with history)", ms(by("handover --resolve (1k")) / ms(by("handover --resolve (1 ")), 1.15));
-out.push(`${ms(by("context (1k")) < 100 ? "met   " : "MISSED"} context, large repo: ${ms(by("context (1k")).toFixed(1)} ms (target < 100 ms)`);
+out.push(
+  verdict("handover --resolve, large repo, vs no-op (paired)", pairedRatio(by("handover --resolve (1k"), base), 2.5),
+);
+out.push(
+  verdict(
+    "handover --resolve, large vs small repo (does not grow with history)",
+    ms(by("handover --resolve (1k")) / ms(by("handover --resolve (1 ")),
+    1.15,
+  ),
+);
+out.push(
+  `${ms(by("context (1k")) < 100 ? "met   " : "MISSED"} context, large repo: ${ms(by("context (1k")).toFixed(1)} ms (target < 100 ms)`,
+);
 out.push(`no-op median ${ms(base).toFixed(1)} ms`);
 console.log(out.join("\n"));
 

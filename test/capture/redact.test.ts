@@ -20,7 +20,11 @@ describe("redaction", () => {
   });
 
   test("inside a long text (a pasted log, where a name-and-value rule runs only where its names are) every secret still goes", async () => {
-    const filler = Array.from({ length: 60 }, (_, i) => `2026-11-30T12:00:${String(i % 60).padStart(2, "0")}Z INFO worker-${i % 4} handled request ${i} in ${i * 3} ms`).join("\n");
+    const filler = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `2026-11-30T12:00:${String(i % 60).padStart(2, "0")}Z INFO worker-${i % 4} handled request ${i} in ${i * 3} ms`,
+    ).join("\n");
     const survivors: string[] = [];
     for (const [family, text, secret] of cases) {
       const long = `${filler}\n${text}\n${filler}`;
@@ -32,7 +36,11 @@ describe("redaction", () => {
 
   test("a long text's one-pass hint scan runs the rules a short text's per-hint search runs: the same marks, secret by secret", () => {
     // Plain log lines hold none of the table's hints, so a difference can only come from the scan.
-    const filler = Array.from({ length: 40 }, (_, i) => `2026-11-30T12:00:${String(i % 60).padStart(2, "0")}Z INFO worker ${i % 4} handled request ${i} in ${i * 3} ms`).join("\n");
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `2026-11-30T12:00:${String(i % 60).padStart(2, "0")}Z INFO worker ${i % 4} handled request ${i} in ${i * 3} ms`,
+    ).join("\n");
     const differing: string[] = [];
     for (const [family, text] of cases) {
       const long = `${filler}\n${text}\n${filler}`;
@@ -53,7 +61,8 @@ describe("redaction", () => {
           checked++;
           // A rule taken only beside what names it gates on the text around the match, not the match.
           const hinted = rule.hints.some((h) => (rule.when ? text : m).toLowerCase().includes(h));
-          if (!hinted) throw new Error(`${family}: rule ${rule.name} matched ${JSON.stringify(m)} holding none of its hints`);
+          if (!hinted)
+            throw new Error(`${family}: rule ${rule.name} matched ${JSON.stringify(m)} holding none of its hints`);
         }
       }
     }
@@ -66,11 +75,13 @@ describe("redaction", () => {
       "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it; the md5 is 9e107d9d372bb6826bd81d3542a419d6",
       "run 123e4567-e89b-12d3-a456-426614174000 took 3 s; see https://example.com/docs/a/b and ./src/index.ts",
       "mysql -u root -p -h db.internal app (it asks for the password)",
-    ]) expect((await redact(plain)).text).toBe(plain);
+    ])
+      expect((await redact(plain)).text).toBe(plain);
   });
 
   test("ordinary prose and code are left alone", async () => {
-    const plain = "Please rename getUserPassword() to readPassword and explain what the token bucket does; the password reset flow is in src/auth.";
+    const plain =
+      "Please rename getUserPassword() to readPassword and explain what the token bucket does; the password reset flow is in src/auth.";
     expect((await redact(plain)).text).toBe(plain);
   });
 
@@ -85,15 +96,27 @@ describe("no rule is quadratic", () => {
   // the rest of its shape, long runs of token characters, and separators with no value after them.
   const MB = 1024 * 1024;
   const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
-  test.each(REDACTIONS.map((r) => [r.name, r] as const))("%s: 1 MB adversarial inputs stay linear", (_name, rule) => {
-    const inputs = [...rule.hints.map((h) => fill(`${h} `)), ...rule.hints.map((h) => fill(`${h}${"a".repeat(50)}=`)), fill("A"), fill("password= "), fill("mysql -u root "), fill("a/"), fill("AKIAABCDEFGHIJKLMNOP ")];
-    for (const input of inputs) {
-      const started = performance.now();
-      input.replace(new RegExp(rule.pattern.source, rule.pattern.flags), "x");
-      // A quadratic pattern takes minutes on a megabyte; a linear one well under a second.
-      expect(performance.now() - started).toBeLessThan(2_000);
-    }
-  }, 120_000);
+  test.each(REDACTIONS.map((r) => [r.name, r] as const))(
+    "%s: 1 MB adversarial inputs stay linear",
+    (_name, rule) => {
+      const inputs = [
+        ...rule.hints.map((h) => fill(`${h} `)),
+        ...rule.hints.map((h) => fill(`${h}${"a".repeat(50)}=`)),
+        fill("A"),
+        fill("password= "),
+        fill("mysql -u root "),
+        fill("a/"),
+        fill("AKIAABCDEFGHIJKLMNOP "),
+      ];
+      for (const input of inputs) {
+        const started = performance.now();
+        input.replace(new RegExp(rule.pattern.source, rule.pattern.flags), "x");
+        // A quadratic pattern takes minutes on a megabyte; a linear one well under a second.
+        expect(performance.now() - started).toBeLessThan(2_000);
+      }
+    },
+    120_000,
+  );
 });
 
 describe("what is left alone", () => {
@@ -114,7 +137,7 @@ describe("what is left alone", () => {
     "2026-11-30T12:00:07.123Z ERROR [worker-3] at com.example.billing.LedgerClient.post(LedgerClient.java:412) status=503 retry=3",
     "npm ERR! code ERESOLVE npm ERR! ERESOLVE unable to resolve dependency tree for react@19.0.0",
     "The secret to a fast build is caching: keep node_modules between runs and skip the lint step locally.",
-    "export PATH=\"$HOME/.local/bin:$PATH\"; export NODE_ENV=production; export LOG_LEVEL=debug",
+    'export PATH="$HOME/.local/bin:$PATH"; export NODE_ENV=production; export LOG_LEVEL=debug',
     "docker run --rm -p 8080:8080 -v $(pwd):/app ghcr.io/acme/billing:1.42.0",
     "mysql -u root -p -h db.internal billing   # it asks for the password",
     "Version 2.1.332 fixed #91614; see anthropics/claude-code#44086 and the changelog entry of 2026-11-02.",
@@ -131,9 +154,31 @@ describe("what is left alone", () => {
 
   test("the families covered are pinned: each shape rule by name, and the maintained packages it also runs", () => {
     const names = REDACTIONS.map((r) => r.name);
-    for (const family of ["private-key", "anthropic-key", "openai-key", "github-token", "aws-access-key-id", "aws-secret-key", "google-api-key", "google-oauth-token", "twilio-key", "twilio-auth-token", "mailgun-key", "discord-bot-token", "telegram-bot-token", "mysql-password", "1password-service-account-token", "url-password", "assignment"]) expect(names).toContain(family);
+    for (const family of [
+      "private-key",
+      "anthropic-key",
+      "openai-key",
+      "github-token",
+      "aws-access-key-id",
+      "aws-secret-key",
+      "google-api-key",
+      "google-oauth-token",
+      "twilio-key",
+      "twilio-auth-token",
+      "mailgun-key",
+      "discord-bot-token",
+      "telegram-bot-token",
+      "mysql-password",
+      "1password-service-account-token",
+      "url-password",
+      "assignment",
+    ])
+      expect(names).toContain(family);
     const source = readFileSync(join(PROJECT, "src/lib/redact.ts"), "utf8");
-    for (const pkg of ["preset-recommend", "anthropic", "openai", "database-connection-string", "1password", "linear"]) expect(source).toContain(`@secretlint/secretlint-rule-${pkg}`);
-    console.log(`secret corpus: ${cases.length} shapes in ${new Set(cases.map(([f]) => f.split(" ")[0])).size} families`);
+    for (const pkg of ["preset-recommend", "anthropic", "openai", "database-connection-string", "1password", "linear"])
+      expect(source).toContain(`@secretlint/secretlint-rule-${pkg}`);
+    console.log(
+      `secret corpus: ${cases.length} shapes in ${new Set(cases.map(([f]) => f.split(" ")[0])).size} families`,
+    );
   });
 });

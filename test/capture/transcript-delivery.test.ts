@@ -8,29 +8,57 @@ import { scratch } from "../support/repo.ts";
 
 const SHIM = ".claude/hooks/majordomus-session-start";
 const command = `"$CLAUDE_PROJECT_DIR"/${SHIM}`;
-const row = (attachment: Record<string, unknown>) => JSON.stringify({ type: "attachment", attachment: { hookName: "SessionStart:startup", hookEvent: "SessionStart", command, ...attachment } });
+const row = (attachment: Record<string, unknown>) =>
+  JSON.stringify({
+    type: "attachment",
+    attachment: { hookName: "SessionStart:startup", hookEvent: "SessionStart", command, ...attachment },
+  });
 const user = JSON.stringify({ type: "user", message: { role: "user", content: "say ok" } });
 
 describe("delivery from the transcript", () => {
   test("inline, collapsed and missing, each with its cause", () => {
-    expect(claudeVerdict([row({ type: "hook_success", content: "## majordomus — briefing" }), user].join("\n"), SHIM)).toEqual({ state: "inline", cause: "the briefing reached the model whole (24 characters)" });
-    const collapsed = claudeVerdict(row({ type: "hook_success", content: "<persisted-output>\nOutput too large (13KB). Full output saved to: /x\n" }), SHIM);
+    expect(
+      claudeVerdict([row({ type: "hook_success", content: "## majordomus — briefing" }), user].join("\n"), SHIM),
+    ).toEqual({ state: "inline", cause: "the briefing reached the model whole (24 characters)" });
+    const collapsed = claudeVerdict(
+      row({ type: "hook_success", content: "<persisted-output>\nOutput too large (13KB). Full output saved to: /x\n" }),
+      SHIM,
+    );
     expect(collapsed.state).toBe("collapsed");
     expect(collapsed.cause).toContain("(13KB)");
-    const failed = claudeVerdict(row({ type: "hook_non_blocking_error", stderr: "Failed with non-blocking status code: majordomus: info\nno git", exitCode: 1 }), SHIM);
+    const failed = claudeVerdict(
+      row({
+        type: "hook_non_blocking_error",
+        stderr: "Failed with non-blocking status code: majordomus: info\nno git",
+        exitCode: 1,
+      }),
+      SHIM,
+    );
     expect(failed).toEqual({ state: "missing", cause: "the start hook did not answer (exit 1): no git" });
     expect(claudeVerdict(user, SHIM).state).toBe("missing");
   });
 
   test("the newest answer counts (a resumed session), and another hook's answer is not ours", () => {
-    const text = [row({ type: "hook_success", content: "<persisted-output>\nOutput too large (13KB)." }), user, row({ type: "hook_success", content: "briefing" })].join("\n");
+    const text = [
+      row({ type: "hook_success", content: "<persisted-output>\nOutput too large (13KB)." }),
+      user,
+      row({ type: "hook_success", content: "briefing" }),
+    ].join("\n");
     expect(claudeVerdict(text, SHIM).state).toBe("inline");
-    const foreign = JSON.stringify({ type: "attachment", attachment: { hookEvent: "SessionStart", type: "hook_success", content: "x", command: "other-tool start" } });
+    const foreign = JSON.stringify({
+      type: "attachment",
+      attachment: { hookEvent: "SessionStart", type: "hook_success", content: "x", command: "other-tool start" },
+    });
     expect(claudeVerdict(foreign, SHIM).state).toBe("missing");
   });
 
   test("a torn last line is no row; a transcript behind a link, or none, is not provable", () => {
-    expect(claudeVerdict(`${row({ type: "hook_success", content: "briefing" })}\n{"type":"attachment","attachment":{"hookEvent":"SessionStart","command":"${SHIM}`, SHIM).state).toBe("inline");
+    expect(
+      claudeVerdict(
+        `${row({ type: "hook_success", content: "briefing" })}\n{"type":"attachment","attachment":{"hookEvent":"SessionStart","command":"${SHIM}`,
+        SHIM,
+      ).state,
+    ).toBe("inline");
     const dir = scratch("majordomus-transcript-");
     try {
       mkdirSync(join(dir, "p"));

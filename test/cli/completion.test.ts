@@ -18,20 +18,36 @@ function inShell(shell: string, file: string, body: string): string {
   try {
     const path = join(dir, file);
     writeFileSync(path, script(shell));
-    const run = spawnSync(shell, ["-c", body.replaceAll("$SCRIPT", path)], { encoding: "utf8", env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir } });
+    const run = spawnSync(shell, ["-c", body.replaceAll("$SCRIPT", path)], {
+      encoding: "utf8",
+      env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir },
+    });
     expect(run.stderr).toBe("");
     return run.stdout;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-const lines = (text: string) => text.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]);
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]);
 
 describe("majordomus completion", () => {
   test("bash: commands, nested commands, options and enum values", () => {
-    const ask = (words: string[]) => lines(inShell("bash", "c.bash", `source $SCRIPT; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _majordomus; printf '%s\\n' "\${COMPREPLY[@]}"`));
+    const ask = (words: string[]) =>
+      lines(
+        inShell(
+          "bash",
+          "c.bash",
+          `source $SCRIPT; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _majordomus; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ),
+      );
     expect(ask(["majordomus", "sess"])).toEqual(["session"]);
-    expect(ask(["majordomus", "session", ""])).toEqual(expect.arrayContaining(["start", "close", "status", "list", "show", "latest", "context"]));
+    expect(ask(["majordomus", "session", ""])).toEqual(
+      expect.arrayContaining(["start", "close", "status", "list", "show", "latest", "context"]),
+    );
     expect(ask(["majordomus", "session", "start", "--if-open", ""])).toEqual(["refuse", "keep"]);
     expect(ask(["majordomus", "capture", "un"])).toEqual(["uninstall"]);
     expect(ask(["majordomus", "doctor", "--f"])).toEqual(["--fix"]);
@@ -39,14 +55,27 @@ describe("majordomus completion", () => {
 
   test.if(has("zsh"))("zsh: parses, and offers the same words (needs zsh)", () => {
     expect(spawnSync("zsh", ["-n"], { input: script("zsh") }).status).toBe(0);
-    const stubs = "compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- \"$@\"; }; _describe() { local -a a; a=(\"${(@P)2}\"); print -l -- \"${a[@]%%:*}\"; };";
-    expect(lines(inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus session ''); CURRENT=3; _majordomus`))).toEqual(expect.arrayContaining(["start", "status", "--help"]));
-    expect(lines(inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus doctor --); CURRENT=3; _majordomus`))).toEqual(expect.arrayContaining(["--all", "--fix", "--json"]));
+    const stubs =
+      'compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }; _describe() { local -a a; a=("${(@P)2}"); print -l -- "${a[@]%%:*}"; };';
+    expect(
+      lines(
+        inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus session ''); CURRENT=3; _majordomus`),
+      ),
+    ).toEqual(expect.arrayContaining(["start", "status", "--help"]));
+    expect(
+      lines(
+        inShell("zsh", "_majordomus", `${stubs} source $SCRIPT; words=(majordomus doctor --); CURRENT=3; _majordomus`),
+      ),
+    ).toEqual(expect.arrayContaining(["--all", "--fix", "--json"]));
   });
 
   test.if(has("fish"))("fish: parses, and completes with descriptions (needs fish)", () => {
     expect(spawnSync("fish", ["-n"], { input: script("fish") }).status).toBe(0);
-    const out = inShell("fish", "c.fish", "source $SCRIPT; complete -C 'majordomus session '; echo ---; complete -C 'majordomus session start --if-open '");
+    const out = inShell(
+      "fish",
+      "c.fish",
+      "source $SCRIPT; complete -C 'majordomus session '; echo ---; complete -C 'majordomus session start --if-open '",
+    );
     const [subs, values] = out.split("---\n");
     expect(lines(subs!)).toEqual(expect.arrayContaining(["start", "close", "status"]));
     expect(subs).toContain("Open an episode by hand");

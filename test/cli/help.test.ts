@@ -14,7 +14,8 @@ async function paths(table: Record<string, Entry>, prefix: string[] = []): Promi
   for (const [name, entry] of Object.entries(table)) {
     const cmd = typeof entry === "function" ? await entry() : entry;
     out.push([...prefix, name]);
-    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as Record<string, Entry> | undefined;
+    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as
+      Record<string, Entry> | undefined;
     if (subs) out.push(...(await paths(subs, [...prefix, name])));
   }
   return out;
@@ -47,7 +48,9 @@ describe("--help", async () => {
     const plumbing = new Set(["capture work"]);
     for (const path of all.map((p) => p.join(" ")).filter((p) => !plumbing.has(p))) {
       const text = mj([...path.split(" "), "--help"]).stdout;
-      const examples = (text.split("Examples:\n")[1]?.split("\n\n")[0]?.split("\n") ?? []).filter((l) => l.trim() !== "");
+      const examples = (text.split("Examples:\n")[1]?.split("\n\n")[0]?.split("\n") ?? []).filter(
+        (l) => l.trim() !== "",
+      );
       expect(examples.length, path).toBeGreaterThan(0);
       for (const e of examples) expect(e, path).toContain(`majordomus ${path.split(" ")[0]}`);
     }
@@ -73,7 +76,7 @@ describe("typos and unknown flags", () => {
     [["status"], "did you mean `majordomus session status`?"],
     [["version"], "did you mean `majordomus --version`?"],
     [["log"], "did you mean `majordomus history`?"],
-    [["handover", "list"], "unexpected argument \"list\"; did you mean `majordomus handover --list`?"],
+    [["handover", "list"], 'unexpected argument "list"; did you mean `majordomus handover --list`?'],
     [["checkpoint", "show"], "did you mean `majordomus checkpoint --show`?"],
   ])("%p: exit 2, one message naming it and what was meant, no help dump", (args, said) => {
     const run = mj(args);
@@ -84,7 +87,10 @@ describe("typos and unknown flags", () => {
   });
 
   test("`help [command …]` is that command's --help", () => {
-    for (const [args, title] of [[["help"], "majordomus 0"], [["help", "session", "list"], "majordomus session list — "]] as const) {
+    for (const [args, title] of [
+      [["help"], "majordomus 0"],
+      [["help", "session", "list"], "majordomus session list — "],
+    ] as const) {
       const run = mj([...args]);
       expect(run.status).toBe(0);
       expect(run.stdout.startsWith(title)).toBe(true);
@@ -115,7 +121,10 @@ describe("typos and unknown flags", () => {
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
     const doc = JSON.parse(run.stderr);
-    expect(doc).toMatchObject({ schema: "majordomus/error/v1", error: { kind: "usage", exit_code: 2, hint: expect.stringContaining("git") } });
+    expect(doc).toMatchObject({
+      schema: "majordomus/error/v1",
+      error: { kind: "usage", exit_code: 2, hint: expect.stringContaining("git") },
+    });
     expect(typeof doc.error.message).toBe("string");
   });
 });

@@ -12,7 +12,12 @@ import { ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 
 const DIR = join(PROJECT, "share", "schemas", "cli");
-const SCHEMAS = new Map(readdirSync(DIR).map((f) => [`majordomus/${f.replace(/\.schema\.json$/, "")}/v1`, JSON.parse(readFileSync(join(DIR, f), "utf8")) as Schema]));
+const SCHEMAS = new Map(
+  readdirSync(DIR).map((f) => [
+    `majordomus/${f.replace(/\.schema\.json$/, "")}/v1`,
+    JSON.parse(readFileSync(join(DIR, f), "utf8")) as Schema,
+  ]),
+);
 const seen = new Set<string>();
 
 function checked(text: string, where: string): Record<string, unknown> {
@@ -53,13 +58,18 @@ describe("--json documents", () => {
     const questions = json(repo, ["question", "list", "--all"]);
     expect((questions.items as Array<{ number: number }>)[0]!.number).toBe(1);
     json(repo, ["decision", "keep YAML", "--why", "people edit it"]);
-    expect(json(repo, ["decision", "list"]).items).toEqual([expect.objectContaining({ title: "keep YAML", why: "people edit it" })]);
+    expect(json(repo, ["decision", "list"]).items).toEqual([
+      expect.objectContaining({ title: "keep YAML", why: "people edit it" }),
+    ]);
     json(repo, ["checkpoint", "--derive"]);
     json(repo, ["handover"], 0, "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n");
     expect(json(repo, ["handover", "--resolve"]).record).toMatchObject({ how: "authored" });
     const listed = json(repo, ["handover", "--list"]) as { items: Array<{ path: string }> };
     const file = listed.items[0]!.path.split("/").at(-1)!;
-    expect(json(repo, ["handover", "--show", file])).toMatchObject({ kind: "handover", body: expect.stringContaining("# Next Action") });
+    expect(json(repo, ["handover", "--show", file])).toMatchObject({
+      kind: "handover",
+      body: expect.stringContaining("# Next Action"),
+    });
     json(repo, ["checkpoint", "--show"]);
     json(repo, ["checkpoint", "--list"]);
     json(repo, ["context"]);
@@ -84,7 +94,12 @@ describe("--json documents", () => {
     json(repo, ["history", "--rotate"]);
     json(repo, ["doctor"]);
     // What the Claude Code mod asks: always one document, without --json.
-    checked(ok(repo.mj(["capture", "window", "--action", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-json" } })).stdout.trim(), "majordomus capture window --action status");
+    checked(
+      ok(
+        repo.mj(["capture", "window", "--action", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-json" } }),
+      ).stdout.trim(),
+      "majordomus capture window --action status",
+    );
     json(repo, ["capture", "status", "--no-verify"]);
     json(repo, ["capture", "prune", "--dry-run"]);
     json(repo, ["capture", "install"]);

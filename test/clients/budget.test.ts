@@ -15,100 +15,152 @@ const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
 
 /** A migration plan's steps, each about 190 characters, numbered so a test can count what arrived. */
-export const planSteps = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}. Migrate module m${i + 1} of the legacy billing package to the new ledger API; run its tests, then commit with a message naming the module and the API it now calls.`);
+export const planSteps = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `${i + 1}. Migrate module m${i + 1} of the legacy billing package to the new ledger API; run its tests, then commit with a message naming the module and the API it now calls.`,
+  );
 
 /** A busy layer: an active task with a scope, three open questions, and the agent's handover with an n-step Next Action. */
 export function busyLayer(n: number, repo: Repo = layered()): Repo {
-  ok(repo.mj(["start", "migrate the billing package to the ledger API", "--scope", "src/billing,src/ledger,test/billing"]));
-  for (const q of ["Does the old adapter stay for one release?", "Who owns the ledger schema migration?", "Is rounding half-even everywhere?"]) ok(repo.mj(["question", "add", q]));
-  ok(repo.mj(["handover"], { input: `# Objective\nThe billing package on the ledger API.\n\n# Current State\nThe ledger client is in place.\n\n# Next Action\n${planSteps(n).join("\n")}\n` }));
+  ok(
+    repo.mj([
+      "start",
+      "migrate the billing package to the ledger API",
+      "--scope",
+      "src/billing,src/ledger,test/billing",
+    ]),
+  );
+  for (const q of [
+    "Does the old adapter stay for one release?",
+    "Who owns the ledger schema migration?",
+    "Is rounding half-even everywhere?",
+  ])
+    ok(repo.mj(["question", "add", q]));
+  ok(
+    repo.mj(["handover"], {
+      input: `# Objective\nThe billing package on the ledger API.\n\n# Current State\nThe ledger client is in place.\n\n# Next Action\n${planSteps(n).join("\n")}\n`,
+    }),
+  );
   return repo;
 }
 
 /** Which of the plan's steps a text carries, by number. */
-const stepsIn = (text: string) => new Set([...text.matchAll(/> (\d+)\. Migrate module m\1 /g)].map((m) => Number(m[1])));
-const CUT = /… The Next Action is cut here: (\d+) of 120 line\(s\) quoted, (\d+) left out to fit [^\n]*`majordomus handover --show (\S+\.md)` prints the whole record\./;
+const stepsIn = (text: string) =>
+  new Set([...text.matchAll(/> (\d+)\. Migrate module m\1 /g)].map((m) => Number(m[1])));
+const CUT =
+  /… The Next Action is cut here: (\d+) of 120 line\(s\) quoted, (\d+) left out to fit [^\n]*`majordomus handover --show (\S+\.md)` prints the whole record\./;
 describe.skipIf(!ENABLED)("the account reaches the model whole, or cut and said so", () => {
-  test("Claude Code: a 44-step Next Action on a busy layer reaches the model whole, inline", async () => {
-    using rig = new ClaudeRig({ repo: busyLayer(44), wire: true });
-    expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-    const text = rig.mock.messages()[0]!.text;
-    expect(text).not.toContain("persisted-output");
-    expect(stepsIn(text).size).toBe(44);
-    expect(text).toContain("BLOCKED: 3 open question(s)");
-  }, TIMEOUT);
+  test(
+    "Claude Code: a 44-step Next Action on a busy layer reaches the model whole, inline",
+    async () => {
+      using rig = new ClaudeRig({ repo: busyLayer(44), wire: true });
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages()[0]!.text;
+      expect(text).not.toContain("persisted-output");
+      expect(stepsIn(text).size).toBe(44);
+      expect(text).toContain("BLOCKED: 3 open question(s)");
+    },
+    TIMEOUT,
+  );
 
-  test("Claude Code: a 120-step Next Action reaches the model cut, with the notice and the command, never collapsed; the command prints the rest", async () => {
-    using rig = new ClaudeRig({ repo: busyLayer(120), wire: true });
-    expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-    const text = rig.mock.messages()[0]!.text;
-    expect(text).not.toContain("persisted-output");
-    const cut = CUT.exec(text);
-    expect(cut).not.toBeNull();
-    const kept = Number(cut![1]);
-    expect(stepsIn(text).size).toBe(kept);
-    expect(kept + Number(cut![2])).toBe(120);
-    // The command the notice names prints every step.
-    const shown = ok(rig.repo.mj(["handover", "--show", cut![3]!])).stdout;
-    expect(shown).toContain("120. Migrate module m120 ");
-  }, TIMEOUT);
-
-  test("Codex: the 120-step Next Action arrives cut by majordomus within 10,000 bytes, never truncated by Codex; a 44-step one whole", async () => {
-    for (const n of [120, 44]) {
-      using rig = new CodexRig({ repo: busyLayer(n) });
-      rig.trust();
-      expect((await rig.run(["say ok"])).status).toBe(0);
-      const text = developer(rig.mock.requests()[0]!.body);
-      expect(text).not.toContain("tokens truncated");
-      expect(text).not.toContain("Full hook output saved to");
+  test(
+    "Claude Code: a 120-step Next Action reaches the model cut, with the notice and the command, never collapsed; the command prints the rest",
+    async () => {
+      using rig = new ClaudeRig({ repo: busyLayer(120), wire: true });
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages()[0]!.text;
+      expect(text).not.toContain("persisted-output");
       const cut = CUT.exec(text);
-      if (n === 44) expect([cut, stepsIn(text).size]).toEqual([null, 44]);
-      else expect(stepsIn(text).size).toBe(Number(cut![1]));
-    }
-  }, TIMEOUT);
+      expect(cut).not.toBeNull();
+      const kept = Number(cut![1]);
+      expect(stepsIn(text).size).toBe(kept);
+      expect(kept + Number(cut![2])).toBe(120);
+      // The command the notice names prints every step.
+      const shown = ok(rig.repo.mj(["handover", "--show", cut![3]!])).stdout;
+      expect(shown).toContain("120. Migrate module m120 ");
+    },
+    TIMEOUT,
+  );
 
-  test("Gemini: the 120-step Next Action arrives cut to the same budget, with the notice; a 44-step one whole", async () => {
-    for (const [n, whole] of [[120, false], [44, true]] as const) {
-      using rig = new GeminiRig({ repo: busyLayer(n) });
+  test(
+    "Codex: the 120-step Next Action arrives cut by majordomus within 10,000 bytes, never truncated by Codex; a 44-step one whole",
+    async () => {
+      for (const n of [120, 44]) {
+        using rig = new CodexRig({ repo: busyLayer(n) });
+        rig.trust();
+        expect((await rig.run(["say ok"])).status).toBe(0);
+        const text = developer(rig.mock.requests()[0]!.body);
+        expect(text).not.toContain("tokens truncated");
+        expect(text).not.toContain("Full hook output saved to");
+        const cut = CUT.exec(text);
+        if (n === 44) expect([cut, stepsIn(text).size]).toEqual([null, 44]);
+        else expect(stepsIn(text).size).toBe(Number(cut![1]));
+      }
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "Gemini: the 120-step Next Action arrives cut to the same budget, with the notice; a 44-step one whole",
+    async () => {
+      for (const [n, whole] of [
+        [120, false],
+        [44, true],
+      ] as const) {
+        using rig = new GeminiRig({ repo: busyLayer(n) });
+        rig.trust();
+        expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+        const text = rig.mock.turns()[0]!.text;
+        const context = /<hook_context>([\s\S]*?)<\/hook_context>/.exec(text)![1]!;
+        expect(context.length).toBeLessThanOrEqual(9_500 * 1.2);
+        if (whole) expect(stepsIn(context.replaceAll("&gt;", ">")).size).toBe(44);
+        else expect(CUT.exec(context.replaceAll("&gt;", ">"))).not.toBeNull();
+      }
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "the fresh-window boot of a long handover reaches the model within its budget, cut with the notice and the command",
+    async () => {
+      const repo = busyLayer(400);
+      const policy = repo.path(".ai/repo/policy.yaml");
+      writeFileSync(policy, readFileSync(policy, "utf8").replace(/^session:\n/m, "session:\n  fresh_window: true\n"));
+      repo.git("commit", "-q", "-am", "Ask for the fresh window");
+      writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  fresh_window: true\n");
+      let refused = false;
+      using rig = new ClaudeRig({
+        repo,
+        wire: true,
+        mock: {
+          // A prompt-too-long reply makes the client compact; the mod answers with the boot.
+          error: (request) => {
+            if (refused || !request.text.includes("next part please")) return undefined;
+            refused = true;
+            return {
+              status: 400,
+              type: "invalid_request_error",
+              message: "prompt is too long: 210000 tokens > 200000 maximum",
+            };
+          },
+        },
+      });
       rig.trust();
       expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-      const text = rig.mock.turns()[0]!.text;
-      const context = /<hook_context>([\s\S]*?)<\/hook_context>/.exec(text)![1]!;
-      expect(context.length).toBeLessThanOrEqual(9_500 * 1.2);
-      if (whole) expect(stepsIn(context.replaceAll("&gt;", ">")).size).toBe(44);
-      else expect(CUT.exec(context.replaceAll("&gt;", ">"))).not.toBeNull();
-    }
-  }, TIMEOUT);
-
-  test("the fresh-window boot of a long handover reaches the model within its budget, cut with the notice and the command", async () => {
-    const repo = busyLayer(400);
-    const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace(/^session:\n/m, "session:\n  fresh_window: true\n"));
-    repo.git("commit", "-q", "-am", "Ask for the fresh window");
-    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  fresh_window: true\n");
-    let refused = false;
-    using rig = new ClaudeRig({
-      repo,
-      wire: true,
-      mock: {
-        // A prompt-too-long reply makes the client compact; the mod answers with the boot.
-        error: (request) => {
-          if (refused || !request.text.includes("next part please")) return undefined;
-          refused = true;
-          return { status: 400, type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" };
-        },
-      },
-    });
-    rig.trust();
-    expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-    expect((await rig.run(["-p", "-c", "next part please"])).status).toBe(0);
-    expect(refused).toBe(true);
-    const after = rig.mock.messages().at(-1)!.text;
-    const start = after.indexOf("# majordomus fresh window s-");
-    expect(start).toBeGreaterThan(-1);
-    const end = after.indexOf("then end your turn.", start);
-    const bootText = after.slice(start, end);
-    expect(bootText.length).toBeLessThanOrEqual(24_000);
-    expect(bootText).toMatch(/… The handover is cut here: \d+ of \d+ line\(s\) quoted[^\n]* `majordomus handover --show \S+\.md` prints the whole record\./);
-  }, TIMEOUT);
+      expect((await rig.run(["-p", "-c", "next part please"])).status).toBe(0);
+      expect(refused).toBe(true);
+      const after = rig.mock.messages().at(-1)!.text;
+      const start = after.indexOf("# majordomus fresh window s-");
+      expect(start).toBeGreaterThan(-1);
+      const end = after.indexOf("then end your turn.", start);
+      const bootText = after.slice(start, end);
+      expect(bootText.length).toBeLessThanOrEqual(24_000);
+      expect(bootText).toMatch(
+        /… The handover is cut here: \d+ of \d+ line\(s\) quoted[^\n]* `majordomus handover --show \S+\.md` prints the whole record\./,
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -72,12 +72,24 @@ export class CodexRig {
   env(extra: Record<string, string> = {}): Record<string, string> {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(OPENAI_|CODEX_)/.test(k)) env[k] = v;
-    return { ...env, PATH: `${dirname(BIN)}:${dirname(clientBin("codex"))}:${process.env.PATH}`, HOME: this.home, CODEX_HOME: this.codexHome, MAJORDOMUS_MOCK_KEY: "dummy", MAJORDOMUS_LOG: "info", ...extra };
+    return {
+      ...env,
+      PATH: `${dirname(BIN)}:${dirname(clientBin("codex"))}:${process.env.PATH}`,
+      HOME: this.home,
+      CODEX_HOME: this.codexHome,
+      MAJORDOMUS_MOCK_KEY: "dummy",
+      MAJORDOMUS_LOG: "info",
+      ...extra,
+    };
   }
 
   /** `codex exec … <prompt>` in the project (stdin closed, as the client asks). */
   async run(args: string[], extra: Record<string, string> = {}): Promise<ClientRun> {
-    return runClient([this.codex, "exec", "--skip-git-repo-check", "-C", this.project, ...args], this.repo, this.env(extra));
+    return runClient(
+      [this.codex, "exec", "--skip-git-repo-check", "-C", this.project, ...args],
+      this.repo,
+      this.env(extra),
+    );
   }
 
   [Symbol.dispose](): void {

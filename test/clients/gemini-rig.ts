@@ -27,7 +27,11 @@ export class GeminiRig {
     mkdirSync(join(this.home, ".gemini"), { recursive: true, mode: 0o700 });
     writeFileSync(
       join(this.home, ".gemini", "settings.json"),
-      JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, general: { enableAutoUpdate: false, enableAutoUpdateNotification: false }, privacy: { usageStatisticsEnabled: false } }),
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        privacy: { usageStatisticsEnabled: false },
+      }),
     );
     this.mock = startGeminiMock(options.mock);
     this.repo = options.repo ?? layered();
@@ -40,13 +44,24 @@ export class GeminiRig {
 
   /** As a person would, once: trust this folder in Gemini's trust file (what its trust dialog writes). */
   trust(): void {
-    writeFileSync(join(this.home, ".gemini", "trustedFolders.json"), JSON.stringify({ [this.project]: "TRUST_FOLDER" }));
+    writeFileSync(
+      join(this.home, ".gemini", "trustedFolders.json"),
+      JSON.stringify({ [this.project]: "TRUST_FOLDER" }),
+    );
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GEMINI_|GOOGLE_)/.test(k)) env[k] = v;
-    return { ...env, PATH: `${dirname(BIN)}:${process.env.PATH}`, HOME: this.home, GEMINI_API_KEY: "dummy", GOOGLE_GEMINI_BASE_URL: this.mock.url, MAJORDOMUS_LOG: "info", ...extra };
+    return {
+      ...env,
+      PATH: `${dirname(BIN)}:${process.env.PATH}`,
+      HOME: this.home,
+      GEMINI_API_KEY: "dummy",
+      GOOGLE_GEMINI_BASE_URL: this.mock.url,
+      MAJORDOMUS_LOG: "info",
+      ...extra,
+    };
   }
 
   /** `gemini <args>` in the project (the workspace is the working directory; stdin closed). */

@@ -36,7 +36,11 @@ export function ensureClient(name: ClientName): string {
   const dir = join(CACHE, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `majordomus-client-${name}`, private: true }));
-  const npm = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${row.pkg}@${row.version}`], { cwd: dir, encoding: "utf8" });
+  const npm = spawnSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--loglevel=error", `${row.pkg}@${row.version}`],
+    { cwd: dir, encoding: "utf8" },
+  );
   if (npm.status !== 0) throw new Error(`npm install ${row.pkg}@${row.version} failed:\n${npm.stderr}`);
   const got = installedVersion(name);
   if (got !== row.version) throw new Error(`${row.pkg} installed, but --version says ${got}, not ${row.version}`);

@@ -18,7 +18,10 @@ export function textUnder(body: unknown, keys: ReadonlySet<string>): string {
 export type Incoming = { req: Request; url: URL; raw: string; body: Record<string, unknown> | undefined };
 
 /** Serve `answer` on 127.0.0.1 until `stop()`; a body that is not JSON comes as undefined (its raw text beside it). */
-export function serveLoopback(answer: (incoming: Incoming) => Response | Promise<Response>): { port: number; stop(): void } {
+export function serveLoopback(answer: (incoming: Incoming) => Response | Promise<Response>): {
+  port: number;
+  stop(): void;
+} {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

@@ -6,7 +6,13 @@
  */
 import { serveLoopback, textUnder } from "./loopback.ts";
 
-export type Received = { method: string; path: string; body: Record<string, unknown> | undefined; text: string; at: number };
+export type Received = {
+  method: string;
+  path: string;
+  body: Record<string, unknown> | undefined;
+  text: string;
+  at: number;
+};
 /** A tool call the mock makes instead of answering in text (the client runs it and asks again with its result). */
 export type ToolCall = { name: string; input: Record<string, unknown> };
 /** An API error the mock answers with instead (a 400 `prompt is too long`, say). */
@@ -38,18 +44,64 @@ function lastUserText(body: Record<string, unknown> | undefined): string {
 function sse(model: string, text: string, inputTokens: number, tool?: ToolCall): string {
   const block: Array<[string, unknown]> = tool
     ? [
-        ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_${Math.random().toString(16).slice(2)}`, name: tool.name, input: {} } }],
-        ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.input) } }],
+        [
+          "content_block_start",
+          {
+            type: "content_block_start",
+            index: 0,
+            content_block: {
+              type: "tool_use",
+              id: `toolu_${Math.random().toString(16).slice(2)}`,
+              name: tool.name,
+              input: {},
+            },
+          },
+        ],
+        [
+          "content_block_delta",
+          {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.input) },
+          },
+        ],
       ]
     : [
         ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
         ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }],
       ];
   const events: Array<[string, unknown]> = [
-    ["message_start", { type: "message_start", message: { id: `msg_${Math.random().toString(16).slice(2)}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id: `msg_${Math.random().toString(16).slice(2)}`,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: inputTokens,
+            output_tokens: 1,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+          },
+        },
+      },
+    ],
     ...block,
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
-    ["message_delta", { type: "message_delta", delta: { stop_reason: tool ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) } }],
+    [
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: tool ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: Math.max(1, Math.ceil(text.length / 4)) },
+      },
+    ],
     ["message_stop", { type: "message_stop" }],
   ];
   return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join("");
@@ -64,18 +116,43 @@ export function startMock(options: MockOptions = {}): Mock {
     if (req.method === "POST" && url.pathname === "/v1/messages") {
       const index = modelCalls++;
       const failure = options.error?.(received, index);
-      if (failure) return Response.json({ type: "error", error: { type: failure.type, message: failure.message } }, { status: failure.status });
+      if (failure)
+        return Response.json(
+          { type: "error", error: { type: failure.type, message: failure.message } },
+          { status: failure.status },
+        );
       const summary = asksForSummary(received);
-      const text = summary ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>" : (options.reply?.(received) ?? "ok");
+      const text = summary
+        ? "<analysis>The conversation was short.</analysis>\n<summary>The person asked for ok; the assistant said ok.</summary>"
+        : (options.reply?.(received) ?? "ok");
       const inputTokens = options.inputTokens?.(received, index) ?? Math.ceil(raw.length / 4);
       const model = String(body?.model ?? "claude-opus-5-5");
       const tool = summary ? undefined : options.tool?.(received, index);
-      if (body?.stream) return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
-      return Response.json({ id: "msg_mock", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } });
+      if (body?.stream)
+        return new Response(sse(model, text, inputTokens, tool), { headers: { "content-type": "text/event-stream" } });
+      return Response.json({
+        id: "msg_mock",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: inputTokens, output_tokens: 1 },
+      });
     }
     if (url.pathname === "/v1/messages/count_tokens") return Response.json({ input_tokens: Math.ceil(raw.length / 4) });
-    if (url.pathname === "/v1/models") return Response.json({ data: [{ type: "model", id: "claude-opus-5-5", display_name: "Mock", created_at: "2026-01-01T00:00:00Z" }], has_more: false, first_id: "claude-opus-5-5", last_id: "claude-opus-5-5" });
-    return Response.json({ type: "error", error: { type: "not_found_error", message: `mock has no ${req.method} ${url.pathname}` } }, { status: 404 });
+    if (url.pathname === "/v1/models")
+      return Response.json({
+        data: [{ type: "model", id: "claude-opus-5-5", display_name: "Mock", created_at: "2026-01-01T00:00:00Z" }],
+        has_more: false,
+        first_id: "claude-opus-5-5",
+        last_id: "claude-opus-5-5",
+      });
+    return Response.json(
+      { type: "error", error: { type: "not_found_error", message: `mock has no ${req.method} ${url.pathname}` } },
+      { status: 404 },
+    );
   });
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -25,12 +25,20 @@ export function startGeminiMock(options: GeminiMockOptions = {}): GeminiMock {
     const received: GeminiReceived = { path: url.pathname, body, text: textOf(body) };
     requests.push(received);
     const config = (body?.generationConfig ?? {}) as { responseMimeType?: string };
-    const json = (doc: unknown) => new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } });
-    const candidate = (parts: unknown[]) => ({ candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 } });
+    const json = (doc: unknown) =>
+      new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } });
+    const candidate = (parts: unknown[]) => ({
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+    });
     if (url.pathname.endsWith(":generateContent")) {
       // The router's classifier wants JSON shaped by its schema; compression wants a state snapshot.
-      if (config.responseMimeType === "application/json") return json(candidate([{ text: JSON.stringify({ complexity_reasoning: "a short task", complexity_score: 10 }) }]));
-      if (received.text.includes("state_snapshot")) return json(candidate([{ text: "<state_snapshot>the work so far</state_snapshot>" }]));
+      if (config.responseMimeType === "application/json")
+        return json(
+          candidate([{ text: JSON.stringify({ complexity_reasoning: "a short task", complexity_score: 10 }) }]),
+        );
+      if (received.text.includes("state_snapshot"))
+        return json(candidate([{ text: "<state_snapshot>the work so far</state_snapshot>" }]));
       return json(candidate([{ text: options.reply ?? "ok" }]));
     }
     if (url.pathname.endsWith(":streamGenerateContent")) {
@@ -38,7 +46,10 @@ export function startGeminiMock(options: GeminiMockOptions = {}): GeminiMock {
       const call = options.call?.(received, index);
       const parts = call ? [{ functionCall: { name: call.name, args: call.args } }] : [{ text: options.reply ?? "ok" }];
       const tokens = options.promptTokens?.(received, index) ?? 10;
-      const chunk = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: tokens, candidatesTokenCount: 1, totalTokenCount: tokens + 1 } };
+      const chunk = {
+        candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: tokens, candidatesTokenCount: 1, totalTokenCount: tokens + 1 },
+      };
       return new Response(`data: ${JSON.stringify(chunk)}\n\n`, { headers: { "content-type": "text/event-stream" } });
     }
     return json({});

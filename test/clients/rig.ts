@@ -21,14 +21,23 @@ const RUN_TIMEOUT_MS = 90_000;
  * Run a client to its end, asynchronously (its mock answers from this same process), in the
  * repository, with stdin closed; a hung client is killed. Then wait for the work its hooks handed off.
  */
-export async function runClient(cmd: string[], repo: Repo, env: Record<string, string>, cwd = repo.dir): Promise<ClientRun> {
+export async function runClient(
+  cmd: string[],
+  repo: Repo,
+  env: Record<string, string>,
+  cwd = repo.dir,
+): Promise<ClientRun> {
   const proc = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     proc.kill("SIGKILL");
   }, RUN_TIMEOUT_MS);
-  const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   settled(repo);
   return { status, stdout, stderr, timedOut };
@@ -56,7 +65,8 @@ export class ClaudeRig {
     this.claude = ensureClient("claude-code");
     this.folder = scratch("majordomus-claude-");
     this.home = join(this.folder, "home");
-    for (const d of ["home", "tmp", "run", "cache", "config", "state", "data"]) mkdirSync(join(this.folder, d), { recursive: true, mode: 0o700 });
+    for (const d of ["home", "tmp", "run", "cache", "config", "state", "data"])
+      mkdirSync(join(this.folder, d), { recursive: true, mode: 0o700 });
     this.debugLog = join(this.folder, "claude-debug.log");
     this.mock = startMock(options.mock);
     this.repo = options.repo ?? layered();
@@ -76,20 +86,26 @@ export class ClaudeRig {
     const settings = {
       hasCompletedOnboarding: true,
       customApiKeyResponses: { approved: ["dummy"], rejected: [] },
-      projects: { [this.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+      projects: {
+        [this.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] },
+      },
     };
     writeFileSync(join(this.home, ".claude.json"), JSON.stringify(settings, null, 2));
     // The person's answer to the client's "New MCP server found in this project" dialog (the
     // interactive UI asks once per project; its answer lands in the project's untracked local settings).
     if (existsSync(join(this.repo.dir, ".mcp.json"))) {
       mkdirSync(join(this.repo.dir, ".claude"), { recursive: true });
-      writeFileSync(join(this.repo.dir, ".claude", "settings.local.json"), JSON.stringify({ enabledMcpjsonServers: ["majordomus"] }, null, 2));
+      writeFileSync(
+        join(this.repo.dir, ".claude", "settings.local.json"),
+        JSON.stringify({ enabledMcpjsonServers: ["majordomus"] }, null, 2),
+      );
     }
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(ANTHROPIC_|CLAUDE_CODE_OAUTH|CLAUDE_CODE_SESSION)/.test(k)) env[k] = v;
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !/^(ANTHROPIC_|CLAUDE_CODE_OAUTH|CLAUDE_CODE_SESSION)/.test(k)) env[k] = v;
     return {
       ...env,
       PATH: `${dirname(BIN)}:${process.env.PATH}`,
@@ -138,11 +154,35 @@ export class TmuxSession {
     // tmux does not pass our environment on: a wrapper script exports the isolated one itself.
     const wrapper = join(rig.folder, `${this.name}.sh`);
     const env = rig.env(extra);
-    const exports = Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n");
-    writeFileSync(wrapper, `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`, { mode: 0o755 });
-    const started = Bun.spawnSync(["tmux", "-S", this.socket, "new-session", "-d", "-s", this.name, "-x", "160", "-y", "45", wrapper]);
+    const exports = Object.entries(env)
+      .map(([k, v]) => `export ${k}=${JSON.stringify(v)}`)
+      .join("\n");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`,
+      { mode: 0o755 },
+    );
+    const started = Bun.spawnSync([
+      "tmux",
+      "-S",
+      this.socket,
+      "new-session",
+      "-d",
+      "-s",
+      this.name,
+      "-x",
+      "160",
+      "-y",
+      "45",
+      wrapper,
+    ]);
     if (started.exitCode !== 0) throw new Error(`tmux could not start: ${started.stderr.toString()}`);
-    this.pid = Number(Bun.spawnSync(["tmux", "-S", this.socket, "list-panes", "-t", this.name, "-F", "#{pane_pid}"]).stdout.toString().trim()) || undefined;
+    this.pid =
+      Number(
+        Bun.spawnSync(["tmux", "-S", this.socket, "list-panes", "-t", this.name, "-F", "#{pane_pid}"])
+          .stdout.toString()
+          .trim(),
+      ) || undefined;
   }
 
   /** The client's process (the pane's): waited for at the end, so it writes nothing after the test's folder is gone. */

@@ -12,7 +12,8 @@ const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 describe.skipIf(!ENABLED)("three clients in one checkout", () => {
   test("Claude Code, Codex and Gemini each get their own episode, briefing and record", async () => {
     const repo = layered();
-    for (const provider of ["claude-code", "codex", "gemini"]) ok(repo.mj(["capture", "install", "--provider", provider]));
+    for (const provider of ["claude-code", "codex", "gemini"])
+      ok(repo.mj(["capture", "install", "--provider", provider]));
     repo.git("add", ".claude", ".mcp.json", ".codex", ".gemini");
     repo.git("commit", "-q", "-m", "Wire three clients");
     using claude = new ClaudeRig({ repo });
@@ -39,10 +40,13 @@ describe.skipIf(!ENABLED)("three clients in one checkout", () => {
     } as const;
     for (const [provider, text] of Object.entries(briefings)) {
       expect(text.includes(`Episode ${id(provider)} (opened now)`), provider).toBe(true);
-      for (const other of Object.keys(briefings).filter((p) => p !== provider)) expect(text.includes(`Episode ${id(other)} (opened`), `${provider} opens on ${other}'s episode`).toBe(false);
+      for (const other of Object.keys(briefings).filter((p) => p !== provider))
+        expect(text.includes(`Episode ${id(other)} (opened`), `${provider} opens on ${other}'s episode`).toBe(false);
     }
     // Three closed records, one per client; every ledger line of an episode belongs to its own client session.
-    const records = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
+    const records = readdirSync(repo.path(".ai/repo/sessions"))
+      .filter((f) => f.endsWith(".md") && f !== "README.md")
+      .map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
     expect(records.map((r) => /\nprovider: (\S+)\n/.exec(r)?.[1]).sort()).toEqual(["claude-code", "codex", "gemini"]);
     for (const e of ledger(repo).filter((l) => l.event === "provider.event.received" && l.session)) {
       expect(e.session).toBe(id(String(e.provider)));

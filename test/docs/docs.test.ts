@@ -8,7 +8,12 @@ import { COMMANDS } from "../../src/cli/commands/index.ts";
 import { BIN, PROJECT } from "../support/env.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
 
-const PAGES = ["README.md", ...readdirSync(join(PROJECT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(PROJECT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const read = (page: string) => readFileSync(join(PROJECT, page), "utf8");
 
 type Example = { page: string; line: number; code: string; skip?: string };
@@ -22,7 +27,11 @@ function examples(page: string): Example[] {
     if (!open) continue;
     const end = lines.findIndex((l, j) => j > i && l.startsWith("```"));
     if (open[1] === "sh") {
-      const before = lines.slice(0, i).reverse().find((l) => l.trim() !== "") ?? "";
+      const before =
+        lines
+          .slice(0, i)
+          .reverse()
+          .find((l) => l.trim() !== "") ?? "";
       const skip = /^<!-- not run: (.+) -->$/.exec(before)?.[1];
       found.push({ page, line: i + 1, code: lines.slice(i + 1, end).join("\n"), ...(skip ? { skip } : {}) });
     }
@@ -32,7 +41,12 @@ function examples(page: string): Example[] {
 }
 
 /** Cells of a Markdown table row (`\|` inside a cell is a literal bar). */
-const cells = (row: string) => row.replace(/\\\|/g, "\u0000").split("|").slice(1, -1).map((c) => c.trim().replace(/\u0000/g, "|"));
+const cells = (row: string) =>
+  row
+    .replace(/\\\|/g, "\u0000")
+    .split("|")
+    .slice(1, -1)
+    .map((c) => c.trim().replace(/\u0000/g, "|"));
 
 /** A world for one example: `your-repo` is a git repository with one commit, HOME and temp are the test's. */
 function world(): { root: string; repo: Repo } {
@@ -51,7 +65,14 @@ describe("the docs", () => {
     const lines = read("README.md").split("\n");
     expect(lines.length).toBeLessThan(300);
     const first = lines.slice(0, 45).join("\n");
-    for (const step of ["install.sh", "majordomus init", "majordomus capture install", "start your client", "Next Action"]) expect(first, step).toContain(step);
+    for (const step of [
+      "install.sh",
+      "majordomus init",
+      "majordomus capture install",
+      "start your client",
+      "Next Action",
+    ])
+      expect(first, step).toContain(step);
   });
 
   test("every page in docs/ is linked from the README, and every relative link on every page lands on a file", () => {
@@ -76,7 +97,11 @@ describe("the docs", () => {
     expect(start).toBeGreaterThan(0);
     const end = lines.findIndex((l, i) => i > start && !l.startsWith("|"));
     const rows = lines.slice(start + 2, end);
-    for (const name of Object.keys(COMMANDS)) expect(rows.some((row) => row.includes(`\`majordomus ${name}`)), name).toBe(true);
+    for (const name of Object.keys(COMMANDS))
+      expect(
+        rows.some((row) => row.includes(`\`majordomus ${name}`)),
+        name,
+      ).toBe(true);
     let checked = 0;
     for (const row of rows) {
       // `majordomus a b [--x]` / `c [--y]` / `--z`: bare words replace as many words at the end of the path, an option keeps it.
@@ -84,7 +109,9 @@ describe("the docs", () => {
       let path: string[] = [];
       for (const form of forms) {
         const words = form.replace(/^majordomus\s*/, "").split(/\s+/);
-        const head = words.filter((w, i) => /^[a-z][a-z-]*$/.test(w) && words.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p)));
+        const head = words.filter(
+          (w, i) => /^[a-z][a-z-]*$/.test(w) && words.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p)),
+        );
         if (form.startsWith("majordomus")) path = head;
         else if (head.length > 0) path = [...path.slice(0, -head.length), ...head];
         const options = [...form.matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g)].map((m) => m[1]!);
@@ -98,15 +125,20 @@ describe("the docs", () => {
   });
 
   test("every JSON kind docs/schemas.md lists has its schema in share/schemas/cli", () => {
-    const kinds = [...read("docs/schemas.md").matchAll(/^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \|/gm)].flatMap((m) => [...m[1]!.matchAll(/`([a-z-]+)`/g)].map((k) => k[1]!));
+    const kinds = [...read("docs/schemas.md").matchAll(/^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \|/gm)].flatMap((m) =>
+      [...m[1]!.matchAll(/`([a-z-]+)`/g)].map((k) => k[1]!),
+    );
     expect(kinds.length).toBeGreaterThanOrEqual(20);
-    for (const kind of kinds) expect(existsSync(join(PROJECT, "share", "schemas", "cli", `${kind}.schema.json`)), kind).toBe(true);
+    for (const kind of kinds)
+      expect(existsSync(join(PROJECT, "share", "schemas", "cli", `${kind}.schema.json`)), kind).toBe(true);
   });
 
   test("an example not run says why, and most are run", () => {
     const skipped = ALL.filter((e) => e.skip);
     for (const e of skipped) expect(e.skip!.length, `${e.page}:${e.line}`).toBeGreaterThan(10);
-    console.log(`docs examples: ${ALL.length - skipped.length} run, ${skipped.length} not run (${skipped.map((e) => `${e.page}:${e.line}: ${e.skip}`).join("; ")})`);
+    console.log(
+      `docs examples: ${ALL.length - skipped.length} run, ${skipped.length} not run (${skipped.map((e) => `${e.page}:${e.line}: ${e.skip}`).join("; ")})`,
+    );
     expect(ALL.length - skipped.length).toBeGreaterThan(skipped.length);
   });
 
@@ -121,8 +153,13 @@ describe("the docs", () => {
           repo.git("add", ".ai", ".gitignore");
           repo.git("commit", "-q", "-m", "Add the majordomus layer");
         }
-        const run = sh(inRepo ? repo.dir : root, "bash", ["-euo", "pipefail", "-c", example.code], undefined, { PATH: `${dirname(BIN)}:${process.env.PATH}` });
-        expect(run.status, `${example.page}:${example.line}\n${example.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`).toBe(0);
+        const run = sh(inRepo ? repo.dir : root, "bash", ["-euo", "pipefail", "-c", example.code], undefined, {
+          PATH: `${dirname(BIN)}:${process.env.PATH}`,
+        });
+        expect(
+          run.status,
+          `${example.page}:${example.line}\n${example.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
+        ).toBe(0);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

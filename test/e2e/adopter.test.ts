@@ -46,7 +46,10 @@ describe("errors a person can act on", () => {
     const typed = repo.mj(["policy"]);
     expect(typed.stderr).toContain('session.briefing_budget_lines: must be integer (found string "many")');
     expect(typed.stderr).not.toContain("allows no other keys");
-    writeFileSync(policy, original.replace("briefing_budget_lines: 60", "briefing_budget_lines: 60\n  briefing_colour: red"));
+    writeFileSync(
+      policy,
+      original.replace("briefing_budget_lines: 60", "briefing_budget_lines: 60\n  briefing_colour: red"),
+    );
     const unknown = repo.mj(["policy"]);
     expect(unknown.stderr).toContain("session.briefing_colour: is not a known key");
     expect(unknown.stderr).toContain("allows no other keys");
@@ -54,7 +57,12 @@ describe("errors a person can act on", () => {
 
   test("no message says majordomus twice", () => {
     using repo = layered();
-    for (const args of [["recover", "--older-than", "5y"], ["inti"], ["session", "show", "nope"], ["finish", "--outcome", "completed"]]) {
+    for (const args of [
+      ["recover", "--older-than", "5y"],
+      ["inti"],
+      ["session", "show", "nope"],
+      ["finish", "--outcome", "completed"],
+    ]) {
       expect(repo.mj(args).stderr).not.toContain("majordomus: majordomus");
     }
   });
@@ -66,7 +74,9 @@ describe("one meaning per number and per word", () => {
     ok(repo.mj(["question", "add", "first?"]));
     ok(repo.mj(["question", "add", "second?"]));
     ok(repo.mj(["question", "resolve", "1", "--answer", "yes"]));
-    const blocker = JSON.parse(repo.mj(["check", "--json"]).stdout).items.find((f: { category: string; level: string }) => f.category === "blockers" && f.level === "FAIL");
+    const blocker = JSON.parse(repo.mj(["check", "--json"]).stdout).items.find(
+      (f: { category: string; level: string }) => f.category === "blockers" && f.level === "FAIL",
+    );
     expect(blocker.subject).toBe("question 1");
     expect(blocker.message).toContain("second?");
     const number = blocker.subject.split(" ")[1];
@@ -76,7 +86,9 @@ describe("one meaning per number and per word", () => {
 
   test("an episode a person opens names a client session yet is opened by hand", () => {
     using repo = layered();
-    const run = JSON.parse(ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", "cc-typed", "--json"])).stdout);
+    const run = JSON.parse(
+      ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", "cc-typed", "--json"])).stdout,
+    );
     expect(run.episode.opened_by).toBe("hand");
     const open = readFileSync(repo.path(".ai/local/state/sessions-open/cc-typed.yaml"), "utf8");
     expect(open).toContain("opened_by: hand");
@@ -113,12 +125,18 @@ describe("a prompt payload of any size", () => {
     const [kept] = prompts(repo);
     expect(JSON.parse(readFileSync(repo.path(".ai/local/prompts", kept!), "utf8")).text).toBe(text);
 
-    const huge = fire(repo, "prompt", { session_id: "cc-sizes", prompt_id: "p-huge", prompt: "x".repeat(1024 * 1024 + 10) });
+    const huge = fire(repo, "prompt", {
+      session_id: "cc-sizes",
+      prompt_id: "p-huge",
+      prompt: "x".repeat(1024 * 1024 + 10),
+    });
     expect(huge.status).toBe(0);
     expect(huge.stdout).toBe("");
     expect(prompts(repo)).toEqual([kept]);
     const refused = ledger(repo).filter((e) => e.event === "provider.event.failed" && e.provider_event === "prompt");
-    expect(refused.map((e) => String(e.reason))).toEqual([expect.stringContaining("the payload is over 1048576 bytes")]);
+    expect(refused.map((e) => String(e.reason))).toEqual([
+      expect.stringContaining("the payload is over 1048576 bytes"),
+    ]);
   });
 });
 
@@ -131,11 +149,18 @@ describe("file names YAML treats as syntax", () => {
       writeFileSync(repo.path(name), "x\n");
     }
     expect(fire(repo, "compact", { session_id: "cc-names", trigger: "auto" }).status).toBe(0);
-    const listed = JSON.parse(ok(repo.mj(["checkpoint", "--list", "--json"])).stdout).items as Array<{ changed_files?: string[]; verdict?: string }>;
+    const listed = JSON.parse(ok(repo.mj(["checkpoint", "--list", "--json"])).stdout).items as Array<{
+      changed_files?: string[];
+      verdict?: string;
+    }>;
     expect(listed.length).toBe(1);
-    const doctor = JSON.parse(repo.mj(["doctor", "--json"]).stdout) as { items: Array<{ level: string; category: string; message: string }> };
+    const doctor = JSON.parse(repo.mj(["doctor", "--json"]).stdout) as {
+      items: Array<{ level: string; category: string; message: string }>;
+    };
     expect(doctor.items.filter((f) => f.category === "records" && f.level === "FAIL")).toEqual([]);
-    const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    const file = readdirSync(repo.path(".ai/local/state/checkpoints")).find(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    )!;
     const text = readFileSync(repo.path(".ai/local/state/checkpoints", file), "utf8");
     for (const name of ["@types/global.d.ts", "-", ".inf", "yes"]) expect(text).toContain(`- ${JSON.stringify(name)}`);
   });
@@ -152,7 +177,8 @@ describe("a working tree with thousands of untracked files", () => {
     fire(repo, "start", { session_id: "cc-many", source: "startup" });
     fire(repo, "compact", { session_id: "cc-many", trigger: "auto" });
     expect(fire(repo, "end", { session_id: "cc-many", reason: "other" }).status).toBe(0);
-    const frontOf = (path: string) => Bun.YAML.parse(readFileSync(path, "utf8").split("---\n")[1]!) as { changed_files: string[] };
+    const frontOf = (path: string) =>
+      Bun.YAML.parse(readFileSync(path, "utf8").split("---\n")[1]!) as { changed_files: string[] };
     const folders = [".ai/local/state/checkpoints", ".ai/local/state/handovers", ".ai/repo/sessions"];
     for (const folder of folders) {
       for (const file of readdirSync(repo.path(folder)).filter((f) => f.endsWith(".md") && f !== "README.md")) {
@@ -179,11 +205,17 @@ describe("no git on the PATH a client gives its hooks", () => {
     symlinkSync(BIN, join(bin, "majordomus"));
     const env = { PATH: bin };
     for (const shim of ["start", "prompt", "compact", "end"] as const) {
-      const run = fire(repo, shim, { session_id: "cc-nogit", source: "startup", prompt: "hi", reason: "other", trigger: "auto" }, env);
+      const run = fire(
+        repo,
+        shim,
+        { session_id: "cc-nogit", source: "startup", prompt: "hi", reason: "other", trigger: "auto" },
+        env,
+      );
       expect({ shim, status: run.status }).toEqual({ shim, status: 0 });
       expect(run.stderr).not.toContain("bug");
       // The briefing goes on, saying what it could not learn and why.
-      if (shim === "start") expect(run.stdout).toContain("working tree unknown (git could not be started: it is not on the PATH");
+      if (shim === "start")
+        expect(run.stdout).toContain("working tree unknown (git could not be started: it is not on the PATH");
     }
     // The episode closed into its record all the same.
     expect(closedRecords(repo).length).toBe(1);
@@ -192,7 +224,10 @@ describe("no git on the PATH a client gives its hooks", () => {
     expect(context.stdout).toContain("working tree: unknown");
     // Where the answer that git ignores the local half is not remembered yet, nothing is written, and it says why.
     const elsewhere = { PATH: bin, XDG_CONFIG_HOME: join(bin, "config") };
-    const write = repo.mj(["handover", "--no-task"], { input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n", env: elsewhere });
+    const write = repo.mj(["handover", "--no-task"], {
+      input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n",
+      env: elsewhere,
+    });
     expect(write.status).toBe(15);
     expect(write.stderr).toContain("git could not be started: it is not on the PATH");
     const hook = fire(repo, "prompt", { session_id: "cc-nogit-2", prompt: "hi" }, elsewhere);
@@ -210,7 +245,11 @@ describe("plain text on a terminal", () => {
     const has = spawnSync("sh", ["-c", "command -v script"], { encoding: "utf8" }).status === 0;
     if (!has) return;
     for (const term of ["xterm-256color", "dumb"]) {
-      const run = spawnSync("script", ["-qc", `${BIN} inti; ${BIN} recover --older-than 5y`, "/dev/null"], { cwd: repo.dir, encoding: "utf8", env: { ...process.env, TERM: term } });
+      const run = spawnSync("script", ["-qc", `${BIN} inti; ${BIN} recover --older-than 5y`, "/dev/null"], {
+        cwd: repo.dir,
+        encoding: "utf8",
+        env: { ...process.env, TERM: term },
+      });
       expect(run.stdout).toContain("did you mean");
       expect(run.stdout).not.toContain("\u001b[");
     }
@@ -225,7 +264,11 @@ describe("doctor as a first look", () => {
     expect(run.stdout).toContain("FAIL layer .ai — no .ai layer in");
     expect(run.stdout).toContain("[reproduce: majordomus init]");
     const json = JSON.parse(repo.mj(["doctor", "--json"]).stdout);
-    expect(json).toMatchObject({ schema: "majordomus/findings/v1", failing: 1, items: [{ level: "FAIL", category: "layer" }] });
+    expect(json).toMatchObject({
+      schema: "majordomus/findings/v1",
+      failing: 1,
+      items: [{ level: "FAIL", category: "layer" }],
+    });
   });
 
   test("with Claude Code wired, doctor proves the wiring by default: verified, and a drifted shim fails", () => {
@@ -251,7 +294,8 @@ describe("doctor as a first look", () => {
       expect(doctor.stdout).toMatch(/^OK +records handovers/m);
       expect(doctor.stdout).toMatch(/^OK +sessions repo\/sessions/m);
     }
-    for (const kept of ["doctor-ledger.json", "doctor-verdicts.tsv"]) expect(existsSync(repo.path(".ai/local/cache", kept))).toBe(false);
+    for (const kept of ["doctor-ledger.json", "doctor-verdicts.tsv"])
+      expect(existsSync(repo.path(".ai/local/cache", kept))).toBe(false);
   });
 
   test("where nothing is wired, doctor says nothing of any client", () => {

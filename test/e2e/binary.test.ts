@@ -13,7 +13,11 @@ describe("the binary", () => {
     using repo = layered();
     const starts = (args: string[], env: Record<string, string> = {}) => {
       const run = repo.mj(args, { env: { MAJORDOMUS_TRACE: "1", ...env } });
-      return { status: run.status, stdout: run.stdout, starts: run.stderr.split("\n").filter((l) => /^majordomus: trace .* main$/.test(l)).length };
+      return {
+        status: run.status,
+        stdout: run.stdout,
+        starts: run.stderr.split("\n").filter((l) => /^majordomus: trace .* main$/.test(l)).length,
+      };
     };
     // The first run reads every record: it keeps the JIT, and leaves its verdicts behind.
     const first = starts(["doctor", "--json"]);
@@ -24,8 +28,14 @@ describe("the binary", () => {
     const kept = starts(["doctor", "--json"], { BUN_JSC_useJIT: "1" });
     expect(kept.starts).toBe(1);
     // The same report either way: arguments, output and exit code go through the replacement whole.
-    expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({ status: first.status, items: JSON.parse(first.stdout).items });
-    expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({ status: kept.status, items: JSON.parse(kept.stdout).items });
+    expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({
+      status: first.status,
+      items: JSON.parse(first.stdout).items,
+    });
+    expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({
+      status: kept.status,
+      items: JSON.parse(kept.stdout).items,
+    });
     expect(starts(["history", "--limit", "1"]).starts).toBe(1);
     // Replaced before it has said anything: a refusal to fix is said once, by the process that reports.
     writeFileSync(repo.path(".gitignore"), "");
@@ -88,7 +98,9 @@ describe("the binary", () => {
     expect(repo.mj(["init"]).status).toBe(0);
     // A file where the handovers' index folder belongs makes publishing fail in a way no rule anticipates.
     writeFileSync(repo.path(".ai/local/state/handovers/.index"), "not a folder\n");
-    const run = repo.mj(["handover", "--no-task"], { input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n" });
+    const run = repo.mj(["handover", "--no-task"], {
+      input: "# Objective\nX.\n\n# Current State\nY.\n\n# Next Action\nZ.\n",
+    });
     expect(run.status).toBe(13);
     expect(run.stderr).toContain("internal error");
     expect(run.stderr).not.toContain("    at ");

@@ -31,7 +31,9 @@ describe("check", () => {
     expect(rows.find((r) => r.category === "task")).toMatchObject({ level: "OK" });
     expect(rows.find((r) => r.category === "task")!.message).toContain("advanced");
     expect(rows.find((r) => r.category === "scope")).toMatchObject({ level: "OK" });
-    expect(rows.find((r) => r.category === "checkpoint")!.message).toMatch(/^last checkpoint or handover (\d+m ago|just now)$/);
+    expect(rows.find((r) => r.category === "checkpoint")!.message).toMatch(
+      /^last checkpoint or handover (\d+m ago|just now)$/,
+    );
 
     writeFileSync(repo.path("README.md"), "touched\n");
     ({ status, rows } = findings(repo));
@@ -46,7 +48,10 @@ describe("check", () => {
     ok(repo.mj(["question", "add", "Which database?"]));
     const { status, rows } = findings(repo);
     expect(status).toBe(10);
-    expect(rows.find((r) => r.category === "blockers")).toMatchObject({ level: "FAIL", message: "open: Which database? (refuses finish --outcome completed)" });
+    expect(rows.find((r) => r.category === "blockers")).toMatchObject({
+      level: "FAIL",
+      message: "open: Which database? (refuses finish --outcome completed)",
+    });
     const text = repo.mj(["check"]);
     expect(text.status).toBe(10);
     expect(text.stdout).toContain("Which database?");

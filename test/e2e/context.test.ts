@@ -33,24 +33,43 @@ function busy(): Repo {
   return repo;
 }
 
-const headings = (text: string) => text.split("\n").filter((l) => l.startsWith("## ")).map((l) => l.replace(/ \(.*$/, ""));
+const headings = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith("## "))
+    .map((l) => l.replace(/ \(.*$/, ""));
 
 describe("majordomus context", () => {
   test("sections in authority order, both labels on records, files only inside the scope, exact budget line", () => {
     using repo = busy();
     const run = ok(repo.mj(["context"]));
-    expect(headings(run.stdout)).toEqual(["## GIT", "## TASK", "## OPEN QUESTIONS", "## DECISIONS", "## LATEST CHECKPOINT", "## LATEST COMPATIBLE HANDOVER", "## FILES TOUCHED IN SCOPE", "## RECENT HISTORY", "## EXCLUDED", "## BUDGET"]);
+    expect(headings(run.stdout)).toEqual([
+      "## GIT",
+      "## TASK",
+      "## OPEN QUESTIONS",
+      "## DECISIONS",
+      "## LATEST CHECKPOINT",
+      "## LATEST COMPATIBLE HANDOVER",
+      "## FILES TOUCHED IN SCOPE",
+      "## RECENT HISTORY",
+      "## EXCLUDED",
+      "## BUDGET",
+    ]);
     expect(run.stdout).toContain("task record: advanced");
     expect(run.stdout).toContain("labels: exact · fresh");
     expect(run.stdout).toContain("## FILES TOUCHED IN SCOPE (3)\nsrc/p0.ts\nsrc/p1.ts\nsrc/p2.ts\n");
     expect(run.stdout).not.toContain("docs/readme.md\n");
     const printed = run.stdout.replace(/\n$/, "").split("\n");
-    expect(printed.at(-1)).toBe(`${printed.length} of 300 lines, ${run.stdout.replace(/\n$/, "").length.toLocaleString("en-US")} of 18,000 characters`);
+    expect(printed.at(-1)).toBe(
+      `${printed.length} of 300 lines, ${run.stdout.replace(/\n$/, "").length.toLocaleString("en-US")} of 18,000 characters`,
+    );
   });
 
   test("over budget: history, files and decisions go first, then records shrink to a pointer, then go; GIT, TASK, QUESTIONS stay", () => {
     using repo = busy();
-    const full = ok(repo.mj(["context"])).stdout.replace(/\n$/, "").split("\n").length;
+    const full = ok(repo.mj(["context"]))
+      .stdout.replace(/\n$/, "")
+      .split("\n").length;
     const seen: string[][] = [];
     for (let budget = full - 1; budget >= 20; budget -= 2) {
       const run = repo.mj(["context", "--budget-lines", String(budget)]);
@@ -63,15 +82,20 @@ describe("majordomus context", () => {
       const h = headings(run.stdout);
       if (seen.at(-1)?.join() !== h.join()) seen.push(h);
     }
-    const order = seen.map((h) => h.filter((x) => !["## GIT", "## TASK", "## OPEN QUESTIONS", "## EXCLUDED", "## BUDGET"].includes(x)).join(","));
+    const order = seen.map((h) =>
+      h.filter((x) => !["## GIT", "## TASK", "## OPEN QUESTIONS", "## EXCLUDED", "## BUDGET"].includes(x)).join(","),
+    );
     expect(order[0]).toBe("## DECISIONS,## LATEST CHECKPOINT,## LATEST COMPATIBLE HANDOVER,## FILES TOUCHED IN SCOPE");
     expect(order).toContain("## LATEST CHECKPOINT,## LATEST COMPATIBLE HANDOVER");
     expect(order).toContain("## LATEST COMPATIBLE HANDOVER");
     expect(order.at(-1)).toBe("");
     const shrunk = ok(repo.mj(["context", "--budget-lines", "45"])).stdout;
-    expect(shrunk).toMatch(/rest of the body omitted for the budget — `majordomus (checkpoint --show|handover --show \S+\.md)` prints it/);
+    expect(shrunk).toMatch(
+      /rest of the body omitted for the budget — `majordomus (checkpoint --show|handover --show \S+\.md)` prints it/,
+    );
     // Every command a notice names runs, and prints a record.
-    for (const [, command] of shrunk.matchAll(/— `majordomus ([^`]+)` prints it/g)) expect(ok(repo.mj(command!.split(" "))).stdout).toContain("---");
+    for (const [, command] of shrunk.matchAll(/— `majordomus ([^`]+)` prints it/g))
+      expect(ok(repo.mj(command!.split(" "))).stdout).toContain("---");
   }, 120_000);
 
   test("still over budget after every drop: the document is printed and the exit is 10", () => {
@@ -97,8 +121,21 @@ describe("majordomus context", () => {
     expect(json.schema).toBe("majordomus/context/v1");
     expect(json.git.task_record).toBe("advanced");
     expect(json.task.task).toBe("tighten the parser");
-    expect(json.handover).toMatchObject({ divergence: "exact", freshness: "fresh", next_action: ["Write the parser tests."] });
-    expect(json.sections.map((s: { id: string }) => s.id)).toEqual(["git", "task", "questions", "decisions", "checkpoint", "handover", "files", "history"]);
+    expect(json.handover).toMatchObject({
+      divergence: "exact",
+      freshness: "fresh",
+      next_action: ["Write the parser tests."],
+    });
+    expect(json.sections.map((s: { id: string }) => s.id)).toEqual([
+      "git",
+      "task",
+      "questions",
+      "decisions",
+      "checkpoint",
+      "handover",
+      "files",
+      "history",
+    ]);
     expect(json.budget.limit).toBe(300);
   });
 

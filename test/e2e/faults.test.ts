@@ -2,7 +2,17 @@
 // client; episode ids do not collide when many open at once.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
@@ -52,19 +62,43 @@ describe("a full disk", () => {
     fire(repo, "start", START);
     fill(disk.mount);
     const runs = [
-      sh(repo.dir, join(repo.dir, SHIMS.prompt), [], JSON.stringify({ session_id: START.session_id, prompt_id: "p-full", prompt: "x".repeat(20_000) }), hookEnv()),
-      sh(repo.dir, join(repo.dir, SHIMS.compact), [], JSON.stringify({ session_id: START.session_id, trigger: "auto" }), hookEnv({ MAJORDOMUS_HOOK_WORK: "foreground" })),
-      sh(repo.dir, join(repo.dir, SHIMS.end), [], JSON.stringify({ session_id: START.session_id, reason: "other" }), hookEnv()),
+      sh(
+        repo.dir,
+        join(repo.dir, SHIMS.prompt),
+        [],
+        JSON.stringify({ session_id: START.session_id, prompt_id: "p-full", prompt: "x".repeat(20_000) }),
+        hookEnv(),
+      ),
+      sh(
+        repo.dir,
+        join(repo.dir, SHIMS.compact),
+        [],
+        JSON.stringify({ session_id: START.session_id, trigger: "auto" }),
+        hookEnv({ MAJORDOMUS_HOOK_WORK: "foreground" }),
+      ),
+      sh(
+        repo.dir,
+        join(repo.dir, SHIMS.end),
+        [],
+        JSON.stringify({ session_id: START.session_id, reason: "other" }),
+        hookEnv(),
+      ),
       sh(repo.dir, join(repo.dir, SHIMS.start), [], JSON.stringify({ ...START, session_id: "another" }), hookEnv()),
     ];
     for (const run of runs) expect(run.status).toBe(0);
     // Every line of the ledger is whole JSON: a short write was cut back, never left.
-    for (const line of lines(repo).split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of lines(repo)
+      .split("\n")
+      .filter((l) => l !== ""))
+      expect(() => JSON.parse(line)).not.toThrow();
     rmSync(join(disk.mount, "filler"));
     const after = fire(repo, "start", { ...START, session_id: "after-room" });
     expect(after.status).toBe(0);
     expect(lines(repo)).toContain('"provider_session":"after-room"');
-    for (const line of lines(repo).split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of lines(repo)
+      .split("\n")
+      .filter((l) => l !== ""))
+      expect(() => JSON.parse(line)).not.toThrow();
   }, 60_000);
 });
 
@@ -106,7 +140,11 @@ describe("episode ids", () => {
     ok(repo.mj(["init"]));
     const ids = new Set<string>();
     for (let i = 0; i < 200; i++) {
-      const run = ok(repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", `burst-${i}`, "--json"], { env: { MAJORDOMUS_NOW: "2026-11-30T12:00:00Z" } }));
+      const run = ok(
+        repo.mj(["session", "start", "--provider", "claude-code", "--provider-session", `burst-${i}`, "--json"], {
+          env: { MAJORDOMUS_NOW: "2026-11-30T12:00:00Z" },
+        }),
+      );
       ids.add(JSON.parse(run.stdout).episode.session_id);
     }
     expect(ids.size).toBe(200);
@@ -126,8 +164,12 @@ describe("locks never wedge", () => {
     utimesSync(lock, old, old);
     writeFileSync(repo.path(".ai/local/state/records.lock"), `${JSON.stringify({ pid: 999_999_999 })}\n`);
     const doctor = repo.mj(["doctor"]);
-    expect(doctor.stdout).toContain("WARN locks .ai/local/state/ledger.jsonl.lock — stale: it names no holder; the next writer breaks it");
-    expect(doctor.stdout).toContain("WARN locks .ai/local/state/records.lock — stale: the process that took it (pid 999999999) is gone");
+    expect(doctor.stdout).toContain(
+      "WARN locks .ai/local/state/ledger.jsonl.lock — stale: it names no holder; the next writer breaks it",
+    );
+    expect(doctor.stdout).toContain(
+      "WARN locks .ai/local/state/records.lock — stale: the process that took it (pid 999999999) is gone",
+    );
     // The next writers go straight through: a handover (records lock) and its ledger line (ledger lock).
     const started = Date.now();
     ok(repo.mj(["handover", "--derive", "--no-task"]));
@@ -142,7 +184,9 @@ describe("locks never wedge", () => {
     fire(repo, "start", START);
     // Our own test process is alive, but it is not the holder this lock names: its start time differs.
     writeFileSync(repo.path(".ai/local/state/records.lock"), `${JSON.stringify({ pid: process.pid, start: 1 })}\n`);
-    expect(repo.mj(["doctor"]).stdout).toContain(`WARN locks .ai/local/state/records.lock — stale: the process that took it (pid ${process.pid}) is gone`);
+    expect(repo.mj(["doctor"]).stdout).toContain(
+      `WARN locks .ai/local/state/records.lock — stale: the process that took it (pid ${process.pid}) is gone`,
+    );
     ok(repo.mj(["handover", "--derive", "--no-task"]));
   });
 });
@@ -176,7 +220,10 @@ describe("doctor remembers what it found good", () => {
     const { size, ctimeMs, ino } = statSync(join(dir, file));
     expect(cache).toContain(`${file}\t${size}:${ctimeMs}:${ino}`);
     // Changed by hand: an undeclared key in its front matter.
-    writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8").replace("---\nschema:", "---\nsmuggled: yes\nschema:"));
+    writeFileSync(
+      join(dir, file),
+      readFileSync(join(dir, file), "utf8").replace("---\nschema:", "---\nsmuggled: yes\nschema:"),
+    );
     const after = repo.mj(["doctor"]);
     expect(after.status).toBe(10);
     expect(after.stdout).toContain("undeclared front matter key(s): smuggled");
@@ -194,7 +241,9 @@ describe("doctor remembers what it found good", () => {
     // Remembered by the change key of the very file it read (its fstat), which a later look (stat) finds again.
     const { size, ctimeMs, ino } = statSync(join(dir, record));
     const episode = /^session_id: (\S+)$/m.exec(readFileSync(join(dir, record), "utf8"))![1];
-    expect(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n")).toContain(`${record}\t${size}:${ctimeMs}:${ino}\t${episode}`);
+    expect(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n")).toContain(
+      `${record}\t${size}:${ctimeMs}:${ino}\t${episode}`,
+    );
     // A copy under another name (a bad merge): the original is not read again, its episode comes from the cache.
     writeFileSync(join(dir, record.replace("--", "--copy-")), readFileSync(join(dir, record), "utf8"));
     for (let run = 0; run < 2; run++) {

@@ -40,7 +40,13 @@ describe("hand-off of derived work", () => {
   test("the compact hook returns at once and its checkpoint follows; nothing is closed", () => {
     using repo = captured();
     fire(repo, "start", START);
-    const run = fire(repo, "compact", { session_id: START.session_id, hook_event_name: "PreCompact", trigger: "auto" }, slowGit(2), { handOff: "leave" });
+    const run = fire(
+      repo,
+      "compact",
+      { session_id: START.session_id, hook_event_name: "PreCompact", trigger: "auto" },
+      slowGit(2),
+      { handOff: "leave" },
+    );
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("");
     expect(pendingWork(repo).length).toBe(1);
@@ -53,7 +59,13 @@ describe("hand-off of derived work", () => {
     using repo = captured();
     fire(repo, "start", START);
     fire(repo, "end", { ...END_OTHER, reason: "clear" }, slowGit(0.2), { handOff: "leave" });
-    const next = fire(repo, "start", { ...START, session_id: "after-clear", source: "clear" }, {}, { handOff: "leave" });
+    const next = fire(
+      repo,
+      "start",
+      { ...START, session_id: "after-clear", source: "clear" },
+      {},
+      { handOff: "leave" },
+    );
     expect(next.status).toBe(0);
     // The close was done before the briefing was composed (the new start's own work may still run).
     expect(pendingWork(repo).filter((t) => t.startsWith("end--"))).toEqual([]);
@@ -70,7 +82,9 @@ describe("hand-off of derived work", () => {
     fire(repo, "start", START, slowGit(0.3), { handOff: "leave" });
     fire(repo, "end", END_OTHER, {}, { handOff: "leave" });
     settled(repo);
-    const contexts = readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const contexts = readdirSync(repo.path(".ai/local/session-contexts")).filter(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    );
     expect(contexts.length).toBe(1);
     const snapshot = readFileSync(repo.path(".ai/local/session-contexts", contexts[0]!), "utf8");
     expect(snapshot).toStartWith("---\nschema: session-context/v1\n");
@@ -90,7 +104,13 @@ describe("hand-off of derived work", () => {
     // Resumed, with another episode opened longer ago than session.stranded_after: a worker recovers it.
     fire(repo, "start", { ...START, session_id: "old-window" });
     const later = new Date(Date.now() + 3 * 24 * 3_600_000).toISOString();
-    fire(repo, "start", { ...START, source: "resume" }, { MAJORDOMUS_NOW: later, ...slowGit(0.5) }, { handOff: "leave" });
+    fire(
+      repo,
+      "start",
+      { ...START, source: "resume" },
+      { MAJORDOMUS_NOW: later, ...slowGit(0.5) },
+      { handOff: "leave" },
+    );
     expect(pendingWork(repo).map((t) => t.split("--")[0])).toEqual(["start"]);
     settled(repo);
     expect(ledger(repo).filter((e) => e.event === "session.recovered").length).toBe(1);
@@ -143,7 +163,11 @@ describe("hand-off of derived work", () => {
     expect(readFileSync(join(dir, "notes.work"), "utf8")).toBe("mine\n");
     expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(0);
     // A ticket as a compact hook writes it: its work is done in the episode it names, and the ticket goes.
-    writeFileSync(join(dir, "compact--mx0000ab-0123abcd.work"), `${JSON.stringify({ schema: "hook-work/v1", event: "compact", provider: "claude-code", provider_session: String(START.session_id), handed_at: "2026-11-30T12:00:00.000Z", by: 1 })}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(dir, "compact--mx0000ab-0123abcd.work"),
+      `${JSON.stringify({ schema: "hook-work/v1", event: "compact", provider: "claude-code", provider_session: String(START.session_id), handed_at: "2026-11-30T12:00:00.000Z", by: 1 })}\n`,
+      { mode: 0o600 },
+    );
     expect(repo.mj(["capture", "work", "--repo", repo.dir, "--ticket=compact--mx0000ab-0123abcd"]).status).toBe(0);
     const checkpoints = ledger(repo).filter((e) => e.event === "task.checkpoint");
     expect(checkpoints.length).toBe(1);
@@ -156,13 +180,23 @@ describe("hand-off of derived work", () => {
     const dir = repo.path("..", `git-log-${Date.now()}`);
     mkdirSync(dir);
     const log = join(dir, "calls");
-    writeFileSync(join(dir, "git"), `#!/bin/sh\necho "$1" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit())} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(dir, "git"),
+      `#!/bin/sh\necho "$1" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit())} "$@"\n`,
+      { mode: 0o755 },
+    );
     const run = fire(repo, "start", START, { PATH: `${dir}:${hookEnv().PATH}` });
     expect(run.status).toBe(0);
     settled(repo);
     // The new episode's working context was frozen by the worker, from the hook's answer.
-    expect(readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
-    expect(readFileSync(log, "utf8").split("\n").filter((l) => l === "status").length).toBe(1);
+    expect(
+      readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md").length,
+    ).toBe(1);
+    expect(
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => l === "status").length,
+    ).toBe(1);
     expect(readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."))).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -172,7 +206,9 @@ describe("hand-off of derived work", () => {
     const dir = repo.path(".ai/local/state/hook-work");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const ticket = join(dir, "end--mx0000aa-0123abcd.work");
-    writeFileSync(ticket, `${JSON.stringify({ event: "end", provider: "claude-code", provider_session: "gone" })}\n`, { mode: 0o600 });
+    writeFileSync(ticket, `${JSON.stringify({ event: "end", provider: "claude-code", provider_session: "gone" })}\n`, {
+      mode: 0o600,
+    });
     const old = new Date(Date.now() - 60_000);
     utimesSync(ticket, old, old);
     const doctor = repo.mj(["doctor"]);
@@ -180,7 +216,14 @@ describe("hand-off of derived work", () => {
     expect(doctor.stdout + doctor.stderr).toContain(".ai/local/state/hook-work/end--mx0000aa-0123abcd.work");
     expect(doctor.stdout + doctor.stderr).toContain("never finished");
     const status = repo.mj(["session", "status", "--json"]);
-    expect(JSON.parse(status.stdout).handed_off).toEqual([{ ticket: ".ai/local/state/hook-work/end--mx0000aa-0123abcd.work", event: "end", age_ms: expect.any(Number), worker_lost: true }]);
+    expect(JSON.parse(status.stdout).handed_off).toEqual([
+      {
+        ticket: ".ai/local/state/hook-work/end--mx0000aa-0123abcd.work",
+        event: "end",
+        age_ms: expect.any(Number),
+        worker_lost: true,
+      },
+    ]);
     expect(repo.mj(["session", "status"]).stdout).toContain("its worker died, see `majordomus doctor`");
     const start = fire(repo, "start", START, { MAJORDOMUS_LOG: "debug" }, { handOff: "leave" });
     expect(start.status).toBe(0);
@@ -191,9 +234,25 @@ describe("hand-off of derived work", () => {
 });
 
 describe("the start shim collects git status for the briefing", () => {
-  const cacheFiles = (repo: Repo) => readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."));
+  const cacheFiles = (repo: Repo) =>
+    readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."));
   /** The start event as the shim execs it, told that `answer` holds git status. */
-  const startWith = (repo: Repo, answer: string) => repo.mj(["capture", "session", "--provider", "claude-code", "--event", "start", "--repo", repo.dir, "--git-status", answer], { input: JSON.stringify(START) });
+  const startWith = (repo: Repo, answer: string) =>
+    repo.mj(
+      [
+        "capture",
+        "session",
+        "--provider",
+        "claude-code",
+        "--event",
+        "start",
+        "--repo",
+        repo.dir,
+        "--git-status",
+        answer,
+      ],
+      { input: JSON.stringify(START) },
+    );
 
   test("the briefing reports the working tree from the shim's git status, and its answer files are gone after", () => {
     using repo = captured();

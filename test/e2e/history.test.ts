@@ -8,7 +8,8 @@ const LEDGER = ".ai/local/state/ledger.jsonl";
 /** A layered repository whose ledger holds `n` more init lines, stamped a minute apart from `start`. */
 function withEntries(n: number, start = "2026-11-01T00:00:00Z"): Repo {
   const repo = Repo.init();
-  if (repo.mj(["init"], { env: { MAJORDOMUS_NOW: "2026-10-01T00:00:00Z" } }).status !== 0) throw new Error("init failed");
+  if (repo.mj(["init"], { env: { MAJORDOMUS_NOW: "2026-10-01T00:00:00Z" } }).status !== 0)
+    throw new Error("init failed");
   for (let i = 0; i < n; i++) {
     const at = new Date(Date.parse(start) + i * 60_000).toISOString();
     expect(repo.mj(["init", "--extend"], { env: { MAJORDOMUS_NOW: at } }).status).toBe(0);
@@ -29,7 +30,10 @@ describe("majordomus history", () => {
     const ledger = lines(readFileSync(repo.path(LEDGER), "utf8"));
     expect(items(run.stdout)).toEqual(ledger.slice(-2).map((l) => JSON.parse(l)));
     const human = repo.mj(["history", "--limit", "2"]);
-    expect(lines(human.stdout).map((l) => l.split("  ")[0])).toEqual(["2026-11-01T00:02:00.000Z", "2026-11-01T00:03:00.000Z"]);
+    expect(lines(human.stdout).map((l) => l.split("  ")[0])).toEqual([
+      "2026-11-01T00:02:00.000Z",
+      "2026-11-01T00:03:00.000Z",
+    ]);
   });
 
   test("--event filters, an unknown event is a usage error listing the known ones", () => {
@@ -54,7 +58,13 @@ describe("majordomus history", () => {
 
   test("usage errors exit 2: unknown option, bad --limit, clashing modes", () => {
     using repo = withEntries(0);
-    for (const args of [["history", "--lmit", "3"], ["history", "--limit", "x"], ["history", "--validate", "--rotate"], ["history", "--validate", "--limit", "3"], ["nonsense"]]) {
+    for (const args of [
+      ["history", "--lmit", "3"],
+      ["history", "--limit", "x"],
+      ["history", "--validate", "--rotate"],
+      ["history", "--validate", "--limit", "3"],
+      ["nonsense"],
+    ]) {
       const run = repo.mj(args);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe("");
@@ -67,7 +77,10 @@ describe("majordomus history", () => {
     const ok = repo.mj(["history", "--validate"]);
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain("OK ledger");
-    appendFileSync(repo.path(LEDGER), 'not json\n{"ts":"2026-11-01T00:00:00Z","event":"made.up","head":"NONE","branch":"main","by":"x"}\n{"ts":"2026-11-01T00:00:00Z","event":"layer.initialized","head":"NONE","branch":"main","by":"x","event":"again"}\n');
+    appendFileSync(
+      repo.path(LEDGER),
+      'not json\n{"ts":"2026-11-01T00:00:00Z","event":"made.up","head":"NONE","branch":"main","by":"x"}\n{"ts":"2026-11-01T00:00:00Z","event":"layer.initialized","head":"NONE","branch":"main","by":"x","event":"again"}\n',
+    );
     const bad = repo.mj(["history", "--validate"]);
     expect(bad.status).toBe(10);
     expect(bad.stdout).toContain(":3 — malformed: not valid JSON");
@@ -96,7 +109,12 @@ describe("majordomus history", () => {
     const after = lines(readFileSync(repo.path(LEDGER), "utf8"));
     expect([...archived, ...after.slice(0, -1)]).toEqual(before);
     expect(after.length).toBe(4);
-    expect(JSON.parse(after.at(-1)!)).toMatchObject({ event: "ledger.rotated", archived: 7, kept: 3, archive: archives[0] });
+    expect(JSON.parse(after.at(-1)!)).toMatchObject({
+      event: "ledger.rotated",
+      archived: 7,
+      kept: 3,
+      archive: archives[0],
+    });
     // Under the cap: nothing happens.
     const again = repo.mj(["history", "--rotate"]);
     expect(again.status).toBe(0);

@@ -2,7 +2,17 @@
 // its layer, and a hook in such a repository says so and records nothing.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { BIN } from "../support/env.ts";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
@@ -20,7 +30,9 @@ function outside(): { dir: string; [Symbol.dispose](): void } {
 
 /** Every file below `dir`. */
 function all(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 /** Replace a folder of the layer with a link to `target` (as a tracked symlink arrives in a clone). */
@@ -30,7 +42,12 @@ function linkFolder(repo: Repo, rel: string, target: string): void {
 }
 
 function story(repo: Repo) {
-  return [fire(repo, "start", START), fire(repo, "prompt", { session_id: START.session_id, prompt_id: "p1", prompt: "hello" }), fire(repo, "compact", { session_id: START.session_id, trigger: "auto" }), fire(repo, "end", END)];
+  return [
+    fire(repo, "start", START),
+    fire(repo, "prompt", { session_id: START.session_id, prompt_id: "p1", prompt: "hello" }),
+    fire(repo, "compact", { session_id: START.session_id, trigger: "auto" }),
+    fire(repo, "end", END),
+  ];
 }
 
 describe("symbolic links in the layer", () => {
@@ -41,7 +58,9 @@ describe("symbolic links in the layer", () => {
     const runs = story(repo);
     for (const run of runs) expect(run.status).toBe(0);
     expect(all(away.dir)).toEqual([]);
-    expect(runs[0]!.stderr).toContain(".ai/repo/sessions is a symbolic link; majordomus never reads or writes through one inside its layer");
+    expect(runs[0]!.stderr).toContain(
+      ".ai/repo/sessions is a symbolic link; majordomus never reads or writes through one inside its layer",
+    );
     expect(runs[0]!.stdout).toBe("");
     // A person's command says so too, and writes nothing.
     const handover = repo.mj(["handover", "--derive", "--no-task"]);
@@ -64,7 +83,8 @@ describe("symbolic links in the layer", () => {
     using away = outside();
     const fifo = join(away.dir, "fifo");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-    for (const name of ["doctor-ledger.json", "doctor-verdicts.tsv"]) symlinkSync(fifo, repo.path(".ai/local/cache", name));
+    for (const name of ["doctor-ledger.json", "doctor-verdicts.tsv"])
+      symlinkSync(fifo, repo.path(".ai/local/cache", name));
     const doctor = Bun.spawn([BIN, "doctor"], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
     // Read through, the open would wait for a writer that never comes.
     const timer = setTimeout(() => doctor.kill("SIGKILL"), 4_000);
@@ -98,7 +118,10 @@ describe("symbolic links in the layer", () => {
       const r = await run(args);
       expect({ args, signal: r.signal }).toEqual({ args, signal: null });
       expect(r.text).not.toContain("THE-PERSON'S-OWN-WORDS");
-      if (args[1] !== "latest") expect(r.text).toMatch(/s-zero\.md(:| —) unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer/);
+      if (args[1] !== "latest")
+        expect(r.text).toMatch(
+          /s-zero\.md(:| —) unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer/,
+        );
     }
     // The hooks go on: the session is briefed, and its end still closes into a record of its own.
     const runs = story(repo);
@@ -111,7 +134,10 @@ describe("symbolic links in the layer", () => {
     using repo = captured();
     const huge = `---\nschema: session/v1\nsession_id: s-huge\n---\n${"x".repeat(8 * 1024 * 1024)}\n`;
     writeFileSync(repo.path(".ai/repo/sessions/20260601T000000000Z--s-huge.md"), huge);
-    writeFileSync(repo.path(".ai/local/state/handovers/20260601T000000000Z--000099--main--abc1234.md"), huge.replace("session/v1", "handover/v1"));
+    writeFileSync(
+      repo.path(".ai/local/state/handovers/20260601T000000000Z--000099--main--abc1234.md"),
+      huge.replace("session/v1", "handover/v1"),
+    );
     repo.git("add", ".ai/repo/sessions");
     repo.git("commit", "-q", "-m", "A record from a stranger");
     const said = /s-huge\.md(:| —) unreadable: it is 83886\d\d bytes, more than the 1048576 a file of its kind holds/;
@@ -180,7 +206,11 @@ describe("symbolic links among the client's files", () => {
     expect(all(away.dir)).toEqual([join(away.dir, "settings.json")]);
     expect(readFileSync(join(away.dir, "settings.json"), "utf8")).toBe('{"theirs":true}\n');
     const status = JSON.parse(repo.mj(["capture", "status", "--json"]).stdout);
-    expect(status.items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "session")).toMatchObject({ state: "unconfigured", reason: ".claude is a symbolic link; it was not read" });
+    expect(
+      status.items.find(
+        (r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "session",
+      ),
+    ).toMatchObject({ state: "unconfigured", reason: ".claude is a symbolic link; it was not read" });
   });
 
   test(".mcp.json linked to a private file: install leaves it unread and unchanged", () => {
@@ -207,7 +237,12 @@ describe("consent from a stranger's file", () => {
       repo.git("remote", "add", "origin", remote);
       repo.git("push", "-q", "origin", "main");
       const policy = repo.path(".ai/repo/policy.yaml");
-      writeFileSync(policy, readFileSync(policy, "utf8").replace("commit_record_on_end: false", "commit_record_on_end: true").replace("push_record_on_end: false", "push_record_on_end: true"));
+      writeFileSync(
+        policy,
+        readFileSync(policy, "utf8")
+          .replace("commit_record_on_end: false", "commit_record_on_end: true")
+          .replace("push_record_on_end: false", "push_record_on_end: true"),
+      );
       repo.git("commit", "-q", "-am", "a stranger's policy");
       repo.git("push", "-q", "origin", "main");
       const head = repo.git("rev-parse", "HEAD");
@@ -216,7 +251,9 @@ describe("consent from a stranger's file", () => {
       expect(end.status).toBe(0);
       expect(repo.git("rev-parse", "HEAD")).toBe(head);
       expect(repo.git("--git-dir", remote, "rev-parse", "main")).toBe(head);
-      expect(end.stderr).toContain("the tracked policy sets session.commit_record_on_end: true; that acts with your credentials, so majordomus does it only when you consent in");
+      expect(end.stderr).toContain(
+        "the tracked policy sets session.commit_record_on_end: true; that acts with your credentials, so majordomus does it only when you consent in",
+      );
       expect(end.stderr).toContain(".ai/local/state/consent.yaml");
     } finally {
       rmSync(remote, { recursive: true, force: true });
@@ -228,11 +265,23 @@ describe("diagnostics never run the repository's programs", () => {
   test("a shim that only carries the marker is drift: capture status and doctor report it and do not run it", () => {
     using repo = captured();
     const shim = repo.path(".claude/hooks/majordomus-capture");
-    writeFileSync(shim, `${readFileSync(shim, "utf8").replace("#!/bin/sh\n", `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`)}`, { mode: 0o755 });
+    writeFileSync(
+      shim,
+      `${readFileSync(shim, "utf8").replace("#!/bin/sh\n", `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`)}`,
+      { mode: 0o755 },
+    );
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("enforcement: []", "enforcement:\n  - name: prompts\n    wired_by: provider-hook:claude-code:prompt"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace(
+        "enforcement: []",
+        "enforcement:\n  - name: prompts\n    wired_by: provider-hook:claude-code:prompt",
+      ),
+    );
     const status = repo.mj(["capture", "status", "--json"]);
-    const row = JSON.parse(status.stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "prompt");
+    const row = JSON.parse(status.stdout).items.find(
+      (r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "prompt",
+    );
     expect(row).toMatchObject({ state: "named" });
     expect(row.reason).toContain("differs from what this majordomus writes (drift); it was not run");
     repo.mj(["doctor"]);
@@ -242,7 +291,9 @@ describe("diagnostics never run the repository's programs", () => {
   test("a genuine shim in a repository that ships its own bin/majordomus: verified with this binary, the repository's never run", () => {
     using repo = captured();
     mkdirSync(repo.path("bin"));
-    writeFileSync(repo.path("bin/majordomus"), `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`, { mode: 0o755 });
+    writeFileSync(repo.path("bin/majordomus"), `#!/bin/sh\ntouch ${JSON.stringify(repo.path("pwned"))}\n`, {
+      mode: 0o755,
+    });
     const status = repo.mj(["capture", "status"]);
     expect(status.stdout).toMatch(/claude-code:prompt\s+verified/);
     expect(existsSync(repo.path("pwned"))).toBe(false);
@@ -254,10 +305,22 @@ describe("control characters never reach a terminal", () => {
     using repo = captured();
     const evil = "\u001b]0;pwned\u0007\u001b[2J";
     mkdirSync(repo.path(".ai/local/state"), { recursive: true, mode: 0o700 });
-    writeFileSync(repo.path(".ai/local/state/open-questions.md"), `# Open questions\n\n- [unresolved] none — Which ${evil}dialect? (2026-11-30)\n- not a question ${evil}\n`, { mode: 0o600 });
-    const handover = repo.mj(["handover", "--no-task"], { input: `# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nRun ${evil}this.\n` });
+    writeFileSync(
+      repo.path(".ai/local/state/open-questions.md"),
+      `# Open questions\n\n- [unresolved] none — Which ${evil}dialect? (2026-11-30)\n- not a question ${evil}\n`,
+      { mode: 0o600 },
+    );
+    const handover = repo.mj(["handover", "--no-task"], {
+      input: `# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nRun ${evil}this.\n`,
+    });
     expect(handover.status).toBe(0);
-    const outputs = [fire(repo, "start", START), repo.mj(["question", "list"]), repo.mj(["doctor"]), repo.mj(["context"]), repo.mj(["handover", "--resolve"])];
+    const outputs = [
+      fire(repo, "start", START),
+      repo.mj(["question", "list"]),
+      repo.mj(["doctor"]),
+      repo.mj(["context"]),
+      repo.mj(["handover", "--resolve"]),
+    ];
     for (const run of outputs) {
       expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
@@ -274,7 +337,9 @@ describe("the local half stays private", () => {
     rmSync(repo.path(".ai/local"), { recursive: true, force: true });
     const runs = story(repo);
     for (const run of runs) expect(run.status).toBe(0);
-    expect(runs[0]!.stderr).toContain(".ai/local/ is not ignored by git, so its prompts and ledger could be committed; nothing was written");
+    expect(runs[0]!.stderr).toContain(
+      ".ai/local/ is not ignored by git, so its prompts and ledger could be committed; nothing was written",
+    );
     expect(existsSync(repo.path(".ai/local"))).toBe(false);
     const start = repo.mj(["start", "a task", "--scope", "src"]);
     expect(start.status).toBe(15);
@@ -294,7 +359,9 @@ describe("consent from a tracked file", () => {
   test("a consent file force-added into the repository grants nothing", () => {
     using repo = captured();
     mkdirSync(repo.path(".ai/local/state"), { recursive: true, mode: 0o700 });
-    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", {
+      mode: 0o600,
+    });
     repo.git("add", "-f", ".ai/local/state/consent.yaml");
     repo.git("commit", "-q", "-m", "a stranger's consent");
     const head = repo.git("rev-parse", "HEAD");
@@ -311,8 +378,22 @@ describe("consent from a tracked file", () => {
     const elsewhere = join(repo.dir, "..", `consent-elsewhere-${process.pid}.yaml`);
     writeFileSync(elsewhere, "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
     for (const [shape, make, says] of [
-      ["mode 0666", () => { writeFileSync(file, "session:\n  commit_record_on_end: true\n"); chmodSync(file, 0o666); }, "may be written by others (mode 666)"],
-      ["a link", () => { rmSync(file, { force: true }); symlinkSync(elsewhere, file); }, "is a symbolic link; no consent is read from it"],
+      [
+        "mode 0666",
+        () => {
+          writeFileSync(file, "session:\n  commit_record_on_end: true\n");
+          chmodSync(file, 0o666);
+        },
+        "may be written by others (mode 666)",
+      ],
+      [
+        "a link",
+        () => {
+          rmSync(file, { force: true });
+          symlinkSync(elsewhere, file);
+        },
+        "is a symbolic link; no consent is read from it",
+      ],
     ] as const) {
       make();
       const head = repo.git("rev-parse", "HEAD");
@@ -331,7 +412,13 @@ describe("a folder where the layer keeps a file", () => {
   // never "a bug"; doctor reports it among its findings and goes on; the hooks never exit 2 (a
   // manifest that cannot be read stops them with its reason, as a malformed one does; any other
   // file, they record what they can and exit 0).
-  const FILES = [".ai/local/state/ledger.jsonl", ".ai/local/state/open-questions.md", ".ai/repo/policy.yaml", ".ai/local/state/decisions.md", ".ai/manifest.yaml"];
+  const FILES = [
+    ".ai/local/state/ledger.jsonl",
+    ".ai/local/state/open-questions.md",
+    ".ai/repo/policy.yaml",
+    ".ai/local/state/decisions.md",
+    ".ai/manifest.yaml",
+  ];
 
   for (const rel of FILES) {
     test(`${rel} as a folder`, () => {
@@ -339,12 +426,23 @@ describe("a folder where the layer keeps a file", () => {
       rmSync(repo.path(rel), { force: true });
       mkdirSync(repo.path(rel));
       for (const shim of ["start", "prompt", "compact", "end"] as const) {
-        const payload = shim === "prompt" ? { session_id: "cc-dir", prompt: "hi" } : { session_id: "cc-dir", source: "startup", reason: "other", trigger: "auto" };
+        const payload =
+          shim === "prompt"
+            ? { session_id: "cc-dir", prompt: "hi" }
+            : { session_id: "cc-dir", source: "startup", reason: "other", trigger: "auto" };
         const run = fire(repo, shim, payload);
         expect({ shim, status: run.status }).toEqual({ shim, status: rel === ".ai/manifest.yaml" ? 10 : 0 });
         expect(run.stderr).not.toContain("bug");
       }
-      const commands = [["context"], ["history", "--limit", "2"], ["question", "list"], ["policy"], ["decision", "A choice", "--why", "a reason"], ["start", "a task", "--scope", "src"], ["handover", "--resolve"]];
+      const commands = [
+        ["context"],
+        ["history", "--limit", "2"],
+        ["question", "list"],
+        ["policy"],
+        ["decision", "A choice", "--why", "a reason"],
+        ["start", "a task", "--scope", "src"],
+        ["handover", "--resolve"],
+      ];
       const said: string[] = [];
       for (const args of commands) {
         const run = repo.mj(args);
@@ -371,7 +469,15 @@ describe("section names from a stranger's policy", () => {
   test("record_sections and required_sections naming constructor and toString: the session still closes, without a continuation record, and says why", () => {
     using repo = captured();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("record_sections: [What Happened,", "record_sections: [constructor, toString, What Happened,").replace("required_sections: [Objective, Current State, Next Action]", "required_sections: [Objective, Current State, Next Action, toString]"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8")
+        .replace("record_sections: [What Happened,", "record_sections: [constructor, toString, What Happened,")
+        .replace(
+          "required_sections: [Objective, Current State, Next Action]",
+          "required_sections: [Objective, Current State, Next Action, toString]",
+        ),
+    );
     ok(repo.mj(["policy"]));
     fire(repo, "start", { session_id: "cc-names", source: "startup" });
     const end = fire(repo, "end", { session_id: "cc-names", reason: "other" });
@@ -388,13 +494,21 @@ describe("section names from a stranger's policy", () => {
     expect(end.stderr).toContain("no derivation can write: toString");
     expect(records(repo, "handovers")).toEqual([]);
     expect(ok(repo.mj(["history", "--limit", "50"])).stdout).not.toContain("provider.event.failed");
-    expect(repo.mj(["doctor"]).stdout).toMatch(/^WARN policy handover\.required_sections — names toString, which no derivation writes/m);
+    expect(repo.mj(["doctor"]).stdout).toMatch(
+      /^WARN policy handover\.required_sections — names toString, which no derivation writes/m,
+    );
   });
 
   test("a team's own required section (Risks): every session end still closes its episode into one record, and the next start is briefed", () => {
     using repo = captured();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("required_sections: [Objective, Current State, Next Action]", "required_sections: [Objective, Risks, Current State, Next Action]"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace(
+        "required_sections: [Objective, Current State, Next Action]",
+        "required_sections: [Objective, Risks, Current State, Next Action]",
+      ),
+    );
     for (const n of [1, 2]) {
       fire(repo, "start", { session_id: `cc-risks-${n}`, source: "startup" });
       expect(fire(repo, "end", { session_id: `cc-risks-${n}`, reason: "other" }).status).toBe(0);

@@ -32,8 +32,18 @@ describe("majordomus init", () => {
     const run = repo.mj(["init"]);
     expect(run.status).toBe(0);
     for (const file of LAYER_FILES) expect(existsSync(repo.path(file))).toBe(true);
-    expect(readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8")).toBe(readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8"));
-    for (const dir of [".ai/local", ".ai/local/state", ".ai/local/state/handovers", ".ai/local/state/checkpoints", ".ai/local/prompts", ".ai/local/session-contexts", ".ai/local/cache"]) {
+    expect(readFileSync(repo.path(".ai/repo/policy.yaml"), "utf8")).toBe(
+      readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8"),
+    );
+    for (const dir of [
+      ".ai/local",
+      ".ai/local/state",
+      ".ai/local/state/handovers",
+      ".ai/local/state/checkpoints",
+      ".ai/local/prompts",
+      ".ai/local/session-contexts",
+      ".ai/local/cache",
+    ]) {
       expect(mode(repo.path(dir))).toBe(0o700);
     }
     expect(mode(repo.path(".ai/local/state/open-questions.md"))).toBe(0o600);
@@ -44,7 +54,12 @@ describe("majordomus init", () => {
     expect(status).toContain(".ai/repo/policy.yaml");
     const ledger = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").trim().split("\n");
     expect(ledger.length).toBe(1);
-    expect(JSON.parse(ledger[0]!)).toMatchObject({ event: "layer.initialized", mode: "init", created: LAYER_FILES.length, branch: "main" });
+    expect(JSON.parse(ledger[0]!)).toMatchObject({
+      event: "layer.initialized",
+      mode: "init",
+      created: LAYER_FILES.length,
+      branch: "main",
+    });
     expect(run.stdout).toContain("created  .ai/manifest.yaml");
   });
 

@@ -1,6 +1,18 @@
 // capture install and capture status through the compiled binary.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { sh } from "../support/repo.ts";
@@ -10,7 +22,12 @@ import { layered, ok } from "../support/layered.ts";
 const MOD = ".claude/skills/majordomus-handover";
 
 function statusOf(repo: ReturnType<typeof layered>, env = hookEnv()) {
-  return JSON.parse(ok(repo.mj(["capture", "status", "--all", "--json"], { env })).stdout).items as Array<{ provider: string; aspect: string; state: string; reason: string }>;
+  return JSON.parse(ok(repo.mj(["capture", "status", "--all", "--json"], { env })).stdout).items as Array<{
+    provider: string;
+    aspect: string;
+    state: string;
+    reason: string;
+  }>;
 }
 
 describe("capture install", () => {
@@ -24,35 +41,47 @@ describe("capture install", () => {
     }
     const settings = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
     expect(Object.keys(settings.hooks)).toEqual(["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]);
-    expect(settings.hooks.SessionEnd[0].hooks[0]).toEqual({ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/majordomus-session-end', timeout: 10 });
+    expect(settings.hooks.SessionEnd[0].hooks[0]).toEqual({
+      type: "command",
+      command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/majordomus-session-end',
+      timeout: 10,
+    });
     expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).not.toContain("skills");
     expect(readdirSync(repo.path(MOD, "hooks")).sort()).toEqual(["hooks.json", "register.ts"]);
     expect(existsSync(repo.path(MOD, ".gitignore"))).toBe(true);
-    expect(readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")).toBe(readFileSync(join(PROJECT, "mods/claude-code/majordomus-handover/hooks/register.ts"), "utf8"));
-    const second = ok(repo.mj(["capture", "install"])).stdout.trim().split("\n");
+    expect(readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")).toBe(
+      readFileSync(join(PROJECT, "mods/claude-code/majordomus-handover/hooks/register.ts"), "utf8"),
+    );
+    const second = ok(repo.mj(["capture", "install"]))
+      .stdout.trim()
+      .split("\n");
     expect(second.every((l) => l.startsWith("already present"))).toBe(true);
   });
 
   test("a settings file that is not ours stays byte-identical: the missing entries are printed, the exit is 15, and nothing at all is written", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude"));
-    const mine = '{\n  "model": "opus",\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ]\n  }\n}\n';
+    const mine =
+      '{\n  "model": "opus",\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ]\n  }\n}\n';
     writeFileSync(repo.path(".claude/settings.json"), mine);
     const run = repo.mj(["capture", "install"]);
     expect(run.status).toBe(15);
     expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
-    for (const event of ["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]) expect(run.stderr).toContain(`"${event}": [ {"matcher":""`);
+    for (const event of ["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"])
+      expect(run.stderr).toContain(`"${event}": [ {"matcher":""`);
     expect(run.stderr).toContain("--merge");
     expect(run.stderr).toContain("nothing was written");
     // All or nothing: no shim, no mod, no .mcp.json, no record of the binary: a half install never happens.
-    for (const rel of [SHIMS.start, SHIMS.prompt, MOD, ".mcp.json", ".ai/local/state/binary"]) expect(`${rel} ${existsSync(repo.path(rel))}`).toBe(`${rel} false`);
+    for (const rel of [SHIMS.start, SHIMS.prompt, MOD, ".mcp.json", ".ai/local/state/binary"])
+      expect(`${rel} ${existsSync(repo.path(rel))}`).toBe(`${rel} false`);
     expect(run.stdout).toContain("not written      (everything else)");
   });
 
   test("install --merge then uninstall within one second: the person's original comes back byte for byte, and every backup has its own name", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude"));
-    const mine = '{ "model": "opus",   "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ] } }\n';
+    const mine =
+      '{ "model": "opus",   "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "echo done" } ] } ] } }\n';
     const mcp = '{"mcpServers":{"other":{"command":"x"}}}';
     writeFileSync(repo.path(".claude/settings.json"), mine);
     writeFileSync(repo.path(".mcp.json"), mcp);
@@ -94,7 +123,14 @@ describe("capture install", () => {
   test("--merge adds exactly the missing entries, keeps every other key and value, and keeps a backup", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude"));
-    const mine = { model: "opus", permissions: { allow: ["Bash(ls)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo done" }] }], SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }] } };
+    const mine = {
+      model: "opus",
+      permissions: { allow: ["Bash(ls)"] },
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: "echo done" }] }],
+        SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }],
+      },
+    };
     writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(mine));
     const run = ok(repo.mj(["capture", "install", "--merge"]));
     expect(run.stdout).toContain("merged");
@@ -117,7 +153,10 @@ describe("capture install", () => {
   test("the mod follows the policy switch both ways, is repaired when it drifts, and a folder not ours is never touched", () => {
     using repo = layered();
     ok(repo.mj(["capture", "install"]));
-    writeFileSync(repo.path(MOD, "hooks/register.ts"), `${readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")}\n// edited by hand\n`);
+    writeFileSync(
+      repo.path(MOD, "hooks/register.ts"),
+      `${readFileSync(repo.path(MOD, "hooks/register.ts"), "utf8")}\n// edited by hand\n`,
+    );
     expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`rewritten        ${MOD}`);
     // What the client lays beside a loaded mod does not count as drift.
     mkdirSync(repo.path(MOD, ".claude-plugin/types/claude-code"), { recursive: true });
@@ -127,7 +166,9 @@ describe("capture install", () => {
     const policy = repo.path(".ai/repo/policy.yaml");
     const original = readFileSync(policy, "utf8");
     writeFileSync(policy, original.replace("handover_on_fill: true", "handover_on_fill: false"));
-    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`removed          ${MOD} — session.handover_on_fill is not true`);
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain(
+      `removed          ${MOD} — session.handover_on_fill is not true`,
+    );
     expect(existsSync(repo.path(MOD))).toBe(false);
     expect(ok(repo.mj(["capture", "install"])).stdout).toContain(`not written      ${MOD}`);
     writeFileSync(policy, original.replace(/\n  # Install the Claude Code mod[^\n]*\n  handover_on_fill: true/, ""));
@@ -159,7 +200,8 @@ describe("capture status", () => {
     expect(before.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state).toBe("unconfigured");
     ok(repo.mj(["capture", "install"]));
     const after = statusOf(repo);
-    const state = (provider: string, aspect: string) => after.find((r) => r.provider === provider && r.aspect === aspect)?.state;
+    const state = (provider: string, aspect: string) =>
+      after.find((r) => r.provider === provider && r.aspect === aspect)?.state;
     expect(state("claude-code", "prompt")).toBe("verified");
     expect(state("claude-code", "session")).toBe("verified");
     expect(state("claude-code", "mod")).toBe("wired");
@@ -195,7 +237,8 @@ describe("capture status", () => {
   test("wired, not verified, when no majordomus binary can be found from the shim (none recorded, none on PATH); the recorded one is found without PATH", () => {
     using repo = layered();
     ok(repo.mj(["capture", "install"]));
-    const prompt = (rows: ReturnType<typeof statusOf>) => rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state;
+    const prompt = (rows: ReturnType<typeof statusOf>) =>
+      rows.find((r) => r.provider === "claude-code" && r.aspect === "prompt")?.state;
     expect(prompt(statusOf(repo, { PATH: "/usr/bin:/bin" }))).toBe("verified");
     // A clone where this person never ran capture install: no record.
     rmSync(repo.path(".ai/local/state/binary"));
@@ -204,7 +247,8 @@ describe("capture status", () => {
 
   test("every capability cell in providers.yaml cites its source", async () => {
     const { providers } = await import("../../src/providers/index.ts");
-    for (const p of (await providers()).values()) for (const c of Object.values(p.capabilities)) expect(c.source.length).toBeGreaterThan(20);
+    for (const p of (await providers()).values())
+      for (const c of Object.values(p.capabilities)) expect(c.source.length).toBeGreaterThan(20);
   });
 });
 
@@ -227,7 +271,13 @@ describe("capture uninstall", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude/hooks"), { recursive: true });
     mkdirSync(repo.path(".claude/skills/mine"), { recursive: true });
-    const mine = { model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "echo done" }] }], SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }] } };
+    const mine = {
+      model: "opus",
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: "echo done" }] }],
+        SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] }],
+      },
+    };
     writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(mine));
     writeFileSync(repo.path(".claude/hooks/my-hook"), "#!/bin/sh\necho mine\n", { mode: 0o755 });
     writeFileSync(repo.path(".claude/skills/mine/SKILL.md"), "# mine\n");
@@ -242,7 +292,9 @@ describe("capture uninstall", () => {
     const changed = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
     writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(changed));
     const run = ok(repo.mj(["capture", "uninstall"]));
-    expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other key and hook kept/m);
+    expect(run.stdout).toMatch(
+      /^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other key and hook kept/m,
+    );
     expect(run.stdout).toMatch(/^removed +\.claude\/hooks\/majordomus-session-start/m);
     expect(run.stdout).toContain(`files not ours were left: ${MOD}/my-extra.md`);
     const after = snapshot(repo.path(".claude"));
@@ -251,8 +303,12 @@ describe("capture uninstall", () => {
     const { "settings.json": settingsAfter, "skills/majordomus-handover/my-extra.md": extra, ...restAfter } = after;
     expect(restAfter).toEqual(restBefore);
     expect(extra).toBeDefined();
-    expect(JSON.parse(Buffer.from(settingsAfter!, "base64").toString())).toEqual(JSON.parse(Buffer.from(settingsBefore!, "base64").toString()));
-    expect(Object.keys(after).filter((p) => p.includes("majordomus-"))).toEqual(["skills/majordomus-handover/my-extra.md"]);
+    expect(JSON.parse(Buffer.from(settingsAfter!, "base64").toString())).toEqual(
+      JSON.parse(Buffer.from(settingsBefore!, "base64").toString()),
+    );
+    expect(Object.keys(after).filter((p) => p.includes("majordomus-"))).toEqual([
+      "skills/majordomus-handover/my-extra.md",
+    ]);
     // A second run finds nothing of ours.
     const again = ok(repo.mj(["capture", "uninstall"]));
     expect(again.stdout).toContain("left alone       .claude/settings.json — it names no majordomus hook");
@@ -277,7 +333,8 @@ describe("capture uninstall", () => {
 
 describe("the project's MCP server", () => {
   const OURS = { type: "stdio", command: "majordomus", args: ["mcp"] };
-  const mcpRow = (repo: ReturnType<typeof layered>, env?: Record<string, string>) => statusOf(repo, env).find((r) => r.provider === "claude-code" && r.aspect === "mcp")!;
+  const mcpRow = (repo: ReturnType<typeof layered>, env?: Record<string, string>) =>
+    statusOf(repo, env).find((r) => r.provider === "claude-code" && r.aspect === "mcp")!;
 
   test("with majordomus on PATH, install names `majordomus mcp` in .mcp.json, and status proves it by starting that command and asking for its tools", () => {
     using repo = layered();
@@ -300,14 +357,24 @@ describe("the project's MCP server", () => {
     chmodSync(copy, 0o755);
     const installed = sh(repo.dir, copy, ["capture", "install"], undefined, off);
     expect(installed.status).toBe(0);
-    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { majordomus: { ...OURS, command: realpathSync(copy) } } });
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { majordomus: { ...OURS, command: realpathSync(copy) } },
+    });
     expect(installed.stdout).toContain("absolute path");
     // Status, run as the person runs it (the same PATH, no majordomus on it): every aspect proven by what the client will run.
-    const rows = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items as Array<{ provider: string; aspect: string; state: string; reason: string }>;
-    for (const aspect of ["prompt", "session", "mcp"]) expect(rows.find((r) => r.provider === "claude-code" && r.aspect === aspect)?.state, aspect).toBe("verified");
+    const rows = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items as Array<{
+      provider: string;
+      aspect: string;
+      state: string;
+      reason: string;
+    }>;
+    for (const aspect of ["prompt", "session", "mcp"])
+      expect(rows.find((r) => r.provider === "claude-code" && r.aspect === aspect)?.state, aspect).toBe("verified");
     // A teammate's .mcp.json naming the bare command, and no majordomus on this PATH: Claude Code could not start it.
     writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: OURS } })}\n`);
-    const bare = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items.find((r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "mcp");
+    const bare = JSON.parse(sh(repo.dir, copy, ["capture", "status", "--json"], undefined, off).stdout).items.find(
+      (r: { provider: string; aspect: string }) => r.provider === "claude-code" && r.aspect === "mcp",
+    );
     expect(bare.state).toBe("wired");
     expect(bare.reason).toContain("no majordomus is on your PATH");
     expect(bare.reason).toContain("capture install");
@@ -315,7 +382,9 @@ describe("the project's MCP server", () => {
     expect(mcpRow(repo).state).toBe("verified");
     // And capture install brings our own entry up to date (from the bare name to this binary's path, PATH lacking one).
     expect(sh(repo.dir, copy, ["capture", "install"], undefined, off).stdout).toContain("rewritten        .mcp.json");
-    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8")).mcpServers.majordomus.command).toBe(realpathSync(copy));
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8")).mcpServers.majordomus.command).toBe(
+      realpathSync(copy),
+    );
   });
 
   test("an MCP command inside the repository that capture install did not record is never run", () => {
@@ -324,7 +393,10 @@ describe("the project's MCP server", () => {
     const planted = repo.path("tools/majordomus");
     mkdirSync(repo.path("tools"));
     writeFileSync(planted, `#!/bin/sh\ntouch "${repo.path("ran")}"\n`, { mode: 0o755 });
-    writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: planted } } })}\n`);
+    writeFileSync(
+      repo.path(".mcp.json"),
+      `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: planted } } })}\n`,
+    );
     const row = mcpRow(repo);
     expect(row.state).toBe("named");
     expect(row.reason).toContain("did not record");
@@ -333,7 +405,10 @@ describe("the project's MCP server", () => {
     const alias = `${repo.dir}-alias`;
     symlinkSync(repo.dir, alias);
     try {
-      writeFileSync(repo.path(".mcp.json"), `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: join(alias, "tools/majordomus") } } })}\n`);
+      writeFileSync(
+        repo.path(".mcp.json"),
+        `${JSON.stringify({ mcpServers: { majordomus: { ...OURS, command: join(alias, "tools/majordomus") } } })}\n`,
+      );
       const linked = mcpRow(repo);
       expect(linked.state).toBe("named");
       expect(linked.reason).toContain("did not record");
@@ -352,12 +427,18 @@ describe("the project's MCP server", () => {
     expect(refused.stderr).toContain(`"majordomus": ${JSON.stringify(OURS)}`);
     expect(readFileSync(repo.path(".mcp.json"), "utf8")).toBe(mine);
     ok(repo.mj(["capture", "install", "--merge"], { env: hookEnv() }));
-    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" }, majordomus: OURS } });
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { docs: { command: "docs-server" }, majordomus: OURS },
+    });
     ok(repo.mj(["capture", "uninstall"]));
-    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({ mcpServers: { docs: { command: "docs-server" } } });
+    expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { docs: { command: "docs-server" } },
+    });
     // A server of the person's under our name is theirs.
     writeFileSync(repo.path(".mcp.json"), `{"mcpServers":{"majordomus":{"command":"something-else"}}}`);
-    expect(ok(repo.mj(["capture", "install", "--merge"])).stdout).toContain("left alone       .mcp.json — it names another server majordomus; it is yours");
+    expect(ok(repo.mj(["capture", "install", "--merge"])).stdout).toContain(
+      "left alone       .mcp.json — it names another server majordomus; it is yours",
+    );
     expect(statusOf(repo).find((r) => r.aspect === "mcp" && r.provider === "claude-code")!.state).toBe("named");
   });
 });
@@ -366,10 +447,14 @@ describe("hook commands, proven as the client runs them", () => {
   test("status runs the command the settings name, with the person's PATH: with no binary recorded and none on PATH, the hooks are not verified", () => {
     using repo = layered();
     ok(repo.mj(["capture", "install"], { env: hookEnv() }));
-    const verified = statusOf(repo).filter((r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"));
+    const verified = statusOf(repo).filter(
+      (r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"),
+    );
     expect(verified.map((r) => r.state)).toEqual(["verified", "verified"]);
     rmSync(repo.path(".ai/local/state/binary"));
-    const off = statusOf(repo, { PATH: "/usr/bin:/bin" }).filter((r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"));
+    const off = statusOf(repo, { PATH: "/usr/bin:/bin" }).filter(
+      (r) => r.provider === "claude-code" && (r.aspect === "prompt" || r.aspect === "session"),
+    );
     expect(off.map((r) => r.state)).toEqual(["wired", "wired"]);
     expect(off[0]!.reason).toContain("find no majordomus");
   });
@@ -407,7 +492,9 @@ describe("which clients capture install wires", () => {
     expect(existsSync(fresh.path(".claude/settings.json"))).toBe(true);
     expect(existsSync(fresh.path(".codex/hooks.json"))).toBe(true);
     expect(both.stderr).toMatch(/wiring Codex CLI: codex is on PATH/);
-    expect(JSON.parse(readFileSync(repo.path(".codex/hooks.json"), "utf8")).hooks.SessionEnd[0].hooks[0]).toMatchObject({ type: "command", timeout: 3 });
+    expect(JSON.parse(readFileSync(repo.path(".codex/hooks.json"), "utf8")).hooks.SessionEnd[0].hooks[0]).toMatchObject(
+      { type: "command", timeout: 3 },
+    );
     // What Codex needs before it runs them is said (here it cannot be asked: the stand-in answers nothing).
     expect(both.stderr).toContain("codex will not run these hooks yet");
     rmSync(bin, { recursive: true, force: true });

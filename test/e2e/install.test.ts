@@ -13,11 +13,15 @@ const mirror = scratch("majordomus-mirror-");
 const stage = scratch("majordomus-stage-");
 copyFileSync(BIN, join(stage, "majordomus"));
 const asset = `majordomus-linux-${process.arch === "arm64" ? "arm64" : "x64"}.tar.xz`;
-const packed = spawnSync("tar", ["-cJf", join(mirror, asset), "-C", stage, "majordomus"], { env: { ...process.env, XZ_OPT: "-0" } });
+const packed = spawnSync("tar", ["-cJf", join(mirror, asset), "-C", stage, "majordomus"], {
+  env: { ...process.env, XZ_OPT: "-0" },
+});
 if (packed.status !== 0) throw new Error(`tar: ${packed.stderr}`);
 const baseline = asset.replace(".tar.xz", "-baseline.tar.xz");
 copyFileSync(join(mirror, asset), join(mirror, baseline));
-const digest = createHash("sha256").update(readFileSync(join(mirror, asset))).digest("hex");
+const digest = createHash("sha256")
+  .update(readFileSync(join(mirror, asset)))
+  .digest("hex");
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -45,7 +49,9 @@ describe.skipIf(process.platform !== "linux")("install.sh", () => {
     const into = join(scratch(), "repo", ".majordomus", "bin");
     const run = await install(into);
     expect(run.status).toBe(0);
-    expect(sh(into, join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version);
+    expect(sh(into, join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(
+      JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version,
+    );
   });
 
   test("a plain folder as the base (a local build's release folder) installs; --version is honoured or refused naming both, installing nothing", async () => {

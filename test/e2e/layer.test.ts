@@ -78,7 +78,7 @@ describe("policy", () => {
     edit(repo, ".ai/repo/policy.yaml", (t) =>
       t
         .replace("briefing_budget_lines: 60", "briefing_budget_lines: sixty")
-        .replace("handover_on_fill: true", "handover_on_fill: \"true\"")
+        .replace("handover_on_fill: true", 'handover_on_fill: "true"')
         .replace("stranded_after: 24h", "stranded_after: soon")
         .replace("max_body_lines: 40", "max_body_lines: 40\n  max_body_bytes: 10"),
     );
@@ -101,7 +101,9 @@ describe("policy", () => {
 
   test("a key written twice is refused by the strict check", () => {
     using repo = layered();
-    edit(repo, ".ai/repo/policy.yaml", (t) => t.replace("briefing_on_start: true", "briefing_on_start: true\n  briefing_on_start: false"));
+    edit(repo, ".ai/repo/policy.yaml", (t) =>
+      t.replace("briefing_on_start: true", "briefing_on_start: true\n  briefing_on_start: false"),
+    );
     const run = repo.mj(["policy"]);
     expect(run.status).toBe(10);
     expect(run.stderr).toMatch(/unique|twice|duplicate/i);

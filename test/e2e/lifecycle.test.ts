@@ -20,7 +20,9 @@ describe("start", () => {
     expect(run.stdout).toContain("No relevant handover for this worktree and branch (main)");
     expect(run.stdout.trim().split("\n").at(-1)).toContain("majordomus context");
     expect(openKeys(repo)).toEqual([`${SESSION}.yaml`]);
-    const contexts = readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const contexts = readdirSync(repo.path(".ai/local/session-contexts")).filter(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    );
     expect(contexts.length).toBe(1);
     const snapshot = readFileSync(repo.path(".ai/local/session-contexts", contexts[0]!), "utf8");
     expect(snapshot).toStartWith("---\nschema: session-context/v1\n");
@@ -35,11 +37,20 @@ describe("start", () => {
 
   test("the briefing carries the last handover's Next Action with both labels, paragraphs kept", () => {
     using repo = captured();
-    ok(repo.mj(["handover"], { input: "# Objective\nShip.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n" }));
+    ok(
+      repo.mj(["handover"], {
+        input:
+          "# Objective\nShip.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n",
+      }),
+    );
     repo.commit("more");
     const run = fire(repo, "start", START);
-    expect(run.stdout).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, advanced, fresh, 0m old\)\./);
-    expect(run.stdout).toContain("Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n");
+    expect(run.stdout).toMatch(
+      /Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, advanced, fresh, 0m old\)\./,
+    );
+    expect(run.stdout).toContain(
+      "Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n",
+    );
   });
 
   test("a stale handover is history: age and reason shown, its Next Action withheld", () => {
@@ -55,17 +66,28 @@ describe("start", () => {
   test("over the line budget: the questions yield first (counted, with the command that lists them), and the briefing stays within it", () => {
     using repo = captured();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("briefing_budget_lines: 60", "briefing_budget_lines: 11"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace("briefing_budget_lines: 60", "briefing_budget_lines: 11"),
+    );
     for (let i = 0; i < 8; i++) ok(repo.mj(["question", "add", `Question number ${i}?`]));
     const lines = fire(repo, "start", START).stdout.replace(/\n$/, "").split("\n");
     expect(lines.length).toBeLessThanOrEqual(11);
     expect(lines).toContain("BLOCKED: 8 open question(s); each refuses `majordomus finish --outcome completed`.");
     expect(lines.some((l) => l.includes("Question number"))).toBe(false);
-    expect(lines.at(-1)).toBe("(Shortened to fit 11 lines (session.briefing_budget_lines): open questions counted, not listed — `majordomus question list`.)");
+    expect(lines.at(-1)).toBe(
+      "(Shortened to fit 11 lines (session.briefing_budget_lines): open questions counted, not listed — `majordomus question list`.)",
+    );
     // What was handed is in the ledger: its size, its budget, what was cut.
     const briefed = ledger(repo).filter((e) => e.event === "session.briefed");
     expect(briefed.length).toBe(1);
-    expect(briefed[0]).toMatchObject({ provider: "claude-code", chars: lines.join("\n").length, budget: 9_500, counts: "utf16", cuts: ["open questions"] });
+    expect(briefed[0]).toMatchObject({
+      provider: "claude-code",
+      chars: lines.join("\n").length,
+      budget: 9_500,
+      counts: "utf16",
+      cuts: ["open questions"],
+    });
   });
 
   test("briefing_on_start: false restores silence, and the episode still opens", () => {
@@ -117,15 +139,21 @@ describe("compact and end", () => {
     expect(record).toContain("Continuation record: .ai/local/state/handovers/");
     expect(records(repo, "checkpoints").length).toBe(1);
     expect(records(repo, "handovers").length).toBe(1);
-    const snapshot = readdirSync(repo.path(".ai/local/session-contexts")).find((f) => f.endsWith(".md") && f !== "README.md")!;
-    expect(readFileSync(repo.path(".ai/local/session-contexts", snapshot), "utf8")).toContain("\n## Close\n\n- closed_at: ");
+    const snapshot = readdirSync(repo.path(".ai/local/session-contexts")).find(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    )!;
+    expect(readFileSync(repo.path(".ai/local/session-contexts", snapshot), "utf8")).toContain(
+      "\n## Close\n\n- closed_at: ",
+    );
   });
 
   test("reason other closes as interrupted; a second end adds nothing", () => {
     using repo = captured();
     fire(repo, "start", START);
     fire(repo, "end", END_OTHER);
-    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain("\noutcome: interrupted\n");
+    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain(
+      "\noutcome: interrupted\n",
+    );
     const again = fire(repo, "end", END_OTHER, { MAJORDOMUS_LOG: "info" });
     expect(again.status).toBe(0);
     expect(again.stderr).toContain("nothing to close");
@@ -142,7 +170,9 @@ describe("compact and end", () => {
     const next = fire(repo, "start", { ...START, session_id: "another-session" });
     expect(next.stdout).toMatch(/Task t-\S+ \(active, profile implementation\): tidy the parser/);
     expect(next.stdout).toContain("Handover .ai/local/state/handovers/");
-    expect(next.stdout).toContain("Its Next Action, derived by majordomus from the records; no one wrote it, quoted:\n> Continue task t-");
+    expect(next.stdout).toContain(
+      "Its Next Action, derived by majordomus from the records; no one wrote it, quoted:\n> Continue task t-",
+    );
   });
 
   test("two client windows get two episodes; an end closes only its own", () => {
@@ -164,7 +194,9 @@ describe("compact and end", () => {
     expect(lines.find((e) => e.event === "decision.recorded")!.session).toBe(id);
     expect(lines.find((e) => e.event === "question.opened")!.session).toBeUndefined();
     fire(repo, "end", END_OTHER);
-    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain("decisions:\n  - Keep it simple\n");
+    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain(
+      "decisions:\n  - Keep it simple\n",
+    );
   });
 
   test("the record is committed only with the person's local consent to commit_record_on_end, alone, without hooks, leaving the index as it was", () => {
@@ -178,7 +210,9 @@ describe("compact and end", () => {
     fire(repo, "end", END_OTHER);
     expect(repo.git("rev-parse", "HEAD")).toBe(before);
 
-    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", { mode: 0o600 });
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", {
+      mode: 0o600,
+    });
     fire(repo, "start", { ...START, session_id: "second" });
     fire(repo, "end", { ...END_OTHER, session_id: "second" });
     const after = repo.git("rev-parse", "HEAD");
@@ -220,7 +254,11 @@ describe("prompt", () => {
     using repo = captured();
     fire(repo, "start", START);
     const text = 'He said "no"\n\ttabs, unicode ✓ and a trailing space ';
-    const payload: Record<string, unknown> = { ...fixture("UserPromptSubmit-print.json"), session_id: SESSION, prompt: text };
+    const payload: Record<string, unknown> = {
+      ...fixture("UserPromptSubmit-print.json"),
+      session_id: SESSION,
+      prompt: text,
+    };
     expect(fire(repo, "prompt", payload).stdout).toBe("");
     fire(repo, "prompt", payload);
     const dir = repo.path(".ai/local/prompts");
@@ -228,7 +266,12 @@ describe("prompt", () => {
     expect(files.length).toBe(1);
     const record = JSON.parse(readFileSync(`${dir}/${files[0]}`, "utf8"));
     expect(record.text).toBe(text);
-    expect(record).toMatchObject({ schema: "prompt/v1", provider: "claude-code", prompt_id: payload.prompt_id, episode_link: "open" });
+    expect(record).toMatchObject({
+      schema: "prompt/v1",
+      provider: "claude-code",
+      prompt_id: payload.prompt_id,
+      episode_link: "open",
+    });
     expect(record.episode).toMatch(/^s-/);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(`${dir}/${files[0]}`).mode & 0o777).toBe(0o600);
@@ -240,7 +283,11 @@ describe("prompt", () => {
     fire(repo, "start", { ...START, session_id: 202 });
     const status = JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout);
     const second = [status.current, ...status.others].find((e) => e?.provider_session === "202");
-    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), session_id: 202, prompt: "for the second window" });
+    fire(repo, "prompt", {
+      ...fixture("UserPromptSubmit-print.json"),
+      session_id: 202,
+      prompt: "for the second window",
+    });
     const dir = repo.path(".ai/local/prompts");
     const record = JSON.parse(readFileSync(`${dir}/${readdirSync(dir).find((f) => f.endsWith(".json"))}`, "utf8"));
     expect(second.session_id).toMatch(/^s-/);
@@ -261,24 +308,45 @@ describe("prompt", () => {
     const raw = readFileSync(`${dir}/${readdirSync(dir).find((f) => f.endsWith(".json"))}`, "utf8");
     expect(raw).toContain(`[redacted:${name}]`);
     expect(JSON.parse(raw).redacted).toEqual([name]);
-    for (const secret of ["abcdefghijklmnopqrstuvwx", "hunter2hunter2", "MIIEabc", "ABCDEFGHIJKLMNOP"]) expect(raw).not.toContain(secret);
+    for (const secret of ["abcdefghijklmnopqrstuvwx", "hunter2hunter2", "MIIEabc", "ABCDEFGHIJKLMNOP"])
+      expect(raw).not.toContain(secret);
   });
 
   test("messages the client injects are not a person's prompt", () => {
     using repo = captured();
-    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), prompt: "<task-notification>done</task-notification>" });
-    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), prompt_id: "p2", prompt: "hello", source: "loop_wakeup" });
+    fire(repo, "prompt", {
+      ...fixture("UserPromptSubmit-print.json"),
+      prompt: "<task-notification>done</task-notification>",
+    });
+    fire(repo, "prompt", {
+      ...fixture("UserPromptSubmit-print.json"),
+      prompt_id: "p2",
+      prompt: "hello",
+      source: "loop_wakeup",
+    });
     expect(readdirSync(repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"))).toEqual([]);
   });
 
   test("capture prune keeps metadata and the digest, drops old texts", () => {
     using repo = captured();
-    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), prompt: "old words" }, { MAJORDOMUS_NOW: "2026-01-01T00:00:00Z" });
-    fire(repo, "prompt", { ...fixture("UserPromptSubmit-print.json"), prompt_id: "new", prompt: "new words" }, { MAJORDOMUS_NOW: "2026-03-01T00:00:00Z" });
+    fire(
+      repo,
+      "prompt",
+      { ...fixture("UserPromptSubmit-print.json"), prompt: "old words" },
+      { MAJORDOMUS_NOW: "2026-01-01T00:00:00Z" },
+    );
+    fire(
+      repo,
+      "prompt",
+      { ...fixture("UserPromptSubmit-print.json"), prompt_id: "new", prompt: "new words" },
+      { MAJORDOMUS_NOW: "2026-03-01T00:00:00Z" },
+    );
     const run = ok(repo.mj(["capture", "prune", "--json"], { env: { MAJORDOMUS_NOW: "2026-03-01T00:00:00Z" } }));
     expect(JSON.parse(run.stdout)).toMatchObject({ records: 2, pruned: 1 });
     const dir = repo.path(".ai/local/prompts");
-    const all = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")));
+    const all = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")));
     const old = all.find((r) => r.text === null)!;
     expect(old.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(old.pruned_bytes).toBe(9);
@@ -310,21 +378,32 @@ describe("recover and doctor", () => {
     expect(repo.mj(["recover", "--check"], { env: later }).status).toBe(10);
     fire(repo, "start", { ...START, session_id: "fresh-one" }, later);
     expect(openKeys(repo)).toEqual(["fresh-one.yaml"]);
-    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain("\noutcome: interrupted\n");
+    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain(
+      "\noutcome: interrupted\n",
+    );
     expect(ledger(repo).some((e) => e.event === "session.recovered")).toBe(true);
   });
 
   test("doctor is green on a healthy layer and fails (10) on a conversation key, a failure log, or broken declared wiring", () => {
     using repo = captured();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("enforcement: []", 'enforcement:\n  - { name: session-lifecycle, wired_by: "provider-hook:claude-code:session" }'));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace(
+        "enforcement: []",
+        'enforcement:\n  - { name: session-lifecycle, wired_by: "provider-hook:claude-code:session" }',
+      ),
+    );
     fire(repo, "start", START);
     fire(repo, "end", END_OTHER);
     const healthy = repo.mj(["doctor"], { env: hookEnv() });
     expect(healthy.stdout).toContain("OK   wiring session-lifecycle — provider-hook:claude-code:session: verified");
     expect(healthy.status).toBe(0);
     const record = repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!);
-    writeFileSync(record, readFileSync(record, "utf8").replace("outcome: interrupted", "outcome: interrupted\ntranscript: hello"));
+    writeFileSync(
+      record,
+      readFileSync(record, "utf8").replace("outcome: interrupted", "outcome: interrupted\ntranscript: hello"),
+    );
     const bad = repo.mj(["doctor"]);
     expect(bad.status).toBe(10);
     expect(bad.stdout).toContain("carries conversation key(s): transcript");
@@ -336,14 +415,19 @@ describe("recover and doctor", () => {
     // A policy that does not parse: the end event still closes, but its derived records fail.
     const policy = repo.path(".ai/repo/policy.yaml");
     const original = readFileSync(policy, "utf8");
-    writeFileSync(policy, `${original}
+    writeFileSync(
+      policy,
+      `${original}
 session: [broken
-`);
+`,
+    );
     fire(repo, "end", END_OTHER);
     writeFileSync(policy, original);
     const run = repo.mj(["doctor"]);
     expect(run.status).toBe(10);
     expect(run.stdout).toContain("FAIL lifecycle claude-code end");
-    expect(run.stdout).toMatch(/FAIL contexts \.ai\/local\/session-contexts\/\.session-context\.log — \d+ logged failure/);
+    expect(run.stdout).toMatch(
+      /FAIL contexts \.ai\/local\/session-contexts\/\.session-context\.log — \d+ logged failure/,
+    );
   });
 });

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { PROJECT } from "../support/env.ts";
 import { scratch } from "../support/repo.ts";
 
-const PLACEHOLDER = "The 'bun.exe' file is a placeholder for the binary file, which\nis replaced by Bun's 'postinstall' script.\n";
+const PLACEHOLDER =
+  "The 'bun.exe' file is a placeholder for the binary file, which\nis replaced by Bun's 'postinstall' script.\n";
 const os = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform as string]!;
 const arch = { x64: "x64", arm64: "aarch64" }[process.arch as string]!;
 
@@ -53,7 +54,10 @@ describe("npm scripts without install scripts", () => {
     const pkg = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8"));
     for (const [name, script] of Object.entries(pkg.scripts as Record<string, string>)) {
       for (const part of script.split("&&")) {
-        const cmd = part.trim().replace(/^[A-Z_]+=\S+ /, "").split(" ")[0];
+        const cmd = part
+          .trim()
+          .replace(/^[A-Z_]+=\S+ /, "")
+          .split(" ")[0];
         expect(cmd, `${name}: ${part}`).not.toBe("bun");
       }
     }

@@ -15,8 +15,18 @@ const CLEAR_END = fixture("SessionEnd-clear.json");
 const CLEAR_START = fixture("SessionStart-clear.json");
 
 /** Run a shim as the client does, without waiting for it: its stdout and exit code when it is done. */
-async function launch(repo: Repo, shim: keyof typeof SHIMS, payload: Record<string, unknown>): Promise<{ status: number; stdout: string }> {
-  const proc = Bun.spawn([join(repo.dir, SHIMS[shim])], { cwd: repo.dir, env: { ...process.env, ...hookEnv() }, stdin: new Blob([JSON.stringify(payload)]), stdout: "pipe", stderr: "ignore" });
+async function launch(
+  repo: Repo,
+  shim: keyof typeof SHIMS,
+  payload: Record<string, unknown>,
+): Promise<{ status: number; stdout: string }> {
+  const proc = Bun.spawn([join(repo.dir, SHIMS[shim])], {
+    cwd: repo.dir,
+    env: { ...process.env, ...hookEnv() },
+    stdin: new Blob([JSON.stringify(payload)]),
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const [stdout, status] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   return { status, stdout };
 }
@@ -38,7 +48,9 @@ describe("overlapping events", () => {
       expect((await end).status).toBe(0);
       expect(start.status).toBe(0);
       settled(repo);
-      const derived = ledger(repo).filter((e) => e.event === "task.handed_over").at(-1)!;
+      const derived = ledger(repo)
+        .filter((e) => e.event === "task.handed_over")
+        .at(-1)!;
       const path = String(derived.handover_path ?? derived.path);
       if (!start.stdout.includes(`Handover ${path} `)) wrong.push(`trial ${i}: the briefing does not hand on ${path}`);
     }
@@ -50,14 +62,20 @@ describe("overlapping events", () => {
     for (let i = 0; i < TRIALS; i++) {
       using repo = captured();
       fire(repo, "start", START);
-      const compact = launch(repo, "compact", { session_id: START.session_id, hook_event_name: "PreCompact", trigger: "auto" });
+      const compact = launch(repo, "compact", {
+        session_id: START.session_id,
+        hook_event_name: "PreCompact",
+        trigger: "auto",
+      });
       await Bun.sleep(i % 10);
       const end = await launch(repo, "end", fixture("SessionEnd-other.json"));
       expect((await compact).status).toBe(0);
       expect(end.status).toBe(0);
       settled(repo);
       const record = readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8");
-      const checkpoints = ledger(repo).filter((e) => e.event === "task.checkpoint").map((e) => String(e.checkpoint_path));
+      const checkpoints = ledger(repo)
+        .filter((e) => e.event === "task.checkpoint")
+        .map((e) => String(e.checkpoint_path));
       if (checkpoints.length !== 2) wrong.push(`trial ${i}: ${checkpoints.length} checkpoint(s)`);
       for (const c of checkpoints) if (!record.includes(c)) wrong.push(`trial ${i}: the record lacks ${c}`);
     }
@@ -70,7 +88,18 @@ describe("overlapping events", () => {
       const payload = repo.path("start.json");
       writeFileSync(payload, JSON.stringify(START));
       // The start inside a PID namespace that ends as soon as the hook answers: its worker dies with it.
-      const run = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "sh", "-c", `${JSON.stringify(join(repo.dir, SHIMS.start))} < ${JSON.stringify(payload)} >/dev/null`], { cwd: repo.dir, env: { ...process.env, ...hookEnv() }, encoding: "utf8" });
+      const run = spawnSync(
+        "unshare",
+        [
+          "--pid",
+          "--fork",
+          "--mount-proc",
+          "sh",
+          "-c",
+          `${JSON.stringify(join(repo.dir, SHIMS.start))} < ${JSON.stringify(payload)} >/dev/null`,
+        ],
+        { cwd: repo.dir, env: { ...process.env, ...hookEnv() }, encoding: "utf8" },
+      );
       if (run.status !== 0 && /Operation not permitted|cannot|unshare failed/i.test(run.stderr)) {
         console.warn(`skipped: no PID namespace here (${run.stderr.trim()})`);
         return;
@@ -79,14 +108,25 @@ describe("overlapping events", () => {
       const endPayload = repo.path("end.json");
       writeFileSync(endPayload, JSON.stringify(fixture("SessionEnd-other.json")));
       const started = Date.now();
-      const end = spawnSync("timeout", ["-s", "KILL", "3", join(repo.dir, SHIMS.end)], { cwd: repo.dir, env: { ...process.env, ...hookEnv() }, input: readFileSync(endPayload), encoding: "utf8" });
+      const end = spawnSync("timeout", ["-s", "KILL", "3", join(repo.dir, SHIMS.end)], {
+        cwd: repo.dir,
+        env: { ...process.env, ...hookEnv() },
+        input: readFileSync(endPayload),
+        encoding: "utf8",
+      });
       expect(end.status).toBe(0);
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(sessionFiles(repo).length).toBe(1);
       const record = readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8");
-      for (const c of ledger(repo).filter((e) => e.event === "task.checkpoint").map((e) => String(e.checkpoint_path))) expect(record).toContain(c);
+      for (const c of ledger(repo)
+        .filter((e) => e.event === "task.checkpoint")
+        .map((e) => String(e.checkpoint_path)))
+        expect(record).toContain(c);
       // The lost start's work was done by the end: the episode's working context was frozen, and no ticket is left.
-      expect(readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md").length).toBe(1);
+      expect(
+        readdirSync(repo.path(".ai/local/session-contexts")).filter((f) => f.endsWith(".md") && f !== "README.md")
+          .length,
+      ).toBe(1);
       expect(pendingWork(repo)).toEqual([]);
     }
   }, 120_000);
@@ -98,10 +138,27 @@ describe("overlapping events", () => {
       const opened = ledger(repo).find((e) => e.event === "session.started")!;
       // What an end killed right after its claim leaves: the claim, its taker gone.
       mkdirSync(repo.path(".ai/local/state/sessions-closing"), { recursive: true });
-      const claim = { schema: "close-claim/v1", session_id: opened.session_id, provider: "claude-code", provider_session: START.session_id, reason: "other", outcome: "interrupted", claimed_at: new Date().toISOString(), by: { pid: 2 ** 22 + 1 } };
-      writeFileSync(repo.path(`.ai/local/state/sessions-closing/${opened.session_id}.claim`), `${JSON.stringify(claim)}\n`);
+      const claim = {
+        schema: "close-claim/v1",
+        session_id: opened.session_id,
+        provider: "claude-code",
+        provider_session: START.session_id,
+        reason: "other",
+        outcome: "interrupted",
+        claimed_at: new Date().toISOString(),
+        by: { pid: 2 ** 22 + 1 },
+      };
+      writeFileSync(
+        repo.path(`.ai/local/state/sessions-closing/${opened.session_id}.claim`),
+        `${JSON.stringify(claim)}\n`,
+      );
       const other = "9b0e6a52-0d54-4a3b-9d0b-7a7f2f0c0c01";
-      const payload = later === "prompt" ? { session_id: other, prompt: "hi", prompt_id: "p-1", hook_event_name: "UserPromptSubmit" } : later === "start" ? { ...START, session_id: other } : { session_id: other, hook_event_name: "PreCompact", trigger: "auto" };
+      const payload =
+        later === "prompt"
+          ? { session_id: other, prompt: "hi", prompt_id: "p-1", hook_event_name: "UserPromptSubmit" }
+          : later === "start"
+            ? { ...START, session_id: other }
+            : { session_id: other, hook_event_name: "PreCompact", trigger: "auto" };
       expect(fire(repo, later, payload).status).toBe(0);
       expect(sessionFiles(repo).length).toBe(1);
       expect(readdirSync(repo.path(".ai/local/state/sessions-closing"))).toEqual([]);

@@ -10,7 +10,15 @@ import { BIN } from "../support/env.ts";
 import { captured, fire } from "../support/capture.ts";
 import { scratch } from "../support/repo.ts";
 
-const PLANTED = ["git", "bin/git", "bin/majordomus", ".majordomus/bin/majordomus", ".majordomus/bin/git", "tools/git", "tools/majordomus"];
+const PLANTED = [
+  "git",
+  "bin/git",
+  "bin/majordomus",
+  ".majordomus/bin/majordomus",
+  ".majordomus/bin/git",
+  "tools/git",
+  "tools/majordomus",
+];
 
 describe("programs the repository ships are never run", () => {
   test("planted git and majordomus, tracked, under every PATH shape: no marker, and the hooks and commands still answer", () => {
@@ -36,21 +44,36 @@ describe("programs the repository ships are never run", () => {
       const start = fire(repo, "start", { session_id: `s-${shape}`, source: "startup" }, env);
       expect(`${shape}: ${start.status}`).toBe(`${shape}: 0`);
       expect(start.stdout).toContain("majordomus");
-      expect(fire(repo, "prompt", { session_id: `s-${shape}`, prompt_id: `p-${shape}`, prompt: "hello" }, env).status).toBe(0);
+      expect(
+        fire(repo, "prompt", { session_id: `s-${shape}`, prompt_id: `p-${shape}`, prompt: "hello" }, env).status,
+      ).toBe(0);
       expect(fire(repo, "compact", { session_id: `s-${shape}`, trigger: "auto" }, env).status).toBe(0);
       expect(fire(repo, "end", { session_id: `s-${shape}`, reason: "other" }, env).status).toBe(0);
-      for (const args of [["context"], ["handover", "--resolve"], ["doctor"], ["capture", "status"], ["session", "status"]]) repo.mj(args, { env });
+      for (const args of [
+        ["context"],
+        ["handover", "--resolve"],
+        ["doctor"],
+        ["capture", "status"],
+        ["session", "status"],
+      ])
+        repo.mj(args, { env });
       // From a subfolder too: `.` is then the subfolder, and the repository is above it.
       mkdirSync(repo.path("tools", "sub"), { recursive: true });
       repo.mj(["doctor"], { env: { PATH: `..:../../bin:${person}` }, cwd: repo.path("tools", "sub") });
-      expect(`${shape}: ${existsSync(join(markers, "ran")) ? readFileSync(join(markers, "ran"), "utf8") : "nothing ran"}`).toBe(`${shape}: nothing ran`);
+      expect(
+        `${shape}: ${existsSync(join(markers, "ran")) ? readFileSync(join(markers, "ran"), "utf8") : "nothing ran"}`,
+      ).toBe(`${shape}: nothing ran`);
     }
     // doctor names the tracked ones for what they are.
     const doctor = repo.mj(["doctor"]);
-    for (const rel of ["bin/majordomus", ".majordomus/bin/majordomus"]) expect(doctor.stdout + doctor.stderr).toContain(`${rel}`);
+    for (const rel of ["bin/majordomus", ".majordomus/bin/majordomus"])
+      expect(doctor.stdout + doctor.stderr).toContain(`${rel}`);
     expect(doctor.stdout + doctor.stderr).toContain("a stranger's");
     // And the work was done with the person's programs: each end closed its episode into a record.
-    expect(repo.git("ls-files", "--others", "--exclude-standard", ".ai/repo/sessions").split("\n").filter(Boolean).length + repo.git("ls-files", ".ai/repo/sessions").split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(Object.keys(shapes).length);
+    expect(
+      repo.git("ls-files", "--others", "--exclude-standard", ".ai/repo/sessions").split("\n").filter(Boolean).length +
+        repo.git("ls-files", ".ai/repo/sessions").split("\n").filter(Boolean).length,
+    ).toBeGreaterThanOrEqual(Object.keys(shapes).length);
     rmSync(markers, { recursive: true, force: true });
   }, 120_000);
 

@@ -16,7 +16,12 @@ describe("checkpoint", () => {
     expect(text).toMatch(new RegExp(`\nhead: "?${repo.git("rev-parse", "HEAD")}"?\n`));
     expect(text).toContain("\nhow: authored\n");
     expect(text).toEndWith("\nfound the bug in the parser\n");
-    expect(ledger(repo).at(-1)).toMatchObject({ event: "task.checkpoint", task_id: "none", checkpoint_path: rel, how: "authored" });
+    expect(ledger(repo).at(-1)).toMatchObject({
+      event: "task.checkpoint",
+      task_id: "none",
+      checkpoint_path: rel,
+      how: "authored",
+    });
   });
 
   test("a body over checkpoint.max_body_lines is refused whole, never cut, and nothing is written", () => {
@@ -26,7 +31,9 @@ describe("checkpoint", () => {
     expect(run.status).toBe(10);
     expect(run.stderr).toContain("41 lines; checkpoint.max_body_lines allows 40");
     expect(records(repo, "checkpoints")).toEqual([]);
-    expect(ok(repo.mj(["checkpoint"], { input: Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n") })).status).toBe(0);
+    expect(
+      ok(repo.mj(["checkpoint"], { input: Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n") })).status,
+    ).toBe(0);
   });
 
   test.each([
@@ -55,7 +62,9 @@ describe("checkpoint", () => {
     ok(repo.mj(["question", "add", "Which API version?"]));
     const rel = ok(repo.mj(["checkpoint", "--derive"])).stdout.trim();
     const body = readFileSync(repo.path(rel), "utf8").split("\n---\n")[1]!;
-    expect(body).toContain(`At ${repo.git("rev-parse", "--short=7", "HEAD")} on main, working tree clean; 10 file(s) changed since the task started.`);
+    expect(body).toContain(
+      `At ${repo.git("rev-parse", "--short=7", "HEAD")} on main, working tree clean; 10 file(s) changed since the task started.`,
+    );
     expect(body).toContain("Commits since the task started (10):");
     expect(body).toContain("- ... and 2 more commit(s)");
     expect(body).toContain("1 open question(s) block acceptance");
@@ -77,7 +86,12 @@ describe("handover", () => {
     using repo = layered();
     const rel = ok(repo.mj(["handover"], { input: HANDOVER })).stdout.trim();
     expect(readFileSync(repo.path(rel), "utf8")).toContain("\ntask_id: none\n");
-    expect(ledger(repo).at(-1)).toMatchObject({ event: "task.handed_over", task_id: "none", closed: false, how: "authored" });
+    expect(ledger(repo).at(-1)).toMatchObject({
+      event: "task.handed_over",
+      task_id: "none",
+      closed: false,
+      how: "authored",
+    });
     const close = repo.mj(["handover", "--close"], { input: HANDOVER });
     expect(close.status).toBe(12);
     expect(close.stderr).toContain("no active task to close");
@@ -105,7 +119,15 @@ describe("handover", () => {
     const text = readFileSync(repo.path(rel), "utf8");
     expect(text).toContain("\nhow: derived\n");
     const body = text.slice(text.indexOf("\n---\n") + 5);
-    for (const section of ["# Objective", "# Current State", "# Next Action", "# Decisions", "# Open Questions", "# Verification"]) expect(body).toContain(`${section}\n`);
+    for (const section of [
+      "# Objective",
+      "# Current State",
+      "# Next Action",
+      "# Decisions",
+      "# Open Questions",
+      "# Verification",
+    ])
+      expect(body).toContain(`${section}\n`);
     expect(body).toContain("> parser half done");
     expect(body.trim().split("\n").at(-1)).toContain("no model wrote it");
     const again = repo.mj(["handover"], { input: body });
@@ -115,7 +137,13 @@ describe("handover", () => {
   test("a policy section no derivation can write makes --derive refuse (10), naming it", () => {
     using repo = layered();
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("[Objective, Current State, Next Action]", "[Objective, Risks, Next Action]"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace(
+        "[Objective, Current State, Next Action]",
+        "[Objective, Risks, Next Action]",
+      ),
+    );
     const run = repo.mj(["handover", "--derive"]);
     expect(run.status).toBe(10);
     expect(run.stderr).toContain("Risks");

@@ -12,8 +12,18 @@ import { RECORD_KINDS } from "../../src/records/kinds.ts";
 type Spawned = { status: number | null; stdout: string; stderr: string };
 
 async function spawnShim(repo: Repo, shim: keyof typeof SHIMS, input: string | Uint8Array): Promise<Spawned> {
-  const proc = Bun.spawn([join(repo.dir, SHIMS[shim])], { cwd: repo.dir, env: { ...process.env, ...hookEnv() }, stdin: typeof input === "string" ? Buffer.from(input) : input, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([join(repo.dir, SHIMS[shim])], {
+    cwd: repo.dir,
+    env: { ...process.env, ...hookEnv() },
+    stdin: typeof input === "string" ? Buffer.from(input) : input,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { status, stdout, stderr };
 }
 
@@ -21,12 +31,14 @@ async function spawnShim(repo: Repo, shim: keyof typeof SHIMS, input: string | U
 async function pool<T>(jobs: Array<() => Promise<T>>, width: number): Promise<T[]> {
   const out: T[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await jobs[i]!();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]!();
+      }
+    }),
+  );
   return out;
 }
 
@@ -48,7 +60,15 @@ function tree(dir: string, skip: string[]): string[] {
 describe("reliability", () => {
   test("50 concurrent start events over 10 client sessions open exactly 10 episodes", async () => {
     using repo = captured();
-    const runs = await Promise.all(Array.from({ length: 50 }, (_, i) => spawnShim(repo, "start", JSON.stringify({ session_id: `window-${i % 10}`, source: i < 10 ? "startup" : "resume" }))));
+    const runs = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        spawnShim(
+          repo,
+          "start",
+          JSON.stringify({ session_id: `window-${i % 10}`, source: i < 10 ? "startup" : "resume" }),
+        ),
+      ),
+    );
     expect(runs.every((r) => r.status === 0)).toBe(true);
     expect(openKeys(repo).length).toBe(10);
     const started = ledger(repo).filter((e) => e.event === "session.started");
@@ -60,7 +80,9 @@ describe("reliability", () => {
   test("an end event delivered 5 times at once gives exactly one record", async () => {
     using repo = captured();
     await spawnShim(repo, "start", JSON.stringify({ session_id: "dup", source: "startup" }));
-    const runs = await Promise.all(Array.from({ length: 5 }, () => spawnShim(repo, "end", JSON.stringify({ session_id: "dup", reason: "other" }))));
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, () => spawnShim(repo, "end", JSON.stringify({ session_id: "dup", reason: "other" }))),
+    );
     expect(runs.every((r) => r.status === 0 && r.stdout === "")).toBe(true);
     // Only the event that claimed the close handed work off: one ticket at most, then none.
     settled(repo);
@@ -76,7 +98,12 @@ describe("reliability", () => {
     const procs = Array.from({ length: 40 }, (_, i) => {
       const kind = i % 2 === 0 ? "checkpoint" : "handover";
       const input = kind === "checkpoint" ? body : `# Objective\n${body}\n# Current State\nx\n# Next Action\ny\n`;
-      const proc = Bun.spawn([BIN, kind], { cwd: repo.dir, stdin: Buffer.from(input), stdout: "ignore", stderr: "ignore" });
+      const proc = Bun.spawn([BIN, kind], {
+        cwd: repo.dir,
+        stdin: Buffer.from(input),
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       setTimeout(() => proc.kill("SIGKILL"), 5 + Math.floor(Math.random() * 60));
       return proc.exited;
     });
@@ -94,7 +121,9 @@ describe("reliability", () => {
         expect({ name, ok: parsed.ok }).toEqual({ name, ok: true });
       }
     }
-    const lines = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").split("\n").filter((l) => l !== "");
+    const lines = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(Bun.spawnSync([BIN, "history", "--validate"], { cwd: repo.dir }).exitCode).toBe(0);
   }, 60_000);
@@ -125,7 +154,8 @@ describe("reliability", () => {
     for (let i = 0; i < 1000; i++) {
       const shim = (["start", "compact", "end", "prompt"] as const)[i % 4];
       const base = bad[i % bad.length]!;
-      const payload = typeof base === "string" && base.startsWith("{") && i % 3 === 0 ? base.replace("{", `{"n": ${i}, `) : base;
+      const payload =
+        typeof base === "string" && base.startsWith("{") && i % 3 === 0 ? base.replace("{", `{"n": ${i}, `) : base;
       jobs.push(async () => ({ shim, r: await spawnShim(repo, shim, payload) }));
     }
     const results = await pool(jobs, 8);
@@ -137,7 +167,9 @@ describe("reliability", () => {
     }
     expect(tree(repo.dir, [".ai", ".git"])).toEqual(before);
     for (const name of ["pwned", "pwned2", "escape"]) expect(readdirSync(repo.dir)).not.toContain(name);
-    const lines = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").split("\n").filter((l) => l !== "");
+    const lines = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     // Every event drew its boundary: a receipt for each one that reached the layer.
     expect(lines.filter((l) => l.includes('"provider.event.received"')).length).toBe(1000);

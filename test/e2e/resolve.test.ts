@@ -46,11 +46,15 @@ describe("handover resolution", () => {
     expect(human).toContain("Freshness: fresh");
 
     // A tier-0 record, even an older one, beats any tier-1 record.
-    const mine = ok(sh(other, BIN, ["handover"], body("other's own step"), { MAJORDOMUS_NOW: "2020-01-01T00:00:00Z" })).stdout.trim();
+    const mine = ok(
+      sh(other, BIN, ["handover"], body("other's own step"), { MAJORDOMUS_NOW: "2020-01-01T00:00:00Z" }),
+    ).stdout.trim();
     const again = resolveJson(other);
     expect(again.record.path).toBe(mine);
     expect(again.record.tier).toBe(0);
-    const lost = again.candidates.find((c: { verdict: string; tier?: number }) => c.verdict === "superseded" && c.tier === 1);
+    const lost = again.candidates.find(
+      (c: { verdict: string; tier?: number }) => c.verdict === "superseded" && c.tier === 1,
+    );
     expect(lost.reason).toContain("the nearer tier wins outright");
   });
 
@@ -72,7 +76,9 @@ describe("handover resolution", () => {
       expect(resolved.record.path).toBe(second);
       expect(resolved.record.next_action).toEqual(["second"]);
     }
-    const superseded = resolveJson(repo.dir, env).candidates.find((c: { verdict: string }) => c.verdict === "superseded");
+    const superseded = resolveJson(repo.dir, env).candidates.find(
+      (c: { verdict: string }) => c.verdict === "superseded",
+    );
     expect(superseded.reason).toContain("seq 1 vs 2026-11-30T10:00:00.000Z seq 2");
   });
 
@@ -81,16 +87,31 @@ describe("handover resolution", () => {
     const good = ok(repo.mj(["handover"], { input: body("the good one") })).stdout.trim();
     const dir = repo.path(".ai/local/state/handovers");
     writeFileSync(join(dir, "29990101T000000000Z--000100--main--aaaaaaa.md"), "no front matter at all\n");
-    writeFileSync(join(dir, "29990101T000000000Z--000101--main--bbbbbbb.md"), readFileSync(repo.path(good), "utf8").replace("schema: handover/v1", "schema: handover/v2"));
-    writeFileSync(join(dir, "29990101T000000000Z--000102--main--ccccccc.md"), readFileSync(repo.path(good), "utf8").replace("how: authored", "how: authored\ntranscript: hello"));
+    writeFileSync(
+      join(dir, "29990101T000000000Z--000101--main--bbbbbbb.md"),
+      readFileSync(repo.path(good), "utf8").replace("schema: handover/v1", "schema: handover/v2"),
+    );
+    writeFileSync(
+      join(dir, "29990101T000000000Z--000102--main--ccccccc.md"),
+      readFileSync(repo.path(good), "utf8").replace("how: authored", "how: authored\ntranscript: hello"),
+    );
     // Make the index point at a broken record, as if it had been damaged after it was written.
     const index = join(dir, ".index", "main");
-    writeFileSync(index, JSON.stringify({ file: "29990101T000000000Z--000100--main--aaaaaaa.md", created_at: "2999-01-01T00:00:00.000Z", seq: 100 }));
+    writeFileSync(
+      index,
+      JSON.stringify({
+        file: "29990101T000000000Z--000100--main--aaaaaaa.md",
+        created_at: "2999-01-01T00:00:00.000Z",
+        seq: 100,
+      }),
+    );
     const run = ok(repo.mj(["handover", "--resolve"]));
     expect(run.stdout).toContain(`Handover: ${good}`);
     expect(run.stderr).toContain("skipped 3 malformed handover record(s)");
     const explained = resolveJson(repo.dir);
-    const reasons = explained.candidates.filter((c: { verdict: string }) => c.verdict === "rejected").map((c: { reason: string }) => c.reason);
+    const reasons = explained.candidates
+      .filter((c: { verdict: string }) => c.verdict === "rejected")
+      .map((c: { reason: string }) => c.reason);
     expect(reasons).toContain("no front matter (the file must open with a `---` block)");
     expect(reasons.some((r: string) => r.includes("handover/v2 is newer"))).toBe(true);
     expect(reasons.some((r: string) => r.includes("undeclared front matter key(s): transcript"))).toBe(true);
@@ -101,13 +122,21 @@ describe("handover resolution", () => {
   test("a branch named main.authored keeps to its own index: main's authored record is found from the index, not by reading the folder", () => {
     using repo = captured();
     fire(repo, "start", { session_id: "cc-idx", source: "startup" });
-    ok(repo.mj(["handover", "--no-task"], { input: body("main's own words"), env: { CLAUDE_CODE_SESSION_ID: "cc-idx" } }));
+    ok(
+      repo.mj(["handover", "--no-task"], {
+        input: body("main's own words"),
+        env: { CLAUDE_CODE_SESSION_ID: "cc-idx" },
+      }),
+    );
     fire(repo, "end", { session_id: "cc-idx", reason: "other" });
     repo.git("checkout", "-q", "-b", "main.authored");
     ok(repo.mj(["handover", "--no-task"], { input: body("the other branch's words") }));
     repo.git("checkout", "-q", "main");
     // A malformed record is met only by a resolution that reads the folder.
-    writeFileSync(repo.path(".ai/local/state/handovers/20260101T000000000Z--000900--main--aaaaaaa.md"), "no front matter\n");
+    writeFileSync(
+      repo.path(".ai/local/state/handovers/20260101T000000000Z--000900--main--aaaaaaa.md"),
+      "no front matter\n",
+    );
     const run = ok(repo.mj(["handover", "--resolve"]));
     expect(run.stdout).toContain("main's own words");
     expect(run.stdout).not.toContain("the other branch's words");
@@ -153,12 +182,16 @@ describe("handover resolution", () => {
     expect(ok(repo.mj(["handover", "--resolve", "--path"])).stdout.trim()).toBe(repo.path(last));
     const sub = repo.path("deep", "er");
     mkdirSync(sub, { recursive: true });
-    expect(readFileSync(ok(repo.mj(["handover", "--resolve", "--path"], { cwd: sub })).stdout.trim(), "utf8")).toContain("two");
+    expect(
+      readFileSync(ok(repo.mj(["handover", "--resolve", "--path"], { cwd: sub })).stdout.trim(), "utf8"),
+    ).toContain("two");
   });
 
   test("a stale record is shown as history with its age, its Next Action withheld", () => {
     using repo = layered();
-    ok(repo.mj(["handover"], { input: body("do the risky migration"), env: { MAJORDOMUS_NOW: "2026-11-01T00:00:00Z" } }));
+    ok(
+      repo.mj(["handover"], { input: body("do the risky migration"), env: { MAJORDOMUS_NOW: "2026-11-01T00:00:00Z" } }),
+    );
     const later = { MAJORDOMUS_NOW: "2026-11-03T00:00:00Z" }; // 2880 minutes later: stale
     const run = ok(repo.mj(["handover", "--resolve"], { env: later }));
     expect(run.stdout).toContain("Freshness: stale (48h old, at or past the 48h this repository calls stale)");
@@ -217,7 +250,10 @@ describe("handover resolution", () => {
     expect(page.stderr).toContain("the newest 20 shown; older ones exist (`--limit 0` lists every one)");
     expect(page.stderr).not.toContain("no front matter");
     const three = JSON.parse(ok(repo.mj(["checkpoint", "--list", "--limit", "3", "--json"])).stdout);
-    expect([three.items.map((r: { path: string }) => r.path.split("/").pop()), three.more]).toEqual([names.slice(-3).reverse(), true]);
+    expect([three.items.map((r: { path: string }) => r.path.split("/").pop()), three.more]).toEqual([
+      names.slice(-3).reverse(),
+      true,
+    ]);
     const every = ok(repo.mj(["checkpoint", "--list", "--limit", "0", "--json"]));
     const all = JSON.parse(every.stdout);
     expect([all.items.length, all.more, all.rejected.length]).toEqual([23, false, 1]);
@@ -225,7 +261,9 @@ describe("handover resolution", () => {
     // Why the newest was chosen lists it and the newest 20 others; the rest are counted, not listed.
     const explained = JSON.parse(ok(repo.mj(["checkpoint", "--show", "--json"])).stdout);
     expect(explained.candidates.length).toBe(21);
-    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").path).toEndWith(names.at(-1)!);
+    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").path).toEndWith(
+      names.at(-1)!,
+    );
     expect(explained.omitted).toEqual({ count: 3, superseded: 2, rejected: 1 });
     expect(explained.candidates.some((c: { path: string }) => c.path.endsWith(names[2]!))).toBe(false);
     const usage = repo.mj(["checkpoint", "--show", "--limit", "3"]);

@@ -26,7 +26,9 @@ describe("session commands", () => {
     const snapshot = ok(repo.mj(["session", "context", "--path"])).stdout.trim();
     expect(existsSync(snapshot)).toBe(true);
 
-    const path = ok(repo.mj(["session", "close"], { input: "# What Happened\nA small change, by hand.\n" })).stdout.trim();
+    const path = ok(
+      repo.mj(["session", "close"], { input: "# What Happened\nA small change, by hand.\n" }),
+    ).stdout.trim();
     expect(readFileSync(repo.path(path), "utf8")).toContain("# What Happened\nA small change, by hand.");
     expect(readFileSync(repo.path(path), "utf8")).toContain("decisions:\n  - Keep it small\n");
     expect(readFileSync(snapshot, "utf8")).toContain("\n## Close\n");

@@ -6,10 +6,24 @@ import { HANDOVER, layered, ledger, ok } from "../support/layered.ts";
 describe("start", () => {
   test("records the task with normalised scope and its start commit; a second start refuses (15) and says what to do", () => {
     using repo = layered();
-    const started = JSON.parse(ok(repo.mj(["start", "fix the timeout", "--scope", "./src/, docs,src", "--owner", "ana", "--json"])).stdout).task;
-    expect(started).toMatchObject({ task: "fix the timeout", scope: ["src", "docs"], owner: "ana", profile: "implementation", outcome: "active", head: repo.git("rev-parse", "HEAD") });
+    const started = JSON.parse(
+      ok(repo.mj(["start", "fix the timeout", "--scope", "./src/, docs,src", "--owner", "ana", "--json"])).stdout,
+    ).task;
+    expect(started).toMatchObject({
+      task: "fix the timeout",
+      scope: ["src", "docs"],
+      owner: "ana",
+      profile: "implementation",
+      outcome: "active",
+      head: repo.git("rev-parse", "HEAD"),
+    });
     expect(started.id).toMatch(/^t-\d{14}-[0-9a-f]{4}$/);
-    expect(ledger(repo).at(-1)).toMatchObject({ event: "task.started", task_id: started.id, scope: ["src", "docs"], owner: "ana" });
+    expect(ledger(repo).at(-1)).toMatchObject({
+      event: "task.started",
+      task_id: started.id,
+      scope: ["src", "docs"],
+      owner: "ana",
+    });
     const again = repo.mj(["start", "another", "--scope", "."]);
     expect(again.status).toBe(15);
     expect(again.stderr).toContain(started.id);
@@ -67,7 +81,11 @@ describe("finish", () => {
     ok(repo.mj(["handover"], { input: HANDOVER }));
     const done = JSON.parse(ok(repo.mj(["finish", "--outcome", "partial", "--json"])).stdout);
     expect(readFileSync(repo.path(done.note_path), "utf8")).toBe(HANDOVER);
-    expect(ledger(repo).at(-1)).toMatchObject({ event: "task.finished", outcome: "partial", note_path: done.note_path });
+    expect(ledger(repo).at(-1)).toMatchObject({
+      event: "task.finished",
+      outcome: "partial",
+      note_path: done.note_path,
+    });
   });
 
   test("open questions refuse completed only; resolving them lets it through", () => {

@@ -12,29 +12,62 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const place = () => {
   n++;
-  return { ledger: join(dir, `ledger-${n}.jsonl`), cache: join(dir, `scan-${n}.json`), fresh: join(dir, `none-${n}.json`) };
+  return {
+    ledger: join(dir, `ledger-${n}.jsonl`),
+    cache: join(dir, `scan-${n}.json`),
+    fresh: join(dir, `none-${n}.json`),
+  };
 };
 
-const envelope = (i: number, event: string) => ({ ts: new Date(Date.UTC(2026, 5, 1, 0, 0, i)).toISOString(), event, head: "abc1234", branch: "main", by: "majordomus/0.1.0" });
+const envelope = (i: number, event: string) => ({
+  ts: new Date(Date.UTC(2026, 5, 1, 0, 0, i)).toISOString(),
+  event,
+  head: "abc1234",
+  branch: "main",
+  by: "majordomus/0.1.0",
+});
 /** A ledger's worth of the lines doctor cares about: receipts, failures, closes, checkpoints, and some it must call malformed. */
 function lineOf(i: number): string {
   const session = `s-${i % 7}`;
   const provider_event = ["start", "prompt", "compact", "end"][i % 4]!;
   switch (i % 11) {
     case 3:
-      return JSON.stringify({ ...envelope(i, "provider.event.failed"), session, provider: "claude-code", provider_event, reason: `disk full (${i})` });
+      return JSON.stringify({
+        ...envelope(i, "provider.event.failed"),
+        session,
+        provider: "claude-code",
+        provider_event,
+        reason: `disk full (${i})`,
+      });
     case 5:
-      return JSON.stringify({ ...envelope(i, "session.closed"), session, session_id: `s-${(i + 3) % 7}`, record: `r-${i}.md` });
+      return JSON.stringify({
+        ...envelope(i, "session.closed"),
+        session,
+        session_id: `s-${(i + 3) % 7}`,
+        record: `r-${i}.md`,
+      });
     case 7:
       return JSON.stringify({ ...envelope(i, "task.checkpoint"), session, task_id: "none", path: `c-${i}.md` });
     case 9:
       return i % 2 === 0 ? "{ not json" : JSON.stringify({ ...envelope(i, "no.such.event") });
     default:
-      return JSON.stringify({ ...envelope(i, "provider.event.received"), session, provider: i % 3 === 0 ? "codex" : "claude-code", provider_event, provider_session: session });
+      return JSON.stringify({
+        ...envelope(i, "provider.event.received"),
+        session,
+        provider: i % 3 === 0 ? "codex" : "claude-code",
+        provider_event,
+        provider_session: session,
+      });
   }
 }
-const text = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `${lineOf(from + k)}\n`).join("");
-const plain = (s: Awaited<ReturnType<typeof scanLedger>>) => ({ scan: { ...s.scan, failures: { ...s.scan.failures, lastSuccessAt: [...s.scan.failures.lastSuccessAt] } }, findings: s.findings, problems: s.problems, lines: s.lines });
+const text = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, k) => `${lineOf(from + k)}\n`).join("");
+const plain = (s: Awaited<ReturnType<typeof scanLedger>>) => ({
+  scan: { ...s.scan, failures: { ...s.scan.failures, lastSuccessAt: [...s.scan.failures.lastSuccessAt] } },
+  findings: s.findings,
+  problems: s.problems,
+  lines: s.lines,
+});
 
 describe("doctor's ledger pass, resumed", () => {
   test("resumed at any line, it finds what a whole read finds (the first 20 line problems, which doctor shows); the second run reads only what was appended", async () => {
@@ -54,8 +87,21 @@ describe("doctor's ledger pass, resumed", () => {
 
   test("a failure before the resume point still counts until a later success; a success after it makes it history", async () => {
     const { ledger, cache } = place();
-    const failure = JSON.stringify({ ...envelope(1, "provider.event.failed"), session: "s-1", provider: "claude-code", provider_event: "end", reason: "disk full" });
-    const receipt = (i: number) => JSON.stringify({ ...envelope(i, "provider.event.received"), session: "s-1", provider: "claude-code", provider_event: "end", provider_session: "s-1" });
+    const failure = JSON.stringify({
+      ...envelope(1, "provider.event.failed"),
+      session: "s-1",
+      provider: "claude-code",
+      provider_event: "end",
+      reason: "disk full",
+    });
+    const receipt = (i: number) =>
+      JSON.stringify({
+        ...envelope(i, "provider.event.received"),
+        session: "s-1",
+        provider: "claude-code",
+        provider_event: "end",
+        provider_session: "s-1",
+      });
     writeFileSync(ledger, `${receipt(0)}\n${failure}\n`);
     const first = await scanLedger(ledger, cache, new Set());
     first.save();
@@ -66,18 +112,43 @@ describe("doctor's ledger pass, resumed", () => {
     appendFileSync(ledger, `${receipt(2)}\n`);
     const later = await scanLedger(ledger, cache, new Set());
     expect(later.scan.failures.current).toEqual({ count: 0, newest: [] });
-    expect(later.scan.failures.recovered).toEqual({ count: 1, newest: [expect.objectContaining({ reason: "disk full" })] });
+    expect(later.scan.failures.recovered).toEqual({
+      count: 1,
+      newest: [expect.objectContaining({ reason: "disk full" })],
+    });
   });
 
   test("a hook that failed on every prompt for months: counted, the newest shown, nothing held that grows with the ledger, and it converges", async () => {
     const { ledger, cache } = place();
     const N = 60_000;
-    const receipt = (i: number) => JSON.stringify({ ...envelope(2 * i, "provider.event.received"), session: "s-1", provider: "claude-code", provider_event: "prompt", provider_session: "s-1" });
-    const failure = (i: number) => JSON.stringify({ ...envelope(2 * i + 1, "provider.event.failed"), session: "s-1", provider: "claude-code", provider_event: "prompt", reason: `disk full (${i})` });
-    const end = (i: number) => JSON.stringify({ ...envelope(2 * i, "provider.event.received"), session: `s-${i}`, provider: "claude-code", provider_event: "end", provider_session: `s-${i}` });
+    const receipt = (i: number) =>
+      JSON.stringify({
+        ...envelope(2 * i, "provider.event.received"),
+        session: "s-1",
+        provider: "claude-code",
+        provider_event: "prompt",
+        provider_session: "s-1",
+      });
+    const failure = (i: number) =>
+      JSON.stringify({
+        ...envelope(2 * i + 1, "provider.event.failed"),
+        session: "s-1",
+        provider: "claude-code",
+        provider_event: "prompt",
+        reason: `disk full (${i})`,
+      });
+    const end = (i: number) =>
+      JSON.stringify({
+        ...envelope(2 * i, "provider.event.received"),
+        session: `s-${i}`,
+        provider: "claude-code",
+        provider_event: "end",
+        provider_session: `s-${i}`,
+      });
     const lines: string[] = [];
     // Every prompt fails, and one episode had its end delivered a thousand times without a record.
-    for (let i = 0; i < N; i++) lines.push(receipt(i), failure(i), ...(i % 60 === 0 ? [end(7)] : []), ...(i % 100 === 0 ? ["{ torn"] : []));
+    for (let i = 0; i < N; i++)
+      lines.push(receipt(i), failure(i), ...(i % 60 === 0 ? [end(7)] : []), ...(i % 100 === 0 ? ["{ torn"] : []));
     writeFileSync(ledger, `${lines.join("\n")}\n`);
     const failing = await scanLedger(ledger, cache, new Set());
     expect(failing.scan.failures.current.count).toBe(N);
@@ -136,8 +207,21 @@ describe("doctor's ledger pass, resumed", () => {
     completed.save();
     // doctor's own cache with its pass damaged: the offset and the bytes before it still match.
     const own = JSON.parse(readFileSync(cache, "utf8"));
-    const damaged = [{ ...own, state: { ...own.state, ends: 5 } }, { ...own, state: { ...own.state, open: [["kind"]] } }, { ...own, findings: ["x"] }, { ...own, state: null }].map((c) => JSON.stringify(c));
-    for (const junk of ["", "{}", "[1]", "null", '{"schema":"majordomus doctor ledger scan v1","ino":"x"}', readFileSync(ledger, "utf8"), ...damaged]) {
+    const damaged = [
+      { ...own, state: { ...own.state, ends: 5 } },
+      { ...own, state: { ...own.state, open: [["kind"]] } },
+      { ...own, findings: ["x"] },
+      { ...own, state: null },
+    ].map((c) => JSON.stringify(c));
+    for (const junk of [
+      "",
+      "{}",
+      "[1]",
+      "null",
+      '{"schema":"majordomus doctor ledger scan v1","ino":"x"}',
+      readFileSync(ledger, "utf8"),
+      ...damaged,
+    ]) {
       writeFileSync(cache, junk);
       const read = await scanLedger(ledger, cache, new Set());
       expect({ junk, resumedAt: read.resumedAt, lines: read.lines }).toEqual({ junk, resumedAt: 0, lines: 4 });

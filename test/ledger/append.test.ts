@@ -18,12 +18,17 @@ function layered(): Repo {
 }
 
 function ledgerLines(repo: Repo): string[] {
-  return readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").split("\n").filter((l) => l !== "");
+  return readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
 }
 
 async function spawnWorkers(repo: Repo, workers: number, count: number, pad: (w: number) => number) {
   const procs = Array.from({ length: workers }, (_, w) =>
-    Bun.spawn([process.execPath, WORKER, repo.dir, String(w), String(count), String(pad(w))], { stdout: "ignore", stderr: "pipe" }),
+    Bun.spawn([process.execPath, WORKER, repo.dir, String(w), String(count), String(pad(w))], {
+      stdout: "ignore",
+      stderr: "pipe",
+    }),
   );
   const codes = await Promise.all(procs.map((p) => p.exited));
   expect(codes.every((c) => c === 0)).toBe(true);
@@ -35,8 +40,21 @@ describe("ledger append", () => {
     process.env.MAJORDOMUS_NOW = "2026-05-06T07:08:09Z";
     try {
       const ctx = await workspace(repo.dir);
-      const line = await appendEvent({ ledger: ctx.ledger, position: ctx.position, session: "ep-1" }, "layer.initialized", { mode: "extend", created: 2 });
-      expect(Object.keys(JSON.parse(line))).toEqual(["ts", "event", "head", "branch", "by", "session", "mode", "created"]);
+      const line = await appendEvent(
+        { ledger: ctx.ledger, position: ctx.position, session: "ep-1" },
+        "layer.initialized",
+        { mode: "extend", created: 2 },
+      );
+      expect(Object.keys(JSON.parse(line))).toEqual([
+        "ts",
+        "event",
+        "head",
+        "branch",
+        "by",
+        "session",
+        "mode",
+        "created",
+      ]);
       expect(JSON.parse(line).ts).toBe("2026-05-06T07:08:09.000Z");
       expect(JSON.parse(line).head).toBe(repo.git("rev-parse", "HEAD"));
       expect(ledgerLines(repo).at(-1)).toBe(line);
@@ -45,16 +63,23 @@ describe("ledger append", () => {
     }
   });
 
-  test.each(["ts", "event", "head", "branch", "by", "session"])("a payload key %p that repeats an envelope key is refused with 13", async (key) => {
-    using repo = layered();
-    const ctx = await workspace(repo.dir);
-    const before = ledgerLines(repo).length;
-    const err = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", { mode: "x", created: 1, [key]: "y" }).catch((e) => e);
-    expect(err).toBeInstanceOf(Failure);
-    expect(err.code).toBe(13);
-    expect(err.message).toContain(`"${key}"`);
-    expect(ledgerLines(repo).length).toBe(before);
-  });
+  test.each(["ts", "event", "head", "branch", "by", "session"])(
+    "a payload key %p that repeats an envelope key is refused with 13",
+    async (key) => {
+      using repo = layered();
+      const ctx = await workspace(repo.dir);
+      const before = ledgerLines(repo).length;
+      const err = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", {
+        mode: "x",
+        created: 1,
+        [key]: "y",
+      }).catch((e) => e);
+      expect(err).toBeInstanceOf(Failure);
+      expect(err.code).toBe(13);
+      expect(err.message).toContain(`"${key}"`);
+      expect(ledgerLines(repo).length).toBe(before);
+    },
+  );
 
   test("an unregistered event, or a missing required field, is refused and nothing is written", async () => {
     using repo = layered();
@@ -63,7 +88,9 @@ describe("ledger append", () => {
     const unknown = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "made.up", {}).catch((e) => e);
     expect(unknown.code).toBe(13);
     expect(unknown.message).toContain("not registered");
-    const missing = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", { mode: "x" }).catch((e) => e);
+    const missing = await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", {
+      mode: "x",
+    }).catch((e) => e);
     expect(missing.code).toBe(13);
     expect(missing.message).toContain('"created"');
     expect(ledgerLines(repo).length).toBe(before);
@@ -94,14 +121,21 @@ describe("ledger append", () => {
     const appending = spawnWorkers(repo, 10, 30, () => 100);
     const rotations: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const r = Bun.spawnSync([join(PROJECT, "dist", "majordomus"), "history", "--rotate"], { cwd: repo.dir, stderr: "pipe" });
+      const r = Bun.spawnSync([join(PROJECT, "dist", "majordomus"), "history", "--rotate"], {
+        cwd: repo.dir,
+        stderr: "pipe",
+      });
       rotations.push(r.exitCode ?? -1);
       await Bun.sleep(15);
     }
     await appending;
     const state = repo.path(".ai/local/state");
     const archives = readdirSync(state).filter((f) => f.endsWith(".archived.jsonl"));
-    const archived = archives.flatMap((f) => readFileSync(join(state, f), "utf8").split("\n").filter((l) => l !== ""));
+    const archived = archives.flatMap((f) =>
+      readFileSync(join(state, f), "utf8")
+        .split("\n")
+        .filter((l) => l !== ""),
+    );
     const all = [...archived, ...ledgerLines(repo)].map((l) => JSON.parse(l));
     const appended = all.filter((e) => e.worker !== undefined);
     expect(appended.length).toBe(300);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseLine, topLevelKeys } from "../../src/ledger/line.ts";
 
-const GOOD = '{"ts":"2026-11-30T10:00:00.000Z","event":"layer.initialized","head":"NONE","branch":"main","by":"majordomus/1","mode":"init","created":3}';
+const GOOD =
+  '{"ts":"2026-11-30T10:00:00.000Z","event":"layer.initialized","head":"NONE","branch":"main","by":"majordomus/1","mode":"init","created":3}';
 
 describe("ledger lines", () => {
   test("a well-formed line parses with its payload", () => {

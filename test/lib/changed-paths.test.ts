@@ -3,11 +3,16 @@
 import { describe, expect, test } from "bun:test";
 import { RECORDED_PATHS_MAX, recordedPaths } from "../../src/lib/changed-paths.ts";
 
-const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, "0")}.js`);
+const many = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, "0")}.js`);
 
 describe("recordedPaths", () => {
   test("up to the bound, every path as it is, sorted and once", () => {
-    expect(recordedPaths(["src/b.ts", "README.md", "src/a.ts", "src/a.ts"])).toEqual(["README.md", "src/a.ts", "src/b.ts"]);
+    expect(recordedPaths(["src/b.ts", "README.md", "src/a.ts", "src/a.ts"])).toEqual([
+      "README.md",
+      "src/a.ts",
+      "src/b.ts",
+    ]);
     const exactly = many("src/f", RECORDED_PATHS_MAX);
     expect(recordedPaths(exactly)).toEqual(exactly);
   });

@@ -48,8 +48,13 @@ describe("the providers table's budgets", () => {
       expect(p.hooks.end_budget_ms).toBeGreaterThan(0);
       expect(budgetFor(p.hooks, "start", undefined)!.chars).toBe(row.chars);
       const lowered = budgetFor(p.hooks, "start", { schema: "policy/v1", session: { briefing_budget_chars: 4_000 } })!;
-      expect([lowered.chars, lowered.channel.endsWith("lowered by session.briefing_budget_chars")]).toEqual([4_000, true]);
-      expect(budgetFor(p.hooks, "start", { schema: "policy/v1", session: { briefing_budget_chars: 50_000 } })!.chars).toBe(row.chars);
+      expect([lowered.chars, lowered.channel.endsWith("lowered by session.briefing_budget_chars")]).toEqual([
+        4_000,
+        true,
+      ]);
+      expect(
+        budgetFor(p.hooks, "start", { schema: "policy/v1", session: { briefing_budget_chars: 50_000 } })!.chars,
+      ).toBe(row.chars);
     }
   });
 });

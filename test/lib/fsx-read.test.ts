@@ -49,7 +49,9 @@ describe("readLayerFile and openLayerFile", () => {
         thrown = err;
       }
       expect(isFailure(thrown) && thrown.kind).toBe("refused");
-      expect(unreadable(thrown, at(name))).toBe("unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer");
+      expect(unreadable(thrown, at(name))).toBe(
+        "unreadable: it is a symbolic link; majordomus never reads or writes through one inside its layer",
+      );
       expect(readPlain(at(name))).toBeUndefined();
     }
   });

@@ -18,7 +18,10 @@ const SCHEMA: Schema = {
 
 const ROWS: Array<{ value: unknown; problems: string[] }> = [
   { value: { name: "ok" }, problems: [] },
-  { value: { name: "ok", count: 3, ratio: 0.5, mode: "b", fixed: "v1", tags: ["x"], nested: { on: true } }, problems: [] },
+  {
+    value: { name: "ok", count: 3, ratio: 0.5, mode: "b", fixed: "v1", tags: ["x"], nested: { on: true } },
+    problems: [],
+  },
   { value: [], problems: [": must be object (found array [])"] },
   { value: {}, problems: ["name: is required but missing"] },
   { value: { name: "" }, problems: ["name: must not be empty", 'name: must match ^[a-z]+$ (found "")'] },
@@ -32,7 +35,10 @@ const ROWS: Array<{ value: unknown; problems: string[] }> = [
   { value: { name: "ok", tags: [] }, problems: ["tags: must list at least 1 item(s)"] },
   { value: { name: "ok", tags: ["a", "a"] }, problems: ['tags[1]: repeats "a"'] },
   { value: { name: "ok", tags: ["a", 3] }, problems: ["tags[1]: must be string (found integer 3)"] },
-  { value: { name: "ok", nested: { on: "yes", off: true } }, problems: ['nested.on: must be boolean (found string "yes")', "nested.off: is not a known key"] },
+  {
+    value: { name: "ok", nested: { on: "yes", off: true } },
+    problems: ['nested.on: must be boolean (found string "yes")', "nested.off: is not a known key"],
+  },
   { value: { name: "ok", extra: 1, other: 2 }, problems: ["extra: is not a known key", "other: is not a known key"] },
 ];
 

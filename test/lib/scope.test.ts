@@ -7,8 +7,10 @@ describe("scope", () => {
   test("folders hold what is below them; globs match with Bun's Glob; braces keep their commas", () => {
     expect(scopeParts("src/**/*.ts, docs/*.{md,txt},test")).toEqual(["src/**/*.ts", "docs/*.{md,txt}", "test"]);
     const scope = ["src/**/*.ts", "docs/*.{md,txt}", "test"];
-    for (const f of ["src/a.ts", "src/deep/er/b.ts", "docs/x.md", "docs/y.txt", "test/z.js", "test"]) expect(`${f} ${inScope(scope, f)}`).toBe(`${f} true`);
-    for (const f of ["src/a.js", "docs/deep/x.md", "docs/x.pdf", "testing/z.js", "srcx/a.ts"]) expect(`${f} ${inScope(scope, f)}`).toBe(`${f} false`);
+    for (const f of ["src/a.ts", "src/deep/er/b.ts", "docs/x.md", "docs/y.txt", "test/z.js", "test"])
+      expect(`${f} ${inScope(scope, f)}`).toBe(`${f} true`);
+    for (const f of ["src/a.js", "docs/deep/x.md", "docs/x.pdf", "testing/z.js", "srcx/a.ts"])
+      expect(`${f} ${inScope(scope, f)}`).toBe(`${f} false`);
     expect(inScope(["."], "anything/at/all")).toBe(true);
   });
 

@@ -19,8 +19,12 @@ describe("consent switches", () => {
   }
 
   test("every mod switch in providers.yaml is a consent key the policy schema declares as a boolean", async () => {
-    const schema = (await readData("share/schemas/policy.schema.json")) as { properties: Record<string, { properties?: Record<string, { type?: string }> }> };
-    const switches = [...(await providers()).values()].flatMap((p) => Object.values(p.hooks?.mods ?? {}).map((m) => m.switch as string));
+    const schema = (await readData("share/schemas/policy.schema.json")) as {
+      properties: Record<string, { properties?: Record<string, { type?: string }> }>;
+    };
+    const switches = [...(await providers()).values()].flatMap((p) =>
+      Object.values(p.hooks?.mods ?? {}).map((m) => m.switch as string),
+    );
     expect(switches.length).toBeGreaterThan(0);
     for (const key of [...switches, ...CONSENT_KEYS]) {
       expect(isConsentKey(key)).toBe(true);
@@ -30,13 +34,17 @@ describe("consent switches", () => {
   });
 
   test.each(['"true"', "yes", "1", "on"])("the schema refuses %p where a boolean belongs", async (value) => {
-    const err = await parsePolicy(`schema: policy/v1\nsession:\n  handover_on_fill: ${value}\n`, "policy.yaml").catch((e) => e);
+    const err = await parsePolicy(`schema: policy/v1\nsession:\n  handover_on_fill: ${value}\n`, "policy.yaml").catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(Failure);
     expect(err.details.join("\n")).toContain("session.handover_on_fill: must be boolean");
   });
 
   test("pushing without committing is refused", async () => {
-    const err = await parsePolicy("schema: policy/v1\nsession:\n  push_record_on_end: true\n", "policy.yaml").catch((e) => e);
+    const err = await parsePolicy("schema: policy/v1\nsession:\n  push_record_on_end: true\n", "policy.yaml").catch(
+      (e) => e,
+    );
     expect(err.details.join("\n")).toContain("push_record_on_end: is true but commit_record_on_end is not");
   });
 });

@@ -31,7 +31,9 @@ describe("open questions file", () => {
       [3, "t-1", "Is the API frozen?", "2026-11-30"],
       [8, "t-3", "indented is read too", "2026-11-30"],
     ]);
-    expect(q.resolved.map((r) => [r.line, r.taskId, r.text, r.answer, r.resolved])).toEqual([[4, "none", "Which DB?", "Postgres", "2026-12-01"]]);
+    expect(q.resolved.map((r) => [r.line, r.taskId, r.text, r.answer, r.resolved])).toEqual([
+      [4, "none", "Which DB?", "Postgres", "2026-12-01"],
+    ]);
     expect(q.malformed.map((m) => m.line)).toEqual([5, 6, 7]);
   });
 });

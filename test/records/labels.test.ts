@@ -21,12 +21,19 @@ describe("divergence follows git through a record's life", () => {
     const steps: Array<[string, () => void, string]> = [
       ["at the recorded commit", () => {}, "exact"],
       ["after a commit on top", () => repo.commit("later"), "advanced"],
-      ["after a reset below it and a new commit", () => (repo.git("reset", "-q", "--hard", "HEAD~2"), repo.commit("rewritten")), "diverged"],
+      [
+        "after a reset below it and a new commit",
+        () => (repo.git("reset", "-q", "--hard", "HEAD~2"), repo.commit("rewritten")),
+        "diverged",
+      ],
       ["after switching branch", () => repo.git("switch", "-q", "-c", "other"), "different_context"],
     ];
     for (const [when, act, expected] of steps) {
       act();
-      expect({ when, label: await divergence(recorded, await locate(repo.dir)) as string }).toEqual({ when, label: expected });
+      expect({ when, label: (await divergence(recorded, await locate(repo.dir))) as string }).toEqual({
+        when,
+        label: expected,
+      });
     }
     repo.git("switch", "-q", "main");
     const missing = { head: "0123456789abcdef0123456789abcdef01234567", branch: "main" };
@@ -94,7 +101,10 @@ describe("freshness at and around the policy's thresholds", () => {
     expect(verdict).toMatchObject({ state: "fresh", ageMinutes: 0 });
     expect(ago(instant, written)).toBe("just now");
     // Later than the wall clock is the only "in the future".
-    expect(freshness(new Date(now.getTime() + 61_000).toISOString(), instant, SKELETON)).toMatchObject({ state: "invalid", reason: "created_at is 2m in the future" });
+    expect(freshness(new Date(now.getTime() + 61_000).toISOString(), instant, SKELETON)).toMatchObject({
+      state: "invalid",
+      reason: "created_at is 2m in the future",
+    });
   });
 
   test("thresholds missing from the policy: unknown, and the reason names the key", () => {

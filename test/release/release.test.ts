@@ -4,18 +4,37 @@
 // targets are cross-compiled the same way by `build.ts --all`.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { PROJECT } from "../support/env.ts";
 import { scratch } from "../support/repo.ts";
 
 const RELEASE = join(PROJECT, "dist", "release");
-const HOST = process.platform === "linux" && process.arch === "x64" ? "linux-x64" : process.platform === "linux" && process.arch === "arm64" ? "linux-arm64" : undefined;
+const HOST =
+  process.platform === "linux" && process.arch === "x64"
+    ? "linux-x64"
+    : process.platform === "linux" && process.arch === "arm64"
+      ? "linux-arm64"
+      : undefined;
 const VERSION = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8")).version as string;
 const INSTALL = join(PROJECT, "install.sh");
 
 function sh(cmd: string, args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}) {
-  return spawnSync(cmd, args, { cwd: options.cwd ?? PROJECT, encoding: "utf8", input: options.input, env: { ...process.env, ...options.env } });
+  return spawnSync(cmd, args, {
+    cwd: options.cwd ?? PROJECT,
+    encoding: "utf8",
+    input: options.input,
+    env: { ...process.env, ...options.env },
+  });
 }
 
 let work: string;
@@ -25,58 +44,70 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.if(HOST !== undefined)("the release, for this machine", () => {
-  test(
-    "archive and checksums; install.sh from a file:// base (also the baseline build); the npm tarballs installed and run",
-    () => {
-      // Fast compression for a test (xz reads XZ_OPT); the release workflow uses the default.
-      const build = sh(process.execPath, ["run", "build.ts", "--target", HOST!], { env: { XZ_OPT: "-0" } });
-      expect(build.status, build.stderr).toBe(0);
-      const archive = `majordomus-${HOST}.tar.xz`;
-      const sums = readFileSync(join(RELEASE, "SHA256SUMS"), "utf8");
-      expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${archive}$`, "m"));
-      expect(sums).toMatch(/^[0-9a-f]{64} {2}install\.sh$/m);
-      expect(sh("sha256sum", ["-c", "SHA256SUMS"], { cwd: RELEASE }).status).toBe(0);
+  test("archive and checksums; install.sh from a file:// base (also the baseline build); the npm tarballs installed and run", () => {
+    // Fast compression for a test (xz reads XZ_OPT); the release workflow uses the default.
+    const build = sh(process.execPath, ["run", "build.ts", "--target", HOST!], { env: { XZ_OPT: "-0" } });
+    expect(build.status, build.stderr).toBe(0);
+    const archive = `majordomus-${HOST}.tar.xz`;
+    const sums = readFileSync(join(RELEASE, "SHA256SUMS"), "utf8");
+    expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${archive}$`, "m"));
+    expect(sums).toMatch(/^[0-9a-f]{64} {2}install\.sh$/m);
+    expect(sh("sha256sum", ["-c", "SHA256SUMS"], { cwd: RELEASE }).status).toBe(0);
 
-      // A mirror folder as the release page would serve it, with a baseline archive beside it.
-      const mirror = join(work, "mirror");
-      mkdirSync(mirror);
-      for (const f of [archive, "SHA256SUMS", "install.sh"]) copyFileSync(join(RELEASE, f), join(mirror, f));
-      const baseline = `majordomus-${HOST}-baseline.tar.xz`;
-      copyFileSync(join(mirror, archive), join(mirror, baseline));
-      writeFileSync(join(mirror, "SHA256SUMS"), `${sums}${sums.split("\n").find((l) => l.endsWith(`  ${archive}`))!.replace(archive, baseline)}\n`);
+    // A mirror folder as the release page would serve it, with a baseline archive beside it.
+    const mirror = join(work, "mirror");
+    mkdirSync(mirror);
+    for (const f of [archive, "SHA256SUMS", "install.sh"]) copyFileSync(join(RELEASE, f), join(mirror, f));
+    const baseline = `majordomus-${HOST}-baseline.tar.xz`;
+    copyFileSync(join(mirror, archive), join(mirror, baseline));
+    writeFileSync(
+      join(mirror, "SHA256SUMS"),
+      `${sums}${sums
+        .split("\n")
+        .find((l) => l.endsWith(`  ${archive}`))!
+        .replace(archive, baseline)}\n`,
+    );
 
-      const into = join(work, "bin");
-      const run = sh("sh", [join(mirror, "install.sh"), "--version", VERSION, "--into", into], { env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}` } });
-      expect(run.status, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`downloading file://${mirror}/majordomus-${HOST}`);
-      expect(sh(join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(VERSION);
-      const old = sh("sh", [join(mirror, "install.sh"), "--into", join(work, "old")], { env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}`, MAJORDOMUS_BASELINE: "1" } });
-      expect(old.status, old.stderr).toBe(0);
-      expect(old.stderr).toContain(`/${baseline}`);
+    const into = join(work, "bin");
+    const run = sh("sh", [join(mirror, "install.sh"), "--version", VERSION, "--into", into], {
+      env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}` },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`downloading file://${mirror}/majordomus-${HOST}`);
+    expect(sh(join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(VERSION);
+    const old = sh("sh", [join(mirror, "install.sh"), "--into", join(work, "old")], {
+      env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}`, MAJORDOMUS_BASELINE: "1" },
+    });
+    expect(old.status, old.stderr).toBe(0);
+    expect(old.stderr).toContain(`/${baseline}`);
 
-      // A tampered archive is refused, and nothing is installed.
-      writeFileSync(join(mirror, archive), "not the archive");
-      const bad = sh("sh", [join(mirror, "install.sh"), "--into", join(work, "bad")], { env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}` } });
-      expect(bad.status).toBe(1);
-      expect(bad.stderr).toContain("checksum mismatch");
-      expect(existsSync(join(work, "bad", "majordomus"))).toBe(false);
+    // A tampered archive is refused, and nothing is installed.
+    writeFileSync(join(mirror, archive), "not the archive");
+    const bad = sh("sh", [join(mirror, "install.sh"), "--into", join(work, "bad")], {
+      env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}` },
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("checksum mismatch");
+    expect(existsSync(join(work, "bad", "majordomus"))).toBe(false);
 
-      // npm: every package packed; installed from the tarballs in a scratch project; npx runs the binary.
-      const npm = join(RELEASE, "npm");
-      const tarballs = readdirSync(npm).filter((f) => f.endsWith(".tgz"));
-      expect(tarballs.sort()).toEqual([`majordomus-${VERSION}.tgz`, `majordomus-cli-${HOST}-${VERSION}.tgz`]);
-      const project = join(work, "project");
-      mkdirSync(project);
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true }));
-      const cache = join(work, "npm-cache");
-      const installed = sh("npm", ["install", "--no-audit", "--no-fund", "--offline", `--cache=${cache}`, ...tarballs.map((t) => join(npm, t))], { cwd: project });
-      expect(installed.status, installed.stderr).toBe(0);
-      const npx = sh("npx", ["--offline", `--cache=${cache}`, "majordomus", "--version"], { cwd: project });
-      expect(npx.status, npx.stderr).toBe(0);
-      expect(npx.stdout.trim()).toBe(VERSION);
-    },
-    240_000,
-  );
+    // npm: every package packed; installed from the tarballs in a scratch project; npx runs the binary.
+    const npm = join(RELEASE, "npm");
+    const tarballs = readdirSync(npm).filter((f) => f.endsWith(".tgz"));
+    expect(tarballs.sort()).toEqual([`majordomus-${VERSION}.tgz`, `majordomus-cli-${HOST}-${VERSION}.tgz`]);
+    const project = join(work, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true }));
+    const cache = join(work, "npm-cache");
+    const installed = sh(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--offline", `--cache=${cache}`, ...tarballs.map((t) => join(npm, t))],
+      { cwd: project },
+    );
+    expect(installed.status, installed.stderr).toBe(0);
+    const npx = sh("npx", ["--offline", `--cache=${cache}`, "majordomus", "--version"], { cwd: project });
+    expect(npx.status, npx.stderr).toBe(0);
+    expect(npx.stdout.trim()).toBe(VERSION);
+  }, 240_000);
 });
 
 describe("install.sh as people call it", () => {
@@ -102,7 +133,9 @@ describe("install.sh as people call it", () => {
     writeFileSync(join(stub, "curl"), `#!/bin/sh\nfor a; do last=$a; done\necho "asked: $last" >&2\nexit 22\n`);
     chmodSync(join(stub, "curl"), 0o755);
     for (const v of ["0.1.0", "v0.1.0"]) {
-      const run = sh("sh", [INSTALL, "--version", v, "--into", join(work, "never")], { env: { PATH: `${stub}:${process.env.PATH}`, MAJORDOMUS_REPO: "owner/name" } });
+      const run = sh("sh", [INSTALL, "--version", v, "--into", join(work, "never")], {
+        env: { PATH: `${stub}:${process.env.PATH}`, MAJORDOMUS_REPO: "owner/name" },
+      });
       expect(run.status).toBe(1);
       expect(run.stderr).toContain("https://github.com/owner/name/releases/download/v0.1.0/majordomus-");
     }

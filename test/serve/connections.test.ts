@@ -13,21 +13,34 @@ import type { Repo } from "../support/repo.ts";
 function consenting(): Repo {
   const repo = layered();
   const policy = repo.path(".ai/repo/policy.yaml");
-  writeFileSync(policy, readFileSync(policy, "utf8").replace("connection_episodes: false", "connection_episodes: true"));
+  writeFileSync(
+    policy,
+    readFileSync(policy, "utf8").replace("connection_episodes: false", "connection_episodes: true"),
+  );
   writeFileSync(repo.path(".ai/local/state/consent.yaml"), "mcp:\n  connection_episodes: true\n", { mode: 0o600 });
   return repo;
 }
 
 async function connect(repo: Repo, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...(process.env as Record<string, string>), ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["mcp"],
+    cwd: repo.dir,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test", version: "1" });
   await client.connect(transport);
   return { client, transport };
 }
 
 const answer = (r: unknown) => JSON.parse((r as { content: Array<{ text: string }> }).content[0]!.text);
-const records = (repo: Repo) => readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md").map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
-const openFiles = (repo: Repo) => readdirSync(repo.path(".ai/local/state/sessions-open")).filter((f) => f.endsWith(".yaml"));
+const records = (repo: Repo) =>
+  readdirSync(repo.path(".ai/repo/sessions"))
+    .filter((f) => f.endsWith(".md") && f !== "README.md")
+    .map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
+const openFiles = (repo: Repo) =>
+  readdirSync(repo.path(".ai/local/state/sessions-open")).filter((f) => f.endsWith(".yaml"));
 
 /** Wait until the server process has gone (stdin closed: it records the drop and exits). */
 async function gone(transport: StdioClientTransport): Promise<void> {
@@ -51,7 +64,10 @@ describe("connection episodes", () => {
     await gone(transport);
     // The tracked policy alone is not consent.
     const policy = repo.path(".ai/repo/policy.yaml");
-    writeFileSync(policy, readFileSync(policy, "utf8").replace("connection_episodes: false", "connection_episodes: true"));
+    writeFileSync(
+      policy,
+      readFileSync(policy, "utf8").replace("connection_episodes: false", "connection_episodes: true"),
+    );
     const asked = await connect(repo);
     expect((await asked.client.listTools()).tools.map((t) => t.name)).not.toContain("session_attach");
     await gone(asked.transport);
@@ -71,10 +87,14 @@ describe("connection episodes", () => {
   test("attach, a dropped connection, a reattach within the grace, detach: one episode, one closed record", async () => {
     using repo = consenting();
     const first = await connect(repo);
-    const attached = answer(await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-1" } }));
+    const attached = answer(
+      await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-1" } }),
+    );
     expect(attached.resumed).toBe(false);
     expect(attached.session_id).toMatch(/^s-/);
-    expect(readFileSync(repo.path(".ai/local/state/sessions-open/cur-1.yaml"), "utf8")).toContain("opened_by: connection");
+    expect(readFileSync(repo.path(".ai/local/state/sessions-open/cur-1.yaml"), "utf8")).toContain(
+      "opened_by: connection",
+    );
     await first.client.callTool({ name: "continuity", arguments: {} });
     await gone(first.transport);
     const dropped = ledger(repo).find((e) => e.event === "session.detached");
@@ -83,7 +103,11 @@ describe("connection episodes", () => {
     expect(records(repo)).toEqual([]);
 
     const second = await connect(repo);
-    expect(answer(await second.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-1" } }))).toEqual({ session_id: attached.session_id, resumed: true });
+    expect(
+      answer(
+        await second.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-1" } }),
+      ),
+    ).toEqual({ session_id: attached.session_id, resumed: true });
     const detached = answer(await second.client.callTool({ name: "session_detach", arguments: {} }));
     expect(detached.session_id).toBe(attached.session_id);
     await gone(second.transport);
@@ -97,7 +121,9 @@ describe("connection episodes", () => {
   test("no reattach within the grace: the next server closes it as interrupted (an injected clock)", async () => {
     using repo = consenting();
     const first = await connect(repo);
-    answer(await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-2" } }));
+    answer(
+      await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-2" } }),
+    );
     await gone(first.transport);
     const later = await connect(repo, { MAJORDOMUS_NOW: new Date(Date.now() + 16 * 60_000).toISOString() });
     await later.client.listTools();
@@ -112,7 +138,9 @@ describe("connection episodes", () => {
   test("within the grace nothing is closed; stopping the server closes the attached episode with reason shutdown", async () => {
     using repo = consenting();
     const first = await connect(repo);
-    answer(await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-3" } }));
+    answer(
+      await first.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-3" } }),
+    );
     await gone(first.transport);
     const soon = await connect(repo, { MAJORDOMUS_NOW: new Date(Date.now() + 10 * 60_000).toISOString() });
     await soon.client.listTools();
@@ -120,7 +148,9 @@ describe("connection episodes", () => {
     expect(records(repo)).toEqual([]);
 
     const serving = await connect(repo);
-    answer(await serving.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-4" } }));
+    answer(
+      await serving.client.callTool({ name: "session_attach", arguments: { client: "cursor", external_id: "cur-4" } }),
+    );
     process.kill(serving.transport.pid!, "SIGTERM");
     for (let i = 0; i < 300 && records(repo).length === 0; i++) await Bun.sleep(10);
     await serving.transport.close();

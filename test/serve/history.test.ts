@@ -23,16 +23,30 @@ function world(text = readFileSync(SAMPLE, "utf8")) {
   const path = join(dir, `${SESSION}.jsonl`);
   writeFileSync(path, text);
   const repo = captured();
-  fire(repo, "start", { session_id: SESSION, transcript_path: path, source: "startup", hook_event_name: "SessionStart" });
+  fire(repo, "start", {
+    session_id: SESSION,
+    transcript_path: path,
+    source: "startup",
+    hook_event_name: "SessionStart",
+  });
   return { repo, config, path, env: { CLAUDE_CONFIG_DIR: config, CLAUDE_CODE_SESSION_ID: SESSION } };
 }
 
 async function tools(repo: Repo, env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...(process.env as Record<string, string>), ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["mcp"],
+    cwd: repo.dir,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "test", version: "1" });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+    const r = (await client.callTool({ name, arguments: args })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
     return { error: r.isError === true, text: r.content[0]!.text, json: () => JSON.parse(r.content[0]!.text) };
   };
   return { call, [Symbol.asyncDispose]: () => transport.close() };
@@ -66,7 +80,9 @@ describe("history tools over MCP", () => {
     expect(found.total).toBe(1);
     const seq = found.items[0].seq;
     const one = (await t.call("history_read", { seq })).json();
-    expect(one.messages).toEqual([expect.objectContaining({ seq, role: "user", kind: "prompt", text: "after compaction" })]);
+    expect(one.messages).toEqual([
+      expect.objectContaining({ seq, role: "user", kind: "prompt", text: "after compaction" }),
+    ]);
 
     const all = (await t.call("history_list", { limit: 100 })).json();
     const pages = [];
@@ -96,7 +112,12 @@ describe("history tools over MCP", () => {
 
   test("a secret in the transcript is redacted and a control character escaped in what the tools show", async () => {
     const token = `ghp_${"a1B2c3D4e5".repeat(4).slice(0, 36)}`;
-    const extra = JSON.stringify({ type: "user", uuid: "u-secret", timestamp: "t", message: { role: "user", content: `my token is ${token} and \u001b[31mred` } });
+    const extra = JSON.stringify({
+      type: "user",
+      uuid: "u-secret",
+      timestamp: "t",
+      message: { role: "user", content: `my token is ${token} and \u001b[31mred` },
+    });
     const w = world(`${readFileSync(SAMPLE, "utf8")}${extra}\n`);
     using _ = w.repo;
     await using t = await tools(w.repo, w.env);
@@ -116,7 +137,10 @@ describe("history tools over MCP", () => {
       await t.call("history_read", { seq: 1, to: 20 });
       await t.call("history_list", { query: "tree" });
     }
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+      );
     for (const f of files(w.repo.path(".ai"))) {
       const text = readFileSync(f, "utf8");
       expect(text.includes("first: check the tree") || text.includes("after compaction")).toBe(false);
@@ -133,7 +157,10 @@ describe("history tools over MCP", () => {
       expect(r.text).toMatch(pattern);
     };
     await refused({ CLAUDE_CONFIG_DIR: w.config, CLAUDE_CODE_SESSION_ID: "" }, /no CLAUDE_CODE_SESSION_ID/);
-    await refused({ ...w.env, CLAUDE_CODE_SESSION_ID: "another-session" }, /no open episode here belongs to Claude Code session another-session/);
+    await refused(
+      { ...w.env, CLAUDE_CODE_SESSION_ID: "another-session" },
+      /no open episode here belongs to Claude Code session another-session/,
+    );
     // The same path is outside another config folder: it is not the client's own transcript there.
     await refused({ ...w.env, CLAUDE_CONFIG_DIR: scratch("majordomus-other-config-") }, /is not .*projects.*\.jsonl/);
 
@@ -166,11 +193,40 @@ describe("history tools over MCP", () => {
   test("the reader alone: thinking is never shown, a subagent's rows are not the session's, a row written twice keeps its first number", () => {
     const rows = [
       { type: "user", uuid: "u1", timestamp: "t1", message: { role: "user", content: "hello" } },
-      { type: "assistant", uuid: "a1", timestamp: "t2", message: { role: "assistant", content: [{ type: "thinking", thinking: "SECRET-THOUGHT" }, { type: "text", text: "hi" }] } },
-      { type: "assistant", uuid: "s1", isSidechain: true, timestamp: "t3", message: { role: "assistant", content: "from a subagent" } },
+      {
+        type: "assistant",
+        uuid: "a1",
+        timestamp: "t2",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "SECRET-THOUGHT" },
+            { type: "text", text: "hi" },
+          ],
+        },
+      },
+      {
+        type: "assistant",
+        uuid: "s1",
+        isSidechain: true,
+        timestamp: "t3",
+        message: { role: "assistant", content: "from a subagent" },
+      },
       { type: "user", uuid: "u1", timestamp: "t1", message: { role: "user", content: "hello" } },
-      { type: "system", subtype: "compact_boundary", uuid: "b1", timestamp: "t4", content: "Conversation compacted", compactMetadata: { trigger: "auto" } },
-      { type: "user", uuid: "u2", timestamp: "t5", message: { role: "user", content: "# majordomus fresh window s-1:1" } },
+      {
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "b1",
+        timestamp: "t4",
+        content: "Conversation compacted",
+        compactMetadata: { trigger: "auto" },
+      },
+      {
+        type: "user",
+        uuid: "u2",
+        timestamp: "t5",
+        message: { role: "user", content: "# majordomus fresh window s-1:1" },
+      },
     ];
     const t = parseTranscript(rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     expect(t.messages.map((m) => [m.seq, m.uuid, m.window])).toEqual([
@@ -185,7 +241,11 @@ describe("history tools over MCP", () => {
       { window: 0, from_seq: 1, to_seq: 2, messages: 2, started_at: "t1" },
       { window: 1, from_seq: 3, to_seq: 4, messages: 2, started_at: "t4", trigger: "auto" },
     ]);
-    expect(() => parseTranscript(`${JSON.stringify({ type: "assistant", uuid: "z", message: { content: [{ type: "hologram" }] } })}\n`)).toThrow(/content block of a type this reader does not know/);
+    expect(() =>
+      parseTranscript(
+        `${JSON.stringify({ type: "assistant", uuid: "z", message: { content: [{ type: "hologram" }] } })}\n`,
+      ),
+    ).toThrow(/content block of a type this reader does not know/);
   });
 });
 
@@ -210,7 +270,11 @@ function fireAsAnotherClient(repo: Repo, payload: Record<string, unknown>): void
   const shim = join(repo.dir, ".claude", "hooks", "majordomus-session-start");
   const inner = `'${shim}' < '${join(repo.dir, "..", "payload.json")}'; true`;
   writeFileSync(join(repo.dir, "..", "payload.json"), JSON.stringify(payload));
-  const run = spawnSync("sh", ["-c", `sh -c "sh -c \\"${inner.replace(/"/g, '\\\\"')}\\"; true"; true`], { cwd: repo.dir, encoding: "utf8", env: { ...process.env, PATH: `${join(BIN, "..")}:${process.env.PATH}` } });
+  const run = spawnSync("sh", ["-c", `sh -c "sh -c \\"${inner.replace(/"/g, '\\\\"')}\\"; true"; true`], {
+    cwd: repo.dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${join(BIN, "..")}:${process.env.PATH}` },
+  });
   expect(run.status).toBe(0);
 }
 
@@ -219,8 +283,16 @@ describe("a transcript only for its own client", () => {
     const w = world();
     using _ = w.repo;
     const otherPath = join(w.config, "projects", "-home-dev-project", "other-session.jsonl");
-    writeFileSync(otherPath, readFileSync(SAMPLE, "utf8").replaceAll("first: check the tree", "THE OTHER SESSION'S WORDS"));
-    fireAsAnotherClient(w.repo, { session_id: "other-session", transcript_path: otherPath, source: "startup", hook_event_name: "SessionStart" });
+    writeFileSync(
+      otherPath,
+      readFileSync(SAMPLE, "utf8").replaceAll("first: check the tree", "THE OTHER SESSION'S WORDS"),
+    );
+    fireAsAnotherClient(w.repo, {
+      session_id: "other-session",
+      transcript_path: otherPath,
+      source: "startup",
+      hook_event_name: "SessionStart",
+    });
     await using t = await tools(w.repo, w.env);
     // The other session is open here, and listed: but it is another client's.
     expect((await t.call("episodes")).text).toContain("other-session");
@@ -249,11 +321,29 @@ describe("a transcript only for its own client", () => {
 
   test("a transcript over the cap is read from its end: the windows before keep their numbers, the newest messages are served, a row over 8 MiB is a placeholder", async () => {
     const sample = readFileSync(SAMPLE, "utf8");
-    const boundary = (i: number) => JSON.stringify({ type: "system", subtype: "compact_boundary", uuid: `old-b${i}`, timestamp: "t", content: "Conversation compacted", compactMetadata: { trigger: "auto" } });
-    const filler = JSON.stringify({ type: "user", uuid: "filler", timestamp: "t", message: { role: "user", content: "x".repeat(1024 * 1024) } });
+    const boundary = (i: number) =>
+      JSON.stringify({
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: `old-b${i}`,
+        timestamp: "t",
+        content: "Conversation compacted",
+        compactMetadata: { trigger: "auto" },
+      });
+    const filler = JSON.stringify({
+      type: "user",
+      uuid: "filler",
+      timestamp: "t",
+      message: { role: "user", content: "x".repeat(1024 * 1024) },
+    });
     // 2 compactions, then ~40 MiB of rows written again (one uuid: one message), an oversized row, then the captured sample.
     const head = `${boundary(1)}\n${boundary(2)}\n${`${filler}\n`.repeat(40)}`;
-    const huge = JSON.stringify({ type: "user", uuid: "huge", timestamp: "t", message: { role: "user", content: "y".repeat(9 * 1024 * 1024) } });
+    const huge = JSON.stringify({
+      type: "user",
+      uuid: "huge",
+      timestamp: "t",
+      message: { role: "user", content: "y".repeat(9 * 1024 * 1024) },
+    });
     const w = world(`${head}${huge}\n${sample}`);
     using _ = w.repo;
     await using t = await tools(w.repo, w.env);
@@ -266,7 +356,10 @@ describe("a transcript only for its own client", () => {
     expect(JSON.stringify(list)).toContain("first: check the tree");
     // Appended while the server runs: only the new rows are read, and they are served.
     const { appendFileSync } = await import("node:fs");
-    appendFileSync(w.path, `${JSON.stringify({ type: "user", uuid: "later", timestamp: "t", message: { role: "user", content: "written after the first read" } })}\n`);
+    appendFileSync(
+      w.path,
+      `${JSON.stringify({ type: "user", uuid: "later", timestamp: "t", message: { role: "user", content: "written after the first read" } })}\n`,
+    );
     const again = (await t.call("history_list", { query: "written after the first read" })).json();
     expect(again.total).toBe(1);
     // 80 MB left for the disk to write back would slow every later test's flushes to disk: gone at once.

@@ -41,7 +41,7 @@ function busy(): Repo {
   return repo;
 }
 
-const text = (result: unknown) => ((result as { content: Array<{ type: string; text: string }> }).content[0]!.text);
+const text = (result: unknown) => (result as { content: Array<{ type: string; text: string }> }).content[0]!.text;
 
 let repo: Repo;
 beforeAll(() => {
@@ -52,21 +52,50 @@ afterAll(() => repo[Symbol.dispose]());
 describe("majordomus mcp (stdio, the SDK's client)", () => {
   test("lists its read-only tools and resource, and each answer carries the briefing's account", async () => {
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: repo.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: BIN,
+        args: ["mcp"],
+        cwd: repo.dir,
+        env: { ...process.env } as Record<string, string>,
+        stderr: "pipe",
+      }),
+    );
     try {
       const tools = (await client.listTools()).tools;
-      expect(tools.map((t) => t.name).sort()).toEqual(["context", "continuity", "episodes", "handovers", "history_list", "history_read", "history_windows"]);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "context",
+        "continuity",
+        "episodes",
+        "handovers",
+        "history_list",
+        "history_read",
+        "history_windows",
+      ]);
       for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
 
-      const continuity = valid("continuity", JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))));
+      const continuity = valid(
+        "continuity",
+        JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))),
+      );
       expect(continuity.handover).toMatchObject({ how: "authored", labels: "exact · fresh", next_action: NEXT });
-      expect((continuity.episodes as { open: Array<{ provider_session: string }> }).open.map((e) => e.provider_session)).toEqual(["cc-now"]);
-      expect(continuity.blockers).toEqual([{ number: 1, text: "which file format?", task_id: expect.stringMatching(/^t-/) }]);
+      expect(
+        (continuity.episodes as { open: Array<{ provider_session: string }> }).open.map((e) => e.provider_session),
+      ).toEqual(["cc-now"]);
+      expect(continuity.blockers).toEqual([
+        { number: 1, text: "which file format?", task_id: expect.stringMatching(/^t-/) },
+      ]);
       expect((continuity.task as { task: string }).task).toBe("make the greeting configurable");
 
       const episodes = valid("episodes", JSON.parse(text(await client.callTool({ name: "episodes", arguments: {} }))));
-      expect((episodes.closed as Array<{ provider_session: string; outcome: string }>)[0]).toMatchObject({ provider_session: "cc-old", outcome: "closed" });
-      const handovers = valid("handovers", JSON.parse(text(await client.callTool({ name: "handovers", arguments: {} }))));
+      expect((episodes.closed as Array<{ provider_session: string; outcome: string }>)[0]).toMatchObject({
+        provider_session: "cc-old",
+        outcome: "closed",
+      });
+      const handovers = valid(
+        "handovers",
+        JSON.parse(text(await client.callTool({ name: "handovers", arguments: {} }))),
+      );
       expect((handovers.candidates as Array<{ verdict: string }>).some((c) => c.verdict === "selected")).toBe(true);
       const context = text(await client.callTool({ name: "context", arguments: { budget_lines: 80 } }));
       expect(context).toContain("# majordomus context");
@@ -75,7 +104,9 @@ describe("majordomus mcp (stdio, the SDK's client)", () => {
       const resource = await client.readResource({ uri: "majordomus://continuity" });
       expect(JSON.parse((resource.contents[0] as { text: string }).text).handover.next_action).toBe(NEXT);
 
-      const unknown = await client.callTool({ name: "write_everything", arguments: {} }).catch((e: Error) => ({ isError: true, content: [{ type: "text", text: e.message }] }));
+      const unknown = await client
+        .callTool({ name: "write_everything", arguments: {} })
+        .catch((e: Error) => ({ isError: true, content: [{ type: "text", text: e.message }] }));
       expect(unknown.isError).toBe(true);
       expect(text(unknown)).toContain("write_everything");
     } finally {
@@ -84,22 +115,56 @@ describe("majordomus mcp (stdio, the SDK's client)", () => {
   }, 30_000);
 
   test("a malformed line is answered with a JSON-RPC error, and the server goes on", () => {
-    const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
-    const run = spawnSync(BIN, ["mcp"], { cwd: repo.dir, input: `this is not json\n${init}\n`, encoding: "utf8", timeout: 10_000 });
-    const answers = run.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const run = spawnSync(BIN, ["mcp"], {
+      cwd: repo.dir,
+      input: `this is not json\n${init}\n`,
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    const answers = run.stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l));
     expect(answers[0]).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     expect(answers.find((a) => a.id === 1)?.result?.serverInfo?.name).toBe("majordomus");
   });
 
   test("every message JSON-RPC calls invalid gets its error (-32600, -32700), a line over 10 MiB is answered and skipped, and the requests after each are answered", () => {
     const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
-    const bad = ["[]", "null", "5", '"text"', JSON.stringify({ jsonrpc: "2.0", id: 7 }), JSON.stringify([{ jsonrpc: "2.0", id: 8, method: "ping" }]), JSON.stringify({ jsonrpc: "1.0", id: 9, method: "ping" }), "{not json", "a".repeat(11 * 1024 * 1024)];
+    const bad = [
+      "[]",
+      "null",
+      "5",
+      '"text"',
+      JSON.stringify({ jsonrpc: "2.0", id: 7 }),
+      JSON.stringify([{ jsonrpc: "2.0", id: 8, method: "ping" }]),
+      JSON.stringify({ jsonrpc: "1.0", id: 9, method: "ping" }),
+      "{not json",
+      "a".repeat(11 * 1024 * 1024),
+    ];
     const input = `${bad.flatMap((line, i) => [line, ping(100 + i)]).join("\n")}\n`;
-    const run = spawnSync(BIN, ["mcp"], { cwd: repo.dir, input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 20_000 });
+    const run = spawnSync(BIN, ["mcp"], {
+      cwd: repo.dir,
+      input,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 20_000,
+    });
     expect(run.status).toBe(0);
-    const answers = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number | null; result?: unknown; error?: { code: number; message: string } });
+    const answers = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: number | null; result?: unknown; error?: { code: number; message: string } });
     const errors = answers.filter((a) => a.error);
-    expect(errors.map((e) => e.error!.code)).toEqual([-32600, -32600, -32600, -32600, -32600, -32600, -32600, -32700, -32600]);
+    expect(errors.map((e) => e.error!.code)).toEqual([
+      -32600, -32600, -32600, -32600, -32600, -32600, -32600, -32700, -32600,
+    ]);
     expect(errors.map((e) => e.id)).toEqual([null, null, null, null, 7, null, 9, null, null]);
     expect(errors.at(-1)!.error!.message).toContain("over 10 MiB");
     expect(answers.filter((a) => a.result !== undefined).map((a) => a.id)).toEqual(bad.map((_, i) => 100 + i));
@@ -130,7 +195,11 @@ describe("majordomus serve", () => {
   });
 
   /** A request with headers fetch will not let us set (Host). */
-  function raw(path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; body: string }> {
+  function raw(
+    path: string,
+    headers: Record<string, string>,
+    method = "GET",
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
         let body = "";
@@ -151,10 +220,13 @@ describe("majordomus serve", () => {
       const { schema: _, ...rest } = doc;
       valid(kind, rest);
     }
-    const continuity = (await (await served.fetch("/api/v1/continuity")).json()) as { handover: { next_action: string; labels: string } };
+    const continuity = (await (await served.fetch("/api/v1/continuity")).json()) as {
+      handover: { next_action: string; labels: string };
+    };
     expect(continuity.handover).toMatchObject({ next_action: NEXT, labels: "exact · fresh" });
     expect((await served.fetch("/api/v1/context?budget_lines=5")).status).toBe(400);
-    for (const odd of ["1e1", "10.0", "%2010", "0x10", ""]) expect((await served.fetch(`/api/v1/context?budget_lines=${odd}`)).status).toBe(400);
+    for (const odd of ["1e1", "10.0", "%2010", "0x10", ""])
+      expect((await served.fetch(`/api/v1/context?budget_lines=${odd}`)).status).toBe(400);
     expect((await served.fetch("/api/v1/context?budget_lines=10")).status).toBe(200);
     expect((await served.fetch("/api/v1/nothing")).status).toBe(404);
     // A name every object answers to is not a route either.
@@ -164,7 +236,11 @@ describe("majordomus serve", () => {
 
   test("MCP over Streamable HTTP with the SDK's client", async () => {
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+      }),
+    );
     try {
       expect((await client.listTools()).tools.length).toBe(7);
       const continuity = JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
@@ -182,26 +258,50 @@ describe("majordomus serve", () => {
       const origin = await raw(path, { host: `127.0.0.1:${port}`, origin: "http://attacker.example" });
       expect(origin.status).toBe(403);
     }
-    expect((await raw("/api/v1/continuity", { host: `localhost:${port}`, origin: `http://localhost:${port}`, authorization: `Bearer ${served.token}` })).status).toBe(200);
+    expect(
+      (
+        await raw("/api/v1/continuity", {
+          host: `localhost:${port}`,
+          origin: `http://localhost:${port}`,
+          authorization: `Bearer ${served.token}`,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   test("without the token nothing of the account is answered (401) on the page, the API, its index and /mcp; a wrong one, a cookie for another port, a token in an API URL the same", async () => {
     const wrong = `${served.token.slice(0, -4)}AAAA`;
     const attempts: Array<[string, Record<string, string>, string?]> = [];
-    for (const path of ["/", "/api/v1/", "/api/v1/continuity", "/api/v1/handovers", "/api/v1/episodes", "/api/v1/context", "/mcp"]) {
-      attempts.push([path, {}], [path, { authorization: `Bearer ${wrong}` }], [path, { cookie: `majordomus-${port + 1}=${served.token}` }], [path, { cookie: `majordomus-${port}=${wrong}` }]);
+    for (const path of [
+      "/",
+      "/api/v1/",
+      "/api/v1/continuity",
+      "/api/v1/handovers",
+      "/api/v1/episodes",
+      "/api/v1/context",
+      "/mcp",
+    ]) {
+      attempts.push(
+        [path, {}],
+        [path, { authorization: `Bearer ${wrong}` }],
+        [path, { cookie: `majordomus-${port + 1}=${served.token}` }],
+        [path, { cookie: `majordomus-${port}=${wrong}` }],
+      );
     }
     attempts.push(["/api/v1/continuity?token=" + served.token, {}], [`/?token=${wrong}`, {}], ["/mcp", {}, "POST"]);
     for (const [path, headers, method] of attempts) {
       const answer = await raw(path, { host: `127.0.0.1:${port}`, ...headers }, method);
       expect(`${path} ${JSON.stringify(headers)} ${answer.status}`).toBe(`${path} ${JSON.stringify(headers)} 401`);
       expect(answer.body).toContain("open the URL");
-      for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token]) expect(answer.body).not.toContain(secret);
+      for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token])
+        expect(answer.body).not.toContain(secret);
     }
   });
 
   test("the URL serve printed sets a cookie for this port only (HttpOnly, SameSite=Strict) and sends the browser on to /, which then answers", async () => {
-    const opened = await raw(new URL(served.open).pathname + new URL(served.open).search, { host: `127.0.0.1:${port}` });
+    const opened = await raw(new URL(served.open).pathname + new URL(served.open).search, {
+      host: `127.0.0.1:${port}`,
+    });
     expect(opened.status).toBe(303);
     const answer = await new Promise<{ status: number; location?: string; cookie?: string[] }>((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port, path: `/?token=${served.token}` }, (res) => {
@@ -219,7 +319,10 @@ describe("majordomus serve", () => {
     const index = await served.fetch("/api/v1/");
     expect(index.status).toBe(200);
     const { schema, ...listed } = (await index.json()) as Record<string, unknown>;
-    expect(valid("index", { ...listed })).toEqual({ routes: ["/api/v1/continuity", "/api/v1/episodes", "/api/v1/handovers", "/api/v1/context"], mcp: "/mcp" });
+    expect(valid("index", { ...listed })).toEqual({
+      routes: ["/api/v1/continuity", "/api/v1/episodes", "/api/v1/handovers", "/api/v1/context"],
+      mcp: "/mcp",
+    });
     expect(schema).toBe("majordomus/api-index/v1");
   });
 
@@ -238,16 +341,32 @@ describe("majordomus serve", () => {
     const res = await served.fetch("/");
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
-    for (const id of ["checkout", "episodes", "task", "resume", "checkpoint", "blockers", "closed", "recovery", "providers", "trust"]) expect(html).toContain(`<section id="${id}">`);
+    for (const id of [
+      "checkout",
+      "episodes",
+      "task",
+      "resume",
+      "checkpoint",
+      "blockers",
+      "closed",
+      "recovery",
+      "providers",
+      "trust",
+    ])
+      expect(html).toContain(`<section id="${id}">`);
     expect(html).not.toMatch(/<script|src=|href="http/);
     expect(html).toContain('http-equiv="refresh"');
   });
 
   test("the local half is served, never published: no tracked or generated file holds a local record's text", () => {
-    const tracked = repo.git("ls-files").split("\n").filter((f) => f !== "");
+    const tracked = repo
+      .git("ls-files")
+      .split("\n")
+      .filter((f) => f !== "");
     for (const f of tracked) expect(readFileSync(repo.path(f), "utf8").includes(NEXT), f).toBe(false);
     const sessions = repo.path(".ai/repo/sessions");
-    for (const f of readdirSync(sessions)) expect(readFileSync(join(sessions, f), "utf8").includes(NEXT), f).toBe(false);
+    for (const f of readdirSync(sessions))
+      expect(readFileSync(join(sessions, f), "utf8").includes(NEXT), f).toBe(false);
   });
 });
 
@@ -259,7 +378,12 @@ describe("the account as time passes", () => {
       timeout: 10_000,
       env: { ...process.env, MAJORDOMUS_NOW: new Date(Date.now() + 5 * 24 * 3600 * 1000).toISOString() },
       input: [
-        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        },
         { jsonrpc: "2.0", method: "notifications/initialized" },
         { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "continuity", arguments: {} } },
       ]
@@ -267,7 +391,11 @@ describe("the account as time passes", () => {
         .join("\n")
         .concat("\n"),
     });
-    const answer = later.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)).find((a) => a.id === 2);
+    const answer = later.stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l))
+      .find((a) => a.id === 2);
     const doc = JSON.parse(answer.result.content[0].text);
     expect(doc.handover.freshness).toBe("stale");
     expect(doc.handover.labels).toBe("exact · stale");
@@ -282,9 +410,18 @@ describe("freshness of the answers, and the address", () => {
     using fresh = captured();
     ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER }));
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: fresh.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: BIN,
+        args: ["mcp"],
+        cwd: fresh.dir,
+        env: { ...process.env } as Record<string, string>,
+        stderr: "pipe",
+      }),
+    );
     try {
-      const ask = async () => JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))).handover.next_action;
+      const ask = async () =>
+        JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} }))).handover.next_action;
       expect(await ask()).toBe(NEXT);
       ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER.replace(NEXT, "Something newer.") }));
       expect(await ask()).toBe(NEXT);
@@ -301,7 +438,15 @@ describe("freshness of the answers, and the address", () => {
     using fresh = captured();
     ok(fresh.mj(["handover", "--no-task"], { input: HANDOVER }));
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp"], cwd: fresh.dir, env: { ...process.env } as Record<string, string>, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: BIN,
+        args: ["mcp"],
+        cwd: fresh.dir,
+        env: { ...process.env } as Record<string, string>,
+        stderr: "pipe",
+      }),
+    );
     const served = await startServe(fresh.dir);
     try {
       const overMcp = async () => JSON.parse(text(await client.callTool({ name: "continuity", arguments: {} })));
@@ -346,7 +491,11 @@ describe("freshness of the answers, and the address", () => {
       expect(again.status).toBe(15);
       expect(again.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
       expect(again.stderr).toContain("--port 0 to take a free one");
-      const foreign = spawnSync(BIN, ["serve", "--host", "192.0.2.1", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 5_000 });
+      const foreign = spawnSync(BIN, ["serve", "--host", "192.0.2.1", "--port", "0"], {
+        cwd: repo.dir,
+        encoding: "utf8",
+        timeout: 5_000,
+      });
       expect(foreign.status).toBe(2);
       expect(foreign.stderr).toContain("--host 192.0.2.1 is not an address of this machine");
       for (const run of [again, foreign]) expect(run.stderr).not.toContain("bug");
@@ -380,7 +529,11 @@ describe("freshness of the answers, and the address", () => {
   });
 
   test("--host takes an IP address (brackets around an IPv6 one are fine) and names a name it cannot bind (2)", async () => {
-    const named = spawnSync(BIN, ["serve", "--host", "example.com", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 5_000 });
+    const named = spawnSync(BIN, ["serve", "--host", "example.com", "--port", "0"], {
+      cwd: repo.dir,
+      encoding: "utf8",
+      timeout: 5_000,
+    });
     expect(named.status).toBe(2);
     expect(named.stderr).toContain('--host "example.com" is not an IP address');
     expect(named.stderr).not.toContain("bug");
@@ -399,7 +552,12 @@ describe("freshness of the answers, and the address", () => {
   });
 
   test("an address other than loopback is served only when --host names it, with a warning", async () => {
-    const child = spawnSync(BIN, ["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 1_500, killSignal: "SIGTERM" });
+    const child = spawnSync(BIN, ["serve", "--host", "0.0.0.0", "--port", "0"], {
+      cwd: repo.dir,
+      encoding: "utf8",
+      timeout: 1_500,
+      killSignal: "SIGTERM",
+    });
     expect(child.stderr).toContain("warning: serving on 0.0.0.0, not loopback");
     expect(child.stderr).toMatch(/serving http:\/\/0\.0\.0\.0:\d+\//);
   });
@@ -408,52 +566,95 @@ describe("freshness of the answers, and the address", () => {
 // Who else can reach the port: another user of this machine (the suite becomes `nobody` where it
 // runs as root), and a caller on the network when --host opens it, sending a loopback Host.
 const NOBODY = 65534;
-const asNobody = process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status === 0 && spawnSync("curl", ["--version"]).status === 0;
+const asNobody =
+  process.getuid?.() === 0 &&
+  spawnSync("setpriv", ["--version"]).status === 0 &&
+  spawnSync("curl", ["--version"]).status === 0;
 const lanAddress = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
 describe("majordomus serve, as anyone but the person", () => {
-  test.skipIf(!asNobody)("another local user (nobody) reads neither the token nor, through the port, any of the account: 401 on the page, the API and /mcp (needs root, setpriv and curl)", async () => {
-    using repo = busy();
-    const served = await startServe(repo.dir);
-    try {
-      const nobody = (args: string[]) => spawnSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...args], { encoding: "utf8", cwd: "/", timeout: 10_000 });
-      const cat = nobody(["cat", repo.path(".ai/local/state/serve.token")]);
-      expect(cat.status).not.toBe(0);
-      expect(cat.stdout).toBe("");
-      for (const [path, extra] of [["/", []], ["/api/v1/continuity", []], ["/api/v1/", []], ["/mcp", ["-X", "POST", "-H", "content-type: application/json", "-H", "accept: application/json, text/event-stream", "--data", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}']]] as const) {
-        const got = nobody(["curl", "-s", "-o", "-", "-w", "\n%{http_code}", ...extra, `${served.url}${path}`]);
-        expect(got.stdout.trim().split("\n").pop()).toBe("401");
-        for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token]) expect(got.stdout).not.toContain(secret);
-      }
-      // The person, the same request with the token: answered.
-      expect((await served.fetch("/api/v1/continuity")).status).toBe(200);
-    } finally {
-      served.child.kill("SIGTERM");
-    }
-  }, 30_000);
-
-  test.skipIf(lanAddress === undefined)("bound to 0.0.0.0, a caller on the machine's network address sending a loopback Host gets 401 and nothing of the account (needs a non-loopback IPv4 address)", async () => {
-    using repo = busy();
-    const served = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
-    try {
-      const port = Number(new URL(served.url).port);
-      for (const path of ["/", "/api/v1/continuity", "/mcp"]) {
-        const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = request({ host: lanAddress, port, path, method: path === "/mcp" ? "POST" : "GET", headers: { host: `127.0.0.1:${port}` } }, (res) => {
-            let body = "";
-            res.on("data", (d) => (body += d));
-            res.on("end", () => resolve({ status: res.statusCode!, body }));
+  test.skipIf(!asNobody)(
+    "another local user (nobody) reads neither the token nor, through the port, any of the account: 401 on the page, the API and /mcp (needs root, setpriv and curl)",
+    async () => {
+      using repo = busy();
+      const served = await startServe(repo.dir);
+      try {
+        const nobody = (args: string[]) =>
+          spawnSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...args], {
+            encoding: "utf8",
+            cwd: "/",
+            timeout: 10_000,
           });
-          req.on("error", reject);
-          req.end();
-        });
-        expect(answer.status).toBe(401);
-        expect(answer.body).not.toContain(NEXT);
+        const cat = nobody(["cat", repo.path(".ai/local/state/serve.token")]);
+        expect(cat.status).not.toBe(0);
+        expect(cat.stdout).toBe("");
+        for (const [path, extra] of [
+          ["/", []],
+          ["/api/v1/continuity", []],
+          ["/api/v1/", []],
+          [
+            "/mcp",
+            [
+              "-X",
+              "POST",
+              "-H",
+              "content-type: application/json",
+              "-H",
+              "accept: application/json, text/event-stream",
+              "--data",
+              '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+            ],
+          ],
+        ] as const) {
+          const got = nobody(["curl", "-s", "-o", "-", "-w", "\n%{http_code}", ...extra, `${served.url}${path}`]);
+          expect(got.stdout.trim().split("\n").pop()).toBe("401");
+          for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token])
+            expect(got.stdout).not.toContain(secret);
+        }
+        // The person, the same request with the token: answered.
+        expect((await served.fetch("/api/v1/continuity")).status).toBe(200);
+      } finally {
+        served.child.kill("SIGTERM");
       }
-    } finally {
-      served.child.kill("SIGTERM");
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
+
+  test.skipIf(lanAddress === undefined)(
+    "bound to 0.0.0.0, a caller on the machine's network address sending a loopback Host gets 401 and nothing of the account (needs a non-loopback IPv4 address)",
+    async () => {
+      using repo = busy();
+      const served = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
+      try {
+        const port = Number(new URL(served.url).port);
+        for (const path of ["/", "/api/v1/continuity", "/mcp"]) {
+          const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const req = request(
+              {
+                host: lanAddress,
+                port,
+                path,
+                method: path === "/mcp" ? "POST" : "GET",
+                headers: { host: `127.0.0.1:${port}` },
+              },
+              (res) => {
+                let body = "";
+                res.on("data", (d) => (body += d));
+                res.on("end", () => resolve({ status: res.statusCode!, body }));
+              },
+            );
+            req.on("error", reject);
+            req.end();
+          });
+          expect(answer.status).toBe(401);
+          expect(answer.body).not.toContain(NEXT);
+        }
+      } finally {
+        served.child.kill("SIGTERM");
+      }
+    },
+    30_000,
+  );
 });

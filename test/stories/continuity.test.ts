@@ -1,7 +1,17 @@
 // Multi-session stories, told through the installed shims with the payloads Claude Code 2.1.332
 // really sends: each asks what the *next* session's briefing says after the previous one ended.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { captured, fire, fixture, hookEnv, sessionFiles } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -13,8 +23,10 @@ const COMPACT = fixture("PreCompact-auto.json");
 const END = fixture("SessionEnd-other.json");
 const END_EXIT = fixture("SessionEnd-prompt_input_exit.json");
 
-const NEXT = "Write the tokenizer tests in test/tokenizer.test.ts first.\n\nThen make `parse('a b')` return two tokens; the failing case is in the ticket.";
-const authored = (next = NEXT) => `# Objective\nA parser for the config files.\n\n# Current State\nThe lexer is done; the tokenizer is not.\n\n# Next Action\n${next}\n`;
+const NEXT =
+  "Write the tokenizer tests in test/tokenizer.test.ts first.\n\nThen make `parse('a b')` return two tokens; the failing case is in the ticket.";
+const authored = (next = NEXT) =>
+  `# Objective\nA parser for the config files.\n\n# Current State\nThe lexer is done; the tokenizer is not.\n\n# Next Action\n${next}\n`;
 
 /** A client session: its start, what its agent runs (inside the session, as the Bash tool does), its compaction and its end. */
 class Session {
@@ -37,7 +49,11 @@ class Session {
 }
 
 /** Record text as the briefing quotes it: each line behind `> ` (a blank one as `>`). */
-const asQuote = (text: string) => text.split("\n").map((l) => (l === "" ? ">" : `> ${l}`)).join("\n");
+const asQuote = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => (l === "" ? ">" : `> ${l}`))
+    .join("\n");
 
 function expectAuthored(briefing: string, next = NEXT) {
   expect(briefing).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, /);
@@ -52,11 +68,17 @@ describe("the agent's own handover survives the end of its session", () => {
     one.agent(["handover"], authored());
     one.end();
     // The end derived a continuation record, newer than the authored one.
-    expect(ledger(repo).filter((e) => e.event === "task.handed_over").map((e) => e.how)).toEqual(["authored", "derived"]);
+    expect(
+      ledger(repo)
+        .filter((e) => e.event === "task.handed_over")
+        .map((e) => e.how),
+    ).toEqual(["authored", "derived"]);
 
     const next = new Session(repo, "cc-two").start().stdout;
     expectAuthored(next);
-    expect(next).toMatch(/Since then: a derived record \.ai\/local\/state\/handovers\/\S+ \(0m old, written when episode s-\S+ ended or compacted\)/);
+    expect(next).toMatch(
+      /Since then: a derived record \.ai\/local\/state\/handovers\/\S+ \(0m old, written when episode s-\S+ ended or compacted\)/,
+    );
     expect(next).not.toContain("Run `majordomus context` for the whole picture, then read the changes above");
 
     const resolved = repo.mj(["handover", "--resolve"]).stdout;
@@ -67,7 +89,9 @@ describe("the agent's own handover survives the end of its session", () => {
     expect(json.record.how).toBe("authored");
     expect(json.record.next_action.join("\n")).toBe(NEXT);
     expect(json.since.how).toBe("derived");
-    expect(json.candidates.find((c: { verdict: string }) => c.verdict === "superseded").reason).toContain("derived after the selected authored record");
+    expect(json.candidates.find((c: { verdict: string }) => c.verdict === "superseded").reason).toContain(
+      "derived after the selected authored record",
+    );
 
     const context = repo.mj(["context"]).stdout;
     expect(context).toContain("Next Action in its author's own words.");
@@ -95,13 +119,20 @@ describe("the agent's own handover survives the end of its session", () => {
     a.agent(["handover"], authored());
     a.end(END_EXIT);
     b.end();
-    expect(ledger(repo).filter((e) => e.event === "task.handed_over").map((e) => e.how)).toEqual(["authored", "derived", "derived"]);
+    expect(
+      ledger(repo)
+        .filter((e) => e.event === "task.handed_over")
+        .map((e) => e.how),
+    ).toEqual(["authored", "derived", "derived"]);
     expectAuthored(new Session(repo, "window-c").start().stdout);
   });
 
   test("a long authored Next Action after an end is quoted whole, line for line", () => {
     using repo = captured();
-    const long = Array.from({ length: 30 }, (_, i) => `${i + 1}. step ${i + 1} of the migration, with \`a command\` to run`).join("\n");
+    const long = Array.from(
+      { length: 30 },
+      (_, i) => `${i + 1}. step ${i + 1} of the migration, with \`a command\` to run`,
+    ).join("\n");
     const one = new Session(repo, "cc-one");
     one.start();
     one.agent(["handover"], authored(long));
@@ -159,13 +190,17 @@ describe("a derived Next Action says what it is derived from", () => {
     one.start();
     writeFileSync(repo.path("src-parser.txt"), "wip\n");
     one.end();
-    const handovers = readdirSync(repo.path(".ai/local/state/handovers")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const handovers = readdirSync(repo.path(".ai/local/state/handovers")).filter(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    );
     const body = readFileSync(repo.path(".ai/local/state/handovers", handovers[0]!), "utf8");
     const next = /# Next Action\n\n([\s\S]*?)\n# /.exec(body)![1]!;
     expect(next).toContain("Continue task t-");
     expect(next).toContain(": teach the parser comments");
     expect(next).toContain("1 changed file(s) (src-parser.txt)");
-    expect(next).toMatch(/The newest checkpoint \(\.ai\/local\/state\/checkpoints\/\S+\) is quoted under Current State\./);
+    expect(next).toMatch(
+      /The newest checkpoint \(\.ai\/local\/state\/checkpoints\/\S+\) is quoted under Current State\./,
+    );
     expect(body).toContain("Newest checkpoint, written just now (.ai/local/state/checkpoints/");
     expect(body).not.toContain("in the future");
     expect(next).not.toContain("the changes above");
@@ -177,7 +212,9 @@ describe("a derived Next Action says what it is derived from", () => {
     one.start();
     one.end();
     const next = new Session(repo, "cc-two").start().stdout;
-    expect(next).toContain("derived by majordomus from the records; no one wrote it, quoted:\n> No task is active and the working tree has no changes: nothing was left in progress.");
+    expect(next).toContain(
+      "derived by majordomus from the records; no one wrote it, quoted:\n> No task is active and the working tree has no changes: nothing was left in progress.",
+    );
   });
 });
 
@@ -192,7 +229,11 @@ describe("a task lives until it is finished", () => {
       s.end();
     }
     expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: active");
-    expect(ledger(repo).filter((e) => e.event === "task.handed_over").every((e) => e.closed === false)).toBe(true);
+    expect(
+      ledger(repo)
+        .filter((e) => e.event === "task.handed_over")
+        .every((e) => e.closed === false),
+    ).toBe(true);
     const finished = repo.mj(["finish", "--outcome", "partial"]);
     expect(finished.status).toBe(0);
     expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: partial");
@@ -219,7 +260,9 @@ describe("a task lives until it is finished", () => {
     }
     const explained = JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout);
     expect(explained.record.how).toBe("authored");
-    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").reason).toContain("the authored record that closed task");
+    expect(explained.candidates.find((c: { verdict: string }) => c.verdict === "selected").reason).toContain(
+      "the authored record that closed task",
+    );
     // The derived record written at an end points at the words it does not replace.
     const derived = readFileSync(repo.path(explained.since.path), "utf8");
     expect(derived).toContain(`The worker's own handover ${explained.record.path}`);
@@ -274,10 +317,14 @@ describe("our own files are not the worker's changes", () => {
     expect(briefing).toContain("working tree clean.");
     expect(briefing).toContain("2 closed session record(s) not committed");
     const check = JSON.parse(repo.mj(["check", "--json"]).stdout).items;
-    expect(check.find((f: { category: string }) => f.category === "scope").message).toBe("0 changed file(s), all inside src");
+    expect(check.find((f: { category: string }) => f.category === "scope").message).toBe(
+      "0 changed file(s), all inside src",
+    );
     // The third session's closed record does not list the first two as its changes.
     new Session(repo, "cc-3").end();
-    const third = sessionFiles(repo).map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8")).find((t) => t.includes("provider_session: cc-3"))!;
+    const third = sessionFiles(repo)
+      .map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"))
+      .find((t) => t.includes("provider_session: cc-3"))!;
     expect(third).toContain("changed_files: []");
     // Committed, they are no longer mentioned.
     repo.git("add", ".ai/repo/sessions");
@@ -339,17 +386,24 @@ describe("identity survives a move, not a clone", () => {
     const dir = repo.path(".ai/local/state/handovers");
     const file = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
     const common = repo.git("rev-parse", "--path-format=absolute", "--git-common-dir");
-    const text = readFileSync(join(dir, file), "utf8").replace(/^repository_id: .*$/m, `repository_id: ${JSON.stringify(common)}`);
+    const text = readFileSync(join(dir, file), "utf8").replace(
+      /^repository_id: .*$/m,
+      `repository_id: ${JSON.stringify(common)}`,
+    );
     writeFileSync(join(dir, file), text);
     rmSync(repo.path(".git/majordomus-repository"));
-    expect(repo.mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(repo.path(`.ai/local/state/handovers/${file}`));
+    expect(repo.mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(
+      repo.path(`.ai/local/state/handovers/${file}`),
+    );
     // The first command that writes draws the identity, remembering the path it was drawn at.
     ok(repo.mj(["question", "add", "Which dialect?"]));
     expect(statSync(repo.path(".git/majordomus-repository")).isFile()).toBe(true);
     const place = scratch("majordomus-moved-");
     try {
       renameSync(repo.dir, join(place, "r"));
-      expect(new Repo(join(place, "r")).mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(join(place, "r", `.ai/local/state/handovers/${file}`));
+      expect(new Repo(join(place, "r")).mj(["handover", "--resolve", "--path"]).stdout.trim()).toBe(
+        join(place, "r", `.ai/local/state/handovers/${file}`),
+      );
     } finally {
       renameSync(join(place, "r"), repo.dir);
       rmSync(place, { recursive: true, force: true });
@@ -362,7 +416,9 @@ describe("the terminal is first-class", () => {
     using repo = captured();
     new Session(repo, "cc-1").start();
     const status = repo.mj(["session", "status"]);
-    expect(status.stdout).toMatch(/^Episode s-\S+ \(the only open episode of this checkout; this process runs in no client session\)/);
+    expect(status.stdout).toMatch(
+      /^Episode s-\S+ \(the only open episode of this checkout; this process runs in no client session\)/,
+    );
     const context = repo.mj(["session", "context"]);
     expect(context.status).toBe(0);
     expect(context.stdout).toContain("for claude-code session cc-1");
@@ -394,7 +450,9 @@ describe("the terminal is first-class", () => {
     expect(context.stderr).toContain("claude-code session cc-2");
     expect(repo.mj(["session", "context", "cc-2"]).stdout).toContain("for claude-code session cc-2");
     // Inside a client session the command is about that session's episode, whatever else is open.
-    expect(repo.mj(["session", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-2" } }).stdout).toMatch(/^Episode s-\S+, opened .*\(session cc-2\)/);
+    expect(repo.mj(["session", "status"], { env: { CLAUDE_CODE_SESSION_ID: "cc-2" } }).stdout).toMatch(
+      /^Episode s-\S+, opened .*\(session cc-2\)/,
+    );
   });
 
   test("episodes crashed clients left open by the dozen: the newest 20 are listed, the rest counted, every one in --json", () => {
@@ -422,28 +480,54 @@ describe("doctor converges", () => {
     writeFileSync(policy, good);
     const failing = repo.mj(["doctor"]);
     expect(failing.status).toBe(10);
-    expect(failing.stdout).toMatch(/FAIL lifecycle claude-code start — .*the policy could not be read.*no later claude-code start event has succeeded yet/);
+    expect(failing.stdout).toMatch(
+      /FAIL lifecycle claude-code start — .*the policy could not be read.*no later claude-code start event has succeeded yet/,
+    );
     // The next doctor reads only the lines appended since this one (its pass is kept in the cache).
     expect(existsSync(repo.path(".ai/local/cache/doctor-ledger.json"))).toBe(true);
     new Session(repo, "cc-2").start();
     const healthy = repo.mj(["doctor"]);
     expect(healthy.stderr).toBe("");
     expect(healthy.status).toBe(0);
-    expect(healthy.stdout).toMatch(/INFO lifecycle recovered — \d earlier hook failure\(s\), each followed by a successful event of its kind/);
+    expect(healthy.stdout).toMatch(
+      /INFO lifecycle recovered — \d earlier hook failure\(s\), each followed by a successful event of its kind/,
+    );
     expect(healthy.stdout).toContain("INFO contexts");
     const all = repo.mj(["doctor", "--all"]);
-    expect(all.stdout).toMatch(/INFO lifecycle claude-code start — .*the policy could not be read.*\(history: a later claude-code start event succeeded\)/);
+    expect(all.stdout).toMatch(
+      /INFO lifecycle claude-code start — .*the policy could not be read.*\(history: a later claude-code start event succeeded\)/,
+    );
   });
 
   test("a month of failures and a damaged ledger: doctor shows the newest, counts the rest, and converges", () => {
     using repo = captured();
     new Session(repo, "cc-1").start();
     const ledgerFile = repo.path(".ai/local/state/ledger.jsonl");
-    const line = (i: number, event: string, more: Record<string, unknown>) => JSON.stringify({ ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(), event, head: "abc1234", branch: "main", by: "majordomus/0.1.0", ...more });
+    const line = (i: number, event: string, more: Record<string, unknown>) =>
+      JSON.stringify({
+        ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+        event,
+        head: "abc1234",
+        branch: "main",
+        by: "majordomus/0.1.0",
+        ...more,
+      });
     const lines: string[] = [];
     for (let i = 0; i < 25; i++) {
-      lines.push(line(2 * i, "provider.event.received", { provider: "claude-code", provider_event: "prompt", provider_session: "cc-1" }));
-      lines.push(line(2 * i + 1, "provider.event.failed", { provider: "claude-code", provider_event: "prompt", reason: `disk full (${i})` }));
+      lines.push(
+        line(2 * i, "provider.event.received", {
+          provider: "claude-code",
+          provider_event: "prompt",
+          provider_session: "cc-1",
+        }),
+      );
+      lines.push(
+        line(2 * i + 1, "provider.event.failed", {
+          provider: "claude-code",
+          provider_event: "prompt",
+          reason: `disk full (${i})`,
+        }),
+      );
       lines.push("{ torn");
     }
     appendFileSync(ledgerFile, `${lines.join("\n")}\n`);
@@ -460,7 +544,9 @@ describe("doctor converges", () => {
     expect(all.filter((l) => /^INFO lifecycle claude-code prompt — .*disk full/.test(l)).length).toBe(20);
     expect(all.some((l) => l.includes("disk full (24)"))).toBe(true);
     expect(all.some((l) => l.includes("disk full (4)"))).toBe(false);
-    expect(all).toContain("INFO lifecycle recovered — 5 older recovered failure(s) besides these  [reproduce: majordomus history --event provider.event.failed]");
+    expect(all).toContain(
+      "INFO lifecycle recovered — 5 older recovered failure(s) besides these  [reproduce: majordomus history --event provider.event.failed]",
+    );
   });
 
   test("a fresh clone's local half, created on demand by a hook, has its declared modes", () => {
@@ -469,9 +555,16 @@ describe("doctor converges", () => {
     try {
       const clone = new Repo(join(place, "clone"));
       sh(place, "git", ["clone", "-q", repo.dir, clone.dir]);
-      const run = sh(clone.dir, join(clone.dir, ".claude/hooks/majordomus-session-start"), [], JSON.stringify({ ...START, session_id: "cc-clone" }), hookEnv());
+      const run = sh(
+        clone.dir,
+        join(clone.dir, ".claude/hooks/majordomus-session-start"),
+        [],
+        JSON.stringify({ ...START, session_id: "cc-clone" }),
+        hookEnv(),
+      );
       expect(run.status).toBe(0);
-      for (const dir of [".ai/local", ".ai/local/state"]) expect((statSync(clone.path(dir)).mode & 0o777).toString(8)).toBe("700");
+      for (const dir of [".ai/local", ".ai/local/state"])
+        expect((statSync(clone.path(dir)).mode & 0o777).toString(8)).toBe("700");
       const doctor = clone.mj(["doctor"]);
       expect(doctor.stdout).toMatch(/OK {3}privacy \.ai\/local — folders 0700, files 0600/);
     } finally {

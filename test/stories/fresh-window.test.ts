@@ -14,10 +14,34 @@ const END = fixture("SessionEnd-other.json");
 const NEXT = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
 const HANDOVER = `# Objective\nA config parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
 
-type Answer = { ok: boolean; why?: string; fresh_window: { on: boolean; asked: boolean; why?: string }; manual: string; episode: string | null; window: number | null; window_id: string | null; transcript: boolean; checkpoint?: string | null; boot?: string };
+type Answer = {
+  ok: boolean;
+  why?: string;
+  fresh_window: { on: boolean; asked: boolean; why?: string };
+  manual: string;
+  episode: string | null;
+  window: number | null;
+  window_id: string | null;
+  transcript: boolean;
+  checkpoint?: string | null;
+  boot?: string;
+};
 
 function ask(repo: Repo, session: string, action: "status" | "boot", trigger = "auto"): Answer {
-  const run = ok(repo.mj(["capture", "window", "--action", action, ...(action === "boot" ? ["--trigger", trigger] : []), "--repo", repo.dir], { env: { CLAUDE_CODE_SESSION_ID: session } }));
+  const run = ok(
+    repo.mj(
+      [
+        "capture",
+        "window",
+        "--action",
+        action,
+        ...(action === "boot" ? ["--trigger", trigger] : []),
+        "--repo",
+        repo.dir,
+      ],
+      { env: { CLAUDE_CODE_SESSION_ID: session } },
+    ),
+  );
   return JSON.parse(run.stdout) as Answer;
 }
 
@@ -63,7 +87,9 @@ describe("the fresh window: what the mod is told, and what the next window start
     const mod = () => statusRow(repo, "claude-code", "mod", hookEnv(), ["--no-verify"]).reason;
     expect(mod()).toContain("; the fresh window is on");
     rmSync(repo.path(".ai/local/state/consent.yaml"));
-    expect(mod()).toMatch(/; the fresh window is off: session.fresh_window is asked by .*, but not granted in .*consent.yaml/);
+    expect(mod()).toMatch(
+      /; the fresh window is off: session.fresh_window is asked by .*, but not granted in .*consent.yaml/,
+    );
   });
 
   test("on: the boot checkpoints inside the episode, opens window :1, quotes the agent's own handover, and closes nothing; a resume goes on counting", () => {
@@ -84,7 +110,9 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(text.split("\n")[0]).toBe(`# majordomus fresh window ${status.episode}:1`);
     expect(text).toContain("## majordomus — what this repository already knows");
     expect(text).toContain(`Episode ${status.episode} (resumed)`);
-    expect(text).toMatch(/The agent's own handover, \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old, written in episode s-\S+\), quoted whole, in its author's own words:/);
+    expect(text).toMatch(
+      /The agent's own handover, \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old, written in episode s-\S+\), quoted whole, in its author's own words:/,
+    );
     expect(text).toContain(`> # Next Action\n> ${NEXT}`);
     // Never the conversation: no prompt text, no transcript path.
     expect(text).not.toContain("PINEAPPLE");
@@ -96,7 +124,14 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(checkpoint.length).toBe(1);
     expect(checkpoint[0]!.session).toBe(status.episode);
     expect(boot.checkpoint).toMatch(/^\.ai\/local\/state\/checkpoints\//);
-    expect(lines.filter((e) => e.event === "session.window")).toEqual([expect.objectContaining({ session_id: status.episode, window: 1, trigger: "fresh_window", client_trigger: "auto" })]);
+    expect(lines.filter((e) => e.event === "session.window")).toEqual([
+      expect.objectContaining({
+        session_id: status.episode,
+        window: 1,
+        trigger: "fresh_window",
+        client_trigger: "auto",
+      }),
+    ]);
     expect(lines.some((e) => e.event === "session.closed")).toBe(false);
 
     // The agent writes a newer handover in window :1; the next fresh window quotes that one, not the first.
@@ -120,7 +155,13 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(next).toContain(`Its Next Action, in its author's own words, quoted:\n> ${later}`);
     expect(ask(repo, "cc-next", "status")).toMatchObject({ window: 0 });
     // The transcript path stayed in the local half: the closed record names no part of it.
-    const closed = readFileSync(repo.path(".ai/repo/sessions", readdirSync(repo.path(".ai/repo/sessions")).find((f) => f.endsWith(".md") && f !== "README.md")!), "utf8");
+    const closed = readFileSync(
+      repo.path(
+        ".ai/repo/sessions",
+        readdirSync(repo.path(".ai/repo/sessions")).find((f) => f.endsWith(".md") && f !== "README.md")!,
+      ),
+      "utf8",
+    );
     expect(closed).not.toContain(".jsonl");
   });
 
@@ -128,7 +169,12 @@ describe("the fresh window: what the mod is told, and what the next window start
     using repo = captured();
     freshWindow(repo, true);
     fire(repo, "start", { ...START, session_id: "cc-esc" });
-    ok(repo.mj(["handover"], { input: HANDOVER.replace(NEXT, `Run the tests\u001b[2J then fix ${NEXT}`), env: { CLAUDE_CODE_SESSION_ID: "cc-esc" } }));
+    ok(
+      repo.mj(["handover"], {
+        input: HANDOVER.replace(NEXT, `Run the tests\u001b[2J then fix ${NEXT}`),
+        env: { CLAUDE_CODE_SESSION_ID: "cc-esc" },
+      }),
+    );
     const text = ask(repo, "cc-esc", "boot").boot!;
     expect(text).not.toContain("\u001b");
     expect(text).toContain("Run the tests\\u001b[2J then fix");
@@ -140,7 +186,9 @@ describe("the fresh window: what the mod is told, and what the next window start
     fire(repo, "start", { ...START, session_id: "cc-bare" });
     const boot = ask(repo, "cc-bare", "boot", "plugin");
     expect(boot.ok).toBe(true);
-    expect(boot.boot).toContain("No handover written by an agent or a person is on record for this worktree and branch");
+    expect(boot.boot).toContain(
+      "No handover written by an agent or a person is on record for this worktree and branch",
+    );
     expect(ledger(repo).find((e) => e.event === "session.window")).toMatchObject({ client_trigger: "plugin" });
   });
 
@@ -151,11 +199,22 @@ describe("the fresh window: what the mod is told, and what the next window start
     const RACERS = 16;
     const counted = Array.from({ length: RACERS }, (_, i) => i + 1);
     const env = { ...process.env, CLAUDE_CODE_SESSION_ID: "cc-race" } as Record<string, string>;
-    const runs = Array.from({ length: RACERS }, () => Bun.spawn([BIN, "capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { cwd: repo.dir, env, stdout: "pipe", stderr: "pipe" }));
+    const runs = Array.from({ length: RACERS }, () =>
+      Bun.spawn([BIN, "capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], {
+        cwd: repo.dir,
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      }),
+    );
     const answers = await Promise.all(runs.map(async (p) => JSON.parse(await new Response(p.stdout).text()) as Answer));
     expect(answers.map((a) => a.window ?? 0).sort((a, b) => a - b)).toEqual(counted);
     expect(ask(repo, "cc-race", "status").window).toBe(RACERS);
-    expect(ledger(repo).filter((e) => e.event === "session.window").map((e) => e.window)).toEqual(counted);
+    expect(
+      ledger(repo)
+        .filter((e) => e.event === "session.window")
+        .map((e) => e.window),
+    ).toEqual(counted);
   });
 
   test("a session with no episode (its start never ran) gets a refusal, and the client's summary runs", () => {

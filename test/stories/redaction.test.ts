@@ -22,12 +22,26 @@ const SECRETS = {
 /** The MCP server's answers to these tools, each as the text the model would read. */
 function mcpAnswers(cwd: string, tools: string[]): string[] {
   const messages = [
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     ...tools.map((name, i) => ({ jsonrpc: "2.0", id: i + 2, method: "tools/call", params: { name, arguments: {} } })),
   ];
-  const run = spawnSync(BIN, ["mcp"], { cwd, encoding: "utf8", timeout: 20_000, input: `${messages.map((m) => JSON.stringify(m)).join("\n")}\n` });
-  const answers = run.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((a) => a.id >= 2);
+  const run = spawnSync(BIN, ["mcp"], {
+    cwd,
+    encoding: "utf8",
+    timeout: 20_000,
+    input: `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`,
+  });
+  const answers = run.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((a) => a.id >= 2);
   expect(answers.length).toBe(tools.length);
   return answers.map((a) => JSON.stringify(a.result));
 }
@@ -48,8 +62,18 @@ describe("redaction at every write", () => {
     const env = { CLAUDE_CODE_SESSION_ID: String(START.session_id) };
     const task = ok(repo.mj(["start", `rotate the deploy key ${SECRETS.github}`, "--scope", "src"], { env }));
     expect(task.stderr).toContain("secret(s) redacted from the task");
-    ok(repo.mj(["checkpoint"], { env, input: `# Progress\nDB_PASSWORD=${SECRETS.password} works against postgres://app:${SECRETS.urlPassword}@db.internal/app\n` }));
-    const handover = ok(repo.mj(["handover"], { env, input: `# Objective\nDeploy.\n\n# Current State\nThe key ${SECRETS.aws} is in use.\n\n# Next Action\nExport ANTHROPIC_API_KEY=${SECRETS.anthropic} and run the deploy.\n` }));
+    ok(
+      repo.mj(["checkpoint"], {
+        env,
+        input: `# Progress\nDB_PASSWORD=${SECRETS.password} works against postgres://app:${SECRETS.urlPassword}@db.internal/app\n`,
+      }),
+    );
+    const handover = ok(
+      repo.mj(["handover"], {
+        env,
+        input: `# Objective\nDeploy.\n\n# Current State\nThe key ${SECRETS.aws} is in use.\n\n# Next Action\nExport ANTHROPIC_API_KEY=${SECRETS.anthropic} and run the deploy.\n`,
+      }),
+    );
     expect(handover.stderr).toMatch(/secret\(s\) redacted from the handover before it was stored \([a-z-, ]+\)/);
     ok(repo.mj(["question", "add", `Is ${SECRETS.github} still valid?`], { env }));
     ok(repo.mj(["decision", "Use the vault", "--why", `the old one leaked: password=${SECRETS.password}`], { env }));
@@ -62,9 +86,17 @@ describe("redaction at every write", () => {
       { path: "context", text: context },
       ...mcp.map((text, i) => ({ path: `mcp answer ${i + 1}`, text })),
       ...everyFile(repo.path(".ai")),
-      ...repo.git("ls-files").split("\n").filter(Boolean).map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
+      ...repo
+        .git("ls-files")
+        .split("\n")
+        .filter(Boolean)
+        .map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
     ];
-    const leaks = places.flatMap((p) => Object.entries(SECRETS).filter(([, v]) => p.text.includes(v)).map(([k]) => `${k} in ${p.path}`));
+    const leaks = places.flatMap((p) =>
+      Object.entries(SECRETS)
+        .filter(([, v]) => p.text.includes(v))
+        .map(([k]) => `${k} in ${p.path}`),
+    );
     expect(leaks).toEqual([]);
     // The Next Action is still quoted, with the mark where the secret was.
     expect(briefing).toMatch(/> Export ANTHROPIC_API_KEY=\[redacted:[a-z-]+\] and run the deploy\./);
@@ -77,12 +109,24 @@ describe("redaction at every write", () => {
     using repo = captured();
     const START = fixture("SessionStart-startup.json");
     fire(repo, "start", START);
-    ok(repo.mj(["handover", "--no-task"], { input: "# Objective\nDeploy.\n\n# Current State\nReady.\n\n# Next Action\nRun the deploy with TOKEN_PLACEHOLDER.\n" }));
+    ok(
+      repo.mj(["handover", "--no-task"], {
+        input:
+          "# Objective\nDeploy.\n\n# Current State\nReady.\n\n# Next Action\nRun the deploy with TOKEN_PLACEHOLDER.\n",
+      }),
+    );
     // As an older majordomus wrote it: the secret in the file itself.
     const dir = repo.path(".ai/local/state/handovers");
-    const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!);
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!,
+    );
     writeFileSync(file, readFileSync(file, "utf8").replace("TOKEN_PLACEHOLDER", SECRETS.github));
-    const shown = [fire(repo, "start", { ...START, source: "resume" }).stdout, ok(repo.mj(["context"])).stdout, ok(repo.mj(["handover", "--resolve", "--json"])).stdout];
+    const shown = [
+      fire(repo, "start", { ...START, source: "resume" }).stdout,
+      ok(repo.mj(["context"])).stdout,
+      ok(repo.mj(["handover", "--resolve", "--json"])).stdout,
+    ];
     for (const text of shown) {
       expect(text).not.toContain(SECRETS.github);
       expect(text).toContain("[redacted:github-token]");
@@ -102,19 +146,32 @@ describe("redaction at every write", () => {
     // One value per surface it is written through, so each writer is tested on every family.
     ok(repo.mj(["start", `ship the release; ${texts.slice(0, 10).join("; ")}`, "--scope", "src"], { env }));
     // A checkpoint holds at most 40 lines: the corpus in lines of three.
-    const triples = Array.from({ length: Math.ceil(texts.length / 3) }, (_, i) => texts.slice(i * 3, i * 3 + 3).join(" | "));
+    const triples = Array.from({ length: Math.ceil(texts.length / 3) }, (_, i) =>
+      texts.slice(i * 3, i * 3 + 3).join(" | "),
+    );
     ok(repo.mj(["checkpoint"], { env, input: `# Progress\n${triples.join("\n")}\n` }));
     for (const t of texts.slice(0, 12)) ok(repo.mj(["question", "add", t], { env }));
     ok(repo.mj(["decision", "Rotate every key", "--why", texts.slice(12, 30).join("; ")], { env }));
-    ok(repo.mj(["handover"], { env, input: `# Objective\nShip.\n\n# Current State\n${texts.join("\n")}\n\n# Next Action\nRotate these first:\n${texts.slice(30, 60).join("\n")}\n` }));
+    ok(
+      repo.mj(["handover"], {
+        env,
+        input: `# Objective\nShip.\n\n# Current State\n${texts.join("\n")}\n\n# Next Action\nRotate these first:\n${texts.slice(30, 60).join("\n")}\n`,
+      }),
+    );
     const briefing = fire(repo, "start", { ...START, source: "resume" }).stdout;
     const context = ok(repo.mj(["context", "--budget-lines", "2000", "--budget-chars", "200000"])).stdout;
-    const boot = ok(repo.mj(["capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { env })).stdout;
+    const boot = ok(
+      repo.mj(["capture", "window", "--action", "boot", "--trigger", "auto", "--repo", repo.dir], { env }),
+    ).stdout;
     const mcp = mcpAnswers(repo.dir, ["continuity", "handovers", "context"]);
     const served = await startServe(repo.dir);
     let http: string[] = [];
     try {
-      http = await Promise.all(["/api/v1/continuity", "/api/v1/handovers", "/api/v1/context", "/"].map(async (path) => (await served.fetch(path)).text()));
+      http = await Promise.all(
+        ["/api/v1/continuity", "/api/v1/handovers", "/api/v1/context", "/"].map(async (path) =>
+          (await served.fetch(path)).text(),
+        ),
+      );
     } finally {
       served.child.kill();
     }
@@ -126,12 +183,20 @@ describe("redaction at every write", () => {
       ...mcp.map((text, i) => ({ path: `mcp answer ${i + 1}`, text })),
       ...http.map((text, i) => ({ path: `http answer ${i + 1}`, text })),
       ...everyFile(repo.path(".ai")),
-      ...repo.git("ls-files").split("\n").filter(Boolean).map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
+      ...repo
+        .git("ls-files")
+        .split("\n")
+        .filter(Boolean)
+        .map((f) => ({ path: f, text: readFileSync(repo.path(f), "utf8") })),
     ];
     // Every answer was a real one.
     expect(boot).toContain("[redacted:");
     for (const text of http) expect(text.length).toBeGreaterThan(200);
-    const leaks = places.flatMap((p) => cases.filter(([, , secret]) => p.text.includes(secret)).map(([family]) => `${family} in ${p.path.replace(repo.dir, "<repo>")}`));
+    const leaks = places.flatMap((p) =>
+      cases
+        .filter(([, , secret]) => p.text.includes(secret))
+        .map(([family]) => `${family} in ${p.path.replace(repo.dir, "<repo>")}`),
+    );
     console.log(`${cases.length} secrets through ${places.length} surfaces and files: ${leaks.length} found`);
     expect(leaks).toEqual([]);
     // The agent's Next Action is still quoted, each secret in it marked.

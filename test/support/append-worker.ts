@@ -6,5 +6,11 @@ import { appendEvent } from "../../src/ledger/store.ts";
 const [dir, worker, count, pad] = process.argv.slice(2);
 const ctx = await workspace(dir!);
 for (let i = 0; i < Number(count); i++) {
-  await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", { mode: "extend", created: 0, worker: Number(worker), seq: i, pad: "x".repeat(Number(pad)) });
+  await appendEvent({ ledger: ctx.ledger, position: ctx.position }, "layer.initialized", {
+    mode: "extend",
+    created: 0,
+    worker: Number(worker),
+    seq: i,
+    pad: "x".repeat(Number(pad)),
+  });
 }

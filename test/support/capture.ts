@@ -7,7 +7,12 @@ import { layered, ok } from "./layered.ts";
 import { scratch, sh, type Repo, type Run } from "./repo.ts";
 
 export const PAYLOADS = join(PROJECT, "test", "fixtures", "claude-code");
-export const SHIMS = { prompt: ".claude/hooks/majordomus-capture", start: ".claude/hooks/majordomus-session-start", compact: ".claude/hooks/majordomus-session-compact", end: ".claude/hooks/majordomus-session-end" } as const;
+export const SHIMS = {
+  prompt: ".claude/hooks/majordomus-capture",
+  start: ".claude/hooks/majordomus-session-start",
+  compact: ".claude/hooks/majordomus-session-compact",
+  end: ".claude/hooks/majordomus-session-end",
+} as const;
 
 /** The environment a shim sees: majordomus on PATH, as an adopter who installed the binary has it. */
 export function hookEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -36,13 +41,20 @@ export function pendingWork(repo: Repo | string): string[] {
 export function settled(repo: Repo | string, timeoutMs = 15_000): void {
   const until = Date.now() + timeoutMs;
   while (pendingWork(repo).length > 0) {
-    if (Date.now() > until) throw new Error(`handed-off hook work still pending after ${timeoutMs} ms: ${pendingWork(repo).join(", ")}`);
+    if (Date.now() > until)
+      throw new Error(`handed-off hook work still pending after ${timeoutMs} ms: ${pendingWork(repo).join(", ")}`);
     Bun.sleepSync(2);
   }
 }
 
 /** Run a shim as the client does; by default also wait for the work it handed off (`handOff: "leave"` does not). */
-export function fire(repo: Repo, shim: keyof typeof SHIMS, payload: Record<string, unknown> | string, env: Record<string, string> = {}, options: { handOff?: "wait" | "leave" } = {}): Run {
+export function fire(
+  repo: Repo,
+  shim: keyof typeof SHIMS,
+  payload: Record<string, unknown> | string,
+  env: Record<string, string> = {},
+  options: { handOff?: "wait" | "leave" } = {},
+): Run {
   const input = typeof payload === "string" ? payload : JSON.stringify(payload);
   const run = sh(repo.dir, join(repo.dir, SHIMS[shim]), [], input, hookEnv(env));
   if (options.handOff !== "leave") settled(repo);
@@ -78,7 +90,13 @@ export function openKeys(repo: Repo): string[] {
 export type StatusRow = { provider: string; aspect: string; state: string; reason: string };
 
 /** One row of `capture status --json` (`args` e.g. `--no-verify`), or a failure naming what is missing. */
-export function statusRow(repo: Repo, provider: string, aspect: string, env: Record<string, string> = hookEnv(), args: string[] = []): StatusRow {
+export function statusRow(
+  repo: Repo,
+  provider: string,
+  aspect: string,
+  env: Record<string, string> = hookEnv(),
+  args: string[] = [],
+): StatusRow {
   const run = repo.mj(["capture", "status", "--json", ...args], { env });
   const row = (JSON.parse(run.stdout).items as StatusRow[]).find((r) => r.provider === provider && r.aspect === aspect);
   if (!row) throw new Error(`capture status has no ${provider}:${aspect} row (exit ${run.status}): ${run.stderr}`);

@@ -22,8 +22,14 @@ export function denoInstalled(): boolean {
 export function ensureDeno(): string {
   if (denoInstalled()) return DENO;
   mkdirSync(DIR, { recursive: true });
-  writeFileSync(join(DIR, "package.json"), JSON.stringify({ name: "majordomus-tool-deno", private: true, allowScripts: { deno: true } }));
-  const npm = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `deno@${DENO_VERSION}`], { cwd: DIR, encoding: "utf8" });
+  writeFileSync(
+    join(DIR, "package.json"),
+    JSON.stringify({ name: "majordomus-tool-deno", private: true, allowScripts: { deno: true } }),
+  );
+  const npm = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `deno@${DENO_VERSION}`], {
+    cwd: DIR,
+    encoding: "utf8",
+  });
   if (npm.status !== 0) throw new Error(`npm install deno@${DENO_VERSION} failed:\n${npm.stderr}`);
   if (!denoInstalled()) throw new Error(`deno@${DENO_VERSION} installed, but ${DENO} --version does not say so`);
   return DENO;

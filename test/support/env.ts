@@ -13,7 +13,10 @@ export const BIN = join(PROJECT, "dist", "majordomus");
 export function isolate(): string {
   const home = mkdtempSync(join(tmpdir(), "majordomus-test-home-"));
   const gitconfig = join(home, ".gitconfig");
-  writeFileSync(gitconfig, "[user]\n\tname = Test Person\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n");
+  writeFileSync(
+    gitconfig,
+    "[user]\n\tname = Test Person\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
+  );
   for (const dir of ["config", "cache", "data", "state", "tmp"]) mkdirSync(join(home, dir), { recursive: true });
   Object.assign(process.env, {
     HOME: home,
@@ -26,6 +29,13 @@ export function isolate(): string {
     GIT_CONFIG_NOSYSTEM: "1",
     MAJORDOMUS_LOG: "warn",
   });
-  for (const key of ["MAJORDOMUS_NOW", "GIT_DIR", "GIT_WORK_TREE", "CLAUDE_CODE_SESSION_ID", "MAJORDOMUS_PROVIDER_SESSION"]) delete process.env[key];
+  for (const key of [
+    "MAJORDOMUS_NOW",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "CLAUDE_CODE_SESSION_ID",
+    "MAJORDOMUS_PROVIDER_SESSION",
+  ])
+    delete process.env[key];
   return home;
 }

@@ -18,10 +18,14 @@ export function ok(run: Run): Run {
   return run;
 }
 
-export const HANDOVER = "# Objective\nShip the thing.\n\n# Current State\nHalf done.\n\n# Next Action\nWrite the parser tests.\n";
+export const HANDOVER =
+  "# Objective\nShip the thing.\n\n# Current State\nHalf done.\n\n# Next Action\nWrite the parser tests.\n";
 
 export function ledger(repo: Repo): Array<Record<string, unknown>> {
-  return readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  return readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
 }
 
 export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[] {

@@ -11,7 +11,13 @@ export function scratch(prefix = "majordomus-"): string {
   return mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), prefix));
 }
 
-export function sh(cwd: string, cmd: string, args: string[], input?: string, env: Record<string, string | undefined> = {}): Run {
+export function sh(
+  cwd: string,
+  cmd: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string | undefined> = {},
+): Run {
   const run = spawnSync(cmd, args, { cwd, input, encoding: "utf8", env: { ...process.env, ...env } });
   if (run.error) throw run.error;
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };

@@ -31,10 +31,15 @@ add("aws secret key (json)", (s) => `{"AccessKeyId": "x", "SecretAccessKey": "${
 add("aws secret key (quoted env)", (s) => `AWS_SECRET_ACCESS_KEY="${s}" aws s3 ls`, rnd(40, B64));
 add("aws session token", (s) => `aws_session_token=${s}`, rnd(120, B64));
 // GitHub
-for (const p of ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) add(`github ${p}`, (s) => `use ${s} to push`, `${p}${rnd(36)}`);
+for (const p of ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"])
+  add(`github ${p}`, (s) => `use ${s} to push`, `${p}${rnd(36)}`);
 add("github fine-grained pat", (s) => `token: ${s}`, `github_pat_${rnd(22)}_${rnd(59)}`);
 // GitLab, npm, PyPI, Hugging Face, Docker
-add("gitlab pat", (s) => `curl --header "PRIVATE-TOKEN: ${s}" https://gitlab.example.com/api/v4/projects`, `glpat-${rnd(20)}`);
+add(
+  "gitlab pat",
+  (s) => `curl --header "PRIVATE-TOKEN: ${s}" https://gitlab.example.com/api/v4/projects`,
+  `glpat-${rnd(20)}`,
+);
 add("gitlab deploy token", (s) => `git clone with ${s}`, `gldt-${rnd(20)}`);
 add("npm token", (s) => `//registry.npmjs.org/:_authToken=${s}`, `npm_${rnd(36)}`);
 add("npm token bare", (s) => `NPM_TOKEN is ${s}`, `npm_${rnd(36)}`);
@@ -48,24 +53,61 @@ add("twilio api key", (s) => `twilio ${s}`, `SK${rnd(32, HEX)}`);
 add("twilio account sid", (s) => `account ${s}`, `AC${rnd(32, HEX)}`);
 add("twilio auth token", (s) => `TWILIO_AUTH_TOKEN=${s}`, rnd(32, HEX));
 add("slack bot token", (s) => `slack ${s}`, `xoxb-${rnd(12, "0123456789")}-${rnd(13, "0123456789")}-${rnd(24)}`);
-add("slack user token", (s) => `slack ${s}`, `xoxp-${rnd(12, "0123456789")}-${rnd(12, "0123456789")}-${rnd(13, "0123456789")}-${rnd(32, HEX)}`);
+add(
+  "slack user token",
+  (s) => `slack ${s}`,
+  `xoxp-${rnd(12, "0123456789")}-${rnd(12, "0123456789")}-${rnd(13, "0123456789")}-${rnd(32, HEX)}`,
+);
 add("slack app token", (s) => `socket mode ${s}`, `xapp-1-${rnd(11)}-${rnd(13, "0123456789")}-${rnd(64, HEX)}`);
-add("slack webhook", (s) => `post to ${s} please`, `https://hooks.slack.com/services/T${rnd(8)}/B${rnd(10)}/${rnd(24)}`);
+add(
+  "slack webhook",
+  (s) => `post to ${s} please`,
+  `https://hooks.slack.com/services/T${rnd(8)}/B${rnd(10)}/${rnd(24)}`,
+);
 add("discord webhook", (s) => `hook ${s}`, `https://discord.com/api/webhooks/${rnd(18, "0123456789")}/${rnd(68)}`);
 add("telegram bot token", (s) => `bot ${s}`, `${rnd(10, "123456789")}:AA${rnd(33)}`);
 add("mailchimp key", (s) => `mailchimp ${s}`, `${rnd(32, HEX)}-us${rnd(1, "123456789")}`);
 // Azure
-add("azure storage connection string", (s) => `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${s};EndpointSuffix=core.windows.net`, `${rnd(86, B64)}==`);
-add("azure sas signature", (s) => `https://acme.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2026-12-31T00:00:00Z&sig=${s}`, `${rnd(43, ALNUM)}%3D`);
-add("azure service bus", (s) => `Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${s}`, `${rnd(43, B64)}=`);
+add(
+  "azure storage connection string",
+  (s) => `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${s};EndpointSuffix=core.windows.net`,
+  `${rnd(86, B64)}==`,
+);
+add(
+  "azure sas signature",
+  (s) => `https://acme.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2026-12-31T00:00:00Z&sig=${s}`,
+  `${rnd(43, ALNUM)}%3D`,
+);
+add(
+  "azure service bus",
+  (s) => `Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${s}`,
+  `${rnd(43, B64)}=`,
+);
 add("azure client secret", (s) => `AZURE_CLIENT_SECRET=${s}`, `${rnd(3)}8Q~${rnd(34)}`);
 // Keys
-add("rsa private key", (s) => `here:\n-----BEGIN RSA PRIVATE KEY-----\n${s}\n-----END RSA PRIVATE KEY-----\nthanks`, rnd(64, B64));
+add(
+  "rsa private key",
+  (s) => `here:\n-----BEGIN RSA PRIVATE KEY-----\n${s}\n-----END RSA PRIVATE KEY-----\nthanks`,
+  rnd(64, B64),
+);
 add("ec private key", (s) => `-----BEGIN EC PRIVATE KEY-----\n${s}\n-----END EC PRIVATE KEY-----`, rnd(64, B64));
-add("openssh private key", (s) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${s}\n-----END OPENSSH PRIVATE KEY-----`, rnd(70, B64));
+add(
+  "openssh private key",
+  (s) => `-----BEGIN OPENSSH PRIVATE KEY-----\n${s}\n-----END OPENSSH PRIVATE KEY-----`,
+  rnd(70, B64),
+);
 add("pkcs8 private key, cut off", (s) => `-----BEGIN PRIVATE KEY-----\n${s}`, rnd(64, B64));
-add("pgp private key block", (s) => `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${s}\n-----END PGP PRIVATE KEY BLOCK-----`, rnd(64, B64));
-add("putty key", (s) => `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAA\nPrivate-Lines: 1\n${s}\nPrivate-MAC: ${rnd(64, HEX)}`, rnd(44, B64));
+add(
+  "pgp private key block",
+  (s) => `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${s}\n-----END PGP PRIVATE KEY BLOCK-----`,
+  rnd(64, B64),
+);
+add(
+  "putty key",
+  (s) =>
+    `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAA\nPrivate-Lines: 1\n${s}\nPrivate-MAC: ${rnd(64, HEX)}`,
+  rnd(44, B64),
+);
 add("age secret key", (s) => `age key ${s}`, `AGE-SECRET-KEY-1${rnd(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")}`);
 // Headers and flags
 add("authorization basic", (s) => `Authorization: Basic ${s}`, `${rnd(28, B64)}==`);
@@ -95,7 +137,11 @@ add("MYAPP_CLIENT_SECRET", (s) => `MYAPP_CLIENT_SECRET="${s}"`, rnd(40));
 add("REDIS_PASS", (s) => `REDIS_PASS=${s}`, rnd(16));
 add("PGPASSWORD", (s) => `PGPASSWORD=${s} psql -h db`, rnd(12));
 add("MYSQL_PWD", (s) => `MYSQL_PWD=${s}`, rnd(12));
-add("HEROKU_API_KEY", (s) => `HEROKU_API_KEY=${s}`, `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`);
+add(
+  "HEROKU_API_KEY",
+  (s) => `HEROKU_API_KEY=${s}`,
+  `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`,
+);
 add("password with spaces (yaml)", (s) => `password: "${s}"`, `correct horse ${rnd(6)} staple`);
 add("password with & and ;", (s) => `DB_PASSWORD=${s}`, `ab&c${rnd(4)};d${rnd(4)}`);
 add("password json", (s) => `{"user": "me", "password": "${s}"}`, rnd(14));
@@ -119,11 +165,18 @@ add("jwt", (s) => `session ${s}`, `eyJ${rnd(20)}.eyJ${rnd(40)}.${rnd(43)}`);
 // Shapes the maintained preset alone missed
 add("mysql -p password", (s) => `mysql -u root -p${s} -h db.internal app`, `Zq${rnd(14)}`);
 add("mysqldump -p quoted password", (s) => `mysqldump -uroot -p'${s}' app > dump.sql`, `${rnd(12)}`);
-add("bare aws secret key beside its id", (s) => `AKIA${rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")} ${s}`, `${rnd(18)}/${rnd(10)}+${rnd(10)}`);
+add(
+  "bare aws secret key beside its id",
+  (s) => `AKIA${rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")} ${s}`,
+  `${rnd(18)}/${rnd(10)}+${rnd(10)}`,
+);
 add("twilio auth token beside its sid", (s) => `sid AC${rnd(32, HEX)} token ${s}`, rnd(32, HEX));
-add("1password service account token", (s) => `export OP_SERVICE_ACCOUNT_TOKEN=${s}`.replace("OP_SERVICE_ACCOUNT_TOKEN=", "OP_SA "), `ops_eyJ${rnd(600)}`);
+add(
+  "1password service account token",
+  (s) => `export OP_SERVICE_ACCOUNT_TOKEN=${s}`.replace("OP_SERVICE_ACCOUNT_TOKEN=", "OP_SA "),
+  `ops_eyJ${rnd(600)}`,
+);
 add("mailgun key", (s) => `mailgun ${s}`, `key-${rnd(32, "0123456789abcdefghijklmnopqrstuvwxyz")}`);
 add("google oauth access token", (s) => `gcloud token ${s}`, `ya29.${rnd(60)}`);
 add("discord bot token", (s) => `bot.login("${s}")`, `M${rnd(25)}.${rnd(6)}.${rnd(38)}`);
 add("telegram bot token, 7-digit id", (s) => `bot ${s}`, `${rnd(7, "123456789")}:AA${rnd(33)}`);
-

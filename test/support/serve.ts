@@ -17,7 +17,11 @@ export type Started = {
 };
 
 export function startServe(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<Started> {
-  const child = spawn(BIN, ["serve", "--port", "0", ...args], { cwd, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+  const child = spawn(BIN, ["serve", "--port", "0", ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let seen = "";
     child.stderr!.on("data", (d: Buffer) => {
@@ -25,7 +29,17 @@ export function startServe(cwd: string, env: Record<string, string> = {}, args: 
       const m = /serving (http:\/\/[^\s/]+)\/[\s\S]*open (\S+\?token=([A-Za-z0-9_-]+)) /.exec(seen);
       if (!m) return;
       const [, url, open, token] = m as unknown as [string, string, string, string];
-      resolve({ child, url, open, token, fetch: (path, init = {}) => fetch(`${url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } }) });
+      resolve({
+        child,
+        url,
+        open,
+        token,
+        fetch: (path, init = {}) =>
+          fetch(`${url}${path}`, {
+            ...init,
+            headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
+          }),
+      });
     });
     child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${seen}`)));
   });

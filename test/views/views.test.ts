@@ -23,7 +23,15 @@ const HEAD = "a".repeat(40);
 function facts(over: Partial<Facts> = {}): Facts {
   return {
     at: AT,
-    position: { repositoryId: "r-0123456789abcdef", repositoryAliases: [], commonDir: "/r/.git", worktree: "/r", gitDir: "/r/.git", branch: "main", head: HEAD },
+    position: {
+      repositoryId: "r-0123456789abcdef",
+      repositoryAliases: [],
+      commonDir: "/r/.git",
+      worktree: "/r",
+      gitDir: "/r/.git",
+      branch: "main",
+      head: HEAD,
+    },
     policy: { path: "/r/.ai/repo/policy.yaml", policy: POLICY },
     snapshot: { workingTree: "clean", changed: [], ownRecords: [] },
     files: [],
@@ -38,7 +46,9 @@ function facts(over: Partial<Facts> = {}): Facts {
 }
 
 function record(over: Partial<View> = {}): View {
-  const body = over.body ?? "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n";
+  const body =
+    over.body ??
+    "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n";
   return {
     path: ".ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md",
     match: "same_worktree_same_branch",
@@ -81,9 +91,15 @@ describe("briefing", () => {
   test("an authored handover is quoted in its author's words, verbatim, with its labels; a newer derived record is named as 'since then'", () => {
     const since = record({ how: "derived", session: "s-2", age: "0m", path: ".ai/local/state/handovers/later.md" });
     const text = briefing(facts({ handover: { view: record(), since, skipped: 0 } })).lines.join("\n");
-    expect(text).toContain("Handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (authored, same_worktree_same_branch, exact, fresh, 5m old).");
-    expect(text).toContain("Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n");
-    expect(text).toContain("Since then: a derived record .ai/local/state/handovers/later.md (0m old, written when episode s-2 ended or compacted)");
+    expect(text).toContain(
+      "Handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (authored, same_worktree_same_branch, exact, fresh, 5m old).",
+    );
+    expect(text).toContain(
+      "Its Next Action, in its author's own words, quoted:\n> Run the parser tests.\n>\n> Then fix the tokenizer.\n",
+    );
+    expect(text).toContain(
+      "Since then: a derived record .ai/local/state/handovers/later.md (0m old, written when episode s-2 ended or compacted)",
+    );
   });
 
   test("a derived handover says no one wrote it", () => {
@@ -93,20 +109,34 @@ describe("briefing", () => {
   });
 
   test("a stale handover is history: its Next Action is not quoted", () => {
-    const text = briefing(facts({ handover: { view: record({ freshness: "stale", history: true, next_action: undefined }), skipped: 0 } })).lines.join("\n");
+    const text = briefing(
+      facts({ handover: { view: record({ freshness: "stale", history: true, next_action: undefined }), skipped: 0 } }),
+    ).lines.join("\n");
     expect(text).toContain("Historical handover");
     expect(text).not.toContain("Run the parser tests.");
   });
 
   test("our own uncommitted closed records are named as such; the tree stays clean", () => {
-    const text = briefing(facts({ snapshot: { workingTree: "clean", changed: [], ownRecords: [".ai/repo/sessions/a.md", ".ai/repo/sessions/b.md"] } })).lines.join("\n");
+    const text = briefing(
+      facts({
+        snapshot: {
+          workingTree: "clean",
+          changed: [],
+          ownRecords: [".ai/repo/sessions/a.md", ".ai/repo/sessions/b.md"],
+        },
+      }),
+    ).lines.join("\n");
     expect(text).toContain("working tree clean.");
     expect(text).toContain("2 closed session record(s) not committed (majordomus's own, in .ai/repo/sessions/;");
   });
 
   test("the task is named; an unreadable task record is a warning, not a stop", () => {
-    expect(briefing(facts({ task: TASK })).lines).toContain("Task t-1 (active, profile implementation): teach the parser comments");
-    expect(briefing(facts({ taskProblem: "current.yaml: not a map" })).lines).toContain("WARNING: current.yaml: not a map");
+    expect(briefing(facts({ task: TASK })).lines).toContain(
+      "Task t-1 (active, profile implementation): teach the parser comments",
+    );
+    expect(briefing(facts({ taskProblem: "current.yaml: not a map" })).lines).toContain(
+      "WARNING: current.yaml: not a map",
+    );
   });
 
   test("over the line budget: the Next Action's head within it, and a notice naming the cut and the command for the rest", () => {
@@ -116,16 +146,32 @@ describe("briefing", () => {
     expect(out.lines.length).toBeLessThanOrEqual(14);
     const kept = out.lines.filter((l) => /^> \d+\. step/.test(l)).length;
     expect(kept).toBeGreaterThan(0);
-    expect(out.lines).toContain(`… The Next Action is cut here: ${kept} of 30 line(s) quoted, ${30 - kept} left out to fit 14 lines (session.briefing_budget_lines). \`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md\` prints the whole record.`);
+    expect(out.lines).toContain(
+      `… The Next Action is cut here: ${kept} of 30 line(s) quoted, ${30 - kept} left out to fit 14 lines (session.briefing_budget_lines). \`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md\` prints the whole record.`,
+    );
     expect(out.withheld).toBe(30 - kept);
   });
 
   const budget = (chars: number, counts: "utf16" | "utf8" = "utf16") => ({ chars, counts, channel: "a test channel" });
-  const longSteps = (n: number, width = 190) => Array.from({ length: n }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(8).slice(0, width)}`);
+  const longSteps = (n: number, width = 190) =>
+    Array.from(
+      { length: n },
+      (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(8).slice(0, width)}`,
+    );
   const busy = (next: string[]) =>
     facts({
       task: { ...TASK, scope: ["src/a", "src/b", "src/c", "src/d", "src/e", "test"] },
-      questions: { path: "/r/q.md", open: [1, 2, 3].map((i) => ({ text: `question ${i} ${"about the schema ".repeat(12)}`, taskId: "t-1", opened: "2026-11-30", line: i })), resolved: [], malformed: [] } as Facts["questions"],
+      questions: {
+        path: "/r/q.md",
+        open: [1, 2, 3].map((i) => ({
+          text: `question ${i} ${"about the schema ".repeat(12)}`,
+          taskId: "t-1",
+          opened: "2026-11-30",
+          line: i,
+        })),
+        resolved: [],
+        malformed: [],
+      } as Facts["questions"],
       handover: { view: record({ next_action: next }), skipped: 0 },
       policy: { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 200 } } },
     });
@@ -159,22 +205,37 @@ describe("briefing", () => {
     const kept = out.lines.filter((l) => /^> \d+\. /.test(l)).length;
     expect(kept).toBeGreaterThan(20);
     expect(kept).toBeLessThan(120);
-    expect(text).toContain(`… The Next Action is cut here: ${kept} of 120 line(s) quoted, ${120 - kept} left out to fit 9,500 characters (a test channel).`);
-    expect(text).toContain("`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md` prints the whole record.");
+    expect(text).toContain(
+      `… The Next Action is cut here: ${kept} of 120 line(s) quoted, ${120 - kept} left out to fit 9,500 characters (a test channel).`,
+    );
+    expect(text).toContain(
+      "`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md` prints the whole record.",
+    );
     // The labels are never cut.
     expect(text).toContain("(authored, same_worktree_same_branch, exact, fresh, 5m old)");
   });
 
   test("counted in UTF-8 bytes for a client that counts bytes", () => {
-    const czech = Array.from({ length: 80 }, (_, i) => `${i + 1}. přepiš modul čtečky a spusť jeho testy, ať víme, že je hotový`);
+    const czech = Array.from(
+      { length: 80 },
+      (_, i) => `${i + 1}. přepiš modul čtečky a spusť jeho testy, ať víme, že je hotový`,
+    );
     const chars = briefing(busy(czech), budget(4_000, "utf16"));
     const bytes = briefing(busy(czech), budget(4_000, "utf8"));
     expect(new TextEncoder().encode(bytes.lines.join("\n")).length).toBeLessThanOrEqual(4_000);
-    expect(bytes.lines.filter((l) => l.startsWith("> ")).length).toBeLessThan(chars.lines.filter((l) => l.startsWith("> ")).length);
+    expect(bytes.lines.filter((l) => l.startsWith("> ")).length).toBeLessThan(
+      chars.lines.filter((l) => l.startsWith("> ")).length,
+    );
   });
 
   test("a cut never ends inside a code fence", () => {
-    const next = ["Run this:", "```sh", ...Array.from({ length: 60 }, (_, i) => `echo step ${i} ${"x".repeat(100)}`), "```", "Then commit."];
+    const next = [
+      "Run this:",
+      "```sh",
+      ...Array.from({ length: 60 }, (_, i) => `echo step ${i} ${"x".repeat(100)}`),
+      "```",
+      "Then commit.",
+    ];
     const out = briefing(busy(next), budget(6_000));
     const quotedLines = out.lines.filter((l) => l.startsWith("> ") || l === ">");
     const fences = quotedLines.filter((l) => l.startsWith("> ```")).length;
@@ -191,7 +252,9 @@ describe("briefing", () => {
   });
 
   test("a record that cannot be read degrades the briefing", () => {
-    expect(briefing(facts({ handover: { skipped: 0, error: "EACCES" } })).lines.join("\n")).toContain("The last handover could not be read (EACCES)");
+    expect(briefing(facts({ handover: { skipped: 0, error: "EACCES" } })).lines.join("\n")).toContain(
+      "The last handover could not be read (EACCES)",
+    );
   });
 });
 
@@ -201,31 +264,63 @@ describe("derived handover", () => {
   const required = POLICY.handover!.required_sections!;
 
   test("with a task and changed files: it names the task, the files, and the checkpoint it quotes", () => {
-    const checkpoint = record({ path: ".ai/local/state/checkpoints/c.md", how: "derived", body: "At aaaaaaa on main.\n", next_action: undefined, created_at: AT.toISOString(), age: "0m" });
-    const body = deriveHandover(facts({ task: TASK, files: ["src/a.ts", "src/b.ts", "src/c.ts", "src/d.ts"], sinceTask: { start: TASK.head, label: "advanced", commits: [] }, checkpoint: { view: checkpoint, skipped: 0 } }), required);
+    const checkpoint = record({
+      path: ".ai/local/state/checkpoints/c.md",
+      how: "derived",
+      body: "At aaaaaaa on main.\n",
+      next_action: undefined,
+      created_at: AT.toISOString(),
+      age: "0m",
+    });
+    const body = deriveHandover(
+      facts({
+        task: TASK,
+        files: ["src/a.ts", "src/b.ts", "src/c.ts", "src/d.ts"],
+        sinceTask: { start: TASK.head, label: "advanced", commits: [] },
+        checkpoint: { view: checkpoint, skipped: 0 },
+      }),
+      required,
+    );
     const next = nextActionOf(body);
     expect(next).toContain("Continue task t-1: teach the parser comments");
-    expect(next).toContain("4 changed file(s) (src/a.ts, src/b.ts, src/c.ts and 1 more); `git diff bbbbbbb` shows them.");
+    expect(next).toContain(
+      "4 changed file(s) (src/a.ts, src/b.ts, src/c.ts and 1 more); `git diff bbbbbbb` shows them.",
+    );
     expect(next).toContain("The newest checkpoint (.ai/local/state/checkpoints/c.md) is quoted under Current State.");
-    expect(body).toContain("Newest checkpoint, written just now (.ai/local/state/checkpoints/c.md):\n> At aaaaaaa on main.");
+    expect(body).toContain(
+      "Newest checkpoint, written just now (.ai/local/state/checkpoints/c.md):\n> At aaaaaaa on main.",
+    );
     expect(body).not.toContain("the changes above");
   });
 
   test("with a task and nothing changed: it says so and points at the objective and scope", () => {
-    const next = nextActionOf(deriveHandover(facts({ task: TASK, sinceTask: { start: TASK.head, label: "exact", commits: [] } }), required));
-    expect(next).toContain("No file has changed since it started at bbbbbbb: begin from the objective and the declared scope (src).");
+    const next = nextActionOf(
+      deriveHandover(facts({ task: TASK, sinceTask: { start: TASK.head, label: "exact", commits: [] } }), required),
+    );
+    expect(next).toContain(
+      "No file has changed since it started at bbbbbbb: begin from the objective and the declared scope (src).",
+    );
     expect(next).toContain("No checkpoint was recorded during this task");
   });
 
   test("without a task: the uncommitted changes, or that nothing was left in progress", () => {
-    expect(nextActionOf(deriveHandover(facts({ files: ["README.md"] }), required))).toContain("No task is active. The working tree holds 1 uncommitted change(s) (README.md)");
+    expect(nextActionOf(deriveHandover(facts({ files: ["README.md"] }), required))).toContain(
+      "No task is active. The working tree holds 1 uncommitted change(s) (README.md)",
+    );
     expect(nextActionOf(deriveHandover(facts(), required))).toContain("nothing was left in progress");
   });
 
   test("open questions come first; an authored handover it follows is named as the source of the next step", () => {
-    const questions = { path: "q", open: [{ line: 3, text: "Which dialect?", taskId: "none", opened: "2026-11-30" }], resolved: [], malformed: [] };
+    const questions = {
+      path: "q",
+      open: [{ line: 3, text: "Which dialect?", taskId: "none", opened: "2026-11-30" }],
+      resolved: [],
+      malformed: [],
+    };
     const next = nextActionOf(deriveHandover(facts({ questions, handover: { view: record(), skipped: 0 } }), required));
-    expect(next).toStartWith("The worker's own handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (written 5m ago) says what to do next; follow its Next Action.");
+    expect(next).toStartWith(
+      "The worker's own handover .ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md (written 5m ago) says what to do next; follow its Next Action.",
+    );
     expect(next).toContain("Answer the open question(s) first");
     expect(next).toContain("- Which dialect?");
   });
@@ -239,25 +334,47 @@ describe("derived handover", () => {
 
   test("the handover that closed the last task is the one to follow while no task is active; another task's is not", () => {
     const closing = record({ task_id: "t-closed" });
-    const followed = nextActionOf(deriveHandover(facts({ handover: { view: closing, skipped: 0 }, closedBy: { task_id: "t-closed", created_at: closing.created_at } }), required));
+    const followed = nextActionOf(
+      deriveHandover(
+        facts({
+          handover: { view: closing, skipped: 0 },
+          closedBy: { task_id: "t-closed", created_at: closing.created_at },
+        }),
+        required,
+      ),
+    );
     expect(followed).toStartWith(`The worker's own handover ${closing.path}`);
     // The same record, not named as the closing one (the task was finished instead): not followed.
     const finished = nextActionOf(deriveHandover(facts({ handover: { view: closing, skipped: 0 } }), required));
     expect(finished).not.toContain("The worker's own handover");
     // A new task is active: the closing words of the old one are not this task's next step.
-    const newTask = nextActionOf(deriveHandover(facts({ task: TASK, handover: { view: closing, skipped: 0 }, closedBy: { task_id: "t-closed", created_at: closing.created_at }, sinceTask: { start: TASK.head, label: "exact", commits: [] } }), required));
+    const newTask = nextActionOf(
+      deriveHandover(
+        facts({
+          task: TASK,
+          handover: { view: closing, skipped: 0 },
+          closedBy: { task_id: "t-closed", created_at: closing.created_at },
+          sinceTask: { start: TASK.head, label: "exact", commits: [] },
+        }),
+        required,
+      ),
+    );
     expect(newTask).not.toContain("The worker's own handover");
   });
 
   test("a required section no writer fills is refused, naming the ones that can be derived", () => {
-    expect(() => deriveHandover(facts(), ["Objective", "Risks"])).toThrow("the policy requires section(s) no derivation can write: Risks");
+    expect(() => deriveHandover(facts(), ["Objective", "Risks"])).toThrow(
+      "the policy requires section(s) no derivation can write: Risks",
+    );
   });
 });
 
 describe("derived checkpoint", () => {
   test("fits the policy's cap: the file list gives way first", () => {
     const many = Array.from({ length: 200 }, (_, i) => `src/f${i}.ts`);
-    const body = deriveCheckpoint(facts({ task: TASK, files: many, sinceTask: { start: TASK.head, label: "advanced", commits: ["abc1234 one"] } }));
+    const body = deriveCheckpoint(
+      facts({ task: TASK, files: many, sinceTask: { start: TASK.head, label: "advanced", commits: ["abc1234 one"] } }),
+    );
     expect(body.split("\n").length).toBeLessThanOrEqual(POLICY.checkpoint!.max_body_lines!);
     expect(body).toStartWith(`At aaaaaaa on main, working tree clean; 200 file(s) changed since the task started.`);
     expect(body).toContain("Commits since the task started (1):\n- abc1234 one");
@@ -267,7 +384,12 @@ describe("derived checkpoint", () => {
 describe("context", () => {
   test("the handover section names who wrote the Next Action and what came since; own records appear under GIT", () => {
     const since = record({ how: "derived", session: "s-2", age: "0m", path: "later.md" });
-    const c = contextView(facts({ snapshot: { workingTree: "clean", changed: [], ownRecords: [".ai/repo/sessions/a.md"] }, handover: { view: record(), since, skipped: 0 } }));
+    const c = contextView(
+      facts({
+        snapshot: { workingTree: "clean", changed: [], ownRecords: [".ai/repo/sessions/a.md"] },
+        handover: { view: record(), since, skipped: 0 },
+      }),
+    );
     const text = c.lines.join("\n");
     expect(text).toContain("Next Action in its author's own words.");
     expect(text).toContain("since then: derived later.md (0m ago, episode s-2)");
@@ -277,44 +399,107 @@ describe("context", () => {
   });
 
   test("over budget, sections give way in order and the BUDGET line counts itself", () => {
-    const c = contextView(facts({ task: TASK, sinceTask: { start: TASK.head, label: "advanced", commits: [] }, handover: { view: record(), skipped: 0 } }), { budget: 36 });
+    const c = contextView(
+      facts({
+        task: TASK,
+        sinceTask: { start: TASK.head, label: "advanced", commits: [] },
+        handover: { view: record(), skipped: 0 },
+      }),
+      { budget: 36 },
+    );
     expect(c.lines.length).toBeLessThanOrEqual(36);
-    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 36 lines, ${c.lines.join("\n").length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`);
+    expect(c.lines.at(-1)).toBe(
+      `${c.lines.length} of 36 lines, ${c.lines.join("\n").length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`,
+    );
     expect(c.budget.dropped[0]).toStartWith("RECENT HISTORY");
   });
 });
 
 describe("the read side's account", () => {
   test("a Next Action too long for the answer is cut between lines, counted, and names the command that prints it whole", () => {
-    const steps = Array.from({ length: 120 }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`);
-    const c = continuityView({ facts: facts({ handover: { view: record({ next_action: steps }), skipped: 0 } }), open: [], closed: [], openProblems: [] });
+    const steps = Array.from(
+      { length: 120 },
+      (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`,
+    );
+    const c = continuityView({
+      facts: facts({ handover: { view: record({ next_action: steps }), skipped: 0 } }),
+      open: [],
+      closed: [],
+      openProblems: [],
+    });
     expect(c.handover!.next_action!.length).toBeLessThanOrEqual(9_000);
-    expect(c.handover!.next_action_cut).toEqual({ shown_lines: c.handover!.next_action!.split("\n").length, total_lines: 120, command: "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md" });
+    expect(c.handover!.next_action_cut).toEqual({
+      shown_lines: c.handover!.next_action!.split("\n").length,
+      total_lines: 120,
+      command: "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md",
+    });
     expect(c.next.some((n) => n.includes("was cut to") && n.includes("handover --show"))).toBe(true);
-    const short = continuityView({ facts: facts({ handover: { view: record(), skipped: 0 } }), open: [], closed: [], openProblems: [] });
+    const short = continuityView({
+      facts: facts({ handover: { view: record(), skipped: 0 } }),
+      open: [],
+      closed: [],
+      openProblems: [],
+    });
     expect(short.handover!.next_action_cut).toBeNull();
   });
 
   test("context within its character budget: the Next Action is the last to give way, cut with its command", () => {
-    const steps = Array.from({ length: 200 }, (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`);
-    const c = contextView(facts({ task: TASK, handover: { view: record({ next_action: steps, body: `# Next Action\n${steps.join("\n")}\n` }), skipped: 0 } }), { budget: 2_000 });
+    const steps = Array.from(
+      { length: 200 },
+      (_, i) => `${i + 1}. ${"migrate the module and run its tests ".repeat(5)}`,
+    );
+    const c = contextView(
+      facts({
+        task: TASK,
+        handover: { view: record({ next_action: steps, body: `# Next Action\n${steps.join("\n")}\n` }), skipped: 0 },
+      }),
+      { budget: 2_000 },
+    );
     const text = c.lines.join("\n");
     expect(c.over).toBe(false);
     expect(text.length).toBeLessThanOrEqual(18_000);
-    expect(text).toMatch(/… The Next Action is cut here: \d+ of 200 line\(s\) quoted, \d+ left out to fit the context budget 2000 lines, 18,000 characters\. `majordomus handover --show \S+\.md` prints the whole record\./);
-    expect(c.lines.at(-1)).toBe(`${c.lines.length} of 2000 lines, ${text.length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`);
+    expect(text).toMatch(
+      /… The Next Action is cut here: \d+ of 200 line\(s\) quoted, \d+ left out to fit the context budget 2000 lines, 18,000 characters\. `majordomus handover --show \S+\.md` prints the whole record\./,
+    );
+    expect(c.lines.at(-1)).toBe(
+      `${c.lines.length} of 2000 lines, ${text.length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`,
+    );
   });
 
   test("open episodes by the thousand: the newest are listed, the rest counted, on the page too", () => {
-    const episode = (i: number) => ({ session_id: `s-${i}`, provider: "claude-code", provider_session: `cc-${i}`, opened_by: "hook", opened_at: new Date(AT.getTime() - (2000 - i) * 60_000).toISOString(), branch: "main" }) as unknown as OpenEpisode;
+    const episode = (i: number) =>
+      ({
+        session_id: `s-${i}`,
+        provider: "claude-code",
+        provider_session: `cc-${i}`,
+        opened_by: "hook",
+        opened_at: new Date(AT.getTime() - (2000 - i) * 60_000).toISOString(),
+        branch: "main",
+      }) as unknown as OpenEpisode;
     const open = Array.from({ length: 2000 }, (_, i) => episode(i));
     const c = continuityView({ facts: facts(), open, closed: [], openProblems: [] });
     expect(c.episodes.open.length).toBe(OPEN_LISTED);
     expect(c.episodes.open[0]!.session_id).toBe("s-1999");
     expect(c.episodes.open_more).toBe(2000 - OPEN_LISTED);
-    expect(pageHtml({ continuity: c, providers: [], recovery: { stranded: 0, unfinished_closes: 0, threshold: null }, refreshSeconds: 5 })).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
-    const questions = Array.from({ length: 30 }, (_, i) => ({ text: `question ${i + 1}?`, taskId: "none", opened: "2026-11-30" }));
-    const blocked = continuityView({ facts: facts({ questions: { path: "/r/q.md", open: questions as never, resolved: [], malformed: [] } }), open: [], closed: [], openProblems: [] });
+    expect(
+      pageHtml({
+        continuity: c,
+        providers: [],
+        recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
+        refreshSeconds: 5,
+      }),
+    ).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
+    const questions = Array.from({ length: 30 }, (_, i) => ({
+      text: `question ${i + 1}?`,
+      taskId: "none",
+      opened: "2026-11-30",
+    }));
+    const blocked = continuityView({
+      facts: facts({ questions: { path: "/r/q.md", open: questions as never, resolved: [], malformed: [] } }),
+      open: [],
+      closed: [],
+      openProblems: [],
+    });
     expect([blocked.blockers.length, blocked.blockers[19]!.number, blocked.blockers_more]).toEqual([20, 20, 10]);
     const none = continuityView({ facts: facts(), open: [], closed: [], openProblems: [] });
     expect([none.episodes.open_more, none.episodes.open_absent]).toEqual([0, "no episode is open in this checkout"]);

@@ -14,8 +14,15 @@ import { out, outJson } from "../print.ts";
 const KIND = RECORD_KINDS.checkpoint;
 
 export default command({
-  meta: { name: "checkpoint", description: "Record progress (body on stdin, or --derive), or show and list checkpoints" },
-  examples: ["majordomus checkpoint --derive", "majordomus checkpoint --show", "printf '# Progress\\nThe parser passes.\\n' | majordomus checkpoint"],
+  meta: {
+    name: "checkpoint",
+    description: "Record progress (body on stdin, or --derive), or show and list checkpoints",
+  },
+  examples: [
+    "majordomus checkpoint --derive",
+    "majordomus checkpoint --show",
+    "printf '# Progress\\nThe parser passes.\\n' | majordomus checkpoint",
+  ],
   args: {
     derive: { type: "boolean", description: "Compose the body from git, the task record and the open questions" },
     show: { type: "boolean", description: "Print the checkpoint this checkout resolves to, with its labels" },
@@ -31,9 +38,18 @@ export default command({
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
     const policy = await loadPolicy(ctx.layer);
-    const body = args.derive ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS)) : readBody("majordomus checkpoint");
+    const body = args.derive
+      ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS))
+      : readBody("majordomus checkpoint");
     const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
-    if (args.json) outJson("record-written", { kind: "checkpoint", path: written.relativePath, task_id: written.record.meta.task_id, closed: false, created_at: written.record.meta.created_at });
+    if (args.json)
+      outJson("record-written", {
+        kind: "checkpoint",
+        path: written.relativePath,
+        task_id: written.record.meta.task_id,
+        closed: false,
+        created_at: written.record.meta.created_at,
+      });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },
 });

@@ -5,10 +5,13 @@ import { command } from "../define.ts";
 import { out } from "../print.ts";
 
 export default command({
-  meta: { name: "completion", description: "Print a shell completion script for bash, zsh or fish (generated from the command table)" },
+  meta: {
+    name: "completion",
+    description: "Print a shell completion script for bash, zsh or fish (generated from the command table)",
+  },
   examples: [
     "majordomus completion bash > ~/.local/share/bash-completion/completions/majordomus",
-    "majordomus completion zsh > \"${fpath[1]}/_majordomus\"",
+    'majordomus completion zsh > "${fpath[1]}/_majordomus"',
     "majordomus completion fish > ~/.config/fish/completions/majordomus.fish",
   ],
   args: { shell: { type: "positional", description: `One of ${SHELLS.join(", ")}` } },
@@ -16,7 +19,11 @@ export default command({
     const shell = String(args.shell);
     if (!(SHELLS as readonly string[]).includes(shell)) {
       const { Failure } = await import("../../lib/failure.ts");
-      throw new Failure("usage", `no completion for shell ${JSON.stringify(shell)}`, `give one of ${SHELLS.join(", ")}`);
+      throw new Failure(
+        "usage",
+        `no completion for shell ${JSON.stringify(shell)}`,
+        `give one of ${SHELLS.join(", ")}`,
+      );
     }
     const nodes = await commandTree(COMMANDS, [
       { flag: "--help", description: "Show help" },

@@ -13,8 +13,11 @@ import { olderLeftOut, out, outJson } from "../print.ts";
 const LIST = "list";
 
 export default command({
-  meta: { name: "decision", description: "Record a decision, with its reason, in decisions.md; `decision list` lists them" },
-  examples: ["majordomus decision \"keep the YAML format\" --why \"people edit it by hand\"", "majordomus decision list"],
+  meta: {
+    name: "decision",
+    description: "Record a decision, with its reason, in decisions.md; `decision list` lists them",
+  },
+  examples: ['majordomus decision "keep the YAML format" --why "people edit it by hand"', "majordomus decision list"],
   args: {
     title: { type: "positional", description: "The decision, in one line (or `list`: the decisions, newest first)" },
     why: { type: "string", description: "Why it was made" },
@@ -23,15 +26,28 @@ export default command({
   },
   async run({ args, rawArgs }) {
     const listing = args.title === LIST && !rawArgs.includes("--");
-    if (listing && args.why !== undefined) throw new Failure("usage", "`decision list` takes no --why", "to record a decision titled list, give the title after --: `majordomus decision --why \"…\" -- list`");
+    if (listing && args.why !== undefined)
+      throw new Failure(
+        "usage",
+        "`decision list` takes no --why",
+        'to record a decision titled list, give the title after --: `majordomus decision --why "…" -- list`',
+      );
     const limit = listLimit(args.limit, listing, "`decision list`");
     if (listing) return list(limit, args.json === true);
     const ctx = await workspace();
     const task = (await activeTask(ctx.layer)).active;
-    const decision = appendDecision(ctx.layer, await redactForWrite(String(args.title), "decision"), args.why === undefined ? undefined : await redactForWrite(String(args.why), "decision's reason"), task?.id ?? "none", ctx.position.head, wall());
+    const decision = appendDecision(
+      ctx.layer,
+      await redactForWrite(String(args.title), "decision"),
+      args.why === undefined ? undefined : await redactForWrite(String(args.why), "decision's reason"),
+      task?.id ?? "none",
+      ctx.position.head,
+      wall(),
+    );
     await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
     if (args.json) outJson("decision", { decision });
-    else out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
+    else
+      out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
   },
 });
 
@@ -43,6 +59,9 @@ async function list(limit: number, json: boolean): Promise<void> {
   const more = items.length < all.length;
   if (json) return outJson("decision-list", { items, more });
   if (items.length === 0) return out("no decisions recorded in this checkout");
-  for (const d of items) out(`${d.date} — ${d.title} (task ${d.task}, head ${d.head.slice(0, 12)})${d.why && d.why !== "not recorded" ? `: ${d.why}` : ""}`);
+  for (const d of items)
+    out(
+      `${d.date} — ${d.title} (task ${d.task}, head ${d.head.slice(0, 12)})${d.why && d.why !== "not recorded" ? `: ${d.why}` : ""}`,
+    );
   if (more) olderLeftOut(items.length);
 }

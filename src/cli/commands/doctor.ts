@@ -12,15 +12,29 @@ function report(findings: Finding[], json: boolean, what: string): void {
   const n = failing(findings);
   if (json) outJson("findings", { command: what, items: findings, failing: n });
   else for (const f of findings) out(render(f));
-  if (n > 0) throw new Failure("contract", `${what}: ${n} failing finding(s) of ${findings.length}`, "each line says what is wrong and how to reproduce it");
+  if (n > 0)
+    throw new Failure(
+      "contract",
+      `${what}: ${n} failing finding(s) of ${findings.length}`,
+      "each line says what is wrong and how to reproduce it",
+    );
 }
 
 export const doctorCommand = command({
-  meta: { name: "doctor", description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)" },
+  meta: {
+    name: "doctor",
+    description: "The layer's health: validity, privacy, records, lost work, declared wiring (exit 10 on any failure)",
+  },
   examples: ["majordomus doctor", "majordomus doctor --fix", "majordomus doctor --json"],
   args: {
-    all: { type: "boolean", description: "Also list hook failures a later event of the same kind has recovered (history)" },
-    fix: { type: "boolean", description: "First finish the closes a dead hook left and close stranded episodes, then report" },
+    all: {
+      type: "boolean",
+      description: "Also list hook failures a later event of the same kind has recovered (history)",
+    },
+    fix: {
+      type: "boolean",
+      description: "First finish the closes a dead hook left and close stranded episodes, then report",
+    },
     ...jsonArg,
   },
   async run({ args }) {
@@ -48,7 +62,13 @@ export const doctorCommand = command({
     if (refused !== undefined) err(`majordomus: nothing fixed: ${refused}`);
     // No layer here (never initialised, or removed): that is the report, not an error.
     if (isFailure(ws)) {
-      const finding: Finding = { level: "FAIL", category: "layer", subject: ".ai", message: `${ws.message}; majordomus keeps no account of this repository yet`, reproduce: "majordomus init" };
+      const finding: Finding = {
+        level: "FAIL",
+        category: "layer",
+        subject: ".ai",
+        message: `${ws.message}; majordomus keeps no account of this repository yet`,
+        reproduce: "majordomus init",
+      };
       return report([finding], args.json === true, "doctor");
     }
     report(await doctor(ws, { all: args.all === true, fix }), args.json === true, "doctor");
@@ -56,7 +76,10 @@ export const doctorCommand = command({
 });
 
 export const checkCommand = command({
-  meta: { name: "check", description: "The active task against git, and what refuses acceptance (exit 10 on any failure)" },
+  meta: {
+    name: "check",
+    description: "The active task against git, and what refuses acceptance (exit 10 on any failure)",
+  },
   examples: ["majordomus check", "majordomus check --json"],
   args: { ...jsonArg },
   async run({ args }) {

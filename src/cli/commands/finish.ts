@@ -7,7 +7,10 @@ import { out, outJson } from "../print.ts";
 
 export default command({
   meta: { name: "finish", description: "Finish the active task with an outcome and a note" },
-  examples: ["majordomus finish --outcome completed", "majordomus finish --outcome partial --note \"parser done; the CLI flag is not\""],
+  examples: [
+    "majordomus finish --outcome completed",
+    'majordomus finish --outcome partial --note "parser done; the CLI flag is not"',
+  ],
   args: {
     outcome: { type: "enum", options: [...OUTCOMES], required: true, description: `One of ${OUTCOMES.join(", ")}` },
     note: { type: "string", description: "Markdown note (default: the newest handover naming the task)" },
@@ -16,7 +19,8 @@ export default command({
   async run({ args }) {
     const ctx = await workspace();
     const done = await finishTask(ctx, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
-    if (args.json) outJson("task-finished", { task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath ?? null });
+    if (args.json)
+      outJson("task-finished", { task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath ?? null });
     else out(`finished ${done.task.id} as ${done.task.outcome}; note kept at ${done.notePath}`);
   },
 });

@@ -17,10 +17,21 @@ import { out, outJson } from "../print.ts";
 const KIND = RECORD_KINDS.handover;
 
 export default command({
-  meta: { name: "handover", description: "Write a handover (body on stdin, or --derive), or resolve and list handovers" },
-  examples: ["majordomus handover < handover.md", "majordomus handover --derive", "majordomus handover --resolve", "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md"],
+  meta: {
+    name: "handover",
+    description: "Write a handover (body on stdin, or --derive), or resolve and list handovers",
+  },
+  examples: [
+    "majordomus handover < handover.md",
+    "majordomus handover --derive",
+    "majordomus handover --resolve",
+    "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md",
+  ],
   args: {
-    derive: { type: "boolean", description: "Compose the handover from the task record, the ledger, git and the open questions" },
+    derive: {
+      type: "boolean",
+      description: "Compose the handover from the task record, the ledger, git and the open questions",
+    },
     close: { type: "boolean", description: "Mark the active task handed over" },
     "no-task": { type: "boolean", description: "Do not attach the handover to the active task" },
     resolve: { type: "boolean", description: "Print the handover this checkout resolves to, with its labels" },
@@ -35,22 +46,55 @@ export default command({
     const limit = listLimit(args.limit, args.list === true, "--list");
     const noTask = args["no-task"] === true;
     if (args.show !== undefined) {
-      if (args.close || noTask) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --show");
-      return printRecord(KIND, await workspace(process.cwd(), undefined, { readOnly: true }), args.show, { json: args.json });
+      if (args.close || noTask)
+        throw new Failure(
+          "usage",
+          "--close and --no-task apply only when writing a handover",
+          "drop them, or drop --show",
+        );
+      return printRecord(KIND, await workspace(process.cwd(), undefined, { readOnly: true }), args.show, {
+        json: args.json,
+      });
     }
-    if ((args.resolve || args.list) && (args.close || noTask)) throw new Failure("usage", "--close and --no-task apply only when writing a handover", "drop them, or drop --resolve/--list");
-    if (args.close && noTask) throw new Failure("usage", "--close and --no-task cannot be used together", "--close hands over the active task; --no-task writes a handover that names none");
+    if ((args.resolve || args.list) && (args.close || noTask))
+      throw new Failure(
+        "usage",
+        "--close and --no-task apply only when writing a handover",
+        "drop them, or drop --resolve/--list",
+      );
+    if (args.close && noTask)
+      throw new Failure(
+        "usage",
+        "--close and --no-task cannot be used together",
+        "--close hands over the active task; --no-task writes a handover that names none",
+      );
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
     const policy = await loadPolicy(ctx.layer);
-    const body = args.derive ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy)) : readBody("majordomus handover");
-    const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored", noTask, close: args.close });
+    const body = args.derive
+      ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy))
+      : readBody("majordomus handover");
+    const written = await writeRecord(ctx, KIND, body, policy, {
+      how: args.derive ? "derived" : "authored",
+      noTask,
+      close: args.close,
+    });
     // Detached from an active task, the agent's words are not that task's account: a session end's
     // derived record for the task is resumed from instead. Said now, while it can still be redone.
     const active = noTask && !args.derive ? (await activeTask(ctx.layer)).active : undefined;
-    if (active) log.warn(`task ${active.id} is active and this handover names no task: once a session end writes the task's own record, the next briefing resumes from that, not from this; write it again without --no-task to have it followed`);
-    if (args.json) outJson("record-written", { kind: "handover", path: written.relativePath, task_id: written.record.meta.task_id, closed: args.close === true, created_at: written.record.meta.created_at });
+    if (active)
+      log.warn(
+        `task ${active.id} is active and this handover names no task: once a session end writes the task's own record, the next briefing resumes from that, not from this; write it again without --no-task to have it followed`,
+      );
+    if (args.json)
+      outJson("record-written", {
+        kind: "handover",
+        path: written.relativePath,
+        task_id: written.record.meta.task_id,
+        closed: args.close === true,
+        created_at: written.record.meta.created_at,
+      });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },
 });

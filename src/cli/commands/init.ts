@@ -19,7 +19,13 @@ export default command({
     }
     for (const path of result.created) out(`created  ${path}`);
     for (const path of result.kept) out(`kept     ${path}`);
-    out(result.gitignore === "added" ? "added    .ai/local/ to .gitignore" : "kept     .gitignore (already ignores the local half)");
-    err(`majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`);
+    out(
+      result.gitignore === "added"
+        ? "added    .ai/local/ to .gitignore"
+        : "kept     .gitignore (already ignores the local half)",
+    );
+    err(
+      `majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`,
+    );
   },
 });

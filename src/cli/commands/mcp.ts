@@ -8,7 +8,10 @@ import { command } from "../define.ts";
 import { err, out } from "../print.ts";
 
 export default command({
-  meta: { name: "mcp", description: "Serve this checkout's continuity over MCP on stdio, read-only (for a client's MCP configuration)" },
+  meta: {
+    name: "mcp",
+    description: "Serve this checkout's continuity over MCP on stdio, read-only (for a client's MCP configuration)",
+  },
   examples: ["majordomus mcp", "claude mcp add majordomus -- majordomus mcp"],
   args: {},
   longLived: true,

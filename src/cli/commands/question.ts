@@ -3,7 +3,13 @@ import { Failure } from "../../lib/failure.ts";
 import { wall } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { appendEvent } from "../../ledger/store.ts";
-import { addQuestion, describeMalformed, readQuestions, resolveQuestion, type Question } from "../../questions/store.ts";
+import {
+  addQuestion,
+  describeMalformed,
+  readQuestions,
+  resolveQuestion,
+  type Question,
+} from "../../questions/store.ts";
 import { activeTask } from "../../task/record.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
@@ -15,16 +21,28 @@ async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<strin
 
 /** A question as the JSON documents give it (snake_case, every key present). */
 function questionJson(q: Question) {
-  return { text: q.text, task_id: q.taskId, opened: q.opened ?? null, resolved: q.resolved ?? null, answer: q.answer ?? null, line: q.line };
+  return {
+    text: q.text,
+    task_id: q.taskId,
+    opened: q.opened ?? null,
+    resolved: q.resolved ?? null,
+    answer: q.answer ?? null,
+    line: q.line,
+  };
 }
 
 const add = command({
   meta: { name: "add", description: "Add an open question (a blocker for finishing as completed)" },
-  examples: ["majordomus question add \"which locale is the default?\""],
+  examples: ['majordomus question add "which locale is the default?"'],
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace();
-    const q = addQuestion(ctx.layer, await redactForWrite(String(args.question), "question"), await taskId(ctx), wall());
+    const q = addQuestion(
+      ctx.layer,
+      await redactForWrite(String(args.question), "question"),
+      await taskId(ctx),
+      wall(),
+    );
     await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`opened: ${q.text} (task ${q.taskId})`);
@@ -38,21 +56,36 @@ const list = command({
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const q = readQuestions(ctx.layer);
-    if (args.json) outJson("question-list", { items: q.open.map((item, i) => ({ number: i + 1, ...questionJson(item) })), resolved: args.all ? q.resolved.map(questionJson) : [], malformed: q.malformed });
+    if (args.json)
+      outJson("question-list", {
+        items: q.open.map((item, i) => ({ number: i + 1, ...questionJson(item) })),
+        resolved: args.all ? q.resolved.map(questionJson) : [],
+        malformed: q.malformed,
+      });
     else {
       q.open.forEach((item, i) => out(`${i + 1}. ${item.text}  (task ${item.taskId}, opened ${item.opened})`));
-      if (args.all) for (const item of q.resolved) out(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
+      if (args.all)
+        for (const item of q.resolved)
+          out(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
       if (q.open.length === 0) out("no open questions");
     }
     if (q.malformed.length > 0) {
-      throw new Failure("contract", `${q.malformed.length} line(s) of ${q.path} are not questions`, "rewrite each in one of the two shapes shown in the file's comment", describeMalformed(q));
+      throw new Failure(
+        "contract",
+        `${q.malformed.length} line(s) of ${q.path} are not questions`,
+        "rewrite each in one of the two shapes shown in the file's comment",
+        describeMalformed(q),
+      );
     }
   },
 });
 
 const resolve = command({
-  meta: { name: "resolve", description: "Resolve an open question (by number or by a piece of its text) with an answer" },
-  examples: ["majordomus question resolve 1 --answer \"en-GB\"", "majordomus question resolve locale --answer \"en-GB\""],
+  meta: {
+    name: "resolve",
+    description: "Resolve an open question (by number or by a piece of its text) with an answer",
+  },
+  examples: ['majordomus question resolve 1 --answer "en-GB"', 'majordomus question resolve locale --answer "en-GB"'],
   args: {
     question: { type: "positional", description: "Its number in `question list`, or a unique piece of its text" },
     answer: { type: "string", required: true, description: "The answer, in one line" },
@@ -61,7 +94,12 @@ const resolve = command({
   async run({ args }) {
     const ctx = await workspace();
     const resolverTask = await taskId(ctx);
-    const q = resolveQuestion(ctx.layer, String(args.question), await redactForWrite(String(args.answer), "answer"), wall());
+    const q = resolveQuestion(
+      ctx.layer,
+      String(args.question),
+      await redactForWrite(String(args.answer), "answer"),
+      wall(),
+    );
     await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`resolved: ${q.text} — ${q.answer}`);
@@ -70,6 +108,6 @@ const resolve = command({
 
 export default command({
   meta: { name: "question", description: "Open questions: add, list, resolve" },
-  examples: ["majordomus question add \"which locale is the default?\"", "majordomus question list"],
+  examples: ['majordomus question add "which locale is the default?"', "majordomus question list"],
   subCommands: { add, list, resolve },
 });

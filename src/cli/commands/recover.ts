@@ -9,7 +9,11 @@ import { command } from "../define.ts";
 import { err, out, outJson } from "../print.ts";
 
 export default command({
-  meta: { name: "recover", description: "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted" },
+  meta: {
+    name: "recover",
+    description:
+      "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted",
+  },
   examples: ["majordomus recover --check", "majordomus recover --older-than 24h"],
   args: {
     "older-than": { type: "string", description: "Override session.stranded_after (30m, 24h, 3d)" },
@@ -20,23 +24,53 @@ export default command({
     const ctx = await workspace();
     // First the closes an end event claimed and its taker never finished: they are not stranded, they are promised.
     const claims = await recoverClaims(ctx, { check: args.check });
-    const result = await recoverStranded(ctx, { limit: Number.MAX_SAFE_INTEGER, olderThan: args["older-than"], check: args.check });
-    if (!result.threshold && claims.length === 0) throw new Failure("missing", "the policy declares no session.stranded_after", "add it (e.g. `stranded_after: 24h`) or pass --older-than");
+    const result = await recoverStranded(ctx, {
+      limit: Number.MAX_SAFE_INTEGER,
+      olderThan: args["older-than"],
+      check: args.check,
+    });
+    if (!result.threshold && claims.length === 0)
+      throw new Failure(
+        "missing",
+        "the policy declares no session.stranded_after",
+        "add it (e.g. `stranded_after: 24h`) or pass --older-than",
+      );
     if (args.json) {
-      outJson("recover", { check: args.check === true, threshold: result.threshold ?? null, closes: claims.map((c) => c.sessionId), stranded: result.closed.map((e) => e.session_id) });
+      outJson("recover", {
+        check: args.check === true,
+        threshold: result.threshold ?? null,
+        closes: claims.map((c) => c.sessionId),
+        stranded: result.closed.map((e) => e.session_id),
+      });
     } else {
-      for (const c of claims) out(`${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`);
-      if (result.closed.length === 0 && claims.length === 0) out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
-      for (const e of result.closed) out(`${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`);
+      for (const c of claims)
+        out(
+          `${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`,
+        );
+      if (result.closed.length === 0 && claims.length === 0)
+        out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
+      for (const e of result.closed)
+        out(
+          `${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`,
+        );
     }
     // Temp files killed writers left behind go too (never while their writer may still be alive),
     // and connection episodes whose client did not attach again within the grace.
     if (!args.check) {
       for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
       const policy = await loadPolicy(ctx.layer);
-      if (policy.policy.mcp?.reattach_grace_minutes !== undefined) for (const id of await expireDetached(ctx, policy)) err(`majordomus: closed ${id} as interrupted: its client's connection dropped and it did not attach again within the grace`);
+      if (policy.policy.mcp?.reattach_grace_minutes !== undefined)
+        for (const id of await expireDetached(ctx, policy))
+          err(
+            `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not attach again within the grace`,
+          );
     }
     const pending = claims.length + result.closed.length;
-    if (args.check && pending > 0) throw new Failure("contract", `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`, "`majordomus recover` finishes and closes them");
+    if (args.check && pending > 0)
+      throw new Failure(
+        "contract",
+        `${claims.length} unfinished close(s) and ${result.closed.length} stranded episode(s)`,
+        "`majordomus recover` finishes and closes them",
+      );
   },
 });

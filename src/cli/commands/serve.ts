@@ -15,15 +15,26 @@ function hostOption(raw: unknown): string {
   if (raw === undefined) return "127.0.0.1";
   const host = String(raw).replace(/^\[(.*)\]$/, "$1");
   if (host === "localhost" || isIP(host) !== 0) return host;
-  throw new Failure("usage", `--host ${JSON.stringify(String(raw))} is not an IP address`, "give an address of this machine, such as 127.0.0.1, ::1 or 0.0.0.0 (leave --host out to serve on 127.0.0.1)");
+  throw new Failure(
+    "usage",
+    `--host ${JSON.stringify(String(raw))} is not an IP address`,
+    "give an address of this machine, such as 127.0.0.1, ::1 or 0.0.0.0 (leave --host out to serve on 127.0.0.1)",
+  );
 }
 
 export default command({
-  meta: { name: "serve", description: "Serve the continuity page (/), the JSON API (/api/v1/) and MCP (/mcp) on a loopback port, read-only" },
+  meta: {
+    name: "serve",
+    description: "Serve the continuity page (/), the JSON API (/api/v1/) and MCP (/mcp) on a loopback port, read-only",
+  },
   examples: ["majordomus serve", "majordomus serve --port 7411"],
   args: {
     port: { type: "string", description: "The port (default 7411; 0 picks a free one)" },
-    host: { type: "string", description: "The IP address to bind (default 127.0.0.1; any other is served with a warning, and still needs the token)" },
+    host: {
+      type: "string",
+      description:
+        "The IP address to bind (default 127.0.0.1; any other is served with a warning, and still needs the token)",
+    },
   },
   longLived: true,
   async run({ args }) {
@@ -31,14 +42,23 @@ export default command({
     if (port > 65535) throw new Failure("usage", `--port ${port} is not a port`, "give 0 to 65535");
     const host = hostOption(args.host);
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });
-    const [{ Account }, { serve, isLoopback }, { serveToken }] = await Promise.all([import("../../serve/account.ts"), import("../../serve/http.ts"), import("../../serve/token.ts")]);
+    const [{ Account }, { serve, isLoopback }, { serveToken }] = await Promise.all([
+      import("../../serve/account.ts"),
+      import("../../serve/http.ts"),
+      import("../../serve/token.ts"),
+    ]);
     const { token, path } = serveToken(ws.layer);
     const shownPath = relative(process.cwd(), path) || path;
-    if (!isLoopback(host)) err(`majordomus: warning: serving on ${host}, not loopback: anyone who can reach it can try; only a request with the token is answered, and the token crosses the network in the clear (plain HTTP)`);
+    if (!isLoopback(host))
+      err(
+        `majordomus: warning: serving on ${host}, not loopback: anyone who can reach it can try; only a request with the token is answered, and the token crosses the network in the clear (plain HTTP)`,
+      );
     const served = await serve(new Account(ws.position.worktree), { host, port, token });
     err(`majordomus: serving ${served.url}/ (read-only; Ctrl-C stops)`);
     err(`  open ${served.url}/?token=${token} in your browser for the page`);
-    err(`  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; delete it to make a new one)`);
+    err(
+      `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; delete it to make a new one)`,
+    );
     await new Promise<void>((resolve) => {
       for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
     });

@@ -32,7 +32,12 @@ const start = command({
   meta: { name: "start", description: "Open an episode by hand (hooks open one per client session)" },
   examples: ["majordomus session start", "majordomus session start --provider claude-code --provider-session cc-1"],
   args: {
-    "if-open": { type: "enum", options: ["refuse", "keep"], default: "refuse", description: "What to do when this episode is already open" },
+    "if-open": {
+      type: "enum",
+      options: ["refuse", "keep"],
+      default: "refuse",
+      description: "What to do when this episode is already open",
+    },
     owner: { type: "string", description: "Who works in it (default $USER)" },
     worker: { type: "string", description: "An id for the agent or worker" },
     ...providerArgs,
@@ -51,17 +56,32 @@ const start = command({
     });
     const e = opened.episode;
     if (args.json) return outJson("episode", { open: true, kept: opened.kept, episode: e });
-    out(`session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`);
+    out(
+      `session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`,
+    );
     out(`working context: ${e.context_path}`);
   },
 });
 
 const close = command({
-  meta: { name: "close", description: "Close an episode into its shared record (an authored summary may come on stdin)" },
+  meta: {
+    name: "close",
+    description: "Close an episode into its shared record (an authored summary may come on stdin)",
+  },
   examples: ["majordomus session close", "majordomus session close --outcome interrupted"],
   args: {
-    outcome: { type: "enum", options: ["closed", "interrupted"], default: "closed", description: "closed or interrupted" },
-    "if-none": { type: "enum", options: ["refuse", "ignore"], default: "refuse", description: "What to do when no episode is open" },
+    outcome: {
+      type: "enum",
+      options: ["closed", "interrupted"],
+      default: "closed",
+      description: "closed or interrupted",
+    },
+    "if-none": {
+      type: "enum",
+      options: ["refuse", "ignore"],
+      default: "refuse",
+      description: "What to do when no episode is open",
+    },
     ...providerArgs,
     ...jsonArg,
   },
@@ -69,16 +89,30 @@ const close = command({
     const ctx = await workspace(process.cwd(), args["provider-session"]);
     const summary = stdinIsTerminal() ? undefined : readBody("majordomus session close");
     const policy = await loadPolicy(ctx.layer).catch(() => undefined);
-    const closed = await closeEpisode(ctx, { outcome: args.outcome as "closed" | "interrupted", providerSession: args["provider-session"], summary, policy });
+    const closed = await closeEpisode(ctx, {
+      outcome: args.outcome as "closed" | "interrupted",
+      providerSession: args["provider-session"],
+      summary,
+      policy,
+    });
     if (closed.status === "none") {
       if (args["if-none"] === "ignore") return;
-      throw new Failure("missing", "no episode is open here for that session", "`majordomus session status` shows what is open");
+      throw new Failure(
+        "missing",
+        "no episode is open here for that session",
+        "`majordomus session status` shows what is open",
+      );
     }
     if (closed.status === "already") {
       err(`majordomus: episode ${closed.episode.session_id} already has its record; this close adds none`);
       return;
     }
-    if (args.json) outJson("session-closed", { session_id: closed.episode.session_id, path: closed.path, committed: closed.committed ?? null });
+    if (args.json)
+      outJson("session-closed", {
+        session_id: closed.episode.session_id,
+        path: closed.path,
+        committed: closed.committed ?? null,
+      });
     else out(closed.path);
   },
 });
@@ -97,7 +131,8 @@ async function liveDelivery(e: OpenEpisode): Promise<DeliveryVerdict | null> {
   return provider ? deliveryOf(provider.id, e.transcript_path, provider.hooks.events.start.shim) : null;
 }
 
-const deliveryLine = (v: { state: string; cause: string } | null | undefined) => (v ? `Briefing: ${v.state.replace("_", " ")} — ${v.cause}` : undefined);
+const deliveryLine = (v: { state: string; cause: string } | null | undefined) =>
+  v ? `Briefing: ${v.state.replace("_", " ")} — ${v.cause}` : undefined;
 
 const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand");
 
@@ -111,16 +146,28 @@ const openLine = (ctx: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, open
 function openLines(ctx: Ctx, open: OpenEpisode[], prefix = ""): string[] {
   const newest = newestOpenFirst(open);
   const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ctx, e)}`);
-  if (newest.length > LIST_DEFAULT) lines.push(`… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`);
+  if (newest.length > LIST_DEFAULT)
+    lines.push(
+      `… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`,
+    );
   return lines;
 }
 
 function several(ctx: Ctx, open: OpenEpisode[], command: string): Failure {
-  return new Failure("missing", `${open.length} episodes are open in this checkout and this process belongs to none of them`, `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`, openLines(ctx, open));
+  return new Failure(
+    "missing",
+    `${open.length} episodes are open in this checkout and this process belongs to none of them`,
+    `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`,
+    openLines(ctx, open),
+  );
 }
 
 const status = command({
-  meta: { name: "status", description: "The episode this process belongs to (or the one open here), every other open one, and hook work still being written" },
+  meta: {
+    name: "status",
+    description:
+      "The episode this process belongs to (or the one open here), every other open one, and hook work still being written",
+  },
   examples: ["majordomus session status"],
   args: { ...jsonArg },
   async run({ args }) {
@@ -132,22 +179,45 @@ const status = command({
     const pointer = readPointer(ctx.layer);
     // Work hooks handed off and their workers have not finished (or never will: see doctor).
     const dir = relative(ctx.position.worktree, ticketsDir(ctx.layer));
-    const handed = tickets(ctx.layer).map((t) => ({ ticket: `${dir}/${t.name}.work`, event: t.event, age_ms: Math.round(t.ageMs), worker_lost: t.lost }));
+    const handed = tickets(ctx.layer).map((t) => ({
+      ticket: `${dir}/${t.name}.work`,
+      event: t.event,
+      age_ms: Math.round(t.ageMs),
+      worker_lost: t.lost,
+    }));
     const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
-      outJson("session-status", { current: mine ? { ...(await describeOpen(ctx, mine)), delivery: await liveDelivery(mine) } : null, because, pointer: pointer ?? null, others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))), handed_off: handed, problems: open.filter((o) => o.problem).map((o) => o.problem) });
+      outJson("session-status", {
+        current: mine ? { ...(await describeOpen(ctx, mine)), delivery: await liveDelivery(mine) } : null,
+        because,
+        pointer: pointer ?? null,
+        others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))),
+        handed_off: handed,
+        problems: open.filter((o) => o.problem).map((o) => o.problem),
+      });
       return;
     }
     if (mine) {
       const d = await describeOpen(ctx, mine);
-      out(`Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`);
+      out(
+        `Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`,
+      );
       out(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
       const delivered = deliveryLine(await liveDelivery(mine));
       if (delivered) out(delivered);
-    } else if (picked.kind === "several") out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
+    } else if (picked.kind === "several")
+      out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
     else out("No episode is open in this checkout.");
-    for (const line of openLines(ctx, others.map((o) => o.episode!), mine ? "Also open: " : "Open: ")) out(line);
-    for (const h of handed) out(`Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`);
+    for (const line of openLines(
+      ctx,
+      others.map((o) => o.episode!),
+      mine ? "Also open: " : "Open: ",
+    ))
+      out(line);
+    for (const h of handed)
+      out(
+        `Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`,
+      );
     for (const o of open.filter((x) => x.problem)) err(`majordomus: warning: ${o.problem}`);
   },
 });
@@ -164,34 +234,74 @@ const list = command({
     const rows = matching.slice(0, limit > 0 ? limit : undefined);
     const more = listing.more || rows.length < matching.length;
     for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
-    if (args.json) return outJson("session-list", { items: rows.map((r) => ({ path: r.path, ...r.meta })), rejected: listing.rejected, more });
+    if (args.json)
+      return outJson("session-list", {
+        items: rows.map((r) => ({ path: r.path, ...r.meta })),
+        rejected: listing.rejected,
+        more,
+      });
     if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
-    for (const r of rows) out([r.meta.closed_at, r.meta.session_id, r.meta.outcome, r.meta.branch, await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position), r.path].join("  "));
+    for (const r of rows)
+      out(
+        [
+          r.meta.closed_at,
+          r.meta.session_id,
+          r.meta.outcome,
+          r.meta.branch,
+          await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position),
+          r.path,
+        ].join("  "),
+      );
     if (more) olderLeftOut(rows.length);
   },
 });
 
 /** A closed record named by its episode id or its client's session id (the newest, when a client session closed more than one). */
 async function findClosed(ctx: Ctx, id: string) {
-  const record = (await readClosed(ctx)).records.find((r) => names(r.meta as { session_id: unknown; provider_session?: unknown }, id));
-  if (!record) throw new Failure("missing", `no open episode and no closed session record for ${id === "" ? "an empty id" : JSON.stringify(id)}`, "`majordomus session status` lists the open ones, `majordomus session list --all` the closed ones");
+  const record = (await readClosed(ctx)).records.find((r) =>
+    names(r.meta as { session_id: unknown; provider_session?: unknown }, id),
+  );
+  if (!record)
+    throw new Failure(
+      "missing",
+      `no open episode and no closed session record for ${id === "" ? "an empty id" : JSON.stringify(id)}`,
+      "`majordomus session status` lists the open ones, `majordomus session list --all` the closed ones",
+    );
   return record;
 }
 
 /** The open episode a command without an id is about, saying on stderr how it was chosen. */
-async function chosen(ctx: Ctx, id: string | undefined, command: string): Promise<{ open?: OpenEpisode; closedId?: string }> {
+async function chosen(
+  ctx: Ctx,
+  id: string | undefined,
+  command: string,
+): Promise<{ open?: OpenEpisode; closedId?: string }> {
   const picked = await pickEpisode(ctx.layer, ctx.position, id);
   if (picked.kind === "several") throw several(ctx, picked.open, command);
-  if (picked.kind === "none") throw new Failure("missing", "no episode is open in this checkout", `give a closed one's id: \`majordomus session ${command} <id>\` (\`majordomus session list\` lists them)`);
+  if (picked.kind === "none")
+    throw new Failure(
+      "missing",
+      "no episode is open in this checkout",
+      `give a closed one's id: \`majordomus session ${command} <id>\` (\`majordomus session list\` lists them)`,
+    );
   if (picked.kind === "closed-id") return { closedId: picked.id };
-  if (picked.because === "the only open episode of this checkout") err(`majordomus: ${picked.episode.session_id} is the only open episode of this checkout; taking it`);
+  if (picked.because === "the only open episode of this checkout")
+    err(`majordomus: ${picked.episode.session_id} is the only open episode of this checkout; taking it`);
   return { open: picked.episode };
 }
 
 const show = command({
   meta: { name: "show", description: "Print one episode: an open one as it stands, a closed one's record" },
   examples: ["majordomus session show", "majordomus session show cc-1"],
-  args: { id: { type: "positional", required: false, description: "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)" }, ...jsonArg },
+  args: {
+    id: {
+      type: "positional",
+      required: false,
+      description:
+        "An episode id (s-…) or the client's session id (default: the episode of this process, or the only open one)",
+    },
+    ...jsonArg,
+  },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
@@ -199,13 +309,33 @@ const show = command({
       const d = await describeOpen(ctx, open);
       const delivery = await liveDelivery(open);
       if (args.json) return outJson("episode", { open: true, episode: { ...d, delivery } });
-      return out([`Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`, `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`, `Working context: ${d.context_path}`, ...(delivery ? [deliveryLine(delivery)!] : []), "Its record is written when it closes; `majordomus session context` composes it now."].join("\n"));
+      return out(
+        [
+          `Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`,
+          `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`,
+          `Working context: ${d.context_path}`,
+          ...(delivery ? [deliveryLine(delivery)!] : []),
+          "Its record is written when it closes; `majordomus session context` composes it now.",
+        ].join("\n"),
+      );
     }
     const record = await findClosed(ctx, closedId!);
     // What the ledger recorded at its end of what reached the model.
-    const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: redactOnRead(record.body), delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
-    out(redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
+    const delivery =
+      newestDeliveries(ctx.layer, { session: String(record.meta.session_id) })
+        .values()
+        .next().value ?? null;
+    if (args.json)
+      return outJson("session-record", {
+        open: false,
+        path: record.path,
+        meta: record.meta,
+        body: redactOnRead(record.body),
+        delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
+      });
+    out(
+      redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd(),
+    );
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
@@ -216,30 +346,72 @@ const latest = command({
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find((r) => r.meta.branch === ctx.position.branch);
-    if (!record) throw new Failure("missing", `no closed session record on ${ctx.position.branch}`, "episodes leave one when they close");
+    const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find(
+      (r) => r.meta.branch === ctx.position.branch,
+    );
+    if (!record)
+      throw new Failure(
+        "missing",
+        `no closed session record on ${ctx.position.branch}`,
+        "episodes leave one when they close",
+      );
     if (args.path) return out(join(ctx.position.worktree, record.path));
     // What the ledger recorded at its end of what reached the model.
-    const delivery = newestDeliveries(ctx.layer, { session: String(record.meta.session_id) }).values().next().value ?? null;
-    if (args.json) return outJson("session-record", { open: false, path: record.path, meta: record.meta, body: redactOnRead(record.body), delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null });
-    out(redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
+    const delivery =
+      newestDeliveries(ctx.layer, { session: String(record.meta.session_id) })
+        .values()
+        .next().value ?? null;
+    if (args.json)
+      return outJson("session-record", {
+        open: false,
+        path: record.path,
+        meta: record.meta,
+        body: redactOnRead(record.body),
+        delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
+      });
+    out(
+      redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd(),
+    );
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
 
 const context = command({
-  meta: { name: "context", description: "The working context of an episode, composed now (git now vs at open, what it recorded)" },
+  meta: {
+    name: "context",
+    description: "The working context of an episode, composed now (git now vs at open, what it recorded)",
+  },
   examples: ["majordomus session context", "majordomus session context cc-1 --path"],
-  args: { id: { type: "positional", required: false, description: "An episode id or the client's session id (default: the episode of this process, or the only open one)" }, path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" }, ...jsonArg },
+  args: {
+    id: {
+      type: "positional",
+      required: false,
+      description:
+        "An episode id or the client's session id (default: the episode of this process, or the only open one)",
+    },
+    path: { type: "boolean", description: "Print only the path of the snapshot frozen at open" },
+    ...jsonArg,
+  },
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const { open: episode, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "context");
+    const { open: episode, closedId } = await chosen(
+      ctx,
+      args.id === undefined ? undefined : String(args.id),
+      "context",
+    );
     if (!episode) {
       const record = await findClosed(ctx, closedId!);
       const id = String(record.meta.session_id);
-      if (args.path) throw new Failure("missing", `${id} is closed; its snapshot is named in ${record.path}`, "`majordomus session show` prints the record");
+      if (args.path)
+        throw new Failure(
+          "missing",
+          `${id} is closed; its snapshot is named in ${record.path}`,
+          "`majordomus session show` prints the record",
+        );
       if (args.json) return outJson("session-context", { session_id: id, open: false, record: record.path });
-      return out(`${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``);
+      return out(
+        `${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``,
+      );
     }
     if (args.path) return out(join(ctx.position.worktree, episode.context_path));
     const facts = await gatherSessionContext(ctx, episode);

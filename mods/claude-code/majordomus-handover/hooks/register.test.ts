@@ -3,7 +3,16 @@
 // binary whose answers (`capture window`) each test scripts.
 import { expect, mock, test } from "claude-code/testing";
 import type { On, SessionMeasureInput, SessionMessage } from "claude-code";
-import { currentPrompt, deriveThreshold, lineFor, pointsFor, readMargins, REFUSALS, VETO, writesHandover } from "./register";
+import {
+  currentPrompt,
+  deriveThreshold,
+  lineFor,
+  pointsFor,
+  readMargins,
+  REFUSALS,
+  VETO,
+  writesHandover,
+} from "./register";
 
 type Status = { on: boolean; manual?: "veto" | "summary"; boot?: string | null; failStatus?: boolean };
 type World = {
@@ -15,26 +24,72 @@ type World = {
 };
 
 /** What the engine beneath saw: prompts submitted (with their context), the binary's runs, logs, compactions it ran itself. */
-type Seen = { clock: ReturnType<typeof mock.clock>; prompts: Array<{ text: string; context: readonly string[] }>; runs: Array<{ argv: readonly string[]; env: Record<string, string> }>; logs: string[]; summaries: number; registered: string[]; calls: Array<Record<string, unknown>> };
+type Seen = {
+  clock: ReturnType<typeof mock.clock>;
+  prompts: Array<{ text: string; context: readonly string[] }>;
+  runs: Array<{ argv: readonly string[]; env: Record<string, string> }>;
+  logs: string[];
+  summaries: number;
+  registered: string[];
+  calls: Array<Record<string, unknown>>;
+};
 
-const BOOT = "# majordomus fresh window s-1:1\n\nHandover (authored, same_worktree_same_branch, exact, fresh, 0m old)\n> Do C next.";
+const BOOT =
+  "# majordomus fresh window s-1:1\n\nHandover (authored, same_worktree_same_branch, exact, fresh, 0m old)\n> Do C next.";
 
 function answer(action: string, fresh: Status): string {
-  const base = { schema: "majordomus/window/v1", action, manual: fresh.manual ?? "veto", episode: "s-1", window: 0, window_id: "s-1:0", transcript: true };
-  const grant = fresh.on ? { on: true, asked: true } : { on: false, asked: false, why: "policy.yaml does not set session.fresh_window: true" };
+  const base = {
+    schema: "majordomus/window/v1",
+    action,
+    manual: fresh.manual ?? "veto",
+    episode: "s-1",
+    window: 0,
+    window_id: "s-1:0",
+    transcript: true,
+  };
+  const grant = fresh.on
+    ? { on: true, asked: true }
+    : { on: false, asked: false, why: "policy.yaml does not set session.fresh_window: true" };
   if (action === "status") return JSON.stringify({ ...base, ok: true, fresh_window: grant });
-  if (!fresh.on || fresh.boot === null) return JSON.stringify({ ...base, ok: false, why: "the episode closed", fresh_window: grant });
-  return JSON.stringify({ ...base, ok: true, window: 1, window_id: "s-1:1", fresh_window: grant, boot: fresh.boot ?? BOOT });
+  if (!fresh.on || fresh.boot === null)
+    return JSON.stringify({ ...base, ok: false, why: "the episode closed", fresh_window: grant });
+  return JSON.stringify({
+    ...base,
+    ok: true,
+    window: 1,
+    window_id: "s-1:1",
+    fresh_window: grant,
+    boot: fresh.boot ?? BOOT,
+  });
 }
 
 function engine(on: On, world: World): Seen {
-  const seen: Seen = { clock: mock.clock(on), prompts: [], runs: [], logs: [], summaries: 0, registered: [], calls: [] };
+  const seen: Seen = {
+    clock: mock.clock(on),
+    prompts: [],
+    runs: [],
+    logs: [],
+    summaries: 0,
+    registered: [],
+    calls: [],
+  };
   // Stand-ins for the calls the mod makes on `$` answer `{ value }`, what the call resolves to.
   on("session.root", () => ({ value: "/repo" }));
   on("fs.exists", ($, e) => ({ value: world.supervised !== false && e.path === "/repo/.ai/manifest.yaml" }));
   on("env.get", ($, e) => ({ value: world.env?.[e.name] }));
   on("settings.read", () => ({ value: (world.settings ?? {}) as never }));
-  on("session.usage", () => ({ value: { startedAt: 0, context: { window: 1_000_000, breakdown: world.clientThreshold ? ({ autoCompactThreshold: world.clientThreshold, isAutoCompactEnabled: true } as never) : undefined }, rateLimits: [] } }));
+  on("session.usage", () => ({
+    value: {
+      startedAt: 0,
+      context: {
+        window: 1_000_000,
+        breakdown: world.clientThreshold
+          ? ({ autoCompactThreshold: world.clientThreshold, isAutoCompactEnabled: true } as never)
+          : undefined,
+      },
+      rateLimits: [],
+    },
+  }));
   on("ui.toast", () => ({ value: undefined }));
   on("ui.log", ($, e) => {
     seen.logs.push(e.text);
@@ -48,8 +103,19 @@ function engine(on: On, world: World): Seen {
   on("process.run", ($, e) => {
     seen.runs.push({ argv: e.argv, env: e.init?.env ?? {} });
     const action = e.argv[e.argv.indexOf("--action") + 1]!;
-    if (world.fresh?.failStatus) return { value: { exitCode: 13, stdout: "", stderr: "boom", isStdoutTruncated: false, isStderrTruncated: false } };
-    return { value: { exitCode: 0, stdout: `${answer(action, world.fresh ?? { on: false })}\n`, stderr: "", isStdoutTruncated: false, isStderrTruncated: false } };
+    if (world.fresh?.failStatus)
+      return {
+        value: { exitCode: 13, stdout: "", stderr: "boom", isStdoutTruncated: false, isStderrTruncated: false },
+      };
+    return {
+      value: {
+        exitCode: 0,
+        stdout: `${answer(action, world.fresh ?? { on: false })}\n`,
+        stderr: "",
+        isStdoutTruncated: false,
+        isStderrTruncated: false,
+      },
+    };
   });
   on("prompt.submit", ($, e) => {
     seen.prompts.push({ text: e.text, context: e.context ?? [] });
@@ -75,15 +141,28 @@ function engine(on: On, world: World): Seen {
   return seen;
 }
 
-const measure = (tokens: number, window: number): SessionMeasureInput => ({ context: { tokens, window, percent: Math.round((tokens / window) * 100) }, rateLimits: [], changed: ["context"] });
+const measure = (tokens: number, window: number): SessionMeasureInput => ({
+  context: { tokens, window, percent: Math.round((tokens / window) * 100) },
+  rateLimits: [],
+  changed: ["context"],
+});
 const asked = (seen: Seen) => seen.prompts.filter((p) => p.text.includes("write a majordomus handover now"));
-const warnings = (seen: Seen) => seen.prompts.filter((p) => p.context.some((c) => c.includes("this context window is nearly full")));
+const warnings = (seen: Seen) =>
+  seen.prompts.filter((p) => p.context.some((c) => c.includes("this context window is nearly full")));
 const boots = (seen: Seen) => seen.runs.filter((r) => r.argv.includes("boot"));
-const prompt = (text: string, extra: Record<string, unknown> = {}) => ({ text, wait: false, origin: { kind: "composer" }, ...extra }) as never;
-const freshWindow = { command: "fresh-window", args: "", origin: { kind: "composer" }, presentation: { isFullscreen: false, columns: 80 } } as never;
+const prompt = (text: string, extra: Record<string, unknown> = {}) =>
+  ({ text, wait: false, origin: { kind: "composer" }, ...extra }) as never;
+const freshWindow = {
+  command: "fresh-window",
+  args: "",
+  origin: { kind: "composer" },
+  presentation: { isFullscreen: false, columns: 80 },
+} as never;
 const user = (text: string, handle: string): SessionMessage => ({ role: "user", text, toolUses: [], handle });
-const start = (interactive: boolean) => ({ cwd: "/repo", surface: interactive ? "terminal" : null, isInteractive: interactive }) as never;
-const turnDone = (reason = "answer") => ({ answer: "", durationMs: 1, isAborted: reason === "aborted", turnId: "t", reason }) as never;
+const start = (interactive: boolean) =>
+  ({ cwd: "/repo", surface: interactive ? "terminal" : null, isInteractive: interactive }) as never;
+const turnDone = (reason = "answer") =>
+  ({ answer: "", durationMs: 1, isAborted: reason === "aborted", turnId: "t", reason }) as never;
 
 test("a 200k window: asks once past the line, not before, and not twice in one window", async ($, on) => {
   const seen = engine(on, {});
@@ -196,7 +275,11 @@ test("one warning per window: past the warning point the next prompt carries it,
 test("fresh window on: an automatic compaction is answered with the boot, the current prompt kept, no summary made", async ($, on) => {
   const seen = engine(on, { fresh: { on: true } });
   await $.session.start(start(false));
-  const messages = [user("earlier", "h1"), { role: "assistant", text: "done", toolUses: [], handle: "h2" } as SessionMessage, user("the prompt of this turn", "h3")];
+  const messages = [
+    user("earlier", "h1"),
+    { role: "assistant", text: "done", toolUses: [], handle: "h2" } as SessionMessage,
+    user("the prompt of this turn", "h3"),
+  ];
   const result = await $.session.compact({ trigger: "auto", messages });
   expect(seen.summaries).toBe(0);
   expect(result.messages?.length).toBe(2);
@@ -204,13 +287,28 @@ test("fresh window on: an automatic compaction is answered with the boot, the cu
   expect(result.messages?.[1]).toMatchObject({ handle: "h3", text: "the prompt of this turn" });
   // The binary was asked for the boot with the client's hook environment (so the checkpoint lands in this session's episode).
   expect(boots(seen).length).toBe(1);
-  expect(boots(seen)[0]!.argv.slice(1)).toEqual(["capture", "window", "--action", "boot", "--trigger", "auto", "--repo", "/repo"]);
+  expect(boots(seen)[0]!.argv.slice(1)).toEqual([
+    "capture",
+    "window",
+    "--action",
+    "boot",
+    "--trigger",
+    "auto",
+    "--repo",
+    "/repo",
+  ]);
   expect(boots(seen)[0]!.env.CLAUDE_CODE_SESSION_ID).toBe("cc-1");
 });
 
 test("fresh window on: a prompt-too-long compaction (all messages, the new prompt last) is answered the same way", async ($, on) => {
   const seen = engine(on, { fresh: { on: true } });
-  const messages = [user("a", "h1"), { role: "assistant", text: "b", toolUses: [], handle: "h2" } as SessionMessage, user("c", "h3"), { role: "assistant", text: "d", toolUses: [], handle: "h4" } as SessionMessage, user("the new, too long prompt", "h5")];
+  const messages = [
+    user("a", "h1"),
+    { role: "assistant", text: "b", toolUses: [], handle: "h2" } as SessionMessage,
+    user("c", "h3"),
+    { role: "assistant", text: "d", toolUses: [], handle: "h4" } as SessionMessage,
+    user("the new, too long prompt", "h5"),
+  ];
   const result = await $.session.compact({ trigger: "auto", messages });
   expect(seen.summaries).toBe(0);
   expect(result.messages?.map((m) => m.handle ?? m.text)).toEqual([BOOT, "h5"]);
@@ -272,7 +370,9 @@ test("fresh window off: every compaction is the client's own summary", async ($,
 });
 
 test("margins come from the majordomus object of Claude Code's settings; a wrong type is ignored with one log line", async ($, on) => {
-  const seen = engine(on, { settings: { majordomus: { handoverHeadroomTokens: 10_000, warningRunwayTokens: "lots" } } });
+  const seen = engine(on, {
+    settings: { majordomus: { handoverHeadroomTokens: 10_000, warningRunwayTokens: "lots" } },
+  });
   // 200k: threshold 167000, line 167000 - 10000 = 157000; the runway stays 16384: warning 140616.
   await $.session.measure(measure(150_000, 200_000));
   await seen.clock.settle();
@@ -378,17 +478,45 @@ test("a subagent is refused the history tools; the main loop is not", async ($, 
 });
 
 test("the pure parts: thresholds, points, margins, what is kept of a compacted turn", () => {
-  expect(deriveThreshold({ modelWindow: 100_000 })).toEqual({ tokens: 67_000, source: "the client's documented formula" });
-  expect(deriveThreshold({ modelWindow: 200_000 })).toEqual({ tokens: 167_000, source: "the client's documented formula" });
-  expect(deriveThreshold({ modelWindow: 1_000_000 })).toEqual({ tokens: 967_000, source: "the client's documented formula" });
-  expect(deriveThreshold({ modelWindow: 1_000_000, envWindow: "200k" })).toEqual({ tokens: 167_000, source: "the client's documented formula" });
-  expect(deriveThreshold({ modelWindow: 1_000_000, envWindow: "50000" })).toEqual({ tokens: 67_000, source: "the client's documented formula" });
-  expect(deriveThreshold({ modelWindow: 200_000, pct: "50" })).toEqual({ tokens: 90_000, source: "the client's documented formula" });
+  expect(deriveThreshold({ modelWindow: 100_000 })).toEqual({
+    tokens: 67_000,
+    source: "the client's documented formula",
+  });
+  expect(deriveThreshold({ modelWindow: 200_000 })).toEqual({
+    tokens: 167_000,
+    source: "the client's documented formula",
+  });
+  expect(deriveThreshold({ modelWindow: 1_000_000 })).toEqual({
+    tokens: 967_000,
+    source: "the client's documented formula",
+  });
+  expect(deriveThreshold({ modelWindow: 1_000_000, envWindow: "200k" })).toEqual({
+    tokens: 167_000,
+    source: "the client's documented formula",
+  });
+  expect(deriveThreshold({ modelWindow: 1_000_000, envWindow: "50000" })).toEqual({
+    tokens: 67_000,
+    source: "the client's documented formula",
+  });
+  expect(deriveThreshold({ modelWindow: 200_000, pct: "50" })).toEqual({
+    tokens: 90_000,
+    source: "the client's documented formula",
+  });
   // Automatic compaction off: the window less the output reserve, so the margins still apply.
-  expect(deriveThreshold({ modelWindow: 200_000, disabled: "1" })).toEqual({ tokens: 180_000, source: "auto-compaction is off: the window less the output reserve", autoOff: true });
-  expect(deriveThreshold({ modelWindow: 200_000, autoCompactEnabled: false, clientThreshold: 167_000 })).toMatchObject({ tokens: 180_000, autoOff: true });
+  expect(deriveThreshold({ modelWindow: 200_000, disabled: "1" })).toEqual({
+    tokens: 180_000,
+    source: "auto-compaction is off: the window less the output reserve",
+    autoOff: true,
+  });
+  expect(deriveThreshold({ modelWindow: 200_000, autoCompactEnabled: false, clientThreshold: 167_000 })).toMatchObject({
+    tokens: 180_000,
+    autoOff: true,
+  });
   // An undocumented field of the wrong type degrades to the next source.
-  expect(deriveThreshold({ modelWindow: 200_000, clientThreshold: "167000" })).toEqual({ tokens: 167_000, source: "the client's documented formula" });
+  expect(deriveThreshold({ modelWindow: 200_000, clientThreshold: "167000" })).toEqual({
+    tokens: 167_000,
+    source: "the client's documented formula",
+  });
   expect(deriveThreshold({})).toBe(undefined);
   expect(lineFor(167_000)).toBe(137_000);
   expect(pointsFor(167_000)).toEqual({ warning: 120_616, line: 137_000, reset: 158_808, threshold: 167_000 });
@@ -398,8 +526,16 @@ test("the pure parts: thresholds, points, margins, what is kept of a compacted t
   expect(readMargins({}).ignored).toEqual([]);
   expect(writesHandover("majordomus handover --derive --close")).toBe(true);
   expect(writesHandover("git status && majordomus handover --list")).toBe(false);
-  const tool = { role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "t", text: "ok", isError: false }], handle: "h3" } as unknown as SessionMessage;
-  expect(currentPrompt([user("p", "h1"), { role: "assistant", text: "", toolUses: [], handle: "h2" }, tool])?.handle).toBe("h1");
+  const tool = {
+    role: "user",
+    text: "",
+    toolUses: [],
+    toolResults: [{ tool_use_id: "t", text: "ok", isError: false }],
+    handle: "h3",
+  } as unknown as SessionMessage;
+  expect(
+    currentPrompt([user("p", "h1"), { role: "assistant", text: "", toolUses: [], handle: "h2" }, tool])?.handle,
+  ).toBe("h1");
   expect(currentPrompt([{ role: "assistant", text: "", toolUses: [], handle: "h2" }, tool])).toBe(undefined);
   expect(currentPrompt([user("p", "h1"), tool])?.handle).toBe("h1");
   expect(currentPrompt([user("p", "h1")])?.handle).toBe("h1");

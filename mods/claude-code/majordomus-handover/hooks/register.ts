@@ -27,7 +27,11 @@ const FALLBACK_SHARE = 0.7;
 const BINARY_TIMEOUT_MS = 20_000;
 
 /** The margins below the threshold, each overridable in Claude Code's settings under `majordomus`. */
-export const DEFAULT_MARGINS = { resetMarginTokens: 8_192, warningRunwayTokens: 16_384, handoverHeadroomTokens: HEADROOM_TOKENS } as const;
+export const DEFAULT_MARGINS = {
+  resetMarginTokens: 8_192,
+  warningRunwayTokens: 16_384,
+  handoverHeadroomTokens: HEADROOM_TOKENS,
+} as const;
 export type Margins = { -readonly [K in keyof typeof DEFAULT_MARGINS]: number };
 const MARGIN_KEYS = Object.keys(DEFAULT_MARGINS) as Array<keyof Margins>;
 const MAX_MARGIN = 1_000_000;
@@ -70,33 +74,57 @@ export function deriveThreshold(input: {
 }): Threshold | undefined {
   const off = envOn(input.disabled) || input.autoCompactEnabled === false;
   const pct = pctOverride(input.pct);
-  if (!off && typeof input.clientThreshold === "number" && Number.isFinite(input.clientThreshold) && input.clientThreshold > 0) {
+  if (
+    !off &&
+    typeof input.clientThreshold === "number" &&
+    Number.isFinite(input.clientThreshold) &&
+    input.clientThreshold > 0
+  ) {
     const effective = input.clientThreshold + SUMMARY_BUFFER;
-    return { tokens: pct ? Math.min(input.clientThreshold, Math.floor((effective * pct) / 100)) : input.clientThreshold, source: "the client's own threshold" };
+    return {
+      tokens: pct ? Math.min(input.clientThreshold, Math.floor((effective * pct) / 100)) : input.clientThreshold,
+      source: "the client's own threshold",
+    };
   }
   if (!input.modelWindow) return undefined;
   const candidates = [input.modelWindow];
   const fromEnv = parseTokens(input.envWindow);
   if (fromEnv !== undefined) candidates.push(Math.max(fromEnv, MIN_WINDOW));
-  const fromSettings = typeof input.settingsWindow === "number" ? input.settingsWindow : parseTokens(typeof input.settingsWindow === "string" ? input.settingsWindow : undefined);
+  const fromSettings =
+    typeof input.settingsWindow === "number"
+      ? input.settingsWindow
+      : parseTokens(typeof input.settingsWindow === "string" ? input.settingsWindow : undefined);
   if (fromSettings !== undefined) candidates.push(Math.max(fromSettings, MIN_WINDOW));
   const window = Math.min(...candidates);
   const effective = window - OUTPUT_RESERVE;
-  if (off) return { tokens: effective, source: "auto-compaction is off: the window less the output reserve", autoOff: true };
+  if (off)
+    return { tokens: effective, source: "auto-compaction is off: the window less the output reserve", autoOff: true };
   const threshold = effective - SUMMARY_BUFFER;
-  return { tokens: pct ? Math.min(Math.floor((effective * pct) / 100), threshold) : threshold, source: "the client's documented formula" };
+  return {
+    tokens: pct ? Math.min(Math.floor((effective * pct) / 100), threshold) : threshold,
+    source: "the client's documented formula",
+  };
 }
 
 /** The margins from the `majordomus` object of Claude Code's merged settings; each value that is not a whole number of tokens is ignored, with why. */
 export function readMargins(settings: unknown): { margins: Margins; ignored: string[] } {
   const margins: Margins = { ...DEFAULT_MARGINS };
   const ignored: string[] = [];
-  const block = settings !== null && typeof settings === "object" ? (settings as Record<string, unknown>).majordomus : undefined;
+  const block =
+    settings !== null && typeof settings === "object" ? (settings as Record<string, unknown>).majordomus : undefined;
   if (block === undefined) return { margins, ignored };
-  if (block === null || typeof block !== "object" || Array.isArray(block)) return { margins, ignored: [`settings key "majordomus" must be an object of ${MARGIN_KEYS.join(", ")}; it is ignored`] };
+  if (block === null || typeof block !== "object" || Array.isArray(block))
+    return {
+      margins,
+      ignored: [`settings key "majordomus" must be an object of ${MARGIN_KEYS.join(", ")}; it is ignored`],
+    };
   for (const [key, value] of Object.entries(block as Record<string, unknown>)) {
-    if (!(MARGIN_KEYS as string[]).includes(key)) ignored.push(`majordomus.${key} is not read (the keys are ${MARGIN_KEYS.join(", ")})`);
-    else if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > MAX_MARGIN) ignored.push(`majordomus.${key} must be a whole number of tokens from 0 to ${MAX_MARGIN}, not ${JSON.stringify(value)}; the default ${DEFAULT_MARGINS[key as keyof Margins]} stands`);
+    if (!(MARGIN_KEYS as string[]).includes(key))
+      ignored.push(`majordomus.${key} is not read (the keys are ${MARGIN_KEYS.join(", ")})`);
+    else if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > MAX_MARGIN)
+      ignored.push(
+        `majordomus.${key} must be a whole number of tokens from 0 to ${MAX_MARGIN}, not ${JSON.stringify(value)}; the default ${DEFAULT_MARGINS[key as keyof Margins]} stands`,
+      );
     else margins[key as keyof Margins] = value;
   }
   return { margins, ignored };
@@ -137,7 +165,8 @@ export function request(percent: number, tokens: number, threshold: number): str
 
 /** The note once per window, and the close-out turn of `/fresh-window`: write the handover, then end the turn. */
 export function warning(fresh: boolean, tokens?: number, threshold?: number): string {
-  const fill = tokens !== undefined && threshold !== undefined ? ` (${tokens} tokens; it is compacted at about ${threshold})` : "";
+  const fill =
+    tokens !== undefined && threshold !== undefined ? ` (${tokens} tokens; it is compacted at about ${threshold})` : "";
   return [
     `majordomus: this context window is nearly full${fill}.`,
     "Write your handover now: pipe `# Objective`, `# Current State` and `# Next Action` (the single first step for whoever continues) to `majordomus handover` (add `--no-task` if no task is active).",
@@ -147,11 +176,13 @@ export function warning(fresh: boolean, tokens?: number, threshold?: number): st
   ].join("\n");
 }
 
-export const VETO = "majordomus: /compact is answered by the fresh window here; run /fresh-window (the agent writes its handover, then the window restarts from it)";
+export const VETO =
+  "majordomus: /compact is answered by the fresh window here; run /fresh-window (the agent writes its handover, then the window restarts from it)";
 
 export const REFUSALS = {
   disabled: "majordomus: /fresh-window cannot run: compaction is switched off in this session (DISABLE_COMPACT)",
-  headless: "majordomus: /fresh-window needs the interactive UI: in a headless (-p / SDK) session Claude Code cannot compact from a plugin",
+  headless:
+    "majordomus: /fresh-window needs the interactive UI: in a headless (-p / SDK) session Claude Code cannot compact from a plugin",
   unsupervised: "majordomus: /fresh-window: this repository is not supervised by majordomus (no .ai/manifest.yaml)",
 } as const;
 
@@ -170,7 +201,13 @@ export type WindowAnswer = {
 export function parseAnswer(stdout: string): WindowAnswer {
   const last = stdout.trim().split("\n").at(-1) ?? "";
   const doc = JSON.parse(last) as Partial<WindowAnswer> | null;
-  if (!doc || doc.schema !== "majordomus/window/v1" || typeof doc.ok !== "boolean" || typeof doc.fresh_window?.on !== "boolean") throw new Error(`not a majordomus/window/v1 answer: ${last.slice(0, 120)}`);
+  if (
+    !doc ||
+    doc.schema !== "majordomus/window/v1" ||
+    typeof doc.ok !== "boolean" ||
+    typeof doc.fresh_window?.on !== "boolean"
+  )
+    throw new Error(`not a majordomus/window/v1 answer: ${last.slice(0, 120)}`);
   return doc as WindowAnswer;
 }
 
@@ -248,8 +285,12 @@ async function ask($: EngineInterface, args: string[]): Promise<WindowAnswer> {
   }
   // As in the shims: a command this short compiles nothing worth the JIT's start.
   const env = { ...(await $.process.hookEnv()), BUN_JSC_useJIT: "0" };
-  const run = await $.process.run([bin, "capture", "window", ...args, "--repo", root], { env, timeoutMs: BINARY_TIMEOUT_MS });
-  if (run.exitCode !== 0) throw new Error(`majordomus capture window exited ${run.exitCode}: ${run.stderr.trim().split("\n").at(-1) ?? ""}`);
+  const run = await $.process.run([bin, "capture", "window", ...args, "--repo", root], {
+    env,
+    timeoutMs: BINARY_TIMEOUT_MS,
+  });
+  if (run.exitCode !== 0)
+    throw new Error(`majordomus capture window exited ${run.exitCode}: ${run.stderr.trim().split("\n").at(-1) ?? ""}`);
   return parseAnswer(run.stdout);
 }
 
@@ -275,14 +316,18 @@ async function freshOn($: EngineInterface, s: State): Promise<boolean> {
 
 async function deriveFor($: EngineInterface, s: State, window: number): Promise<Threshold> {
   const usage = await $.session.usage({ breakdown: "summary" }).catch(() => undefined);
-  const breakdown = usage?.context.breakdown as { autoCompactThreshold?: unknown; isAutoCompactEnabled?: unknown } | undefined;
+  const breakdown = usage?.context.breakdown as
+    { autoCompactThreshold?: unknown; isAutoCompactEnabled?: unknown } | undefined;
   const settings = (await $.settings.read().catch(() => undefined)) as Record<string, unknown> | undefined;
   const read = readMargins(settings);
   s.margins = read.margins;
   for (const why of read.ignored) once($, s, why);
   const found = deriveThreshold({
     clientThreshold: breakdown?.autoCompactThreshold,
-    autoCompactEnabled: typeof breakdown?.isAutoCompactEnabled === "boolean" ? breakdown.isAutoCompactEnabled : settings?.autoCompactEnabled,
+    autoCompactEnabled:
+      typeof breakdown?.isAutoCompactEnabled === "boolean"
+        ? breakdown.isAutoCompactEnabled
+        : settings?.autoCompactEnabled,
     modelWindow: window,
     envWindow: await $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW"),
     settingsWindow: settings?.autoCompactWindow,
@@ -306,7 +351,12 @@ async function registerCommand($: EngineInterface, s: State): Promise<void> {
   if (s.registered) return;
   s.registered = true;
   try {
-    await $.command.register({ name: "fresh-window", description: "Close out this context window: the agent writes its majordomus handover, then the window restarts from it", immediate: true });
+    await $.command.register({
+      name: "fresh-window",
+      description:
+        "Close out this context window: the agent writes its majordomus handover, then the window restarts from it",
+      immediate: true,
+    });
   } catch (err) {
     once($, s, `/fresh-window could not be registered (${(err as Error).message})`);
   }
@@ -319,11 +369,13 @@ async function afterTurn($: EngineInterface, s: State, reason: string): Promise<
     void $.prompt.submit({ text: warning(true) });
     return;
   }
-  const resetDue = s.interactive && s.points !== undefined && s.lastTokens !== undefined && s.lastTokens >= s.points.reset;
+  const resetDue =
+    s.interactive && s.points !== undefined && s.lastTokens !== undefined && s.lastTokens >= s.points.reset;
   if (s.closeout !== "submitted" && !resetDue) return;
   const wasCloseout = s.closeout === "submitted";
   s.closeout = "none";
-  if (wasCloseout && reason !== "answer") return once($, s, `the close-out turn ended without an answer (${reason}); the window was not reset`);
+  if (wasCloseout && reason !== "answer")
+    return once($, s, `the close-out turn ended without an answer (${reason}); the window was not reset`);
   if (!(await freshOn($, s))) return;
   // Compacted from here, at the end of a turn, the client runs this mod's own compaction hook (a timer's would not).
   try {
@@ -338,18 +390,30 @@ async function answerCommand($: EngineInterface, s: State): Promise<{ text: stri
   if (!s.interactive) return { text: REFUSALS.headless, exitCode: 1 };
   const state = await windowStatus($, s);
   if (!state) return { text: REFUSALS.unsupervised, exitCode: 1 };
-  if (!state.fresh_window.on) return { text: `majordomus: /fresh-window is off here: ${state.fresh_window.why ?? "the fresh window is not granted"}`, exitCode: 1 };
+  if (!state.fresh_window.on)
+    return {
+      text: `majordomus: /fresh-window is off here: ${state.fresh_window.why ?? "the fresh window is not granted"}`,
+      exitCode: 1,
+    };
   if (s.busy) {
     s.closeout = "after-turn";
-    return { text: "majordomus: the running turn finishes first; then the agent writes its handover, and the window restarts from it" };
+    return {
+      text: "majordomus: the running turn finishes first; then the agent writes its handover, and the window restarts from it",
+    };
   }
   s.closeout = "submitted";
   // A command holds the session: the close-out turn is submitted once it has returned.
   $.clock.after(10, () => void $.prompt.submit({ text: warning(true) }));
-  return { text: "majordomus: closing out this window: the agent writes its handover, then the window restarts from it" };
+  return {
+    text: "majordomus: closing out this window: the agent writes its handover, then the window restarts from it",
+  };
 }
 
-async function measured($: EngineInterface, s: State, context: { tokens?: number; window: number; percent?: number }): Promise<void> {
+async function measured(
+  $: EngineInterface,
+  s: State,
+  context: { tokens?: number; window: number; percent?: number },
+): Promise<void> {
   const tokens = context.tokens;
   if (typeof tokens !== "number") return;
   s.lastTokens = tokens;
@@ -367,13 +431,31 @@ async function measured($: EngineInterface, s: State, context: { tokens?: number
 }
 
 export const register: Register = (on) => {
-  const s: State = { warned: false, warnPending: false, asked: false, written: false, margins: { ...DEFAULT_MARGINS }, interactive: false, compactDisabled: false, busy: false, closeout: "none", registered: false, logged: new Set(), supervised: new Map() };
+  const s: State = {
+    warned: false,
+    warnPending: false,
+    asked: false,
+    written: false,
+    margins: { ...DEFAULT_MARGINS },
+    interactive: false,
+    compactDisabled: false,
+    busy: false,
+    closeout: "none",
+    registered: false,
+    logged: new Set(),
+    supervised: new Map(),
+  };
 
   on("session.start", async ($, e, next) => {
     const started = await next(e);
     s.interactive = e.isInteractive;
     s.compactDisabled = envOn(await $.env.get("DISABLE_COMPACT"));
-    if (s.compactDisabled) once($, s, "DISABLE_COMPACT is set: compaction is off in this session, so no fresh window, and /fresh-window cannot run");
+    if (s.compactDisabled)
+      once(
+        $,
+        s,
+        "DISABLE_COMPACT is set: compaction is off in this session, so no fresh window, and /fresh-window cannot run",
+      );
     if (await isSupervised($, s)) {
       await registerCommand($, s);
       void windowStatus($, s);
@@ -424,7 +506,11 @@ export const register: Register = (on) => {
       // A plugin's own `$.session.compact()` is the `plugin` trigger (the test kit raises it with none).
       text = await bootFor($, s, (e.trigger as string | undefined) ?? "plugin");
     } catch (err) {
-      once($, s, `the fresh window's boot could not be built (${(err as Error).message}); Claude Code's own summary runs`);
+      once(
+        $,
+        s,
+        `the fresh window's boot could not be built (${(err as Error).message}); Claude Code's own summary runs`,
+      );
       return next(e);
     }
     const messages: SessionMessage[] = [{ role: "user", text, toolUses: [] }];
@@ -447,12 +533,21 @@ export const register: Register = (on) => {
   on("tool.call", async ($, e, next) => {
     // The history tools read the main session's transcript: a subagent is refused them.
     if (/^mcp__majordomus__history_/.test(e.tool)) {
-      if (e.agentId) return { deny: "majordomus's history tools read the main session's transcript only; they are refused in a subagent" };
+      if (e.agentId)
+        return {
+          deny: "majordomus's history tools read the main session's transcript only; they are refused in a subagent",
+        };
       // The server's own environment names the session it was started for, which a resume (-c) replaces: name the current one.
       return next({ ...e, session: await $.session.id() } as typeof e);
     }
     const result = await next(e);
-    if (e.tool === "Bash" && !result.deny && !result.isError && writesHandover(String((e as { command?: unknown }).command ?? ""))) s.written = true;
+    if (
+      e.tool === "Bash" &&
+      !result.deny &&
+      !result.isError &&
+      writesHandover(String((e as { command?: unknown }).command ?? ""))
+    )
+      s.written = true;
     return result;
   }).catch(($, e, next) => next(e));
 };

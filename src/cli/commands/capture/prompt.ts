@@ -15,7 +15,10 @@ import { hasClaims } from "../../../lifecycle/claim.ts";
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
   examples: ["majordomus capture prompt --provider claude-code < payload.json   # what the shim runs"],
-  args: { provider: { type: "string", required: true, description: "The client, e.g. claude-code" }, repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" } },
+  args: {
+    provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
+    repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" },
+  },
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
@@ -26,6 +29,11 @@ export default command({
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
     if (outcome.status === "failed" && process.env.MAJORDOMUS_CAPTURE_DIR) throw new Failure("internal", outcome.why);
     // A close an end event claimed and never wrote is finished by any later event, this one too.
-    if (!process.env.MAJORDOMUS_CAPTURE_DIR && hasClaims(ctx.layer)) await (await import("../../../capture/session.ts")).keepClaimedCloses(ctx).catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));
+    if (!process.env.MAJORDOMUS_CAPTURE_DIR && hasClaims(ctx.layer))
+      await (
+        await import("../../../capture/session.ts")
+      )
+        .keepClaimedCloses(ctx)
+        .catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));
   },
 });

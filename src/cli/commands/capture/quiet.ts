@@ -7,7 +7,10 @@ import { isFailure } from "../../../lib/failure.ts";
 import { log } from "../../../lib/log.ts";
 import { workspace, type Workspace } from "../../../workspace/workspace.ts";
 
-export async function workspaceForHook(root: string, providerSession: string | undefined): Promise<Workspace | undefined> {
+export async function workspaceForHook(
+  root: string,
+  providerSession: string | undefined,
+): Promise<Workspace | undefined> {
   try {
     return await workspace(root, providerSession);
   } catch (err) {

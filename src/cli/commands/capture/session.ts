@@ -20,14 +20,19 @@ export default command({
     event: { type: "enum", options: [...SESSION_EVENTS], required: true, description: SESSION_EVENTS.join(", ") },
     repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" },
     // Read by the entry point (main.ts), which starts on git status before this command loads.
-    "git-status": { type: "string", description: "Where the start shim is collecting `git status` (read, then removed)" },
+    "git-status": {
+      type: "string",
+      description: "Where the start shim is collecting `git status` (read, then removed)",
+    },
   },
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
     const delivery = describeDelivery(provider, args.event as SessionEvent, payload);
     if (process.env.MAJORDOMUS_DRY_RUN === "1") {
-      log.info(`dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`);
+      log.info(
+        `dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`,
+      );
       return;
     }
     const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
@@ -39,4 +44,3 @@ export default command({
     if (briefing !== undefined) out(envelope(provider, briefing));
   },
 });
-

@@ -19,19 +19,24 @@ const ALWAYS = "claude-code";
  * What `capture install` wires without --provider: Claude Code always, and each other client it
  * finds here (its configuration file in the repository) or on PATH; each with why.
  */
-export async function foundTargets(worktree: string): Promise<Array<{ provider: Provider & { hooks: Hooks }; why: string }>> {
+export async function foundTargets(
+  worktree: string,
+): Promise<Array<{ provider: Provider & { hooks: Hooks }; why: string }>> {
   const all = await targetsOf(undefined);
   return all.flatMap((p) => {
     if (existsSync(join(worktree, p.hooks.config))) return [{ provider: p, why: `${p.hooks.config} is here` }];
     const bin = p.hooks.executable ? onPath(p.hooks.executable, { outside: worktree }) : undefined;
     if (bin) return [{ provider: p, why: `${p.hooks.executable} is on PATH (${bin})` }];
-    return p.id === ALWAYS ? [{ provider: p, why: "always (the client majordomus is built around; it may run from an IDE, off PATH)" }] : [];
+    return p.id === ALWAYS
+      ? [{ provider: p, why: "always (the client majordomus is built around; it may run from an IDE, off PATH)" }]
+      : [];
   });
 }
 
 export function printReports(reports: Array<{ provider: string } & InstallReport>, json: boolean): void {
   if (json) return outJson("capture-install", { items: reports });
-  for (const r of reports) for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
+  for (const r of reports)
+    for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
   for (const r of reports) {
     if (!r.trust || r.trust.trusted) continue;
     err(`majordomus: ${r.provider} will not run these hooks yet: ${r.trust.reason}`);

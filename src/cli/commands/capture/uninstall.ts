@@ -5,7 +5,10 @@ import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
 
 export default command({
-  meta: { name: "uninstall", description: "Remove what capture install wrote (shims, our settings entries, the mod), and nothing else" },
+  meta: {
+    name: "uninstall",
+    description: "Remove what capture install wrote (shims, our settings entries, the mod), and nothing else",
+  },
   examples: ["majordomus capture uninstall", "majordomus capture uninstall --provider claude-code"],
   args: {
     provider: { type: "string", description: "Only this client (default: every adapted one)" },
@@ -13,7 +16,10 @@ export default command({
   },
   async run({ args }) {
     const ctx = await workspace();
-    const reports = (await targetsOf(args.provider)).map((provider) => ({ provider: provider.id, ...uninstall(ctx, provider) }));
+    const reports = (await targetsOf(args.provider)).map((provider) => ({
+      provider: provider.id,
+      ...uninstall(ctx, provider),
+    }));
     printReports(reports, args.json === true);
   },
 });

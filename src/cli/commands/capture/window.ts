@@ -9,11 +9,25 @@ import { command } from "../../define.ts";
 import { outJson } from "../../print.ts";
 
 export default command({
-  meta: { name: "window", description: "Answer the Claude Code mod about the context window: the fresh window's switch, or the boot that replaces a compaction" },
-  examples: ["CLAUDE_CODE_SESSION_ID=<id> majordomus capture window --action status   # what the mod runs at session start"],
+  meta: {
+    name: "window",
+    description:
+      "Answer the Claude Code mod about the context window: the fresh window's switch, or the boot that replaces a compaction",
+  },
+  examples: [
+    "CLAUDE_CODE_SESSION_ID=<id> majordomus capture window --action status   # what the mod runs at session start",
+  ],
   args: {
-    action: { type: "enum", options: ["status", "boot"], required: true, description: "status (writes nothing) or boot (checkpoint, next window, the boot text)" },
-    trigger: { type: "string", description: "The client's compaction trigger (auto, manual, plugin), recorded with the window" },
+    action: {
+      type: "enum",
+      options: ["status", "boot"],
+      required: true,
+      description: "status (writes nothing) or boot (checkpoint, next window, the boot text)",
+    },
+    trigger: {
+      type: "string",
+      description: "The client's compaction trigger (auto, manual, plugin), recorded with the window",
+    },
     repo: { type: "string", description: "The repository root (default: the current directory)" },
   },
   async run({ args }) {
@@ -21,7 +35,17 @@ export default command({
     const ctx = await workspaceForHook(args.repo ?? process.cwd(), undefined);
     if (!ctx) {
       const off = { on: false, asked: false, why: "this checkout is not supervised by majordomus" };
-      return outJson("window", { action, ok: false, why: off.why, fresh_window: off, manual: "veto", episode: null, window: null, window_id: null, transcript: false });
+      return outJson("window", {
+        action,
+        ok: false,
+        why: off.why,
+        fresh_window: off,
+        manual: "veto",
+        episode: null,
+        window: null,
+        window_id: null,
+        transcript: false,
+      });
     }
     const { windowAnswer } = await import("../../../capture/window.ts");
     const trigger = typeof args.trigger === "string" && /^[a-z_-]{1,20}$/.test(args.trigger) ? args.trigger : undefined;

@@ -8,9 +8,17 @@ import { workspaceForHook } from "./quiet.ts";
 import { command } from "../../define.ts";
 
 export default command({
-  meta: { name: "work", description: "Finish the work a start, compact or end hook handed off, from its ticket (started by the hook itself)" },
+  meta: {
+    name: "work",
+    description:
+      "Finish the work a start, compact or end hook handed off, from its ticket (started by the hook itself)",
+  },
   args: {
-    ticket: { type: "string", required: true, description: "The hand-off's ticket in .ai/local/state/hook-work/ (its name, without .work)" },
+    ticket: {
+      type: "string",
+      required: true,
+      description: "The hand-off's ticket in .ai/local/state/hook-work/ (its name, without .work)",
+    },
     repo: { type: "string", description: "The repository root (default: the current directory)" },
   },
   async run({ args }) {
