@@ -50,10 +50,23 @@ export type ClaimRead = { sessionId: string; claim?: Claim; problem?: string };
 function parse(sessionId: string, text: string): ClaimRead {
   try {
     const data = JSON.parse(text) as Partial<Claim>;
-    if (data.schema === CLAIM_SCHEMA && data.session_id === sessionId && typeof data.provider_session === "string") return { sessionId, claim: data as Claim };
+    if (data.schema === CLAIM_SCHEMA && data.session_id === sessionId && typeof data.provider_session === "string")
+      return { sessionId, claim: data as Claim };
   } catch {
     const legacy = /^(\d+) (\S+)$/.exec(text.trim());
-    if (legacy) return { sessionId, claim: { schema: CLAIM_SCHEMA, session_id: sessionId, provider: "none", provider_session: "", outcome: "interrupted", claimed_at: legacy[2]!, by: { pid: Number(legacy[1]) } } };
+    if (legacy)
+      return {
+        sessionId,
+        claim: {
+          schema: CLAIM_SCHEMA,
+          session_id: sessionId,
+          provider: "none",
+          provider_session: "",
+          outcome: "interrupted",
+          claimed_at: legacy[2]!,
+          by: { pid: Number(legacy[1]) },
+        },
+      };
   }
   return { sessionId, problem: `claims/${sessionId}.claim is not a close claim` };
 }
@@ -114,16 +127,28 @@ const CLAIM_APPEARS_MS = 250;
  * other, and the end may not have claimed yet. It waits only while another episode of the same
  * client is still open here (the one being ended); when none is, that close is done. Returns the wait.
  */
-export async function awaitCloses(layer: Layer, ms: number, followsEnd: { provider: string; providerSession: string } | undefined): Promise<number> {
+export async function awaitCloses(
+  layer: Layer,
+  ms: number,
+  followsEnd: { provider: string; providerSession: string } | undefined,
+): Promise<number> {
   const started = Date.now();
-  const busy = () => readClaims(layer).some((c) => c.claim !== undefined && c.claim.by.pid !== process.pid && inProgress(c.claim));
+  // The time spent waiting, not looking: a look alone takes a millisecond on a slow disk, and is no wait.
+  let slept = false;
+  const nap = () => ((slept = true), sleep(5));
+  const busy = () =>
+    readClaims(layer).some((c) => c.claim !== undefined && c.claim.by.pid !== process.pid && inProgress(c.claim));
   if (followsEnd && !busy()) {
-    const ending = (await listOpen(layer)).filter((e) => e.episode?.provider === followsEnd.provider && e.episode.provider_session !== followsEnd.providerSession).map((e) => episodePath(layer, e.key));
+    const ending = (await listOpen(layer))
+      .filter(
+        (e) => e.episode?.provider === followsEnd.provider && e.episode.provider_session !== followsEnd.providerSession,
+      )
+      .map((e) => episodePath(layer, e.key));
     const stillOpen = () => ending.some((path) => existsSync(path));
-    while (stillOpen() && !busy() && Date.now() - started < CLAIM_APPEARS_MS) await sleep(5);
+    while (stillOpen() && !busy() && Date.now() - started < CLAIM_APPEARS_MS) await nap();
   }
-  while (busy() && Date.now() - started < ms) await sleep(5);
-  return Date.now() - started;
+  while (busy() && Date.now() - started < ms) await nap();
+  return slept ? Math.max(1, Date.now() - started) : 0;
 }
 
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
