@@ -6,6 +6,7 @@
 import { VERSION } from "./lib/version.ts";
 import { mark } from "./lib/trace.ts";
 import { isHookCommand } from "./cli/hooks.ts";
+import { env, setEnv } from "./lib/env.ts";
 
 mark("main");
 
@@ -15,7 +16,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 } else {
   // A client's hooks log only warnings unless told otherwise: what they did is in the ledger
   // (`majordomus history`), and MAJORDOMUS_LOG=info shows it as it happens.
-  if (isHookCommand(argv) && process.env.MAJORDOMUS_LOG === undefined) process.env.MAJORDOMUS_LOG = "warn";
+  if (isHookCommand(argv) && env("MAJORDOMUS_LOG") === undefined) setEnv("MAJORDOMUS_LOG", "warn");
   // What the start shim runs: `capture session … --event start --repo <root>`. Its briefing needs
   // git status: start it at once. (Compact and end hand their git work to a worker.)
   const repo = argv.indexOf("--repo");

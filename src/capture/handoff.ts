@@ -29,6 +29,7 @@ import { alive, formatHolder, holderOf, parseHolder } from "../lib/holder.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { env } from "../lib/env.ts";
 
 export const TICKET_SCHEMA = "hook-work/v1";
 
@@ -66,7 +67,7 @@ export function ticketsDir(layer: Layer): string {
 
 /** How to start this binary again: only a compiled binary is its own program. */
 function selfCommand(): string[] | undefined {
-  if (process.env.MAJORDOMUS_HOOK_WORK === "foreground") return undefined;
+  if (env("MAJORDOMUS_HOOK_WORK") === "foreground") return undefined;
   return compiled() ? [process.execPath] : undefined;
 }
 

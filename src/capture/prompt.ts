@@ -17,12 +17,13 @@ import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { payloadSession, personsPrompt } from "./delivery.ts";
+import { env } from "../lib/env.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
 
 /** Where prompts go: the layer's prompts section, or a throwaway folder for `capture status`'s self-test. */
 export function promptsDir(here: Workspace): string {
-  return process.env.MAJORDOMUS_CAPTURE_DIR || sectionPath(here.layer, "prompts");
+  return env("MAJORDOMUS_CAPTURE_DIR") || sectionPath(here.layer, "prompts");
 }
 
 export type PromptOutcome =
@@ -35,7 +36,7 @@ export async function capturePrompt(
 ): Promise<PromptOutcome> {
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
-  const selfTest = Boolean(process.env.MAJORDOMUS_CAPTURE_DIR);
+  const selfTest = Boolean(env("MAJORDOMUS_CAPTURE_DIR"));
   const fail = async (reason: string): Promise<PromptOutcome> => {
     // An error text may quote the payload (a JSON parser's message does): no secret rides along.
     const why = redactShapes(reason);

@@ -33,6 +33,7 @@ import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./sh
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
+import { environment } from "../lib/env.ts";
 
 export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
@@ -90,7 +91,7 @@ async function runAsClient(
   return spawnText(shell, ["-c", command], {
     cwd: root,
     input: JSON.stringify(payload),
-    env: { ...process.env, MAJORDOMUS_LOG: "info", ...(project_dir_env ? { [project_dir_env]: root } : {}), ...env },
+    env: { ...environment(), MAJORDOMUS_LOG: "info", ...(project_dir_env ? { [project_dir_env]: root } : {}), ...env },
   });
 }
 
@@ -352,7 +353,7 @@ async function mcpAspect(
   ];
   const run = await spawnText(program, ["mcp"], {
     cwd: root,
-    env: { ...process.env },
+    env: { ...environment() },
     input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n`,
   });
   const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));

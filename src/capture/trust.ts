@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { onPath } from "../lib/path.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
+import { env, environment } from "../lib/env.ts";
 
 export type Trust = { trusted: boolean; reason: string; steps: string[] };
 
@@ -24,7 +25,7 @@ function converse(
   ms: number,
 ): Promise<string[]> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, stdio: ["pipe", "pipe", "ignore"], env: process.env });
+    const child = spawn(cmd, args, { cwd, stdio: ["pipe", "pipe", "ignore"], env: environment() });
     const got: string[] = [];
     let buffer = "";
     const finish = () => {
@@ -111,12 +112,12 @@ function readJson(path: string): Record<string, unknown> | undefined {
 /** Gemini: a project's hooks load only in a trusted folder; read where Gemini itself reads it (its trust file and settings). */
 async function geminiFolder(here: Workspace): Promise<Trust> {
   const folder = realpathSync(here.position.worktree);
-  const home = process.env.HOME ?? "";
-  const file = process.env.GEMINI_CLI_TRUSTED_FOLDERS_PATH ?? join(home, ".gemini", "trustedFolders.json");
+  const home = env("HOME") ?? "";
+  const file = env("GEMINI_CLI_TRUSTED_FOLDERS_PATH") ?? join(home, ".gemini", "trustedFolders.json");
   const steps = [
     `trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add "${folder}": "TRUST_FOLDER" to ${file}`,
   ];
-  if (process.env.GEMINI_CLI_TRUST_WORKSPACE === "true")
+  if (env("GEMINI_CLI_TRUST_WORKSPACE") === "true")
     return { trusted: true, reason: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", steps: [] };
   const settings = readJson(join(home, ".gemini", "settings.json")) as
     { security?: { folderTrust?: { enabled?: boolean } } } | undefined;

@@ -14,6 +14,7 @@ import { hookNamed, HOOK_COMMANDS, isHookCommand } from "./hooks.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { command, type Command } from "./define.ts";
 import { out, err as toStderr } from "./print.ts";
+import { env } from "../lib/env.ts";
 
 const root = command({
   meta: {
@@ -190,7 +191,12 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       return EXIT.usage;
     }
     const args = parseArgv(resolved.rest, await argsOf(resolved.cmd), scopeOf(resolved.path));
-    await resolved.cmd.run({ rawArgs: resolved.rest, args: args as never, cmd: resolved.cmd });
+    await resolved.cmd.run({
+      rawArgs: resolved.rest,
+      args: args as never,
+      cmd: resolved.cmd,
+      data: { commands: COMMANDS },
+    });
     mark("done");
     return EXIT.ok;
   } catch (err) {
@@ -219,7 +225,7 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       return EXIT.internal;
     }
     toStderr(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
-    if (process.env.MAJORDOMUS_LOG === "debug" && err instanceof Error && err.stack) toStderr(err.stack);
+    if (env("MAJORDOMUS_LOG") === "debug" && err instanceof Error && err.stack) toStderr(err.stack);
     else toStderr("  → this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it");
     return EXIT.internal;
   }

@@ -7,11 +7,12 @@
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
 import { printable } from "./printable.ts";
 import { stderrLine } from "./stderr.ts";
+import { env } from "./env.ts";
 
 const LEVEL_BY_ENV: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
 
 function levelFromEnv(): number {
-  const raw = (process.env.MAJORDOMUS_LOG ?? "").toLowerCase();
+  const raw = (env("MAJORDOMUS_LOG") ?? "").toLowerCase();
   return LEVEL_BY_ENV[raw] ?? LEVEL_BY_ENV.info!;
 }
 

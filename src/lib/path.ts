@@ -7,6 +7,7 @@
  */
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
+import { env } from "./env.ts";
 
 const real = (path: string) => {
   try {
@@ -59,5 +60,5 @@ export function programIn(pathValue: string, name: string): string | undefined {
 
 /** The first executable `name` on this process's PATH, outside the repository `outside` is in (default: the working directory's). */
 export function onPath(name: string, options: { outside?: string } = {}): string | undefined {
-  return programIn(trustedPath(process.env.PATH, options.outside ?? process.cwd(), options.outside), name);
+  return programIn(trustedPath(env("PATH"), options.outside ?? process.cwd(), options.outside), name);
 }

@@ -10,6 +10,7 @@
 import { GAVE_UP, onCancel } from "./cancel.ts";
 import { programIn, trustedPath } from "./path.ts";
 import { traceSpawn } from "./trace.ts";
+import { env, environment } from "./env.ts";
 
 type YamlApi = { parse(text: string): unknown };
 
@@ -187,11 +188,11 @@ type Execve = (file: string, args: string[], env: Record<string, string | undefi
  * hold (see health/doctor.ts `remembers`).
  */
 export function interpreted(): void {
-  if (!compiled() || process.env[JIT_SWITCH] !== undefined) return;
+  if (!compiled() || env("BUN_JSC_useJIT") !== undefined) return;
   const execve = (process as unknown as { execve?: Execve }).execve;
   if (typeof execve !== "function") return;
   try {
-    execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...process.env, [JIT_SWITCH]: "0" });
+    execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...environment(), [JIT_SWITCH]: "0" });
   } catch {
     // Not replaced (the system refused the exec): this process goes on as it is, with the JIT.
   }
@@ -224,7 +225,7 @@ export function spawnDetached(cmd: string[], cwd: string): number | undefined {
   if (!bunSpawnDetached) return undefined;
   const child = bunSpawnDetached(cmd, {
     cwd,
-    env: process.env,
+    env: environment(),
     stdin: "ignore",
     stdout: "ignore",
     stderr: "ignore",

@@ -1,9 +1,10 @@
+import { env } from "./env.ts";
 /**
  * MAJORDOMUS_TRACE=1 prints, on stderr, how many milliseconds after process start each phase of a
  * command ended, and the process's resident memory then. For finding what a slow hook spends its
  * time on, or what a long command holds; free when unset.
  */
-const ON = process.env.MAJORDOMUS_TRACE === "1";
+const ON = env("MAJORDOMUS_TRACE") === "1";
 
 export function mark(label: string): void {
   if (ON)

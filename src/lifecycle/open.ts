@@ -20,6 +20,7 @@ import { DEADLINE_WHY, snapshot } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "../session/store.ts";
+import { env } from "../lib/env.ts";
 
 export type OpenOptions = {
   ifOpen: "refuse" | "keep";
@@ -145,7 +146,7 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     session_id: id,
     opened_at: isoStamp(at),
     opened_by: options.openedBy,
-    owner: options.owner?.trim() || process.env.USER || process.env.USERNAME || "unknown",
+    owner: options.owner?.trim() || env("USER") || env("USERNAME") || "unknown",
     worker: options.worker ?? "none",
     provider: options.provider ?? "none",
     provider_session: options.providerSession ?? "none",

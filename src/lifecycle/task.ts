@@ -20,6 +20,7 @@ import { requiredSections } from "./records.ts";
 import { snapshot } from "../repo/status.ts";
 import { canMatchGlobs, isGlob, scopeParts } from "../lib/scope.ts";
 import { archiveTask, readTask, writeTask, type Outcome, type Task } from "../task/record.ts";
+import { env } from "../lib/env.ts";
 
 const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
 
@@ -94,7 +95,7 @@ export async function startTask(here: Workspace, options: StartOptions): Promise
     id: `t-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`,
     task: text,
     profile,
-    owner: options.owner?.trim() || process.env.USER || process.env.USERNAME || "unknown",
+    owner: options.owner?.trim() || env("USER") || env("USERNAME") || "unknown",
     scope,
     started_at: isoStamp(at),
     checkpoint_at: isoStamp(at),

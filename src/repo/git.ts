@@ -4,6 +4,7 @@
  */
 import { memo, peekMemo } from "../lib/memo.ts";
 import { spawnText } from "../lib/runtime.ts";
+import { environment } from "../lib/env.ts";
 
 export type GitResult = { ok: boolean; status: number | null; stdout: string; stderr: string };
 
@@ -28,7 +29,7 @@ function ask(
   return spawnText("git", args, {
     cwd,
     input,
-    env: { ...process.env, ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env },
+    env: { ...environment(), ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env },
   }).then((run) => ({ ok: run.status === 0, ...run }));
 }
 

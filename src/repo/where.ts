@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { git, gitLine } from "./git.ts";
 import { repositoryIdentity } from "./identity.ts";
+import { env } from "../lib/env.ts";
 
 export const DETACHED = "DETACHED";
 export const NO_HEAD = "NONE";
@@ -131,7 +132,7 @@ async function dirsFromGit(cwd: string): Promise<Dirs | undefined> {
 
 /** Where `cwd` is, or a usage failure saying it is not inside a git work tree. */
 export async function locate(cwd: string = process.cwd()): Promise<Position> {
-  const overridden = process.env.GIT_DIR !== undefined || process.env.GIT_WORK_TREE !== undefined;
+  const overridden = env("GIT_DIR") !== undefined || env("GIT_WORK_TREE") !== undefined;
   const dirs = overridden ? await dirsFromGit(cwd) : findDirs(cwd);
   if (!dirs) {
     throw new Failure(

@@ -26,6 +26,7 @@ import {
 } from "../transcript/claude.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
+import { env, clientEnv } from "../lib/env.ts";
 
 /** The client's variable that names its session in an MCP server's environment. */
 const SESSION_ENV = "CLAUDE_CODE_SESSION_ID";
@@ -47,7 +48,7 @@ export type Caller = { kind: "client"; parent: number } | { kind: "person" };
 export type Source = { session: string; episode: string; path: string };
 
 function clientProjects(): string {
-  return join(process.env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "projects") + sep;
+  return join(env("CLAUDE_CONFIG_DIR") || join(homedir(), ".claude"), "projects") + sep;
 }
 
 const notOwn = (path: string, projects: string, session: string) =>
@@ -59,7 +60,7 @@ const notOwn = (path: string, projects: string, session: string) =>
 
 /** Where this session's transcript is, or why the tools refuse. */
 export async function transcriptSource(cwd: string, named: string | undefined, caller: Caller): Promise<Source> {
-  const launched = caller.kind === "client" ? process.env[SESSION_ENV] : undefined;
+  const launched = caller.kind === "client" ? clientEnv(SESSION_ENV) : undefined;
   const session = named || launched;
   if (!session) {
     throw caller.kind === "client"

@@ -9,13 +9,14 @@ import { providers } from "../providers/index.ts";
 import { sameCheckout, type Position } from "../repo/where.ts";
 import { episodeKey, HAND } from "./keys.ts";
 import { episodePath, readEpisode, type OpenEpisode } from "./store.ts";
+import { env, clientEnv } from "../lib/env.ts";
 
 export async function providerSessionFromEnv(): Promise<string | undefined> {
-  const own = process.env.MAJORDOMUS_PROVIDER_SESSION;
+  const own = env("MAJORDOMUS_PROVIDER_SESSION");
   if (own) return own;
   for (const p of (await providers()).values()) {
     const name = p.hooks?.session_env;
-    const value = name ? process.env[name] : undefined;
+    const value = name ? clientEnv(name) : undefined;
     if (value) return value;
   }
   return undefined;

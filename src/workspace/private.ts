@@ -12,6 +12,7 @@ import { writeFileAtomic } from "../lib/fsx.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { git } from "../repo/git.ts";
 import type { Position } from "../repo/where.ts";
+import { env } from "../lib/env.ts";
 
 const MEMO = "majordomus-local-ignored";
 
@@ -24,7 +25,7 @@ function fingerprint(position: Position, layer: Layer, probe: string): string {
     join(position.gitDir, "info", "exclude"),
     join(position.commonDir, "info", "exclude"),
     join(position.commonDir, "config"),
-    join(process.env.XDG_CONFIG_HOME ?? join(process.env.HOME ?? "", ".config"), "git", "ignore"),
+    join(env("XDG_CONFIG_HOME") ?? join(env("HOME") ?? "", ".config"), "git", "ignore"),
     layer.manifestPath,
   ];
   const parts = files.map((f) => {

@@ -1,4 +1,5 @@
 // Architecture rules, checked on the source text so a violation fails the build, not a review.
+import { ENV } from "../../src/lib/env.ts";
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -126,6 +127,20 @@ describe("architecture", () => {
       (f) => f.rel !== "lib/runtime.ts" && /\bBun\.|["']bun:|globalThis\.Bun|\)\.Bun\b/.test(code(f.text)),
     ).map((f) => f.rel);
     expect(offenders).toEqual([]);
+  });
+
+  test("the environment is read in lib/env.ts alone, and only the variables its table declares", () => {
+    const offenders = SOURCES.filter(
+      (f) => f.rel !== "lib/env.ts" && /process\.env\b|\bBun\.env\b/.test(code(f.text)),
+    ).map((f) => f.rel);
+    expect(offenders).toEqual([]);
+    const asked = new Set(
+      SOURCES.flatMap((f) => [...code(f.text).matchAll(/(?<![\w.])env\("([A-Za-z_]+)"\)/g)].map((m) => m[1]!)),
+    );
+    const declared = new Set(Object.keys(ENV));
+    expect([...asked].filter((n) => !declared.has(n))).toEqual([]);
+    // A row nobody reads is a variable the docs promise and the code ignores.
+    expect([...declared].filter((n) => !asked.has(n))).toEqual([]);
   });
 
   test("built-in modules are imported as node:*", () => {

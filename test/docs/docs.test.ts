@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { COMMANDS } from "../../src/cli/commands/index.ts";
+import { ENV } from "../../src/lib/env.ts";
 import { BIN, PROJECT } from "../support/env.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
 
@@ -122,6 +123,17 @@ describe("the docs", () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(Object.keys(COMMANDS).length);
+  });
+
+  test("docs/commands.md names every environment variable the code reads (src/lib/env.ts's table)", () => {
+    const section = read("docs/commands.md").split("## Environment")[1]!;
+    for (const name of Object.keys(ENV)) expect(section, name).toContain(`\`${name}`);
+    const documented = [...section.matchAll(/^\| `(MAJORDOMUS_[A-Z_]+)/gm)].map((m) => m[1]!);
+    expect(documented.sort()).toEqual(
+      Object.keys(ENV)
+        .filter((n) => n.startsWith("MAJORDOMUS_"))
+        .sort(),
+    );
   });
 
   test("every JSON kind docs/schemas.md lists has its schema in share/schemas/cli", () => {

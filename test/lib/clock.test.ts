@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { compactStamp, isoStamp, now, parseDuration, parseIsoTime, parseSince } from "../../src/lib/clock.ts";
+import {
+  compactStamp,
+  isIsoTime,
+  isoStamp,
+  now,
+  parseDuration,
+  parseIsoTime,
+  parseSince,
+} from "../../src/lib/clock.ts";
 import { Failure } from "../../src/lib/failure.ts";
 
 afterEach(() => {
@@ -39,11 +47,20 @@ describe("clock", () => {
     ["2026-11-30T14:00:00+02:00", true],
     ["2026-11-30", true],
     ["2026-13-01T00:00:00Z", false],
+    ["2026-11-31T00:00:00Z", true],
+    ["2026-11-32T00:00:00Z", false],
+    ["2026-11-30T24:00:00Z", false],
+    ["2026-11-30T23:60:00Z", false],
+    ["2026-11-30T23:59:60Z", false],
+    ["2026-11-30T14:00:00+24:00", false],
+    ["2026-11-30T14:00:00+0130", true],
     ["Nov 30 2026", false],
     ["1700000000", false],
     ["", false],
   ])("ISO time %p", (text, ok) => {
     expect(parseIsoTime(text) !== undefined).toBe(ok);
+    // The check over many lines agrees with the parse, without making a Date.
+    expect(isIsoTime(text)).toBe(ok);
   });
 
   test("--since takes a duration back from now or an ISO time", () => {

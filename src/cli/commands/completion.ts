@@ -1,4 +1,3 @@
-import { COMMANDS } from "./index.ts";
 import { COMPLETIONS, SHELLS, type Shell } from "../completion.ts";
 import { commandTree } from "../tree.ts";
 import { command } from "../define.ts";
@@ -15,7 +14,9 @@ export default command({
     "majordomus completion fish > ~/.config/fish/completions/majordomus.fish",
   ],
   args: { shell: { type: "positional", description: `One of ${SHELLS.join(", ")}` } },
-  async run({ args }) {
+  // The command table comes from the CLI's root (cli/run.ts hands it over), so this command, one of
+  // the table's rows, does not import the table back.
+  async run({ args, data }) {
     const shell = String(args.shell);
     if (!(SHELLS as readonly string[]).includes(shell)) {
       const { Failure } = await import("../../lib/failure.ts");
@@ -25,7 +26,8 @@ export default command({
         `give one of ${SHELLS.join(", ")}`,
       );
     }
-    const nodes = await commandTree(COMMANDS, [
+    const table = (data as { commands: Parameters<typeof commandTree>[0] }).commands;
+    const nodes = await commandTree(table, [
       { flag: "--help", description: "Show help" },
       { flag: "--version", description: "Print the version" },
     ]);

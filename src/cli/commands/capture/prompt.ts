@@ -11,6 +11,7 @@ import { payloadSession } from "../../../capture/delivery.ts";
 import { capturePrompt } from "../../../capture/prompt.ts";
 import { command } from "../../define.ts";
 import { hasClaims } from "../../../lifecycle/claim.ts";
+import { env } from "../../../lib/env.ts";
 
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
@@ -27,9 +28,9 @@ export default command({
     const outcome = await capturePrompt(ctx, provider, payload);
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
-    if (outcome.status === "failed" && process.env.MAJORDOMUS_CAPTURE_DIR) throw new Failure("internal", outcome.why);
+    if (outcome.status === "failed" && env("MAJORDOMUS_CAPTURE_DIR")) throw new Failure("internal", outcome.why);
     // A close an end event claimed and never wrote is finished by any later event, this one too.
-    if (!process.env.MAJORDOMUS_CAPTURE_DIR && hasClaims(ctx.layer))
+    if (!env("MAJORDOMUS_CAPTURE_DIR") && hasClaims(ctx.layer))
       await (
         await import("../../../capture/session.ts")
       )

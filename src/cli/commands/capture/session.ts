@@ -9,6 +9,7 @@ import { readPayload } from "../../../capture/payload.ts";
 import { describeDelivery, envelope, type SessionEvent } from "../../../capture/delivery.ts";
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
+import { env } from "../../../lib/env.ts";
 
 const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
 
@@ -29,7 +30,7 @@ export default command({
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
     const delivery = describeDelivery(provider, args.event as SessionEvent, payload);
-    if (process.env.MAJORDOMUS_DRY_RUN === "1") {
+    if (env("MAJORDOMUS_DRY_RUN") === "1") {
       log.info(
         `dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`,
       );

@@ -1,0 +1,90 @@
+/**
+ * Every environment variable majordomus reads, in one table: its name, what it means, and what
+ * holds when it is unset. This module alone touches `process.env` (an architecture rule); the
+ * others ask for a row by name, so a variable nobody declared cannot be read. The `majordomus`
+ * rows are documented in docs/commands.md (a test keeps the two the same).
+ */
+
+export type EnvRow = { meaning: string; unset: string; ours: boolean };
+
+export const ENV = {
+  MAJORDOMUS_NOW: {
+    ours: true,
+    meaning: "an ISO time used as now everywhere (tests, reproductions)",
+    unset: "the wall clock",
+  },
+  MAJORDOMUS_LOG: {
+    ours: true,
+    meaning: "silent, error, warn, info or debug",
+    unset: "info; warn for the hook commands",
+  },
+  MAJORDOMUS_HOOK_WORK: {
+    ours: true,
+    meaning: "foreground: compact and end hooks do their derived work themselves",
+    unset: "handed to a detached worker",
+  },
+  MAJORDOMUS_TRACE: { ours: true, meaning: "1: phase and git timings on stderr", unset: "off" },
+  MAJORDOMUS_PROVIDER_SESSION: {
+    ours: true,
+    meaning: "the client session this process belongs to",
+    unset: "the client's own variable (CLAUDE_CODE_SESSION_ID)",
+  },
+  MAJORDOMUS_DRY_RUN: {
+    ours: true,
+    meaning: "1: capture session parses and says what it would do",
+    unset: "it does it",
+  },
+  MAJORDOMUS_CAPTURE_DIR: {
+    ours: true,
+    meaning: "capture prompt archives there (capture status's self-test)",
+    unset: "the layer's prompts folder",
+  },
+  HOME: { ours: false, meaning: "the person's home", unset: "the OS's answer" },
+  XDG_CONFIG_HOME: { ours: false, meaning: "git's global ignore file lives under it", unset: "$HOME/.config" },
+  PATH: { ours: false, meaning: "where git and majordomus are looked up (untrusted entries dropped)", unset: "none" },
+  USER: { ours: false, meaning: "a task's and an episode's owner", unset: "USERNAME, else unknown" },
+  USERNAME: { ours: false, meaning: "the owner on Windows", unset: "unknown" },
+  GIT_DIR: {
+    ours: false,
+    meaning: "git's own override: the repository is then git's answer",
+    unset: "found from the folder",
+  },
+  GIT_WORK_TREE: { ours: false, meaning: "git's own override, as GIT_DIR", unset: "found from the folder" },
+  CLAUDE_CONFIG_DIR: { ours: false, meaning: "Claude Code's configuration folder", unset: "$HOME/.claude" },
+  GEMINI_CLI_TRUSTED_FOLDERS_PATH: {
+    ours: false,
+    meaning: "Gemini's trust file",
+    unset: "$HOME/.gemini/trustedFolders.json",
+  },
+  GEMINI_CLI_TRUST_WORKSPACE: {
+    ours: false,
+    meaning: "true: Gemini trusts every folder",
+    unset: "its trust file decides",
+  },
+  BUN_JSC_useJIT: { ours: false, meaning: "the engine's JIT switch, set by the shims", unset: "the JIT on" },
+} as const satisfies Record<string, EnvRow>;
+
+export type EnvName = keyof typeof ENV;
+
+/** One declared variable's value (undefined when unset). */
+export function env(name: EnvName): string | undefined {
+  return process.env[name];
+}
+
+/**
+ * A variable the providers table names for a client (its session id, its project folder): the
+ * table is the declaration for those (share/providers.yaml).
+ */
+export function clientEnv(name: string): string | undefined {
+  return process.env[name];
+}
+
+/** The whole environment, for a child process that must see what this one sees. */
+export function environment(): Record<string, string | undefined> {
+  return process.env;
+}
+
+/** Sets one of ours for this process and what it starts (the CLI edge alone does this). */
+export function setEnv(name: EnvName, value: string): void {
+  process.env[name] = value;
+}
