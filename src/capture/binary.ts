@@ -12,7 +12,7 @@ import { compiled } from "../lib/runtime.ts";
 import { git } from "../repo/git.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { BINARY_RECORD } from "./shims.ts";
-import type { Line } from "./install.ts";
+import type { Line } from "./report.ts";
 
 /** What to record, or why nothing is: a pure answer from what was gathered. */
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };

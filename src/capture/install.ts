@@ -29,17 +29,8 @@ import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
 
-export type Action =
-  | "written"
-  | "rewritten"
-  | "already present"
-  | "left alone"
-  | "removed"
-  | "not written"
-  | "not there"
-  | "merged"
-  | "refused";
-export type Line = { path: string; action: Action; note?: string };
+import type { Line } from "./report.ts";
+export type { Action, Line } from "./report.ts";
 export type InstallReport = {
   lines: Line[];
   missing: Array<{ event: string; entry: string }>;
