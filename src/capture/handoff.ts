@@ -29,7 +29,6 @@ import { alive, formatHolder, holderOf, parseHolder } from "../lib/holder.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { env } from "../lib/env.ts";
 
 export const TICKET_SCHEMA = "hook-work/v1";
 
@@ -65,9 +64,16 @@ export function ticketsDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "hook-work");
 }
 
+/**
+ * Where a hook's derived work is done: handed to a detached worker (what the client gets), or in
+ * the hook itself (`MAJORDOMUS_HOOK_WORK=foreground`, read at the CLI's edge; and always when run
+ * from source, where no binary can be started again).
+ */
+export type WorkMode = "hand-off" | "foreground";
+
 /** How to start this binary again: only a compiled binary is its own program. */
-function selfCommand(): string[] | undefined {
-  if (env("MAJORDOMUS_HOOK_WORK") === "foreground") return undefined;
+function selfCommand(mode: WorkMode): string[] | undefined {
+  if (mode === "foreground") return undefined;
   return compiled() ? [process.execPath] : undefined;
 }
 
@@ -75,8 +81,8 @@ function selfCommand(): string[] | undefined {
  * Write the ticket and start `capture work` on it, detached (own session, no stdio: the client
  * must not wait for a pipe the worker holds open). Returns false when the caller must do the work.
  */
-export function handOff(ws: Workspace, order: Order): boolean {
-  const self = selfCommand();
+export function handOff(ws: Workspace, order: Order, mode: WorkMode): boolean {
+  const self = selfCommand(mode);
   if (!self) return false;
   const dir = ticketsDir(ws.layer);
   const name = `${order.event}--${Date.now().toString(36)}-${randomHex(4)}`;

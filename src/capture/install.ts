@@ -22,7 +22,7 @@ import { listAssets } from "../assets/index.ts";
 import { wall, compactStamp } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { consents, loadPolicy } from "../policy/index.ts";
+import { consents } from "../policy/index.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
@@ -396,7 +396,7 @@ export async function install(
     const row = provider.hooks.events[event as HookEvent];
     report.lines.push(converge(here.position.worktree, row.shim, shimText(provider, event), 0o755));
   }
-  const policy = await loadPolicy(here.layer).catch(() => undefined);
+  const policy = await here.policy().catch(() => undefined);
   mods(here, provider, policy?.policy, report);
   settingsFile(here, provider, options.merge, report);
   // The binary the shims run: the person's own, recorded in the local half. The MCP server is

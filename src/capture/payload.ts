@@ -36,16 +36,19 @@ export function readPayload(): Payload {
   }
   if (total > MAX_BYTES) return { problem: `the payload is over ${MAX_BYTES} bytes; not read`, bytes: total };
   if (total === 0) return { bytes: 0 };
-  const text = buffer.toString("utf8", 0, total);
-  if (text.includes("\u0000") || text.includes("\ufffd"))
-    return { problem: "the payload is not UTF-8 text", bytes: total };
+  return parsePayload(buffer.toString("utf8", 0, total), total);
+}
+
+/** A payload's text as the hook reads it (stdin, or a captured payload replayed in process). */
+export function parsePayload(text: string, bytes = Buffer.byteLength(text)): Payload {
+  if (text.includes("\u0000") || text.includes("\ufffd")) return { problem: "the payload is not UTF-8 text", bytes };
   try {
     const data = JSON.parse(text);
     if (data === null || typeof data !== "object" || Array.isArray(data))
-      return { problem: "the payload is JSON but not an object", bytes: total };
-    return { data: data as Record<string, unknown>, bytes: total };
+      return { problem: "the payload is JSON but not an object", bytes };
+    return { data: data as Record<string, unknown>, bytes };
   } catch (err) {
-    return { problem: `the payload is not JSON (${(err as Error).message.split("\n")[0]})`, bytes: total };
+    return { problem: `the payload is not JSON (${(err as Error).message.split("\n")[0]})`, bytes };
   }
 }
 

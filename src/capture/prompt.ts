@@ -17,14 +17,16 @@ import { episodeKey } from "../session/keys.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { payloadSession, personsPrompt } from "./delivery.ts";
-import { env } from "../lib/env.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
 
-/** Where prompts go: the layer's prompts section, or a throwaway folder for `capture status`'s self-test. */
-export function promptsDir(here: Workspace): string {
-  return env("MAJORDOMUS_CAPTURE_DIR") || sectionPath(here.layer, "prompts");
+/** Where prompts go: the layer's prompts section, or the throwaway folder of `capture status`'s self-test. */
+export function promptsDir(here: Workspace, selfTestDir?: string): string {
+  return selfTestDir || sectionPath(here.layer, "prompts");
 }
+
+/** How a prompt hook runs: for the client, or as `capture status`'s self-test into a folder of its own (nothing recorded). */
+export type PromptMode = { selfTestDir?: string };
 
 export type PromptOutcome =
   { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
@@ -33,10 +35,11 @@ export async function capturePrompt(
   here: Workspace,
   provider: Provider & { hooks: Hooks },
   payload: Payload,
+  mode: PromptMode = {},
 ): Promise<PromptOutcome> {
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
-  const selfTest = Boolean(env("MAJORDOMUS_CAPTURE_DIR"));
+  const selfTest = Boolean(mode.selfTestDir);
   const fail = async (reason: string): Promise<PromptOutcome> => {
     // An error text may quote the payload (a JSON parser's message does): no secret rides along.
     const why = redactShapes(reason);
@@ -95,7 +98,7 @@ export async function capturePrompt(
     text: clean.text,
   };
   if (clean.redacted.length > 0) record.redacted = clean.redacted;
-  const dir = promptsDir(here);
+  const dir = promptsDir(here, mode.selfTestDir);
   ensureDir(dir, 0o700);
   // One record per prompt id: the id names the file, so a repeated delivery finds it taken.
   const name = promptId ? `${episodeKey(promptId)}.json` : `${compactStampMs(at)}-${randomHex(4)}.json`;

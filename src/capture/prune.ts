@@ -9,13 +9,13 @@ import { now, isoStamp } from "../lib/clock.ts";
 import { readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { loadPolicy, requireNumber } from "../policy/index.ts";
+import { requireNumber } from "../policy/index.ts";
 import { promptsDir } from "./prompt.ts";
 
 export type PruneResult = { records: number; pruned: number; bytes_left: number; dry_run: boolean };
 
 export async function prune(here: Workspace, options: { dryRun: boolean }): Promise<PruneResult> {
-  const policy = await loadPolicy(here.layer);
+  const policy = await here.policy();
   const maxDays = requireNumber(policy, "prompts.retention_max_days");
   const maxBytes = requireNumber(policy, "prompts.retention_max_bytes");
   const dir = promptsDir(here);

@@ -18,7 +18,7 @@ import { ancestry } from "../lib/holder.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
-import { loadPolicy, switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
+import { switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor } from "../providers/index.ts";
@@ -34,6 +34,7 @@ import {
   tickets,
   TICKET_SCHEMA,
   type Order,
+  type WorkMode,
   type Ticket,
 } from "./handoff.ts";
 
@@ -66,7 +67,7 @@ async function attempt(ws: Workspace, d: Who, what: string, work: () => Promise<
 
 async function policyOrFail(ws: Workspace, d: Who): Promise<LoadedPolicy | undefined> {
   try {
-    return await loadPolicy(ws.layer);
+    return await ws.policy();
   } catch (err) {
     await failed(ws, d, `the policy could not be read (${(err as Error).message.split("\n")[0]})`);
     return undefined;
@@ -510,7 +511,7 @@ async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
   // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
   const precise =
     row.waits?.for.includes("compact") === true &&
-    (await compactionLeavesCheckpoint(t.provider, await loadPolicy(base.layer).catch(() => undefined)));
+    (await compactionLeavesCheckpoint(t.provider, await base.policy().catch(() => undefined)));
   if (wait) await waitFor(base, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
@@ -523,7 +524,11 @@ async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
 }
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
-export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<string | undefined> {
+export async function handleSessionEvent(
+  ws: Workspace,
+  d: Delivery,
+  mode: WorkMode = "hand-off",
+): Promise<string | undefined> {
   const row = SESSION_EVENTS[d.event];
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
@@ -551,7 +556,7 @@ export async function handleSessionEvent(ws: Workspace, d: Delivery): Promise<st
     // A worker would run git status again for the same tree: hand it the answer this hook has, if any.
     const { handOnStatus } = await import("../repo/prefetch.ts");
     const gitStatus = await handOnStatus(ws.position.worktree);
-    if (handOff(ws, { ...answer.work, git_status: gitStatus })) return answer.stdout;
+    if (handOff(ws, { ...answer.work, git_status: gitStatus }, mode)) return answer.stdout;
     if (gitStatus)
       for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
   }
@@ -581,7 +586,7 @@ export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
  * close to a worker (or, when none can start, finishes it itself). Costs one listing of the claims
  * folder when there is none.
  */
-export async function keepClaimedCloses(ws: Workspace): Promise<void> {
+export async function keepClaimedCloses(ws: Workspace, mode: WorkMode = "hand-off"): Promise<void> {
   const { inProgress, readClaims } = await import("../lifecycle/claim.ts");
   for (const { claim } of readClaims(ws.layer)) {
     if (!claim || inProgress(claim) || claim.provider === "none") continue;
@@ -592,6 +597,7 @@ export async function keepClaimedCloses(ws: Workspace): Promise<void> {
       reason: claim.reason,
     };
     log.info(`the close of ${claim.session_id} was claimed at ${claim.claimed_at} and never finished; finishing it`);
-    if (!handOff(ws, order)) await doWork(ws, { schema: TICKET_SCHEMA, ...order, handed_at: stamp(), by: process.pid });
+    if (!handOff(ws, order, mode))
+      await doWork(ws, { schema: TICKET_SCHEMA, ...order, handed_at: stamp(), by: process.pid });
   }
 }

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { consents, loadPolicy, type CredentialKey } from "../policy/index.ts";
+import { consents, type CredentialKey } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
@@ -210,7 +210,7 @@ async function modAspect(
 ): Promise<Omit<Row, "provider" | "aspect">> {
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
-  const policy = await loadPolicy(here.layer).catch(() => undefined);
+  const policy = await here.policy().catch(() => undefined);
   let notes = "";
   for (const [name, row] of mods) {
     // The features that ride the mod: where each stands, and that it needs the mod.

@@ -15,7 +15,7 @@ import { adapted, budgetFor } from "../providers/index.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { windowOf } from "../session/store.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { printable } from "../lib/printable.ts";
@@ -49,7 +49,7 @@ export async function windowAnswer(
   action: WindowAction,
   trigger: string | undefined,
 ): Promise<WindowAnswer> {
-  const policy = await loadPolicy(ws.layer);
+  const policy = await ws.policy();
   const grant = await freshWindowGrant(ws, policy);
   const episode = ws.episode;
   const { windowId } = await import("../lifecycle/window.ts");

@@ -11,7 +11,7 @@ export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
   /**
    * A server (`mcp`, `serve`): it answers for as long as it runs, so its clock is not pinned to
    * the instant it started (lib/clock.ts) and it keeps none of the answers a one-shot command
-   * reuses (lib/memo.ts: git's status, log and diff, the policy); otherwise every answer would be
+   * reuses (lib/memo.ts: git's status, log and diff); otherwise every answer would be
    * dated, aged and labelled as of the server's start.
    */
   longLived?: true;

@@ -2,7 +2,6 @@
 import { log } from "../lib/log.ts";
 import { Failure } from "../lib/failure.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { loadPolicy } from "../policy/index.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
@@ -19,7 +18,7 @@ export async function printResolved(
   here: Workspace,
   options: { path?: boolean; json?: boolean },
 ): Promise<void> {
-  const policy = (await loadPolicy(here.layer)).policy;
+  const policy = (await here.policy()).policy;
   const at = here.at;
   if (options.json) {
     const explained = await explain(kind, here.layer, await placeFor(kind, here));
@@ -76,7 +75,7 @@ export async function printListing(
   here: Workspace,
   options: { json?: boolean; limit: number },
 ): Promise<void> {
-  const policy = (await loadPolicy(here.layer)).policy;
+  const policy = (await here.policy()).policy;
   const listing = await listRecords(kind, here.layer, here.position, policy, here.at, options.limit);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {

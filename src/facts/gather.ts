@@ -3,7 +3,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { readDecisions } from "../decisions/store.ts";
 import { newestFirst } from "../ledger/store.ts";
 import type { Entry } from "../ledger/line.ts";
-import { loadPolicy, requireNumber, type LoadedPolicy } from "../policy/index.ts";
+import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
@@ -108,7 +108,7 @@ export async function gatherFacts(
 ): Promise<Facts> {
   const episode = options.episode;
   const want = new Set(needs);
-  const policy = await loadPolicy(here.layer);
+  const policy = await here.policy();
   const p = here.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
   const taskRead = activeTask(here.layer);

@@ -20,7 +20,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import { notAFile, readIfExists, readLayerFile } from "../lib/fsx.ts";
 import { kindOf, scanLedger, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
-import { loadPolicy, switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
 import { DERIVABLE_SECTIONS } from "../views/derived.ts";
@@ -62,7 +62,7 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
     });
   }
   try {
-    const policy = await loadPolicy(here.layer, { strict: true });
+    const policy = await here.policy({ strict: true });
     out.push({
       level: "OK",
       category: "policy",

@@ -9,7 +9,6 @@ import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";
-import { loadPolicy } from "../policy/index.ts";
 import { openedBefore } from "./stranded.ts";
 import { closeEpisode } from "./close.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -50,14 +49,14 @@ export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string
 export async function recoverClaims(here: Workspace, options: { check?: boolean }): Promise<Finished[]> {
   const { finishUnfinished, unfinishedClaims } = await import("./finish.ts");
   if (options.check) return unfinishedClaims(here).map((c) => ({ sessionId: c.session_id, result: "none" as const }));
-  return finishUnfinished(here, await loadPolicy(here.layer).catch(() => undefined));
+  return finishUnfinished(here, await here.policy().catch(() => undefined));
 }
 
 export async function recoverStranded(
   here: Workspace,
   options: { limit: number; except?: string; olderThan?: string; check?: boolean },
 ): Promise<Recovery> {
-  const policy = await loadPolicy(here.layer);
+  const policy = await here.policy();
   const threshold = options.olderThan ?? policy.policy.session?.stranded_after;
   if (!threshold) {
     log.info("the policy declares no session.stranded_after; no stranded episode is recovered");

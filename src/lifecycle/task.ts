@@ -10,7 +10,7 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions, describeMalformed } from "../questions/store.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
@@ -152,7 +152,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
       `task ${task.id} belongs to the worktree ${task.worktree}`,
       "finish it from that worktree",
     );
-  const policy = await loadPolicy(here.layer);
+  const policy = await here.policy();
 
   let note: string;
   let source: string;

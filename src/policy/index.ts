@@ -8,7 +8,6 @@ import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
 import { Failure } from "../lib/failure.ts";
-import { memo } from "../lib/memo.ts";
 import { readIfExists } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
@@ -83,12 +82,13 @@ export function parsePolicy(text: string, file: string, options: { strict?: bool
   return parseDocument(POLICY, text, file, options);
 }
 
-export function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
+/**
+ * Reads the policy and the person's consent. Called by the workspace alone, which keeps the answer
+ * for the command (workspace/workspace.ts: `ws.policy()`).
+ */
+export async function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
   const path = sectionPath(layer, "policy");
-  return memo(`policy\0${path}\0${options.strict === true}`, async () => ({
-    ...(await readPolicy(path, options)),
-    credentials: await readCredentials(layer),
-  }));
+  return { ...(await readPolicy(path, options)), credentials: await readCredentials(layer) };
 }
 
 export const CONSENT_FILE = "consent.yaml";

@@ -10,7 +10,6 @@ import { gatherFacts } from "../facts/gather.ts";
 import { CONTEXT_NEEDS, contextView } from "../views/context.ts";
 import { continuityView, type Continuity, type ContinuityFacts } from "../views/continuity.ts";
 import { pageHtml } from "../views/page.ts";
-import { loadPolicy } from "../policy/index.ts";
 import { listOpen } from "../session/store.ts";
 import { readClosed } from "../session/closed.ts";
 import { sameCheckout } from "../repo/where.ts";
@@ -91,7 +90,7 @@ export class Account {
   handovers() {
     return this.cached("handovers", async () => {
       const ws = await this.here();
-      const policy = (await loadPolicy(ws.layer)).policy;
+      const policy = (await ws.policy()).policy;
       const explained = await explain(RECORD_KINDS.handover, ws.layer, await placeFor(RECORD_KINDS.handover, ws));
       return {
         record: explained.record ? await view(explained.record, ws.position, policy, ws.at) : null,
@@ -114,7 +113,7 @@ export class Account {
     return this.cached("page", async () => {
       const ws = await this.here();
       const continuity = continuityView(await this.facts(ws));
-      const policy = await loadPolicy(ws.layer).catch(() => undefined);
+      const policy = await ws.policy().catch(() => undefined);
       const threshold = policy?.policy.session?.stranded_after ?? null;
       const ms = threshold ? parseDuration(threshold) : undefined;
       const stranded = ms === undefined ? [] : await openedBefore(ws, ws.at.getTime() - ms);

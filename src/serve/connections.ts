@@ -9,7 +9,7 @@
 import { wall } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
 import { workspace } from "../workspace/workspace.ts";
-import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
+import { type LoadedPolicy } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
 import { attach, closeConnection, detached, expireDetached } from "../lifecycle/connection.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -36,7 +36,7 @@ export class Connection {
   /** A connection that may keep episodes, or undefined when this checkout has not consented to it. */
   static async open(cwd: string): Promise<Connection | undefined> {
     const ws = await workspace(cwd, undefined, { readOnly: true });
-    const policy = await loadPolicy(ws.layer);
+    const policy = await ws.policy();
     // Asked by the policy and granted in an untracked local consent file, as every local consent is.
     const grant = await consentHere(ws.position.worktree, policy, "mcp.connection_episodes", { needsAsk: true });
     if (!grant.on) return undefined;

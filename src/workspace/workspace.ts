@@ -15,6 +15,7 @@ import type { OpenEpisode } from "../session/store.ts";
 import { loadLayer, sectionPath, type Layer } from "../layer/manifest.ts";
 import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
 import { requireIgnored } from "./private.ts";
+import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 
 export type Workspace = {
   position: Position;
@@ -28,6 +29,11 @@ export type Workspace = {
   own: Own;
   /** The command's instant: every stamp and age of this command. */
   at: Date;
+  /**
+   * The policy, read once per workspace (a failure to read it is kept too: every caller gets the
+   * same answer). `strict` reads it again, refusing what a lenient read lets pass (doctor, `policy`).
+   */
+  policy: (options?: { strict?: boolean }) => Promise<LoadedPolicy>;
 };
 
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
@@ -63,6 +69,7 @@ export async function workspace(
     Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
   // A command that writes nothing stamps nothing: it need not know its episode.
   const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
+  let policy: Promise<LoadedPolicy> | undefined;
   return {
     position,
     layer,
@@ -71,5 +78,6 @@ export async function workspace(
     episode,
     own: ownOf(layer, position),
     at: now(),
+    policy: (read = {}) => (read.strict ? loadPolicy(layer, { strict: true }) : (policy ??= loadPolicy(layer))),
   };
 }

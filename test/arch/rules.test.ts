@@ -143,6 +143,11 @@ describe("architecture", () => {
     expect([...declared].filter((n) => !asked.has(n))).toEqual([]);
   });
 
+  test("the policy is read by the workspace alone (ws.policy(), once per command)", () => {
+    const callers = SOURCES.filter((f) => /\bloadPolicy\s*\(/.test(code(f.text))).map((f) => f.rel);
+    expect(callers.sort()).toEqual(["policy/index.ts", "workspace/workspace.ts"]);
+  });
+
   test("built-in modules are imported as node:*", () => {
     const bare = /from\s+["'](fs|path|os|crypto|child_process|util|url)(\/[a-z]+)?["']/;
     expect(SOURCES.filter((f) => bare.test(f.text)).map((f) => f.rel)).toEqual([]);

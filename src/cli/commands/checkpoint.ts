@@ -2,7 +2,6 @@ import { relative } from "node:path";
 import { workspace } from "../../workspace/workspace.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { CHECKPOINT_NEEDS, deriveCheckpoint } from "../../views/derived.ts";
-import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
@@ -37,7 +36,7 @@ export default command({
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
     if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
-    const policy = await loadPolicy(ctx.layer);
+    const policy = await ctx.policy();
     const body = args.derive
       ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS))
       : readBody("majordomus checkpoint");

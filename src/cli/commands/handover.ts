@@ -5,7 +5,6 @@ import { activeTask } from "../../task/record.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { gatherFacts } from "../../facts/gather.ts";
 import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
-import { loadPolicy } from "../../policy/index.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
@@ -71,7 +70,7 @@ export default command({
     const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
-    const policy = await loadPolicy(ctx.layer);
+    const policy = await ctx.policy();
     const body = args.derive
       ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy))
       : readBody("majordomus handover");

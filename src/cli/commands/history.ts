@@ -4,7 +4,7 @@ import { now, parseSince } from "../../lib/clock.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { formatEntry } from "../../ledger/format.ts";
 import { query, rotate, validateLedger } from "../../ledger/history.ts";
-import { loadPolicy, requireNumber } from "../../policy/index.ts";
+import { requireNumber } from "../../policy/index.ts";
 import { exclusive, intOption, jsonArg } from "../args.ts";
 import { out, err, outJson } from "../print.ts";
 
@@ -42,7 +42,7 @@ export default command({
     const ctx = await workspace(process.cwd(), undefined, { readOnly: !args.rotate });
     if (args.validate) return printValidation(ctx.ledger, args.json === true);
     if (args.rotate) {
-      const keep = requireNumber(await loadPolicy(ctx.layer), "ledger.retention_max_lines");
+      const keep = requireNumber(await ctx.policy(), "ledger.retention_max_lines");
       const result = await rotate(ctx, keep);
       if (args.json) outJson("history-rotate", result);
       else if (result.rotated)

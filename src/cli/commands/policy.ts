@@ -1,6 +1,6 @@
 import { command } from "../define.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { flatten, loadPolicy } from "../../policy/index.ts";
+import { flatten } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
 import { out, err, outJson } from "../print.ts";
 
@@ -11,7 +11,7 @@ export default command({
   async run({ args }) {
     const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
     // Strict: a key written twice is an error here, although hooks read the file leniently.
-    const loaded = await loadPolicy(ctx.layer, { strict: true });
+    const loaded = await ctx.policy({ strict: true });
     if (args.json) {
       outJson("policy", { path: loaded.path, policy: loaded.policy });
       return;

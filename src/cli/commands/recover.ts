@@ -3,7 +3,6 @@ import { workspace } from "../../workspace/workspace.ts";
 import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { sweepTemps } from "../../lifecycle/sweep.ts";
 import { expireDetached } from "../../lifecycle/connection.ts";
-import { loadPolicy } from "../../policy/index.ts";
 import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { err, out, outJson } from "../print.ts";
@@ -58,7 +57,7 @@ export default command({
     // and connection episodes whose client did not attach again within the grace.
     if (!args.check) {
       for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
-      const policy = await loadPolicy(ctx.layer);
+      const policy = await ctx.policy();
       if (policy.policy.mcp?.reattach_grace_minutes !== undefined)
         for (const id of await expireDetached(ctx, policy))
           err(

@@ -3,7 +3,6 @@ import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { loadPolicy } from "../../policy/index.ts";
 import { ago, divergence } from "../../records/labels.ts";
 import { tickets, ticketsDir } from "../../capture/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
@@ -88,7 +87,7 @@ const close = command({
   async run({ args }) {
     const ctx = await workspace(process.cwd(), args["provider-session"]);
     const summary = stdinIsTerminal() ? undefined : readBody("majordomus session close");
-    const policy = await loadPolicy(ctx.layer).catch(() => undefined);
+    const policy = await ctx.policy().catch(() => undefined);
     const closed = await closeEpisode(ctx, {
       outcome: args.outcome as "closed" | "interrupted",
       providerSession: args["provider-session"],

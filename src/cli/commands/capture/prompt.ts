@@ -12,6 +12,7 @@ import { capturePrompt } from "../../../capture/prompt.ts";
 import { command } from "../../define.ts";
 import { hasClaims } from "../../../lifecycle/claim.ts";
 import { env } from "../../../lib/env.ts";
+import { workMode } from "../../hooks.ts";
 
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },
@@ -25,16 +26,18 @@ export default command({
     const payload = readPayload();
     const ctx = await workspaceForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
     if (!ctx) return;
-    const outcome = await capturePrompt(ctx, provider, payload);
+    // The environment is read here, at the edge: below it the mode is an argument.
+    const selfTestDir = env("MAJORDOMUS_CAPTURE_DIR") || undefined;
+    const outcome = await capturePrompt(ctx, provider, payload, { selfTestDir });
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
-    if (outcome.status === "failed" && env("MAJORDOMUS_CAPTURE_DIR")) throw new Failure("internal", outcome.why);
+    if (outcome.status === "failed" && selfTestDir) throw new Failure("internal", outcome.why);
     // A close an end event claimed and never wrote is finished by any later event, this one too.
-    if (!env("MAJORDOMUS_CAPTURE_DIR") && hasClaims(ctx.layer))
+    if (!selfTestDir && hasClaims(ctx.layer))
       await (
         await import("../../../capture/session.ts")
       )
-        .keepClaimedCloses(ctx)
+        .keepClaimedCloses(ctx, workMode())
         .catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));
   },
 });

@@ -10,6 +10,7 @@ import { describeDelivery, envelope, type SessionEvent } from "../../../capture/
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
 import { env } from "../../../lib/env.ts";
+import { workMode } from "../../hooks.ts";
 
 const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
 
@@ -41,7 +42,7 @@ export default command({
     // An event that names no client session belongs to no episode (not even one of this process's environment).
     const ctx = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
-    const briefing = await handleSessionEvent(ctx, delivery);
+    const briefing = await handleSessionEvent(ctx, delivery, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
   },
 });
