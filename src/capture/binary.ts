@@ -18,12 +18,12 @@ import type { Line } from "./report.ts";
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };
 
 export async function planBinary(
-  here: Workspace,
+  ws: Workspace,
   executable = compiled() ? process.execPath : undefined,
 ): Promise<BinaryPlan> {
   if (executable === undefined) return { why: "run from the source tree: the shims run majordomus from your PATH" };
   const bin = realpathSync(executable);
-  const root = realpathSync(here.position.worktree);
+  const root = realpathSync(ws.position.worktree);
   if (!bin.startsWith(root + sep)) return { record: bin };
   const rel = relative(root, bin);
   const [tracked, ignored] = await Promise.all([
@@ -44,8 +44,8 @@ export async function planBinary(
 }
 
 /** Write the record the plan names (all of it, or nothing), as an install line. */
-export function commitBinary(here: Workspace, plan: BinaryPlan): Line {
-  const path = join(here.position.worktree, BINARY_RECORD);
+export function commitBinary(ws: Workspace, plan: BinaryPlan): Line {
+  const path = join(ws.position.worktree, BINARY_RECORD);
   if (plan.record === undefined) {
     // A record that names the copy now refused (tracked since) goes: the shims must not run it.
     if (plan.refused !== undefined && readIfExists(path)?.trim() === plan.refused) {
@@ -56,7 +56,7 @@ export function commitBinary(here: Workspace, plan: BinaryPlan): Line {
   }
   if (readIfExists(path) === `${plan.record}\n`)
     return { path: BINARY_RECORD, action: "already present", note: plan.record };
-  ensureDir(join(here.position.worktree, ".ai", "local", "state"), 0o700);
+  ensureDir(join(ws.position.worktree, ".ai", "local", "state"), 0o700);
   writeFileAtomic(path, `${plan.record}\n`, 0o600);
   return { path: BINARY_RECORD, action: "written", note: `the shims run ${plan.record}` };
 }

@@ -43,8 +43,8 @@ export type InstallReport = {
  * (never beside the file: `git add .claude`, the README's next step, must not commit it). Returns
  * its repository-relative path.
  */
-export function backupOf(here: Workspace, path: string, rel: string): string {
-  const backups = backupsDir(here);
+export function backupOf(ws: Workspace, path: string, rel: string): string {
+  const backups = backupsDir(ws);
   ensureDir(backups, 0o700);
   // Each backup its own name: two within one second (install, then uninstall) never share one.
   for (let n = 0; ; n++) {
@@ -56,17 +56,17 @@ export function backupOf(here: Workspace, path: string, rel: string): string {
       throw err;
     }
     chmodSync(backup, 0o600);
-    return backup.slice(here.position.worktree.length + 1);
+    return backup.slice(ws.position.worktree.length + 1);
   }
 }
 
-const backupsDir = (here: Workspace) => join(here.layer.dir, here.layer.manifest.local.path, "backups");
+const backupsDir = (ws: Workspace) => join(ws.layer.dir, ws.layer.manifest.local.path, "backups");
 const MERGES = "merges.json";
 type Merges = Record<string, { backup: string; merged_sha256: string }>;
 
-function readMerges(here: Workspace): Merges {
+function readMerges(ws: Workspace): Merges {
   try {
-    const parsed = JSON.parse(readIfExists(join(backupsDir(here), MERGES)) ?? "{}") as Merges;
+    const parsed = JSON.parse(readIfExists(join(backupsDir(ws), MERGES)) ?? "{}") as Merges;
     return parsed && typeof parsed === "object" ? parsed : {};
   } catch {
     return {};
@@ -74,9 +74,9 @@ function readMerges(here: Workspace): Merges {
 }
 
 /** Remember that `rel` was merged from `backup` into exactly `text`, so an uninstall can give the person their file back byte for byte. */
-function noteMerge(here: Workspace, rel: string, backup: string, text: string): void {
-  const merges = { ...readMerges(here), [rel]: { backup, merged_sha256: createHash("sha256", text) } };
-  writeFileAtomic(join(backupsDir(here), MERGES), `${JSON.stringify(merges, null, 2)}\n`, 0o600);
+function noteMerge(ws: Workspace, rel: string, backup: string, text: string): void {
+  const merges = { ...readMerges(ws), [rel]: { backup, merged_sha256: createHash("sha256", text) } };
+  writeFileAtomic(join(backupsDir(ws), MERGES), `${JSON.stringify(merges, null, 2)}\n`, 0o600);
 }
 
 /**
@@ -84,21 +84,17 @@ function noteMerge(here: Workspace, rel: string, backup: string, text: string): 
  * backup's bytes, to restore as they were. Undefined when the file changed since (then only our
  * entries are taken out) or no merge is on record.
  */
-export function originalOf(
-  here: Workspace,
-  rel: string,
-  current: string,
-): { bytes: Buffer; forget(): void } | undefined {
-  const merges = readMerges(here);
+export function originalOf(ws: Workspace, rel: string, current: string): { bytes: Buffer; forget(): void } | undefined {
+  const merges = readMerges(ws);
   const m = merges[rel];
   if (!m || createHash("sha256", current) !== m.merged_sha256) return undefined;
-  const bytes = readBytes(join(here.position.worktree, m.backup));
+  const bytes = readBytes(join(ws.position.worktree, m.backup));
   if (!bytes) return undefined;
   return {
     bytes,
     forget: () => {
       const { [rel]: _gone, ...rest } = merges;
-      writeFileAtomic(join(backupsDir(here), MERGES), `${JSON.stringify(rest, null, 2)}\n`, 0o600);
+      writeFileAtomic(join(backupsDir(ws), MERGES), `${JSON.stringify(rest, null, 2)}\n`, 0o600);
     },
   };
 }
@@ -129,14 +125,14 @@ function converge(root: string, rel: string, content: string, mode: number): Lin
 }
 
 function settingsFile(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   merge: boolean,
   report: InstallReport,
 ): void {
-  const path = join(here.position.worktree, provider.hooks.config);
+  const path = join(ws.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
-  const settings = configToChange(here.position.worktree, rel, "capture install");
+  const settings = configToChange(ws.position.worktree, rel, "capture install");
   if (settings === undefined) {
     const hooks: Record<string, unknown[]> = {};
     for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
@@ -175,10 +171,10 @@ function settingsFile(
     hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
   }
   settings.hooks = hooks;
-  report.backup = backupOf(here, path, rel);
+  report.backup = backupOf(ws, path, rel);
   const merged = `${JSON.stringify(settings, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
-  noteMerge(here, rel, report.backup, merged);
+  noteMerge(ws, rel, report.backup, merged);
   report.lines.push({
     path: rel,
     action: "merged",
@@ -187,12 +183,12 @@ function settingsFile(
 }
 
 /** The command the MCP entry names here: the bare name where the person's PATH (outside the checkout) finds majordomus, else `recorded`. */
-const mcpCommandHere = (here: Workspace, recorded: string | undefined) =>
-  mcpCommandFor(onPath(MCP_COMMAND, { outside: here.position.worktree }), recorded);
+const mcpCommandHere = (ws: Workspace, recorded: string | undefined) =>
+  mcpCommandFor(onPath(MCP_COMMAND, { outside: ws.position.worktree }), recorded);
 
 /** The project's MCP configuration names `majordomus mcp` (mcp-entry.ts): written when absent, merged with --merge, an entry of ours brought up to date, never changed otherwise. */
 function mcpConfig(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   entry: { command: string; why: string },
   merge: boolean,
@@ -200,9 +196,9 @@ function mcpConfig(
 ): void {
   const m = provider.hooks.mcp;
   if (!m) return;
-  const path = join(here.position.worktree, m.config);
+  const path = join(ws.position.worktree, m.config);
   const wanted = mcpEntry(entry.command);
-  const config = configToChange(here.position.worktree, m.config, "capture install");
+  const config = configToChange(ws.position.worktree, m.config, "capture install");
   if (config === undefined) {
     writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: wanted } }, null, 2)}\n`, 0o644);
     report.lines.push({ path: m.config, action: "written", note: `${entry.why}, as the MCP server ${m.server}` });
@@ -228,10 +224,10 @@ function mcpConfig(
     return;
   }
   config.mcpServers = { ...servers, [m.server]: wanted };
-  const backup = backupOf(here, path, m.config);
+  const backup = backupOf(ws, path, m.config);
   const merged = `${JSON.stringify(config, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
-  if (current === undefined) noteMerge(here, m.config, backup, merged);
+  if (current === undefined) noteMerge(ws, m.config, backup, merged);
   report.lines.push({
     path: m.config,
     action: current === undefined ? "merged" : "rewritten",
@@ -286,14 +282,14 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
 }
 
 function mods(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   policy: Parameters<typeof consents>[0],
   report: InstallReport,
 ): void {
   for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
     const rel = row.target.replace(/\/$/, "");
-    const target = join(here.position.worktree, row.target);
+    const target = join(ws.position.worktree, row.target);
     const files = modFiles(row.source);
     const register = readIfExists(join(target, "hooks", "register.ts"));
     const on = consents(policy, row.switch);
@@ -341,11 +337,11 @@ function mods(
  * What an install would refuse to change (an existing configuration that lacks our entries, no
  * --merge): listed first, so an install that cannot wire every aspect writes nothing at all.
  */
-export function refusals(here: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
-  refuseLinksFor(here.position.worktree, provider);
+export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
+  refuseLinksFor(ws.position.worktree, provider);
   const report: InstallReport = { lines: [], missing: [] };
   if (merge) return report;
-  const settings = configToChange(here.position.worktree, provider.hooks.config, "capture install");
+  const settings = configToChange(ws.position.worktree, provider.hooks.config, "capture install");
   if (settings !== undefined) {
     const missing = HOOK_EVENTS.filter(
       (e) =>
@@ -364,13 +360,13 @@ export function refusals(here: Workspace, provider: Provider & { hooks: Hooks },
       });
   }
   const m = provider.hooks.mcp;
-  const config = m ? configToChange(here.position.worktree, m.config, "capture install") : undefined;
+  const config = m ? configToChange(ws.position.worktree, m.config, "capture install") : undefined;
   if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
     // What install would write (the binary it would record, as far as can be told before planning it).
     const self = compiled() ? realpathSync(process.execPath) : undefined;
     report.missing.push({
       event: "mcpServers",
-      entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandHere(here, self).command))}`,
+      entry: `"${m.server}": ${JSON.stringify(mcpEntry(mcpCommandHere(ws, self).command))}`,
     });
     report.lines.push({
       path: m.config,
@@ -382,31 +378,31 @@ export function refusals(here: Workspace, provider: Provider & { hooks: Hooks },
 }
 
 export async function install(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   options: { merge: boolean },
 ): Promise<InstallReport> {
-  refuseLinksFor(here.position.worktree, provider);
+  refuseLinksFor(ws.position.worktree, provider);
   // A configuration it would have to change but cannot use (a folder, not JSON, not an object)
   // stops the install before it writes anything: no shims or mod without the entries that run them.
   for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])])
-    configToChange(here.position.worktree, rel, "capture install");
+    configToChange(ws.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
     const row = provider.hooks.events[event as HookEvent];
-    report.lines.push(converge(here.position.worktree, row.shim, shimText(provider, event), 0o755));
+    report.lines.push(converge(ws.position.worktree, row.shim, shimText(provider, event), 0o755));
   }
-  const policy = await here.policy().catch(() => undefined);
-  mods(here, provider, policy?.policy, report);
-  settingsFile(here, provider, options.merge, report);
+  const policy = await ws.policy().catch(() => undefined);
+  mods(ws, provider, policy?.policy, report);
+  settingsFile(ws, provider, options.merge, report);
   // The binary the shims run: the person's own, recorded in the local half. The MCP server is
   // started by the client itself, so its entry names that binary by its path when PATH has none.
   const { planBinary, commitBinary } = await import("./binary.ts");
-  const binary = await planBinary(here);
-  mcpConfig(here, provider, mcpCommandHere(here, binary.record), options.merge, report);
-  report.lines.push(commitBinary(here, binary));
+  const binary = await planBinary(ws);
+  mcpConfig(ws, provider, mcpCommandHere(ws, binary.record), options.merge, report);
+  report.lines.push(commitBinary(ws, binary));
   // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
   const { trustOf } = await import("./trust.ts");
-  report.trust = await trustOf(here, provider);
+  report.trust = await trustOf(ws, provider);
   return report;
 }

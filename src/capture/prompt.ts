@@ -21,8 +21,8 @@ import { payloadSession, personsPrompt } from "./delivery.ts";
 export const PROMPT_SCHEMA = "prompt/v1";
 
 /** Where prompts go: the layer's prompts section, or the throwaway folder of `capture status`'s self-test. */
-export function promptsDir(here: Workspace, selfTestDir?: string): string {
-  return selfTestDir || sectionPath(here.layer, "prompts");
+export function promptsDir(ws: Workspace, selfTestDir?: string): string {
+  return selfTestDir || sectionPath(ws.layer, "prompts");
 }
 
 /** How a prompt hook runs: for the client, or as `capture status`'s self-test into a folder of its own (nothing recorded). */
@@ -32,7 +32,7 @@ export type PromptOutcome =
   { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
 
 export async function capturePrompt(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   payload: Payload,
   mode: PromptMode = {},
@@ -45,7 +45,7 @@ export async function capturePrompt(
     const why = redactShapes(reason);
     log.warn(`capture prompt: ${why}`);
     if (!selfTest)
-      await appendEvent(here, "provider.event.failed", {
+      await appendEvent(ws, "provider.event.failed", {
         provider: provider.id,
         provider_event: "prompt",
         reason: why,
@@ -53,7 +53,7 @@ export async function capturePrompt(
     return { status: "failed", why };
   };
   if (!selfTest) {
-    await appendEvent(here, "provider.event.received", {
+    await appendEvent(ws, "provider.event.received", {
       provider: provider.id,
       provider_event: "prompt",
       provider_session: providerSession ?? "none",
@@ -82,7 +82,7 @@ export async function capturePrompt(
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
   // `here` was located for this prompt's client session: its episode, if open, is already known.
-  const episode = providerSession ? here.session : undefined;
+  const episode = providerSession ? ws.session : undefined;
   const record: Record<string, unknown> = {
     schema: PROMPT_SCHEMA,
     captured_at: isoStamp(at),
@@ -91,14 +91,14 @@ export async function capturePrompt(
     provider_session: providerSession ?? null,
     episode: episode ?? null,
     episode_link: episode ? "open" : "orphan",
-    branch: here.position.branch,
-    head: here.position.head,
+    branch: ws.position.branch,
+    head: ws.position.head,
     bytes: Buffer.byteLength(clean.text, "utf8"),
     sha256: createHash("sha256", clean.text),
     text: clean.text,
   };
   if (clean.redacted.length > 0) record.redacted = clean.redacted;
-  const dir = promptsDir(here, mode.selfTestDir);
+  const dir = promptsDir(ws, mode.selfTestDir);
   ensureDir(dir, 0o700);
   // One record per prompt id: the id names the file, so a repeated delivery finds it taken.
   const name = promptId ? `${episodeKey(promptId)}.json` : `${compactStampMs(at)}-${randomHex(4)}.json`;

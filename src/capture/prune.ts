@@ -14,11 +14,11 @@ import { promptsDir } from "./prompt.ts";
 
 export type PruneResult = { records: number; pruned: number; bytes_left: number; dry_run: boolean };
 
-export async function prune(here: Workspace, options: { dryRun: boolean }): Promise<PruneResult> {
-  const policy = await here.policy();
+export async function prune(ws: Workspace, options: { dryRun: boolean }): Promise<PruneResult> {
+  const policy = await ws.policy();
   const maxDays = requireNumber(policy, "prompts.retention_max_days");
   const maxBytes = requireNumber(policy, "prompts.retention_max_bytes");
-  const dir = promptsDir(here);
+  const dir = promptsDir(ws);
   const at = now();
   const records: Array<{ path: string; data: Record<string, unknown> }> = [];
   let names: string[] = [];
@@ -52,7 +52,7 @@ export async function prune(here: Workspace, options: { dryRun: boolean }): Prom
       writeFileAtomic(r.path, `${JSON.stringify(pruned, null, 2)}\n`, 0o600);
     }
     if (chosen.size > 0)
-      await appendEvent(here, "prompts.pruned", { pruned: chosen.size, records: records.length, bytes_left: bytes });
+      await appendEvent(ws, "prompts.pruned", { pruned: chosen.size, records: records.length, bytes_left: bytes });
   }
   return { records: records.length, pruned: chosen.size, bytes_left: bytes, dry_run: options.dryRun };
 }

@@ -78,13 +78,13 @@ function findsBinary(root: string): boolean {
  * the person's own PATH, so the shim finds the binary the client's hooks will find, or none.
  */
 async function runAsClient(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   event: HookEvent,
   payload: Record<string, string>,
   env: Record<string, string>,
 ) {
-  const root = here.position.worktree;
+  const root = ws.position.worktree;
   const { shell, project_dir_env, project_dir_replaced } = provider.hooks.launch;
   const named = ourCommand(provider, event);
   const command = project_dir_replaced ? named.replaceAll(project_dir_replaced, shellQuoted(root)) : named;
@@ -99,13 +99,13 @@ async function runAsClient(
 const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) =>
   String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
 
-async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
+async function verifyPrompt(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const dir = mkdtempSync(join(tmpdir(), "majordomus-selftest-"));
   try {
     const text = `majordomus self test ${process.pid}`;
     const run = await runAsClient(
-      here,
+      ws,
       provider,
       "prompt",
       {
@@ -124,11 +124,11 @@ async function verifyPrompt(here: Workspace, provider: Provider & { hooks: Hooks
   }
 }
 
-async function verifySession(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
+async function verifySession(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
   const id = `selftest-${process.pid}`;
   const run = await runAsClient(
-    here,
+    ws,
     provider,
     "end",
     { [hooks.keys.session[0]!]: id, [hooks.keys.reason[0]!]: "other" },
@@ -140,14 +140,14 @@ async function verifySession(here: Workspace, provider: Provider & { hooks: Hook
 }
 
 async function hookAspect(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   aspect: "prompt" | "session",
   execute: boolean,
   trust_: () => Promise<Trust | undefined>,
 ): Promise<Omit<Row, "provider" | "aspect">> {
   const hooks = provider.hooks;
-  const config = readConfig(here.position.worktree, hooks.config);
+  const config = readConfig(ws.position.worktree, hooks.config);
   if (config.state === "absent")
     return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
   if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
@@ -168,7 +168,7 @@ async function hookAspect(
         state: "named",
         reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install --merge\` adds ours`,
       };
-    const shim = join(here.position.worktree, row.shim);
+    const shim = join(ws.position.worktree, row.shim);
     const content = read(shim);
     if (content === undefined)
       return { state: "named", reason: `${row.shim} is named but missing; run \`majordomus capture install\`` };
@@ -183,13 +183,13 @@ async function hookAspect(
   }
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
   // The client runs the shim, and the shim runs the first majordomus it finds; with none it does nothing.
-  if (!findsBinary(here.position.worktree))
+  if (!findsBinary(ws.position.worktree))
     return {
       state: "wired",
       reason:
         "the shims find no majordomus to run (none recorded by `capture install`, none on PATH outside this repository), so they do nothing",
     };
-  const problem = aspect === "prompt" ? await verifyPrompt(here, provider) : await verifySession(here, provider);
+  const problem = aspect === "prompt" ? await verifyPrompt(ws, provider) : await verifySession(ws, provider);
   if (problem) return { state: "wired", reason: problem };
   // majordomus answers the hook; whether the client will run it at all is the client's to say.
   const trust = await trust_();
@@ -205,19 +205,19 @@ async function hookAspect(
 }
 
 async function modAspect(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
 ): Promise<Omit<Row, "provider" | "aspect">> {
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
-  const policy = await here.policy().catch(() => undefined);
+  const policy = await ws.policy().catch(() => undefined);
   let notes = "";
   for (const [name, row] of mods) {
     // The features that ride the mod: where each stands, and that it needs the mod.
     const features = await Promise.all(
       Object.entries(row.features ?? {}).map(async ([key, title]) => ({
         title,
-        grant: await consentHere(here.position.worktree, policy, key as CredentialKey, { needsAsk: true }),
+        grant: await consentHere(ws.position.worktree, policy, key as CredentialKey, { needsAsk: true }),
       })),
     );
     const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
@@ -229,7 +229,7 @@ async function modAspect(
     notes += features
       .map((f) => (f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : ""))
       .join("");
-    const register = read(join(here.position.worktree, row.target, "hooks", "register.ts"));
+    const register = read(join(ws.position.worktree, row.target, "hooks", "register.ts"));
     if (register === undefined)
       return {
         state: "named",
@@ -239,7 +239,7 @@ async function modAspect(
     const drifted = listAssets(row.source).filter(
       (a) =>
         !a.path.endsWith(".test.ts") &&
-        read(join(here.position.worktree, row.target, a.path.slice(row.source.length))) !==
+        read(join(ws.position.worktree, row.target, a.path.slice(row.source.length))) !==
           Buffer.from(a.bytes).toString("utf8"),
     );
     if (drifted.length > 0)
@@ -284,13 +284,13 @@ export function shownRows(rows: readonly Row[]): Row[] {
  * the repository is run only when it is the binary `capture install` recorded.
  */
 async function mcpAspect(
-  here: Workspace,
+  ws: Workspace,
   provider: Provider & { hooks: Hooks },
   execute: boolean,
 ): Promise<Omit<Row, "provider" | "aspect">> {
   const m = provider.hooks.mcp;
   if (!m) return { state: "unadapted", reason: "majordomus does not configure an MCP server for this client" };
-  const root = here.position.worktree;
+  const root = ws.position.worktree;
   const config = readConfig(root, m.config);
   if (config.state === "absent")
     return { state: "unconfigured", reason: `${m.config} does not exist; run \`majordomus capture install\`` };
@@ -368,12 +368,12 @@ async function mcpAspect(
       };
 }
 
-export async function status(here: Workspace, options: { verify: boolean }): Promise<Row[]> {
+export async function status(ws: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const provider of (await providers()).values()) {
     // Asked of the client at most once per provider, and only when a hook aspect gets that far.
     let asked: Promise<Trust | undefined> | undefined;
-    const trust = () => (asked ??= trustOf(here, provider as Provider & { hooks: Hooks }));
+    const trust = () => (asked ??= trustOf(ws, provider as Provider & { hooks: Hooks }));
     for (const aspect of ASPECTS) {
       const capability = provider.capabilities[aspect];
       let row: Omit<Row, "provider" | "aspect">;
@@ -383,9 +383,9 @@ export async function status(here: Workspace, options: { verify: boolean }): Pro
           state: "unadapted",
           reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet`,
         };
-      else if (aspect === "mod") row = await modAspect(here, provider as Provider & { hooks: Hooks });
-      else if (aspect === "mcp") row = await mcpAspect(here, provider as Provider & { hooks: Hooks }, options.verify);
-      else row = await hookAspect(here, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);
+      else if (aspect === "mod") row = await modAspect(ws, provider as Provider & { hooks: Hooks });
+      else if (aspect === "mcp") row = await mcpAspect(ws, provider as Provider & { hooks: Hooks }, options.verify);
+      else row = await hookAspect(ws, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);
       rows.push({ provider: provider.id, aspect, ...row });
     }
   }

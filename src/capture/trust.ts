@@ -53,10 +53,10 @@ function converse(
 type CodexHook = { key: string; command: string; currentHash: string; trustStatus: string; source: string };
 
 /** Codex: the project trusted in its config, and each of our hooks' hash trusted; asked through `codex app-server` (hooks/list). */
-async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
-  const codex = onPath(provider.hooks.executable ?? "codex", { outside: here.position.worktree });
+async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
+  const codex = onPath(provider.hooks.executable ?? "codex", { outside: ws.position.worktree });
   const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
-  const trustProject = `trust the project once: \`codex exec --trust -C ${here.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${here.position.worktree}"]\n  trust_level = "trusted"`;
+  const trustProject = `trust the project once: \`codex exec --trust -C ${ws.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${ws.position.worktree}"]\n  trust_level = "trusted"`;
   if (!codex)
     return {
       trusted: false,
@@ -69,11 +69,11 @@ async function codexHooks(here: Workspace, provider: Provider & { hooks: Hooks }
   const lines = await converse(
     codex,
     ["app-server"],
-    here.position.worktree,
+    ws.position.worktree,
     [
       { jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "majordomus", version: "1" } } },
       { jsonrpc: "2.0", method: "initialized" },
-      { jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [here.position.worktree] } },
+      { jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [ws.position.worktree] } },
     ],
     (line) => line.includes('"id":2'),
     15_000,
@@ -110,8 +110,8 @@ function readJson(path: string): Record<string, unknown> | undefined {
 }
 
 /** Gemini: a project's hooks load only in a trusted folder; read where Gemini itself reads it (its trust file and settings). */
-async function geminiFolder(here: Workspace): Promise<Trust> {
-  const folder = realpathSync(here.position.worktree);
+async function geminiFolder(ws: Workspace): Promise<Trust> {
+  const folder = realpathSync(ws.position.worktree);
   const home = env("HOME") ?? "";
   const file = env("GEMINI_CLI_TRUSTED_FOLDERS_PATH") ?? join(home, ".gemini", "trustedFolders.json");
   const steps = [
@@ -135,13 +135,12 @@ async function geminiFolder(here: Workspace): Promise<Trust> {
   return { trusted: false, reason: `Gemini does not trust ${folder}, so it loads none of its project hooks`, steps };
 }
 
-export const TRUST_CHECKS: Record<string, (here: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> =
-  {
-    "codex-hooks": codexHooks,
-    "gemini-folder": (here) => geminiFolder(here),
-  };
+export const TRUST_CHECKS: Record<string, (ws: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
+  "codex-hooks": codexHooks,
+  "gemini-folder": (ws) => geminiFolder(ws),
+};
 
-export async function trustOf(here: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {
+export async function trustOf(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {
   const check = provider.hooks.trust ? TRUST_CHECKS[provider.hooks.trust] : undefined;
-  return check ? check(here, provider) : undefined;
+  return check ? check(ws, provider) : undefined;
 }

@@ -14,10 +14,10 @@ import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { backupOf, modFiles, originalOf, removeOurs, type InstallReport } from "./install.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
 
-function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
     const rel = provider.hooks.events[event].shim;
-    const path = join(here.position.worktree, rel);
+    const path = join(ws.position.worktree, rel);
     const text = readIfExists(path);
     if (text === undefined) report.lines.push({ path: rel, action: "not there" });
     else if (!text.includes(MARKER))
@@ -28,7 +28,7 @@ function removeShims(here: Workspace, provider: Provider & { hooks: Hooks }, rep
     }
   }
   // The shims' folder goes only when nothing else is in it.
-  const dirs = new Set(HOOK_EVENTS.map((e) => dirname(join(here.position.worktree, provider.hooks.events[e].shim))));
+  const dirs = new Set(HOOK_EVENTS.map((e) => dirname(join(ws.position.worktree, provider.hooks.events[e].shim))));
   for (const dir of dirs) {
     try {
       if (readdirSync(dir).length === 0) rmdirSync(dir);
@@ -52,10 +52,10 @@ function removeIfEmpty(dir: string, worktree: string): void {
  * A file `capture install --merge` changed and nobody touched since: the person's original, put
  * back byte for byte from its backup. Returns whether it was.
  */
-function restored(here: Workspace, rel: string, report: InstallReport, what: string): boolean {
-  const path = join(here.position.worktree, rel);
+function restored(ws: Workspace, rel: string, report: InstallReport, what: string): boolean {
+  const path = join(ws.position.worktree, rel);
   const current = readIfExists(path);
-  const original = current === undefined ? undefined : originalOf(here, rel, current);
+  const original = current === undefined ? undefined : originalOf(ws, rel, current);
   if (!original) return false;
   writeFileAtomic(path, original.bytes, statSync(path).mode & 0o777);
   original.forget();
@@ -72,12 +72,12 @@ function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolea
   return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
 }
 
-function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+function removeEntries(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   const rel = provider.hooks.config;
-  const path = join(here.position.worktree, rel);
-  const settings = configToChange(here.position.worktree, rel, "capture uninstall");
+  const path = join(ws.position.worktree, rel);
+  const settings = configToChange(ws.position.worktree, rel, "capture uninstall");
   if (settings === undefined) return void report.lines.push({ path: rel, action: "not there" });
-  if (restored(here, rel, report, "the majordomus hooks")) return;
+  if (restored(ws, rel, report, "the majordomus hooks")) return;
   const hooks = objectAt(settings, "hooks");
   let removed = 0;
   for (const [event, groups] of Object.entries(hooks ?? {})) {
@@ -106,7 +106,7 @@ function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, r
     });
   }
   // The person's copy, as it was, goes into the git-ignored local half before the file changes.
-  report.backup = backupOf(here, path, rel);
+  report.backup = backupOf(ws, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
   report.lines.push({
     path: rel,
@@ -115,9 +115,9 @@ function removeEntries(here: Workspace, provider: Provider & { hooks: Hooks }, r
   });
 }
 
-function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+function removeMods(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
-    const target = join(here.position.worktree, row.target);
+    const target = join(ws.position.worktree, row.target);
     const rel = row.target.replace(/\/$/, "");
     const register = readIfExists(join(target, "hooks", "register.ts"));
     if (register === undefined) {
@@ -130,24 +130,24 @@ function removeMods(here: Workspace, provider: Provider & { hooks: Hooks }, repo
     }
     const left = removeOurs(target, modFiles(row.source));
     // The folder that held it goes too when nothing else is in it (`.claude/skills/`).
-    removeIfEmpty(dirname(target.replace(/\/$/, "")), here.position.worktree);
+    removeIfEmpty(dirname(target.replace(/\/$/, "")), ws.position.worktree);
     report.lines.push({
       path: rel,
       action: "removed",
       note: left.length
-        ? `files not ours were left: ${left.map((f) => f.slice(here.position.worktree.length + 1)).join(", ")}`
+        ? `files not ours were left: ${left.map((f) => f.slice(ws.position.worktree.length + 1)).join(", ")}`
         : `the policy's ${row.switch} is unchanged; \`capture install\` writes it again`,
     });
   }
 }
 
-function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
+function removeMcp(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   const m = provider.hooks.mcp;
   if (!m) return;
-  const path = join(here.position.worktree, m.config);
-  const config = configToChange(here.position.worktree, m.config, "capture uninstall");
+  const path = join(ws.position.worktree, m.config);
+  const config = configToChange(ws.position.worktree, m.config, "capture uninstall");
   if (config === undefined) return void report.lines.push({ path: m.config, action: "not there" });
-  if (restored(here, m.config, report, `the ${m.server} server`)) return;
+  if (restored(ws, m.config, report, `the ${m.server} server`)) return;
   const servers = objectAt(config, "mcpServers");
   if (!servers || !isOurMcpEntry(servers[m.server]))
     return void report.lines.push({
@@ -161,7 +161,7 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
     unlinkSync(path);
     return void report.lines.push({ path: m.config, action: "removed", note: "it held only the majordomus server" });
   }
-  report.backup = backupOf(here, path, m.config);
+  report.backup = backupOf(ws, path, m.config);
   writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, 0o644);
   report.lines.push({
     path: m.config,
@@ -170,12 +170,12 @@ function removeMcp(here: Workspace, provider: Provider & { hooks: Hooks }, repor
   });
 }
 
-export function uninstall(here: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {
-  refuseLinksFor(here.position.worktree, provider);
+export function uninstall(ws: Workspace, provider: Provider & { hooks: Hooks }): InstallReport {
+  refuseLinksFor(ws.position.worktree, provider);
   const report: InstallReport = { lines: [], missing: [] };
-  removeEntries(here, provider, report);
-  removeShims(here, provider, report);
-  removeMods(here, provider, report);
-  removeMcp(here, provider, report);
+  removeEntries(ws, provider, report);
+  removeShims(ws, provider, report);
+  removeMods(ws, provider, report);
+  removeMcp(ws, provider, report);
   return report;
 }

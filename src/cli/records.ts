@@ -15,15 +15,15 @@ import { redactOnRead } from "../lib/redact.ts";
 
 export async function printResolved(
   kind: RecordKind,
-  here: Workspace,
+  ws: Workspace,
   options: { path?: boolean; json?: boolean },
 ): Promise<void> {
-  const policy = (await here.policy()).policy;
-  const at = here.at;
+  const policy = (await ws.policy()).policy;
+  const at = ws.at;
   if (options.json) {
-    const explained = await explain(kind, here.layer, await placeFor(kind, here));
-    const record = explained.record ? await view(explained.record, here.position, policy, at) : null;
-    const since = explained.since ? await view(explained.since, here.position, policy, at) : null;
+    const explained = await explain(kind, ws.layer, await placeFor(kind, ws));
+    const record = explained.record ? await view(explained.record, ws.position, policy, at) : null;
+    const since = explained.since ? await view(explained.since, ws.position, policy, at) : null;
     outJson("record-resolved", {
       kind: kind.name,
       record,
@@ -33,7 +33,7 @@ export async function printResolved(
     });
     return;
   }
-  const resolution = await resolveLatest(kind, here.layer, await placeFor(kind, here));
+  const resolution = await resolveLatest(kind, ws.layer, await placeFor(kind, ws));
   if (resolution.skipped > 0)
     log.warn(
       `skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`,
@@ -42,24 +42,24 @@ export async function printResolved(
     if (options.path)
       throw new Failure(
         "missing",
-        `no ${kind.noun} for this worktree and branch (${here.position.branch})`,
+        `no ${kind.noun} for this worktree and branch (${ws.position.branch})`,
         `records from other branches are never offered; write one with \`majordomus ${kind.name}\``,
       );
     out(
-      `No ${kind.noun} for this worktree and branch (${here.position.branch}); records from other branches are never offered.`,
+      `No ${kind.noun} for this worktree and branch (${ws.position.branch}); records from other branches are never offered.`,
     );
     return;
   }
-  const v = await view(resolution.record, here.position, policy, at);
+  const v = await view(resolution.record, ws.position, policy, at);
   if (options.path) {
     // Absolute: `cat "$(majordomus handover --resolve --path)"` works from any folder.
-    out(join(here.position.worktree, v.path));
+    out(join(ws.position.worktree, v.path));
     return;
   }
   const lines = headerLines(kind.noun, v);
   if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
   if (resolution.since) {
-    const s = await view(resolution.since, here.position, policy, at);
+    const s = await view(resolution.since, ws.position, policy, at);
     lines.push(
       `Since then: derived ${s.path} (${s.age !== undefined ? `${s.age} ago` : "age unknown"}${s.session !== "none" ? `, episode ${s.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${kind.noun}`,
     );
@@ -72,11 +72,11 @@ export async function printResolved(
 /** `limit`: the newest that many (0: every one). */
 export async function printListing(
   kind: RecordKind,
-  here: Workspace,
+  ws: Workspace,
   options: { json?: boolean; limit: number },
 ): Promise<void> {
-  const policy = (await here.policy()).policy;
-  const listing = await listRecords(kind, here.layer, here.position, policy, here.at, options.limit);
+  const policy = (await ws.policy()).policy;
+  const listing = await listRecords(kind, ws.layer, ws.position, policy, ws.at, options.limit);
   for (const r of listing.rejected) log.warn(`${r.path}: ${r.reason}`);
   if (options.json) {
     outJson("record-list", { kind: kind.name, items: listing.rows, rejected: listing.rejected, more: listing.more });
@@ -94,7 +94,7 @@ export async function printListing(
 /** `--show <file>`: one record of this kind, by its file name, printed whole (what a cut briefing names). */
 export async function printRecord(
   kind: RecordKind,
-  here: Workspace,
+  ws: Workspace,
   file: string,
   options: { json?: boolean },
 ): Promise<void> {
@@ -105,12 +105,12 @@ export async function printRecord(
       `--show takes a ${kind.noun} record's file name, not ${JSON.stringify(file)}`,
       `e.g. --show 20261130T115500000Z--000003--main--aaaaaaa.md; \`majordomus ${kind.name} --list\` names them`,
     );
-  const store = storeOf(here.layer, kind);
+  const store = storeOf(ws.layer, kind);
   const parsed = await readRecord(kind, join(store.dir, file), file);
   if (!parsed.ok)
     throw new Failure(
       "missing",
-      `${relative(here.position.worktree, join(store.dir, file))}: ${parsed.reason}`,
+      `${relative(ws.position.worktree, join(store.dir, file))}: ${parsed.reason}`,
       `\`majordomus ${kind.name} --list\` names this checkout's ${kind.noun} records`,
     );
   // Shown redacted, whatever an earlier version kept.
@@ -118,14 +118,14 @@ export async function printRecord(
   if (options.json)
     return outJson("record-shown", {
       kind: kind.name,
-      path: relative(here.position.worktree, r.path),
+      path: relative(ws.position.worktree, r.path),
       meta: r.meta,
       body: r.body,
     });
   const m = r.meta;
   out(
     [
-      `${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(here.position.worktree, r.path)}`,
+      `${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(ws.position.worktree, r.path)}`,
       `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`,
       `Task: ${m.task_id}`,
       "---",

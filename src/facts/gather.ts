@@ -19,10 +19,10 @@ import { relative } from "node:path";
 import { within } from "../lib/cancel.ts";
 
 /** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
-function entriesOfTask(here: Workspace, taskId: string | undefined): Entry[] {
+function entriesOfTask(ws: Workspace, taskId: string | undefined): Entry[] {
   if (!taskId) return [];
   const out: Entry[] = [];
-  for (const parsed of newestFirst(here.ledger.path)) {
+  for (const parsed of newestFirst(ws.ledger.path)) {
     if (!parsed.ok) continue;
     out.push(parsed.entry);
     if (parsed.entry.event === "task.started" && parsed.entry.task_id === taskId) break;
@@ -30,9 +30,9 @@ function entriesOfTask(here: Workspace, taskId: string | undefined): Entry[] {
   return out;
 }
 
-function recentHistory(here: Workspace, max: number): Entry[] {
+function recentHistory(ws: Workspace, max: number): Entry[] {
   const out: Entry[] = [];
-  for (const parsed of newestFirst(here.ledger.path)) {
+  for (const parsed of newestFirst(ws.ledger.path)) {
     if (out.length >= max) break;
     if (parsed.ok) out.push(parsed.entry);
   }
@@ -42,15 +42,15 @@ function recentHistory(here: Workspace, max: number): Entry[] {
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
-  here: Workspace,
+  ws: Workspace,
   policy: LoadedPolicy,
-  place: Place = here.position,
+  place: Place = ws.position,
 ): Promise<RecordFact> {
   try {
-    const resolution = await resolveLatest(kind, here.layer, place);
+    const resolution = await resolveLatest(kind, ws.layer, place);
     return {
-      view: resolution.record ? await view(resolution.record, here.position, policy.policy, here.at) : undefined,
-      since: resolution.since ? await view(resolution.since, here.position, policy.policy, here.at) : undefined,
+      view: resolution.record ? await view(resolution.record, ws.position, policy.policy, ws.at) : undefined,
+      since: resolution.since ? await view(resolution.since, ws.position, policy.policy, ws.at) : undefined,
       skipped: resolution.skipped,
     };
   } catch (err) {
@@ -101,25 +101,19 @@ const NONE: RecordFact = { skipped: 0 };
  */
 export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode; gitDeadlineMs?: number };
 
-export async function gatherFacts(
-  here: Workspace,
-  needs: readonly Need[],
-  options: GatherOptions = {},
-): Promise<Facts> {
+export async function gatherFacts(ws: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
   const episode = options.episode;
   const want = new Set(needs);
-  const policy = await here.policy();
-  const p = here.position;
+  const policy = await ws.policy();
+  const p = ws.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
-  const taskRead = activeTask(here.layer);
+  const taskRead = activeTask(ws.layer);
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
-    ? taskRead.then((read) =>
-        recordFact(RECORD_KINDS.handover, here, policy, placeWith(RECORD_KINDS.handover, p, read)),
-      )
+    ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, policy, placeWith(RECORD_KINDS.handover, p, read)))
     : Promise.resolve(NONE);
-  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, here, policy) : Promise.resolve(NONE);
-  const status = snapshot(p, here.own);
+  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, ws, policy) : Promise.resolve(NONE);
+  const status = snapshot(p, ws.own);
   const bounded =
     options.gitDeadlineMs === undefined
       ? status
@@ -137,10 +131,10 @@ export async function gatherFacts(
           ([label, commits]) => ({ start: task.head, label, commits }),
         )
       : undefined;
-  const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, here.own) : snap.changed;
-  const window = want.has("window") && options.window ? await gatherEpisode(here, options.window) : undefined;
+  const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, ws.own) : snap.changed;
+  const window = want.has("window") && options.window ? await gatherEpisode(ws, options.window) : undefined;
   return {
-    at: here.at,
+    at: ws.at,
     position: p,
     policy,
     episode,
@@ -150,10 +144,10 @@ export async function gatherFacts(
     closedBy: closedBy(read),
     sinceTask,
     files,
-    questions: readQuestions(here.layer),
-    decisions: want.has("decisions") ? readDecisions(here.layer) : [],
-    entries: want.has("entries") ? entriesOfTask(here, task?.id) : [],
-    history: want.has("history") ? recentHistory(here, requireNumber(policy, "context.max_list_items")) : [],
+    questions: readQuestions(ws.layer),
+    decisions: want.has("decisions") ? readDecisions(ws.layer) : [],
+    entries: want.has("entries") ? entriesOfTask(ws, task?.id) : [],
+    history: want.has("history") ? recentHistory(ws, requireNumber(policy, "context.max_list_items")) : [],
     handover: await handover,
     checkpoint: await checkpoint,
     window,

@@ -9,6 +9,6 @@ export function placeWith(kind: RecordKind, position: Workspace["position"], rea
   return kind.name === "handover" ? { ...position, closedBy: closedBy(read) } : position;
 }
 
-export async function placeFor(kind: RecordKind, here: Pick<Workspace, "layer" | "position">): Promise<Place> {
-  return kind.name === "handover" ? placeWith(kind, here.position, await readTask(here.layer)) : here.position;
+export async function placeFor(kind: RecordKind, ws: Pick<Workspace, "layer" | "position">): Promise<Place> {
+  return kind.name === "handover" ? placeWith(kind, ws.position, await readTask(ws.layer)) : ws.position;
 }

@@ -14,9 +14,9 @@ import type { Finding } from "./findings.ts";
 /** Paths majordomus and the clients write themselves: never "outside the task's scope". */
 const LAYER_PATHS = [".ai/", ".claude/", ".gitignore"];
 
-export async function check(here: Workspace): Promise<Finding[]> {
+export async function check(ws: Workspace): Promise<Finding[]> {
   const out: Finding[] = [];
-  const read = await activeTask(here.layer);
+  const read = await activeTask(ws.layer);
   if (read.problem)
     out.push({
       level: "FAIL",
@@ -35,7 +35,7 @@ export async function check(here: Workspace): Promise<Finding[]> {
       reproduce: 'majordomus start "<task>" --scope <paths>',
     });
   } else {
-    const label = await divergence({ head: task.head, branch: task.branch }, here.position);
+    const label = await divergence({ head: task.head, branch: task.branch }, ws.position);
     const ok = label === "exact" || label === "advanced";
     out.push({
       level: ok ? "OK" : "FAIL",
@@ -44,7 +44,7 @@ export async function check(here: Workspace): Promise<Finding[]> {
       message: `task record is ${label} (${DIVERGENCE_MEANING[label]}); recorded on ${task.branch} at ${task.head.slice(0, 7)}`,
       reproduce: "majordomus context",
     });
-    const files = await filesSince(here.position, task.head, await snapshot(here.position, here.own), here.own);
+    const files = await filesSince(ws.position, task.head, await snapshot(ws.position, ws.own), ws.own);
     const outside = files.filter(
       (f) => !LAYER_PATHS.some((p) => f === p || f.startsWith(p)) && !inScope(task.scope, f),
     );
@@ -73,7 +73,7 @@ export async function check(here: Workspace): Promise<Finding[]> {
       reproduce: "majordomus checkpoint --show",
     });
   }
-  const questions = readQuestions(here.layer);
+  const questions = readQuestions(ws.layer);
   // Numbered as `question list` numbers them, so `question resolve <n>` takes the number shown.
   questions.open.forEach((q, i) =>
     out.push({

@@ -41,9 +41,9 @@ import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
 import type { Finding } from "./findings.ts";
 
-async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPolicy | undefined> {
+async function layerFindings(ws: Workspace, out: Finding[]): Promise<LoadedPolicy | undefined> {
   try {
-    const strictLayer = await loadLayer(here.position.worktree);
+    const strictLayer = await loadLayer(ws.position.worktree);
     void strictLayer;
     out.push({
       level: "OK",
@@ -62,11 +62,11 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
     });
   }
   try {
-    const policy = await here.policy({ strict: true });
+    const policy = await ws.policy({ strict: true });
     out.push({
       level: "OK",
       category: "policy",
-      subject: relative(here.position.worktree, policy.path),
+      subject: relative(ws.position.worktree, policy.path),
       message: "valid against its schema",
       reproduce: "majordomus policy",
     });
@@ -97,8 +97,8 @@ async function layerFindings(here: Workspace, out: Finding[]): Promise<LoadedPol
 }
 
 /** Returns whether git ignores the local half (only then may doctor keep its cache there). */
-async function privacyFindings(here: Workspace, tree: Tree, out: Finding[]): Promise<boolean> {
-  const root = here.position.worktree;
+async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promise<boolean> {
+  const root = ws.position.worktree;
   const local = tree.root;
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
   const ignored = await git(root, ["check-ignore", "-q", "--no-index", probe]);
@@ -167,16 +167,16 @@ async function privacyFindings(here: Workspace, tree: Tree, out: Finding[]): Pro
 }
 
 async function recordFindings(
-  here: Workspace,
+  ws: Workspace,
   failures: Failures,
   verdicts: Verdicts,
   tree: Tree,
   ledger: LedgerScan | undefined,
   out: Finding[],
 ): Promise<void> {
-  const root = here.position.worktree;
+  const root = ws.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
-    const store = storeOf(here.layer, kind);
+    const store = storeOf(ws.layer, kind);
     let count = 0;
     let bad = 0;
     for (const file of listNames(store.dir)) {
@@ -211,7 +211,7 @@ async function recordFindings(
   let good = 0;
   // One record at a time, front matter only: ten thousand closed records are never all held.
   await eachClosed(
-    here,
+    ws,
     (entry) => {
       if (!entry.ok) {
         rejected++;
@@ -266,7 +266,7 @@ async function recordFindings(
       reproduce: "majordomus session list --all",
     });
 
-  const contexts = sectionPath(here.layer, "session_contexts");
+  const contexts = sectionPath(ws.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
     const split = splitFrontMatter(readLayerFile(f));
     const meta = split
@@ -316,7 +316,7 @@ async function recordFindings(
       reproduce: `cat ${relative(root, log)}`,
     });
 
-  const prompts = sectionPath(here.layer, "prompts");
+  const prompts = sectionPath(ws.layer, "prompts");
   for (const f of tree.files(prompts).filter((p) => p.endsWith(".json"))) {
     if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
@@ -344,7 +344,7 @@ async function recordFindings(
   }
 
   try {
-    const questions = readQuestions(here.layer);
+    const questions = readQuestions(ws.layer);
     for (const m of describeMalformed(questions))
       out.push({
         level: "FAIL",
@@ -364,7 +364,7 @@ async function recordFindings(
     });
   }
   // decisions.md is read leniently (a missing one is no decisions); one that is not a file is said.
-  const decisions = decisionsPath(here.layer);
+  const decisions = decisionsPath(ws.layer);
   const kept = lstatSync(decisions, { throwIfNoEntry: false });
   if (kept && !kept.isFile())
     out.push({
@@ -462,9 +462,9 @@ function lifecycleFindings(policy: LoadedPolicy | undefined, scan: Scan, all: bo
   }
 }
 
-async function strandedFindings(here: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+async function strandedFindings(ws: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
-  for (const o of await listOpen(here.layer)) {
+  for (const o of await listOpen(ws.layer)) {
     if (o.problem) {
       out.push({
         level: "FAIL",
@@ -488,9 +488,9 @@ async function strandedFindings(here: Workspace, policy: LoadedPolicy | undefine
 }
 
 /** Closes an end event claimed whose taker died before the record existed: a promise `recover` (or `doctor --fix`) keeps. */
-function claimFindings(here: Workspace, out: Finding[]): void {
-  const dir = relative(here.position.worktree, claimsDir(here.layer));
-  for (const r of readClaims(here.layer)) {
+function claimFindings(ws: Workspace, out: Finding[]): void {
+  const dir = relative(ws.position.worktree, claimsDir(ws.layer));
+  for (const r of readClaims(ws.layer)) {
     if (!r.claim) {
       out.push({
         level: "FAIL",
@@ -521,8 +521,8 @@ function claimFindings(here: Workspace, out: Finding[]): void {
 }
 
 /** Every lock file in the local half, and whether a live process holds it (a stale one is broken by the next writer, or by --fix). */
-function lockFindings(here: Workspace, tree: Tree, fix: boolean, out: Finding[]): void {
-  const root = here.position.worktree;
+function lockFindings(ws: Workspace, tree: Tree, fix: boolean, out: Finding[]): void {
+  const root = ws.position.worktree;
   for (const path of tree.locks) {
     const rel = relative(root, path);
     const seen = lockState(path);
@@ -550,9 +550,9 @@ function lockFindings(here: Workspace, tree: Tree, fix: boolean, out: Finding[])
 }
 
 /** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
-function handOffFindings(here: Workspace, out: Finding[]): void {
-  const dir = relative(here.position.worktree, ticketsDir(here.layer));
-  for (const t of tickets(here.layer).filter((t) => t.lost)) {
+function handOffFindings(ws: Workspace, out: Finding[]): void {
+  const dir = relative(ws.position.worktree, ticketsDir(ws.layer));
+  for (const t of tickets(ws.layer).filter((t) => t.lost)) {
     out.push({
       level: "FAIL",
       category: "lifecycle",
@@ -564,8 +564,8 @@ function handOffFindings(here: Workspace, out: Finding[]): void {
 }
 
 /** The newest briefing each client was handed, as its end recorded it: a collapsed or missing one fails, naming the cause. */
-function deliveryFindings(here: Workspace, out: Finding[]): void {
-  for (const d of newestDeliveries(here.layer).values()) {
+function deliveryFindings(ws: Workspace, out: Finding[]): void {
+  for (const d of newestDeliveries(ws.layer).values()) {
     if (!undelivered({ state: d.delivery })) continue;
     out.push({
       level: "FAIL",
@@ -581,9 +581,9 @@ function deliveryFindings(here: Workspace, out: Finding[]): void {
  * The wiring: every entry the policy's `enforcement` declares, and, for each client with anything
  * installed here, each of its aspects proven by executing its shims (a drifted shim is never run).
  */
-async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
+async function wiringFindings(ws: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const entries = policy?.policy.enforcement ?? [];
-  const rows = await status(here, { verify: true });
+  const rows = await status(ws, { verify: true });
   const wired = wiredProviders(rows);
   for (const row of rows.filter((r) => wired.has(r.provider) && r.state !== "unadapted" && r.state !== "unsupported")) {
     const declared = entries.some(
@@ -627,9 +627,9 @@ async function wiringFindings(here: Workspace, policy: LoadedPolicy | undefined,
 /** Where a repository might put a majordomus of its own: a tracked one is a stranger's program, which nothing of majordomus runs. */
 const PLANTED_BINARIES = ["bin/majordomus", ".majordomus/bin/majordomus"];
 
-async function strangerFindings(here: Workspace, out: Finding[]): Promise<void> {
+async function strangerFindings(ws: Workspace, out: Finding[]): Promise<void> {
   const { git } = await import("../repo/git.ts");
-  const tracked = await git(here.position.worktree, ["ls-files", "--", ...PLANTED_BINARIES]);
+  const tracked = await git(ws.position.worktree, ["ls-files", "--", ...PLANTED_BINARIES]);
   for (const rel of tracked.ok ? tracked.stdout.split("\n").filter((l) => l !== "") : []) {
     out.push({
       level: "WARN",
@@ -650,22 +650,22 @@ async function strangerFindings(here: Workspace, out: Finding[]): Promise<void> 
  * layer 0.87x the time and 47 MiB instead of 57; a first run would be twice as slow (3.7 s against
  * 1.6-2.1 s) for 108 MiB instead of 160.
  */
-export function remembers(here: Workspace): boolean {
-  const verdicts = cacheFile(here, VERDICTS_FILE);
+export function remembers(ws: Workspace): boolean {
+  const verdicts = cacheFile(ws, VERDICTS_FILE);
   return verdicts !== undefined && lstatSync(verdicts, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** Where doctor keeps `name` between runs; nowhere when the manifest declares no cache section (reported as such). */
-function cacheFile(here: Workspace, name: string): string | undefined {
-  return here.layer.manifest.sections.cache === undefined ? undefined : join(sectionPath(here.layer, "cache"), name);
+function cacheFile(ws: Workspace, name: string): string | undefined {
+  return ws.layer.manifest.sections.cache === undefined ? undefined : join(sectionPath(ws.layer, "cache"), name);
 }
 
-export async function doctor(here: Workspace, options: { all?: boolean; fix?: boolean } = {}): Promise<Finding[]> {
+export async function doctor(ws: Workspace, options: { all?: boolean; fix?: boolean } = {}): Promise<Finding[]> {
   const out: Finding[] = [];
   if (options.fix) {
     // What doctor can repair without asking: the closes a dead taker left, and stranded episodes.
     const { recoverClaims, recoverStranded } = await import("../lifecycle/recover.ts");
-    for (const f of await recoverClaims(here, {}))
+    for (const f of await recoverClaims(ws, {}))
       out.push({
         level: "INFO",
         category: "fix",
@@ -673,7 +673,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
         message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`,
         reproduce: "majordomus session list",
       });
-    const stranded = await recoverStranded(here, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({
+    const stranded = await recoverStranded(ws, { limit: Number.MAX_SAFE_INTEGER }).catch(() => ({
       closed: [] as Array<{ session_id: string }>,
     }));
     for (const e of stranded.closed)
@@ -684,7 +684,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
         message: "closed as interrupted (stranded)",
         reproduce: "majordomus session list",
       });
-    for (const rel of sweepTemps(here))
+    for (const rel of sweepTemps(ws))
       out.push({
         level: "INFO",
         category: "fix",
@@ -694,7 +694,7 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
       });
   }
   const running = new Set(
-    tickets(here.layer)
+    tickets(ws.layer)
       .filter((t) => !t.lost)
       .map((t) => t.event),
   );
@@ -702,13 +702,13 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
   let ledger: LedgerScan | undefined;
   try {
-    ledger = await scanLedger(here.ledger.path, cacheFile(here, LEDGER_SCAN_FILE), running);
+    ledger = await scanLedger(ws.ledger.path, cacheFile(ws, LEDGER_SCAN_FILE), running);
   } catch (err) {
     if (!isFailure(err)) throw err;
     out.push({
       level: "FAIL",
       category: "ledger",
-      subject: relative(here.position.worktree, here.ledger.path),
+      subject: relative(ws.position.worktree, ws.ledger.path),
       message: err.message,
       reproduce: "majordomus history --validate",
     });
@@ -720,9 +720,9 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
   };
   mark("doctor: ledger scanned");
   const failures = scan.failures;
-  const policy = await layerFindings(here, out);
+  const policy = await layerFindings(ws, out);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
-    if (here.layer.manifest.sections[name] === undefined)
+    if (ws.layer.manifest.sections[name] === undefined)
       out.push({
         level: "WARN",
         category: "layer",
@@ -731,21 +731,21 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
         reproduce: "majordomus init --extend",
       });
   }
-  const tree = new Tree(join(here.layer.dir, here.layer.manifest.local.path));
-  const privateHalf = await privacyFindings(here, tree, out);
+  const tree = new Tree(join(ws.layer.dir, ws.layer.manifest.local.path));
+  const privateHalf = await privacyFindings(ws, tree, out);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(cacheFile(here, VERDICTS_FILE), (path) => tree.keyOf(path));
-  await recordFindings(here, failures, verdicts, tree, ledger, out);
+  const verdicts = new Verdicts(cacheFile(ws, VERDICTS_FILE), (path) => tree.keyOf(path));
+  await recordFindings(ws, failures, verdicts, tree, ledger, out);
   if (privateHalf) {
     verdicts.save();
     ledger?.save();
   }
   mark("doctor: records read");
   lifecycleFindings(policy, scan, options.all === true, out);
-  handOffFindings(here, out);
-  deliveryFindings(here, out);
-  claimFindings(here, out);
-  for (const rel of strayTemps(here))
+  handOffFindings(ws, out);
+  deliveryFindings(ws, out);
+  claimFindings(ws, out);
+  for (const rel of strayTemps(ws))
     out.push({
       level: "WARN",
       category: "files",
@@ -753,11 +753,11 @@ export async function doctor(here: Workspace, options: { all?: boolean; fix?: bo
       message: "a temp file a killed writer left behind",
       reproduce: "majordomus doctor --fix (or majordomus recover)",
     });
-  lockFindings(here, tree, options.fix === true, out);
-  await strandedFindings(here, policy, out);
+  lockFindings(ws, tree, options.fix === true, out);
+  await strandedFindings(ws, policy, out);
   mark("doctor: episodes read");
-  await wiringFindings(here, policy, out);
-  await strangerFindings(here, out);
+  await wiringFindings(ws, policy, out);
+  await strangerFindings(ws, out);
   mark("doctor: wiring proven");
   return out;
 }

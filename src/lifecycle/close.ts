@@ -86,12 +86,12 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
   }
 }
 
-export async function closeEpisode(here: Workspace, options: CloseOptions): Promise<Closed> {
+export async function closeEpisode(ws: Workspace, options: CloseOptions): Promise<Closed> {
   const key = episodeKey(options.providerSession);
-  const read = await readEpisode(episodePath(here.layer, key));
+  const read = await readEpisode(episodePath(ws.layer, key));
   if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
   const episode = read.episode;
-  if (!episode || !sameCheckout(episode, here.position)) return { status: "none" };
+  if (!episode || !sameCheckout(episode, ws.position)) return { status: "none" };
   if (options.summary !== undefined && options.summary.trim() !== "") {
     const problems = identityProblems(options.summary, RECORD_KEYS);
     if (problems.length > 0)
@@ -109,9 +109,9 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
     reason: options.reason,
     outcome: options.outcome,
   };
-  if (!options.claimed && !claimClose(here.layer, intent)) {
+  if (!options.claimed && !claimClose(ws.layer, intent)) {
     // Someone took the claim. Still writing it: leave it to them. Gone: finish their close.
-    const claim = readClaim(here.layer, episode.session_id)?.claim;
+    const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (claim && inProgress(claim)) return { status: "already", episode };
     log.info(
       `the close of ${episode.session_id} was claimed at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`,
@@ -120,42 +120,42 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
 
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
   const window =
-    options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(here, episode);
+    options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(ws, episode);
   // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
   const body = await redactForWrite(
     options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy),
     "closed session record",
   );
-  const dir = sectionPath(here.layer, "sessions");
+  const dir = sectionPath(ws.layer, "sessions");
   ensureDir(dir);
-  const stamped = { ...here, session: episode.session_id };
+  const stamped = { ...ws, session: episode.session_id };
   const fresh = `${compactStamp(new Date(closing.closedAt))}--${episode.session_id}.md`;
   const line = await lineMaker(stamped);
-  const state = sectionPath(here.layer, "state");
+  const state = sectionPath(ws.layer, "state");
 
-  const done = withLock(closeLock(here.layer, episode.session_id), CLOSE_LOCK_MS, () => {
+  const done = withLock(closeLock(ws.layer, episode.session_id), CLOSE_LOCK_MS, () => {
     // Every step looks first: another closer may have done it before it died (or before this lock).
     const existing = recordOf(dir, episode.session_id);
     const name = existing ?? fresh;
-    const rel = relative(here.position.worktree, join(dir, name));
+    const rel = relative(ws.position.worktree, join(dir, name));
     if (!existing && !publishNew(join(dir, fresh), renderRecord(window, closing, body), 0o644, { tempDir: state }))
       throw new Failure(
         "internal",
         `${rel} already exists`,
         "this should be impossible: the name carries the episode id",
       );
-    if (!existing || !closedInLedger(here.ledger.path, episode.session_id))
+    if (!existing || !closedInLedger(ws.ledger.path, episode.session_id))
       appendPrepared(
         stamped,
         line("session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel }),
       );
     appendClose(
-      here.position.worktree,
+      ws.position.worktree,
       episode,
-      `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${here.position.head}\n- record: ${rel}\n`,
+      `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${ws.position.head}\n- record: ${rel}\n`,
     );
-    removeEpisode(here.layer, key);
-    releaseClaim(here.layer, episode.session_id);
+    removeEpisode(ws.layer, key);
+    releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
   });
   if (!done.acquired)
@@ -166,11 +166,11 @@ export async function closeEpisode(here: Workspace, options: CloseOptions): Prom
     );
   let committed: string | undefined;
   // Consent read from a file git tracks (force-added into a stranger's repository) is no consent.
-  const commit = await consentHere(here.position.worktree, options.policy, "session.commit_record_on_end");
-  const push = await consentHere(here.position.worktree, options.policy, "session.push_record_on_end");
+  const commit = await consentHere(ws.position.worktree, options.policy, "session.commit_record_on_end");
+  const push = await consentHere(ws.position.worktree, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
   if (!done.value.completed && commit.on)
-    committed = await commitRecord(here, done.value.rel, episode.session_id, push.on);
+    committed = await commitRecord(ws, done.value.rel, episode.session_id, push.on);
   for (const [key, g] of [
     ["session.commit_record_on_end", commit],
     ["session.push_record_on_end", push],

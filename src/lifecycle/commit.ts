@@ -12,12 +12,12 @@ import { git } from "../repo/git.ts";
 import { DETACHED, NO_HEAD } from "../repo/where.ts";
 
 export async function commitRecord(
-  here: Workspace,
+  ws: Workspace,
   rel: string,
   sessionId: string,
   push: boolean,
 ): Promise<string | undefined> {
-  const p = here.position;
+  const p = ws.position;
   if (p.head === NO_HEAD || p.branch === DETACHED) {
     log.warn(
       `the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`,

@@ -4,9 +4,9 @@ import { appendText, ensureDir } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 
-export function logContextFailure(here: Workspace, line: string): void {
+export function logContextFailure(ws: Workspace, line: string): void {
   try {
-    const dir = sectionPath(here.layer, "session_contexts");
+    const dir = sectionPath(ws.layer, "session_contexts");
     ensureDir(dir, 0o700);
     appendText(join(dir, ".session-context.log"), `${line}\n`);
   } catch {

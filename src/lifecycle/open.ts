@@ -61,15 +61,15 @@ export const CONTEXT_KEYS = [
   "worker",
 ] as const;
 
-async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: string): Promise<void> {
-  const path = join(here.position.worktree, episode.context_path);
+async function writeSnapshot(ws: Workspace, episode: OpenEpisode, profile: string): Promise<void> {
+  const path = join(ws.position.worktree, episode.context_path);
   let context: string;
   try {
     const [{ gatherFacts }, { CONTEXT_NEEDS, contextView }] = await Promise.all([
       import("../facts/gather.ts"),
       import("../views/context.ts"),
     ]);
-    context = contextView(await gatherFacts({ ...here, session: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
+    context = contextView(await gatherFacts({ ...ws, session: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
   }
@@ -96,7 +96,7 @@ async function writeSnapshot(here: Workspace, episode: OpenEpisode, profile: str
     "",
     context,
   ].join("\n");
-  ensureDir(sectionPath(here.layer, "session_contexts"), 0o700);
+  ensureDir(sectionPath(ws.layer, "session_contexts"), 0o700);
   if (!publishNew(path, `---\n${front}---\n\n${body}\n`, 0o600)) throw new Error(`${path} already exists`);
 }
 
@@ -117,17 +117,17 @@ function peek(
   return { kind: "open", worktree: worktree.replace(/^"(.*)"$/, "$1"), repository };
 }
 
-export async function openEpisode(here: Workspace, options: OpenOptions): Promise<Opened> {
+export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<Opened> {
   const key = episodeKey(options.providerSession);
-  const path = episodePath(here.layer, key);
-  ensureDir(openDir(here.layer), 0o700);
+  const path = episodePath(ws.layer, key);
+  ensureDir(openDir(ws.layer), 0o700);
   const at = wall();
   // A resumed session keeps its episode: decide that before paying for git status.
   if (options.ifOpen === "keep" && peek(path).kind === "open") {
     const kept = (await readEpisode(path)).episode;
-    if (kept && sameCheckout(kept, here.position)) return { episode: kept, key, kept: true };
+    if (kept && sameCheckout(kept, ws.position)) return { episode: kept, key, kept: true };
   }
-  const status = snapshot(here.position, here.own);
+  const status = snapshot(ws.position, ws.own);
   const bounded =
     options.gitDeadlineMs === undefined
       ? status
@@ -137,11 +137,11 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
           ownRecords: [],
           why: DEADLINE_WHY,
         }));
-  const [read, state] = await Promise.all([activeTask(here.layer), bounded]);
+  const [read, state] = await Promise.all([activeTask(ws.layer), bounded]);
   const task = read.active;
   // 48 random bits: many episodes opening in one second never share an id.
   const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(6)}`;
-  const p = here.position;
+  const p = ws.position;
   const candidate: OpenEpisode = {
     session_id: id,
     opened_at: isoStamp(at),
@@ -158,7 +158,7 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     task_id: task?.id ?? "none",
     context_path: relative(
       p.worktree,
-      join(sectionPath(here.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`),
+      join(sectionPath(ws.layer, "session_contexts"), `${compactStamp(at)}--${id}.md`),
     ),
     window: "0",
     ...(options.transcriptPath ? { transcript_path: options.transcriptPath } : {}),
@@ -178,8 +178,8 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
       renameSync(path, aside);
       log.warn(`${path} was ${current.kind === "broken" ? "unreadable" : "another worktree's"}; moved to ${aside}`);
     }
-    writeEpisode(here.layer, key, candidate);
-    setPointer(here.layer, key);
+    writeEpisode(ws.layer, key, candidate);
+    setPointer(ws.layer, key);
     return "created" as const;
   });
   if (!outcome.acquired)
@@ -198,7 +198,7 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
     }
     return { episode: kept, key, kept: true };
   }
-  const stamped = { ...here, session: candidate.session_id };
+  const stamped = { ...ws, session: candidate.session_id };
   await appendEvent(stamped, "session.started", {
     session_id: candidate.session_id,
     opened_by: candidate.opened_by,
@@ -215,13 +215,13 @@ export async function openEpisode(here: Workspace, options: OpenOptions): Promis
  * Write the episode's frozen working context, once: an episode whose snapshot exists already is
  * left alone. A failure is logged (and kept in the failure log), never raised.
  */
-export async function freezeContext(here: Workspace, episode: OpenEpisode, profile?: string): Promise<void> {
+export async function freezeContext(ws: Workspace, episode: OpenEpisode, profile?: string): Promise<void> {
   try {
-    if (existsSync(join(here.position.worktree, episode.context_path))) return;
-    await writeSnapshot(here, episode, profile ?? (await activeTask(here.layer)).active?.profile ?? "none");
+    if (existsSync(join(ws.position.worktree, episode.context_path))) return;
+    await writeSnapshot(ws, episode, profile ?? (await activeTask(ws.layer)).active?.profile ?? "none");
   } catch (err) {
     const { logContextFailure } = await import("./context-log.ts");
     log.warn(`the working context of ${episode.session_id} was not written: ${(err as Error).message}`);
-    logContextFailure(here, `${stamp()} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
+    logContextFailure(ws, `${stamp()} ${episode.session_id}: snapshot not written: ${(err as Error).message}`);
   }
 }

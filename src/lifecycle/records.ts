@@ -68,7 +68,7 @@ export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closin
 export type Written = { record: Loaded; task?: Task; relativePath: string };
 
 export async function writeRecord(
-  here: Workspace,
+  ws: Workspace,
   kind: RecordKind,
   body: string,
   policy: LoadedPolicy,
@@ -77,7 +77,7 @@ export async function writeRecord(
   checkBody(kind, body, policy);
   // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
   body = await redactForWrite(body, kind.noun);
-  const read = await activeTask(here.layer);
+  const read = await activeTask(ws.layer);
   const task = options.noTask ? undefined : read.active;
   if (options.close && !task)
     throw new Failure(
@@ -85,16 +85,16 @@ export async function writeRecord(
       "there is no active task to close",
       "drop --close, or start a task first with `majordomus start`",
     );
-  const snap = await snapshot(here.position, here.own);
-  const p = here.position;
+  const snap = await snapshot(ws.position, ws.own);
+  const p = ws.position;
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
   const record = await publish(
-    storeOf(here.layer, kind),
+    storeOf(ws.layer, kind),
     {
       created_at: stamp(),
       how: options.how,
       task_id: task?.id ?? "none",
-      session: here.session ?? "none",
+      session: ws.session ?? "none",
       repository_id: p.repositoryId,
       worktree: p.worktree,
       branch: p.branch,
@@ -103,12 +103,12 @@ export async function writeRecord(
       changed_files: recordedPaths(snap.changed),
     },
     body,
-    [storeOf(here.layer, other).dir],
+    [storeOf(ws.layer, other).dir],
   );
   let updated: Task | undefined;
   if (task) {
     updated = { ...task, checkpoint_at: record.meta.created_at, outcome: options.close ? "handed_over" : task.outcome };
-    writeTask(here.layer, updated);
+    writeTask(ws.layer, updated);
   }
   const relativePath = relative(p.worktree, record.path);
   const payload: Record<string, unknown> = {
@@ -119,6 +119,6 @@ export async function writeRecord(
   if (options.closing) payload.closing = true;
   if (options.compressions !== undefined) payload.compressions = options.compressions;
   if (kind.name === "handover") payload.closed = options.close === true;
-  await appendEvent(here, kind.event, payload);
+  await appendEvent(ws, kind.event, payload);
   return { record, task: updated, relativePath };
 }

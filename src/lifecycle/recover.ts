@@ -19,14 +19,14 @@ const SCAN_LIMIT = 20_000;
 
 export type Stranded = { episode: OpenEpisode; key: string; idleSince: string };
 
-export async function findStranded(here: Workspace, thresholdMs: number, except?: string): Promise<Stranded[]> {
+export async function findStranded(ws: Workspace, thresholdMs: number, except?: string): Promise<Stranded[]> {
   const cutoff = now().getTime() - thresholdMs;
   // Only an episode that opened before the cutoff can be stranded: without one, the ledger is not read.
-  const open = await openedBefore(here, cutoff, except);
+  const open = await openedBefore(ws, cutoff, except);
   if (open.length === 0) return [];
   const lastSeen = new Map<string, number>();
   let read = 0;
-  for (const parsed of newestFirst(here.ledger.path)) {
+  for (const parsed of newestFirst(ws.ledger.path)) {
     if (++read > SCAN_LIMIT) break;
     if (!parsed.ok) continue;
     const at = parseIsoTime(parsed.entry.ts)?.getTime() ?? 0;
@@ -46,17 +46,17 @@ export async function findStranded(here: Workspace, thresholdMs: number, except?
 export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string };
 
 /** Closes a dead taker left (claimed, never finished): `recover` finishes them, `--check` lists them. */
-export async function recoverClaims(here: Workspace, options: { check?: boolean }): Promise<Finished[]> {
+export async function recoverClaims(ws: Workspace, options: { check?: boolean }): Promise<Finished[]> {
   const { finishUnfinished, unfinishedClaims } = await import("./finish.ts");
-  if (options.check) return unfinishedClaims(here).map((c) => ({ sessionId: c.session_id, result: "none" as const }));
-  return finishUnfinished(here, await here.policy().catch(() => undefined));
+  if (options.check) return unfinishedClaims(ws).map((c) => ({ sessionId: c.session_id, result: "none" as const }));
+  return finishUnfinished(ws, await ws.policy().catch(() => undefined));
 }
 
 export async function recoverStranded(
-  here: Workspace,
+  ws: Workspace,
   options: { limit: number; except?: string; olderThan?: string; check?: boolean },
 ): Promise<Recovery> {
-  const policy = await here.policy();
+  const policy = await ws.policy();
   const threshold = options.olderThan ?? policy.policy.session?.stranded_after;
   if (!threshold) {
     log.info("the policy declares no session.stranded_after; no stranded episode is recovered");
@@ -76,11 +76,11 @@ export async function recoverStranded(
       "give a number and a unit: s, m, h, d or w (e.g. `stranded_after: 24h`); `majordomus policy` checks it",
     );
   }
-  const stranded = await findStranded(here, ms, options.except);
+  const stranded = await findStranded(ws, ms, options.except);
   if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
   const closed: OpenEpisode[] = [];
   for (const s of stranded.slice(0, options.limit)) {
-    const stamped = { ...here, session: s.episode.session_id };
+    const stamped = { ...ws, session: s.episode.session_id };
     const result = await closeEpisode(stamped, {
       outcome: "interrupted",
       providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session,
@@ -88,7 +88,7 @@ export async function recoverStranded(
       policy,
     });
     if (result.status !== "closed") continue;
-    await appendEvent(here, "session.recovered", {
+    await appendEvent(ws, "session.recovered", {
       session_id: s.episode.session_id,
       reason: `no event since ${s.idleSince} (session.stranded_after ${threshold})`,
       session_path: result.path,

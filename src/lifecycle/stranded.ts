@@ -18,13 +18,13 @@ import { openDir, readEpisode, type ReadEpisode } from "../session/store.ts";
  * the limit, so a start that asks whether there is one reads one, however many thousand are open.
  */
 export async function openedBefore(
-  here: Workspace,
+  ws: Workspace,
   cutoff: number,
   except?: string,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<Array<{ key: string } & ReadEpisode>> {
   const out: Array<{ key: string } & ReadEpisode> = [];
-  const dir = openDir(here.layer);
+  const dir = openDir(ws.layer);
   for (const name of openNames(dir)) {
     if (out.length >= limit) break;
     const path = join(dir, name);
@@ -34,7 +34,7 @@ export async function openedBefore(
     const e = read.episode;
     if (
       e &&
-      sameCheckout(e, here.position) &&
+      sameCheckout(e, ws.position) &&
       e.session_id !== except &&
       (parseIsoTime(e.opened_at)?.getTime() ?? 0) < cutoff
     )
@@ -71,11 +71,11 @@ function peekOpenedAt(path: string): number | undefined {
  * stops at the first. False means no recovery can close anything now.
  */
 export async function anyStrandedCandidate(
-  here: Workspace,
+  ws: Workspace,
   policy: LoadedPolicy | undefined,
   except?: string,
 ): Promise<boolean> {
   const ms = parseDuration(policy?.policy.session?.stranded_after ?? "");
   if (ms === undefined) return false;
-  return (await openedBefore(here, now().getTime() - ms, except, 1)).length > 0;
+  return (await openedBefore(ws, now().getTime() - ms, except, 1)).length > 0;
 }

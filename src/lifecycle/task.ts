@@ -59,7 +59,7 @@ export function normaliseScope(raw: string): string[] {
 
 export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
 
-export async function startTask(here: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
+export async function startTask(ws: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
   const text = (await redactForWrite(options.task, "task")).trim();
   if (text === "")
     throw new Failure(
@@ -75,7 +75,7 @@ export async function startTask(here: Workspace, options: StartOptions): Promise
       `profile ${JSON.stringify(profile)} is not a valid name`,
       "use lowercase letters, digits, dots, dashes and underscores",
     );
-  const read = await readTask(here.layer);
+  const read = await readTask(ws.layer);
   if (read.task?.outcome === "active") {
     throw new Failure(
       "refused",
@@ -86,11 +86,11 @@ export async function startTask(here: Workspace, options: StartOptions): Promise
   let archived: string | undefined;
   if (read.task || read.problem) {
     if (read.problem) log.warn(`${read.problem}; moving it into the archive`);
-    archived = archiveTask(here.layer, read.task ?? ({ id: `unreadable-${compactStamp(wall())}` } as Task));
+    archived = archiveTask(ws.layer, read.task ?? ({ id: `unreadable-${compactStamp(wall())}` } as Task));
   }
   const at = wall();
-  const snap = await snapshot(here.position, here.own);
-  const p = here.position;
+  const snap = await snapshot(ws.position, ws.own);
+  const p = ws.position;
   const task: Task = {
     id: `t-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(2)}`,
     task: text,
@@ -106,8 +106,8 @@ export async function startTask(here: Workspace, options: StartOptions): Promise
     head: p.head,
     working_tree: snap.workingTree,
   };
-  writeTask(here.layer, task);
-  await appendEvent(here, "task.started", { task_id: task.id, profile, owner: task.owner, scope });
+  writeTask(ws.layer, task);
+  await appendEvent(ws, "task.started", { task_id: task.id, profile, owner: task.owner, scope });
   return { task, archived };
 }
 
@@ -120,9 +120,9 @@ const NOTE_RULES: Record<Outcome, (policy: LoadedPolicy) => string[]> = {
   failed: () => ["Reason"],
 };
 
-async function newestHandoverFor(here: Workspace, taskId: string): Promise<Loaded | undefined> {
+async function newestHandoverFor(ws: Workspace, taskId: string): Promise<Loaded | undefined> {
   let best: Loaded | undefined;
-  for (const row of await readAll(storeOf(here.layer, RECORD_KINDS.handover))) {
+  for (const row of await readAll(storeOf(ws.layer, RECORD_KINDS.handover))) {
     if (
       row.parsed.ok &&
       row.parsed.record.meta.task_id === taskId &&
@@ -135,8 +135,8 @@ async function newestHandoverFor(here: Workspace, taskId: string): Promise<Loade
 
 export type FinishOptions = { outcome: Outcome; note?: string };
 
-export async function finishTask(here: Workspace, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
-  const read = await readTask(here.layer);
+export async function finishTask(ws: Workspace, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
+  const read = await readTask(ws.layer);
   if (read.problem)
     throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");
   const task = read.task;
@@ -146,13 +146,13 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
       task ? `task ${task.id} is not active (it is ${task.outcome})` : "there is no active task to finish",
       "start one with `majordomus start`",
     );
-  if (!sameCheckout(task, here.position))
+  if (!sameCheckout(task, ws.position))
     throw new Failure(
       "refused",
       `task ${task.id} belongs to the worktree ${task.worktree}`,
       "finish it from that worktree",
     );
-  const policy = await here.policy();
+  const policy = await ws.policy();
 
   let note: string;
   let source: string;
@@ -168,7 +168,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
     }
     source = options.note;
   } else {
-    const handover = await newestHandoverFor(here, task.id);
+    const handover = await newestHandoverFor(ws, task.id);
     if (!handover)
       throw new Failure(
         "missing",
@@ -176,7 +176,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
         "write one with `majordomus handover`, or pass --note FILE",
       );
     note = handover.body;
-    source = relative(here.position.worktree, handover.path);
+    source = relative(ws.position.worktree, handover.path);
   }
   note = await redactForWrite(note, "finishing note");
   const missing = missingSections(note, NOTE_RULES[options.outcome](policy));
@@ -188,7 +188,7 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
     );
   }
   if (options.outcome === "completed") {
-    const questions = readQuestions(here.layer);
+    const questions = readQuestions(ws.layer);
     const blockers = [
       ...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`),
       ...describeMalformed(questions),
@@ -203,13 +203,13 @@ export async function finishTask(here: Workspace, options: FinishOptions): Promi
     }
   }
 
-  const dir = join(sectionPath(here.layer, "state"), "completed");
+  const dir = join(sectionPath(ws.layer, "state"), "completed");
   ensureDir(dir, 0o700);
   let notePath = join(dir, `${task.id}.md`);
   for (let n = 2; !publishNew(notePath, note, 0o600); n++) notePath = join(dir, `${task.id}-${n}.md`);
   const done: Task = { ...task, outcome: options.outcome, checkpoint_at: stamp() };
-  writeTask(here.layer, done);
-  const rel = relative(here.position.worktree, notePath);
-  await appendEvent(here, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });
+  writeTask(ws.layer, done);
+  const rel = relative(ws.position.worktree, notePath);
+  await appendEvent(ws, "task.finished", { task_id: task.id, outcome: options.outcome, note_path: rel });
   return { task: done, notePath: rel };
 }

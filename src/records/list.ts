@@ -54,8 +54,8 @@ export async function listRecords(
   at: Date,
   limit = 0,
 ): Promise<Listing> {
-  const here = { layer, position };
-  const store = storeOf(here.layer, kind);
+  const ws = { layer, position };
+  const store = storeOf(ws.layer, kind);
   const page = pageOf(listNames(store.dir), limit);
   const loaded: Loaded[] = [];
   const rejected: Listing["rejected"] = [];
@@ -63,7 +63,7 @@ export async function listRecords(
     const path = join(store.dir, file);
     const parsed = await readRecord(kind, path, file);
     if (parsed.ok) loaded.push(parsed.record);
-    else rejected.push({ path: relative(here.position.worktree, path), reason: parsed.reason });
+    else rejected.push({ path: relative(ws.position.worktree, path), reason: parsed.reason });
   }
   loaded.sort((a, b) => (newer(a.meta, b.meta) ? -1 : newer(b.meta, a.meta) ? 1 : 0));
   const more = page.more || (limit > 0 && loaded.length > limit);
@@ -73,9 +73,9 @@ export async function listRecords(
   const rows: Row[] = [];
   for (const r of loaded) {
     const key = `${r.meta.branch}\0${r.meta.head}`;
-    if (!labels.has(key)) labels.set(key, divergence(r.meta, here.position));
+    if (!labels.has(key)) labels.set(key, divergence(r.meta, ws.position));
     rows.push({
-      path: relative(here.position.worktree, r.path),
+      path: relative(ws.position.worktree, r.path),
       created_at: r.meta.created_at,
       branch: r.meta.branch,
       task_id: r.meta.task_id,

@@ -63,10 +63,10 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
  * the folder holds. `more` then says whether older ones exist.
  */
 export async function readClosed(
-  here: { layer: Layer; position: { worktree: string } },
+  ws: { layer: Layer; position: { worktree: string } },
   options: { limit?: number; branch?: string } = {},
 ): Promise<ClosedListing & { more: boolean }> {
-  const dir = sectionPath(here.layer, "sessions");
+  const dir = sectionPath(ws.layer, "sessions");
   const names = recordNames(dir);
   const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
   const limited = options.limit !== undefined && options.limit > 0;
@@ -87,7 +87,7 @@ export async function readClosed(
       out.more = true;
       break;
     }
-    const entry = await readOne(dir, name, here.position.worktree, true);
+    const entry = await readOne(dir, name, ws.position.worktree, true);
     if (entry.ok) out.records.push(entry.record);
     else out.rejected.push({ path: entry.path, reason: entry.reason });
   }
@@ -103,13 +103,13 @@ export async function readClosed(
  * `skip` leaves a file unread.
  */
 export async function eachClosed(
-  here: { layer: Layer; position: { worktree: string } },
+  ws: { layer: Layer; position: { worktree: string } },
   visit: (entry: ClosedEntry) => void,
   skip: (path: string) => boolean = () => false,
 ): Promise<void> {
-  const dir = sectionPath(here.layer, "sessions");
+  const dir = sectionPath(ws.layer, "sessions");
   for (const name of recordNames(dir)) {
     if (skip(join(dir, name))) continue;
-    visit(await readOne(dir, name, here.position.worktree, false));
+    visit(await readOne(dir, name, ws.position.worktree, false));
   }
 }

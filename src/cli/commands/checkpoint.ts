@@ -33,14 +33,14 @@ export default command({
   async run({ args }) {
     exclusive(args, ["derive", "show", "list"]);
     const limit = listLimit(args.limit, args.list === true, "--list");
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
-    if (args.show) return printResolved(KIND, ctx, { path: args.path, json: args.json });
-    if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
-    const policy = await ctx.policy();
+    const ws = await workspace(process.cwd(), undefined, { readOnly: args.show === true || args.list === true });
+    if (args.show) return printResolved(KIND, ws, { path: args.path, json: args.json });
+    if (args.list) return printListing(KIND, ws, { json: args.json, limit });
+    const policy = await ws.policy();
     const body = args.derive
-      ? deriveCheckpoint(await gatherFacts(ctx, CHECKPOINT_NEEDS))
+      ? deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS))
       : readBody("majordomus checkpoint");
-    const written = await writeRecord(ctx, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
+    const written = await writeRecord(ws, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
     if (args.json)
       outJson("record-written", {
         kind: "checkpoint",

@@ -27,8 +27,8 @@ export default command({
     const chars = intOption("budget-chars", args["budget-chars"]);
     if (chars !== undefined && chars < 1000)
       throw new Failure("usage", "--budget-chars must be at least 1000", "e.g. --budget-chars 40000");
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const built = contextView(await gatherFacts(ctx, CONTEXT_NEEDS), { budget, chars });
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const built = contextView(await gatherFacts(ws, CONTEXT_NEEDS), { budget, chars });
     if (args.json) {
       const { lines: _lines, ...rest } = built;
       outJson("context", rest);

@@ -34,17 +34,17 @@ export default command({
       );
     const limit = listLimit(args.limit, listing, "`decision list`");
     if (listing) return list(limit, args.json === true);
-    const ctx = await workspace();
-    const task = (await activeTask(ctx.layer)).active;
+    const ws = await workspace();
+    const task = (await activeTask(ws.layer)).active;
     const decision = appendDecision(
-      ctx.layer,
+      ws.layer,
       await redactForWrite(String(args.title), "decision"),
       args.why === undefined ? undefined : await redactForWrite(String(args.why), "decision's reason"),
       task?.id ?? "none",
-      ctx.position.head,
+      ws.position.head,
       wall(),
     );
-    await appendEvent(ctx, "decision.recorded", { task_id: decision.task, decision: decision.title });
+    await appendEvent(ws, "decision.recorded", { task_id: decision.task, decision: decision.title });
     if (args.json) outJson("decision", { decision });
     else
       out(`recorded: ${decision.date} — ${decision.title} (task ${decision.task}, head ${decision.head.slice(0, 12)})`);
@@ -53,8 +53,8 @@ export default command({
 
 /** The decisions of this checkout, newest first: `limit` of them (0: every one). */
 async function list(limit: number, json: boolean): Promise<void> {
-  const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-  const all = readDecisions(ctx.layer).reverse();
+  const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+  const all = readDecisions(ws.layer).reverse();
   const items = limit > 0 ? all.slice(0, limit) : all;
   const more = items.length < all.length;
   if (json) return outJson("decision-list", { items, more });

@@ -17,8 +17,8 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
-    const done = await finishTask(ctx, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
+    const ws = await workspace();
+    const done = await finishTask(ws, { outcome: args.outcome as (typeof OUTCOMES)[number], note: args.note });
     if (args.json)
       outJson("task-finished", { task_id: done.task.id, outcome: done.task.outcome, note_path: done.notePath ?? null });
     else out(`finished ${done.task.id} as ${done.task.outcome}; note kept at ${done.notePath}`);

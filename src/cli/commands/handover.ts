@@ -67,21 +67,21 @@ export default command({
         "--close and --no-task cannot be used together",
         "--close hands over the active task; --no-task writes a handover that names none",
       );
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
-    if (args.resolve) return printResolved(KIND, ctx, { path: args.path, json: args.json });
-    if (args.list) return printListing(KIND, ctx, { json: args.json, limit });
-    const policy = await ctx.policy();
+    const ws = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
+    if (args.resolve) return printResolved(KIND, ws, { path: args.path, json: args.json });
+    if (args.list) return printListing(KIND, ws, { json: args.json, limit });
+    const policy = await ws.policy();
     const body = args.derive
-      ? deriveHandover(await gatherFacts(ctx, HANDOVER_NEEDS), requiredSections(policy))
+      ? deriveHandover(await gatherFacts(ws, HANDOVER_NEEDS), requiredSections(policy))
       : readBody("majordomus handover");
-    const written = await writeRecord(ctx, KIND, body, policy, {
+    const written = await writeRecord(ws, KIND, body, policy, {
       how: args.derive ? "derived" : "authored",
       noTask,
       close: args.close,
     });
     // Detached from an active task, the agent's words are not that task's account: a session end's
     // derived record for the task is resumed from instead. Said now, while it can still be redone.
-    const active = noTask && !args.derive ? (await activeTask(ctx.layer)).active : undefined;
+    const active = noTask && !args.derive ? (await activeTask(ws.layer)).active : undefined;
     if (active)
       log.warn(
         `task ${active.id} is active and this handover names no task: once a session end writes the task's own record, the next briefing resumes from that, not from this; write it again without --no-task to have it followed`,

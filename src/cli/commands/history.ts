@@ -39,11 +39,11 @@ export default command({
         "drop the filter",
       );
     }
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: !args.rotate });
-    if (args.validate) return printValidation(ctx.ledger, args.json === true);
+    const ws = await workspace(process.cwd(), undefined, { readOnly: !args.rotate });
+    if (args.validate) return printValidation(ws.ledger, args.json === true);
     if (args.rotate) {
-      const keep = requireNumber(await ctx.policy(), "ledger.retention_max_lines");
-      const result = await rotate(ctx, keep);
+      const keep = requireNumber(await ws.policy(), "ledger.retention_max_lines");
+      const result = await rotate(ws, keep);
       if (args.json) outJson("history-rotate", result);
       else if (result.rotated)
         out(
@@ -63,7 +63,7 @@ export default command({
         );
     }
     const limit = intOption("limit", args.limit) ?? DEFAULT_LIMIT;
-    const result = await query(ctx.ledger, { event: args.event, since, limit });
+    const result = await query(ws.ledger, { event: args.event, since, limit });
     if (args.json)
       outJson("history", { items: result.entries.map((row) => row.entry), skipped_malformed: result.malformed });
     else for (const row of result.entries) out(formatEntry(row.entry));

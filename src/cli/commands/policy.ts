@@ -9,9 +9,9 @@ export default command({
   examples: ["majordomus policy"],
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
     // Strict: a key written twice is an error here, although hooks read the file leniently.
-    const loaded = await ctx.policy({ strict: true });
+    const loaded = await ws.policy({ strict: true });
     if (args.json) {
       outJson("policy", { path: loaded.path, policy: loaded.policy });
       return;

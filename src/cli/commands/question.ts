@@ -15,8 +15,8 @@ import { jsonArg } from "../args.ts";
 import { command } from "../define.ts";
 import { out, outJson } from "../print.ts";
 
-async function taskId(ctx: Awaited<ReturnType<typeof workspace>>): Promise<string> {
-  return (await activeTask(ctx.layer)).active?.id ?? "none";
+async function taskId(ws: Awaited<ReturnType<typeof workspace>>): Promise<string> {
+  return (await activeTask(ws.layer)).active?.id ?? "none";
 }
 
 /** A question as the JSON documents give it (snake_case, every key present). */
@@ -36,14 +36,9 @@ const add = command({
   examples: ['majordomus question add "which locale is the default?"'],
   args: { question: { type: "positional", description: "The question, in one line" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
-    const q = addQuestion(
-      ctx.layer,
-      await redactForWrite(String(args.question), "question"),
-      await taskId(ctx),
-      wall(),
-    );
-    await appendEvent(ctx, "question.opened", { task_id: q.taskId, question: q.text });
+    const ws = await workspace();
+    const q = addQuestion(ws.layer, await redactForWrite(String(args.question), "question"), await taskId(ws), wall());
+    await appendEvent(ws, "question.opened", { task_id: q.taskId, question: q.text });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`opened: ${q.text} (task ${q.taskId})`);
   },
@@ -54,8 +49,8 @@ const list = command({
   examples: ["majordomus question list", "majordomus question list --all"],
   args: { all: { type: "boolean", description: "Also list resolved questions" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const q = readQuestions(ctx.layer);
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const q = readQuestions(ws.layer);
     if (args.json)
       outJson("question-list", {
         items: q.open.map((item, i) => ({ number: i + 1, ...questionJson(item) })),
@@ -92,15 +87,15 @@ const resolve = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
-    const resolverTask = await taskId(ctx);
+    const ws = await workspace();
+    const resolverTask = await taskId(ws);
     const q = resolveQuestion(
-      ctx.layer,
+      ws.layer,
       String(args.question),
       await redactForWrite(String(args.answer), "answer"),
       wall(),
     );
-    await appendEvent(ctx, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
+    await appendEvent(ws, "question.resolved", { task_id: resolverTask, question: q.text, answer: q.answer });
     if (args.json) outJson("question", { question: questionJson(q) });
     else out(`resolved: ${q.text} — ${q.answer}`);
   },

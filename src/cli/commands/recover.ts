@@ -20,10 +20,10 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
+    const ws = await workspace();
     // First the closes an end event claimed and its taker never finished: they are not stranded, they are promised.
-    const claims = await recoverClaims(ctx, { check: args.check });
-    const result = await recoverStranded(ctx, {
+    const claims = await recoverClaims(ws, { check: args.check });
+    const result = await recoverStranded(ws, {
       limit: Number.MAX_SAFE_INTEGER,
       olderThan: args["older-than"],
       check: args.check,
@@ -56,10 +56,10 @@ export default command({
     // Temp files killed writers left behind go too (never while their writer may still be alive),
     // and connection episodes whose client did not attach again within the grace.
     if (!args.check) {
-      for (const rel of sweepTemps(ctx)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
-      const policy = await ctx.policy();
+      for (const rel of sweepTemps(ws)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
+      const policy = await ws.policy();
       if (policy.policy.mcp?.reattach_grace_minutes !== undefined)
-        for (const id of await expireDetached(ctx, policy))
+        for (const id of await expireDetached(ws, policy))
           err(
             `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not attach again within the grace`,
           );

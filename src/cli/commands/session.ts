@@ -43,8 +43,8 @@ const start = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), args["provider-session"]);
-    const opened = await openEpisode(ctx, {
+    const ws = await workspace(process.cwd(), args["provider-session"]);
+    const opened = await openEpisode(ws, {
       ifOpen: args["if-open"] as "refuse" | "keep",
       // Whatever it names, a command a person typed opens the episode by hand (the hooks run `capture session`).
       openedBy: "hand",
@@ -85,10 +85,10 @@ const close = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), args["provider-session"]);
+    const ws = await workspace(process.cwd(), args["provider-session"]);
     const summary = stdinIsTerminal() ? undefined : readBody("majordomus session close");
-    const policy = await ctx.policy().catch(() => undefined);
-    const closed = await closeEpisode(ctx, {
+    const policy = await ws.policy().catch(() => undefined);
+    const closed = await closeEpisode(ws, {
       outcome: args.outcome as "closed" | "interrupted",
       providerSession: args["provider-session"],
       summary,
@@ -118,9 +118,9 @@ const close = command({
 
 type Ctx = Awaited<ReturnType<typeof workspace>>;
 
-async function describeOpen(ctx: Ctx, e: OpenEpisode) {
-  const label = await divergence({ head: e.start_head, branch: e.branch }, ctx.position);
-  return { ...e, age: ago(ctx.at, e.opened_at), start_label: label };
+async function describeOpen(ws: Ctx, e: OpenEpisode) {
+  const label = await divergence({ head: e.start_head, branch: e.branch }, ws.position);
+  return { ...e, age: ago(ws.at, e.opened_at), start_label: label };
 }
 
 /** What reached the model of an open episode's briefing, read now from its client's transcript (none for an episode opened by hand). */
@@ -136,15 +136,15 @@ const deliveryLine = (v: { state: string; cause: string } | null | undefined) =>
 const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand");
 
 /** One line per open episode, for a person choosing between several. */
-const openLine = (ctx: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(ctx.at, e.opened_at)})`;
+const openLine = (ws: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(ws.at, e.opened_at)})`;
 
 /**
  * Lines for open episodes, newest first, at most LIST_DEFAULT of them and a line counting the
  * rest: episodes a crashed client never closed can pile up by the thousand until `recover` runs.
  */
-function openLines(ctx: Ctx, open: OpenEpisode[], prefix = ""): string[] {
+function openLines(ws: Ctx, open: OpenEpisode[], prefix = ""): string[] {
   const newest = newestOpenFirst(open);
-  const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ctx, e)}`);
+  const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ws, e)}`);
   if (newest.length > LIST_DEFAULT)
     lines.push(
       `… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`,
@@ -152,12 +152,12 @@ function openLines(ctx: Ctx, open: OpenEpisode[], prefix = ""): string[] {
   return lines;
 }
 
-function several(ctx: Ctx, open: OpenEpisode[], command: string): Failure {
+function several(ws: Ctx, open: OpenEpisode[], command: string): Failure {
   return new Failure(
     "missing",
     `${open.length} episodes are open in this checkout and this process belongs to none of them`,
     `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`,
-    openLines(ctx, open),
+    openLines(ws, open),
   );
 }
 
@@ -170,15 +170,15 @@ const status = command({
   examples: ["majordomus session status"],
   args: { ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const picked = await pickEpisode(ctx.layer, ctx.position);
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const picked = await pickEpisode(ws.layer, ws.position);
     const mine = picked.kind === "open" ? picked.episode : undefined;
-    const open = await listOpen(ctx.layer);
+    const open = await listOpen(ws.layer);
     const others = open.filter((o) => o.episode && o.episode.session_id !== mine?.session_id);
-    const pointer = readPointer(ctx.layer);
+    const pointer = readPointer(ws.layer);
     // Work hooks handed off and their workers have not finished (or never will: see doctor).
-    const dir = relative(ctx.position.worktree, ticketsDir(ctx.layer));
-    const handed = tickets(ctx.layer).map((t) => ({
+    const dir = relative(ws.position.worktree, ticketsDir(ws.layer));
+    const handed = tickets(ws.layer).map((t) => ({
       ticket: `${dir}/${t.name}.work`,
       event: t.event,
       age_ms: Math.round(t.ageMs),
@@ -187,17 +187,17 @@ const status = command({
     const because = picked.kind === "open" ? picked.because : null;
     if (args.json) {
       outJson("session-status", {
-        current: mine ? { ...(await describeOpen(ctx, mine)), delivery: await liveDelivery(mine) } : null,
+        current: mine ? { ...(await describeOpen(ws, mine)), delivery: await liveDelivery(mine) } : null,
         because,
         pointer: pointer ?? null,
-        others: await Promise.all(others.map((o) => describeOpen(ctx, o.episode!))),
+        others: await Promise.all(others.map((o) => describeOpen(ws, o.episode!))),
         handed_off: handed,
         problems: open.filter((o) => o.problem).map((o) => o.problem),
       });
       return;
     }
     if (mine) {
-      const d = await describeOpen(ctx, mine);
+      const d = await describeOpen(ws, mine);
       out(
         `Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`,
       );
@@ -208,7 +208,7 @@ const status = command({
       out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
     else out("No episode is open in this checkout.");
     for (const line of openLines(
-      ctx,
+      ws,
       others.map((o) => o.episode!),
       mine ? "Also open: " : "Open: ",
     ))
@@ -226,10 +226,10 @@ const list = command({
   examples: ["majordomus session list", "majordomus session list --all --limit 0"],
   args: { all: { type: "boolean", description: "Every branch" }, ...limitArg, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
     const limit = listLimit(args.limit, true, "a listing");
-    const listing = await readClosed(ctx, { limit, branch: args.all ? undefined : ctx.position.branch });
-    const matching = listing.records.filter((r) => args.all || r.meta.branch === ctx.position.branch);
+    const listing = await readClosed(ws, { limit, branch: args.all ? undefined : ws.position.branch });
+    const matching = listing.records.filter((r) => args.all || r.meta.branch === ws.position.branch);
     const rows = matching.slice(0, limit > 0 ? limit : undefined);
     const more = listing.more || rows.length < matching.length;
     for (const r of listing.rejected) err(`majordomus: warning: ${r.path}: ${r.reason}`);
@@ -239,7 +239,7 @@ const list = command({
         rejected: listing.rejected,
         more,
       });
-    if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ctx.position.branch}`}`);
+    if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ws.position.branch}`}`);
     for (const r of rows)
       out(
         [
@@ -247,7 +247,7 @@ const list = command({
           r.meta.session_id,
           r.meta.outcome,
           r.meta.branch,
-          await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ctx.position),
+          await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ws.position),
           r.path,
         ].join("  "),
       );
@@ -256,8 +256,8 @@ const list = command({
 });
 
 /** A closed record named by its episode id or its client's session id (the newest, when a client session closed more than one). */
-async function findClosed(ctx: Ctx, id: string) {
-  const record = (await readClosed(ctx)).records.find((r) =>
+async function findClosed(ws: Ctx, id: string) {
+  const record = (await readClosed(ws)).records.find((r) =>
     names(r.meta as { session_id: unknown; provider_session?: unknown }, id),
   );
   if (!record)
@@ -271,12 +271,12 @@ async function findClosed(ctx: Ctx, id: string) {
 
 /** The open episode a command without an id is about, saying on stderr how it was chosen. */
 async function chosen(
-  ctx: Ctx,
+  ws: Ctx,
   id: string | undefined,
   command: string,
 ): Promise<{ open?: OpenEpisode; closedId?: string }> {
-  const picked = await pickEpisode(ctx.layer, ctx.position, id);
-  if (picked.kind === "several") throw several(ctx, picked.open, command);
+  const picked = await pickEpisode(ws.layer, ws.position, id);
+  if (picked.kind === "several") throw several(ws, picked.open, command);
   if (picked.kind === "none")
     throw new Failure(
       "missing",
@@ -302,10 +302,10 @@ const show = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const { open, closedId } = await chosen(ctx, args.id === undefined ? undefined : String(args.id), "show");
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const { open, closedId } = await chosen(ws, args.id === undefined ? undefined : String(args.id), "show");
     if (open) {
-      const d = await describeOpen(ctx, open);
+      const d = await describeOpen(ws, open);
       const delivery = await liveDelivery(open);
       if (args.json) return outJson("episode", { open: true, episode: { ...d, delivery } });
       return out(
@@ -318,10 +318,10 @@ const show = command({
         ].join("\n"),
       );
     }
-    const record = await findClosed(ctx, closedId!);
+    const record = await findClosed(ws, closedId!);
     // What the ledger recorded at its end of what reached the model.
     const delivery =
-      newestDeliveries(ctx.layer, { session: String(record.meta.session_id) })
+      newestDeliveries(ws.layer, { session: String(record.meta.session_id) })
         .values()
         .next().value ?? null;
     if (args.json)
@@ -332,9 +332,7 @@ const show = command({
         body: redactOnRead(record.body),
         delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
       });
-    out(
-      redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd(),
-    );
+    out(redactOnRead(readLayerFile(join(ws.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
@@ -344,20 +342,20 @@ const latest = command({
   examples: ["majordomus session latest", "majordomus session latest --path"],
   args: { path: { type: "boolean", description: "Print only its path" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const record = (await readClosed(ctx, { limit: 1, branch: ctx.position.branch })).records.find(
-      (r) => r.meta.branch === ctx.position.branch,
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const record = (await readClosed(ws, { limit: 1, branch: ws.position.branch })).records.find(
+      (r) => r.meta.branch === ws.position.branch,
     );
     if (!record)
       throw new Failure(
         "missing",
-        `no closed session record on ${ctx.position.branch}`,
+        `no closed session record on ${ws.position.branch}`,
         "episodes leave one when they close",
       );
-    if (args.path) return out(join(ctx.position.worktree, record.path));
+    if (args.path) return out(join(ws.position.worktree, record.path));
     // What the ledger recorded at its end of what reached the model.
     const delivery =
-      newestDeliveries(ctx.layer, { session: String(record.meta.session_id) })
+      newestDeliveries(ws.layer, { session: String(record.meta.session_id) })
         .values()
         .next().value ?? null;
     if (args.json)
@@ -368,9 +366,7 @@ const latest = command({
         body: redactOnRead(record.body),
         delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
       });
-    out(
-      redactOnRead(readLayerFile(join(ctx.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd(),
-    );
+    out(redactOnRead(readLayerFile(join(ws.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
     if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
   },
 });
@@ -392,14 +388,14 @@ const context = command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
     const { open: episode, closedId } = await chosen(
-      ctx,
+      ws,
       args.id === undefined ? undefined : String(args.id),
       "context",
     );
     if (!episode) {
-      const record = await findClosed(ctx, closedId!);
+      const record = await findClosed(ws, closedId!);
       const id = String(record.meta.session_id);
       if (args.path)
         throw new Failure(
@@ -412,8 +408,8 @@ const context = command({
         `${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``,
       );
     }
-    if (args.path) return out(join(ctx.position.worktree, episode.context_path));
-    const facts = await gatherSessionContext(ctx, episode);
+    if (args.path) return out(join(ws.position.worktree, episode.context_path));
+    const facts = await gatherSessionContext(ws, episode);
     if (args.json) return outJson("session-context", { open: true, ...sessionContextJson(facts) });
     out(sessionContextLines(facts).join("\n"));
   },

@@ -22,8 +22,8 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
-    const started = await startTask(ctx, {
+    const ws = await workspace();
+    const started = await startTask(ws, {
       task: String(args.task),
       scope: String(args.scope),
       profile: args.profile,

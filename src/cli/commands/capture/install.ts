@@ -24,16 +24,16 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
+    const ws = await workspace();
     const targets =
       args.provider !== undefined
         ? (await targetsOf(args.provider)).map((provider) => ({ provider, why: "--provider" }))
-        : await foundTargets(ctx.position.worktree);
+        : await foundTargets(ws.position.worktree);
     for (const t of targets) if (args.provider === undefined) err(`majordomus: wiring ${t.provider.title}: ${t.why}`);
     // All or nothing: a configuration it would have to refuse stops the install before anything is written, for every client.
     const refused = targets.map(({ provider }) => ({
       provider: provider.id,
-      ...refusals(ctx, provider, args.merge === true),
+      ...refusals(ws, provider, args.merge === true),
     }));
     const reports = refused.some((r) => r.missing.length > 0)
       ? refused.map((r) => ({
@@ -50,7 +50,7 @@ export default command({
       : [];
     if (reports.length === 0)
       for (const { provider } of targets)
-        reports.push({ provider: provider.id, ...(await install(ctx, provider, { merge: args.merge === true })) });
+        reports.push({ provider: provider.id, ...(await install(ws, provider, { merge: args.merge === true })) });
     printReports(reports, args.json === true);
     const missing = reports.flatMap((r) => r.missing);
     if (missing.length > 0) {

@@ -24,20 +24,20 @@ export default command({
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
-    const ctx = await workspaceForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
-    if (!ctx) return;
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
+    if (!ws) return;
     // The environment is read here, at the edge: below it the mode is an argument.
     const selfTestDir = env("MAJORDOMUS_CAPTURE_DIR") || undefined;
-    const outcome = await capturePrompt(ctx, provider, payload, { selfTestDir });
+    const outcome = await capturePrompt(ws, provider, payload, { selfTestDir });
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
     if (outcome.status === "failed" && selfTestDir) throw new Failure("internal", outcome.why);
     // A close an end event claimed and never wrote is finished by any later event, this one too.
-    if (!selfTestDir && hasClaims(ctx.layer))
+    if (!selfTestDir && hasClaims(ws.layer))
       await (
         await import("../../../capture/session.ts")
       )
-        .keepClaimedCloses(ctx, workMode())
+        .keepClaimedCloses(ws, workMode())
         .catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));
   },
 });

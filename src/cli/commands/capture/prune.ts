@@ -12,8 +12,8 @@ export default command({
   examples: ["majordomus capture prune --dry-run", "majordomus capture prune"],
   args: { "dry-run": { type: "boolean", description: "Say what would be pruned, change nothing" }, ...jsonArg },
   async run({ args }) {
-    const ctx = await workspace();
-    const result = await prune(ctx, { dryRun: args["dry-run"] === true });
+    const ws = await workspace();
+    const result = await prune(ws, { dryRun: args["dry-run"] === true });
     if (args.json) return outJson("capture-prune", result);
     out(
       `${result.dry_run ? "would prune" : "pruned"} ${result.pruned} of ${result.records} prompt record(s); ${result.bytes_left} byte(s) of prompt text left`,

@@ -40,9 +40,9 @@ export default command({
     const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
-    const ctx = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
+    const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
     const { handleSessionEvent } = await import("../../../capture/session.ts");
-    const briefing = await handleSessionEvent(ctx, delivery, workMode());
+    const briefing = await handleSessionEvent(ws, delivery, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
   },
 });

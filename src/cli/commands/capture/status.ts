@@ -23,13 +23,13 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace(process.cwd(), undefined, { readOnly: true });
-    const rows = await status(ctx, { verify: args.verify !== false });
+    const ws = await workspace(process.cwd(), undefined, { readOnly: true });
+    const rows = await status(ws, { verify: args.verify !== false });
     const shown = args.all ? rows : shownRows(rows);
     const hidden = rows.length - shown.length;
     // What reached the model the last time each wired client was briefed (recorded at its end).
     const wired = new Set(shown.map((r) => r.provider));
-    const delivery = [...newestDeliveries(ctx.layer).values()]
+    const delivery = [...newestDeliveries(ws.layer).values()]
       .filter((d) => wired.has(d.provider))
       .map((d) => ({ provider: d.provider, state: d.delivery, cause: d.cause, episode: d.session, at: d.at }));
     const failing = delivery.filter((d) => undelivered(d));

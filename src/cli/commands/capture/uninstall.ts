@@ -15,10 +15,10 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    const ctx = await workspace();
+    const ws = await workspace();
     const reports = (await targetsOf(args.provider)).map((provider) => ({
       provider: provider.id,
-      ...uninstall(ctx, provider),
+      ...uninstall(ws, provider),
     }));
     printReports(reports, args.json === true);
   },

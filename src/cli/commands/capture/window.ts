@@ -32,8 +32,8 @@ export default command({
   },
   async run({ args }) {
     const action = args.action as "status" | "boot";
-    const ctx = await workspaceForHook(args.repo ?? process.cwd(), undefined);
-    if (!ctx) {
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), undefined);
+    if (!ws) {
       const off = { on: false, asked: false, why: "this checkout is not supervised by majordomus" };
       return outJson("window", {
         action,
@@ -49,6 +49,6 @@ export default command({
     }
     const { windowAnswer } = await import("../../../capture/window.ts");
     const trigger = typeof args.trigger === "string" && /^[a-z_-]{1,20}$/.test(args.trigger) ? args.trigger : undefined;
-    outJson("window", { ...(await windowAnswer(ctx, action, trigger)) });
+    outJson("window", { ...(await windowAnswer(ws, action, trigger)) });
   },
 });

@@ -22,9 +22,9 @@ export default command({
     repo: { type: "string", description: "The repository root (default: the current directory)" },
   },
   async run({ args }) {
-    const ctx = await workspaceForHook(args.repo ?? process.cwd(), undefined);
-    if (!ctx) return;
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), undefined);
+    if (!ws) return;
     const { doHandedWork } = await import("../../../capture/session.ts");
-    await doHandedWork(ctx, String(args.ticket));
+    await doHandedWork(ws, String(args.ticket));
   },
 });
