@@ -9,14 +9,13 @@ import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
 import { resolveLatest, type Place, type Resolved } from "../records/resolve.ts";
 import { view } from "../records/view.ts";
-import { commitsSince, DEADLINE_WHY, filesSince, snapshot } from "../repo/status.ts";
+import { commitsSince, filesSince, snapshotWithin } from "../repo/status.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { gatherEpisode } from "./episode.ts";
 import { placeWith } from "./place.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { relative } from "node:path";
-import { within } from "../lib/cancel.ts";
 
 /** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
 function entriesOfTask(ws: Workspace, taskId: string | undefined): Entry[] {
@@ -113,16 +112,7 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, policy, placeWith(RECORD_KINDS.handover, p, read)))
     : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, ws, policy) : Promise.resolve(NONE);
-  const status = snapshot(p, ws.own);
-  const bounded =
-    options.gitDeadlineMs === undefined
-      ? status
-      : within(status, options.gitDeadlineMs, () => ({
-          workingTree: "unknown" as const,
-          changed: [],
-          ownRecords: [],
-          why: DEADLINE_WHY,
-        }));
+  const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;
   const sinceTask =

@@ -3,7 +3,6 @@
  * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
  * written is logged and never stops the episode from opening.
  */
-import { within } from "../lib/cancel.ts";
 import { sameCheckout, sameRepository } from "../repo/where.ts";
 import { existsSync, renameSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -16,7 +15,7 @@ import { emitMap } from "../lib/yaml-emit.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
-import { DEADLINE_WHY, snapshot } from "../repo/status.ts";
+import { snapshotWithin } from "../repo/status.ts";
 import { activeTask } from "../task/record.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, openDir, readEpisode, setPointer, writeEpisode, type OpenEpisode } from "../session/store.ts";
@@ -127,16 +126,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
     const kept = (await readEpisode(path)).episode;
     if (kept && sameCheckout(kept, ws.position)) return { episode: kept, key, kept: true };
   }
-  const status = snapshot(ws.position, ws.own);
-  const bounded =
-    options.gitDeadlineMs === undefined
-      ? status
-      : within(status, options.gitDeadlineMs, () => ({
-          workingTree: "unknown" as const,
-          changed: [],
-          ownRecords: [],
-          why: DEADLINE_WHY,
-        }));
+  const bounded = snapshotWithin(ws.position, ws.own, options.gitDeadlineMs);
   const [read, state] = await Promise.all([activeTask(ws.layer), bounded]);
   const task = read.active;
   // 48 random bits: many episodes opening in one second never share an id.

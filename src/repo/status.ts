@@ -1,5 +1,5 @@
 /** What git says has changed: the working tree now, and the commits and files since a start commit. */
-import { GAVE_UP } from "../lib/cancel.ts";
+import { GAVE_UP, within } from "../lib/cancel.ts";
 import { git } from "./git.ts";
 import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
 
@@ -32,6 +32,25 @@ function failedWhy(status: { status: number | null; stderr: string }): string {
   return status.status === 127
     ? "git could not be started: it is not on the PATH the client gave its hooks"
     : `git status failed${status.status === null ? "" : ` (exit ${status.status})`}`;
+}
+
+/**
+ * The snapshot, given up after `deadlineMs` (the start hook's bound on the client's path): then the
+ * working tree is unknown, and why is said. Without a deadline it is waited for.
+ */
+export function snapshotWithin(
+  position: Pick<Position, "worktree">,
+  own: Own,
+  deadlineMs: number | undefined,
+): Promise<Snapshot> {
+  const status = snapshot(position, own);
+  if (deadlineMs === undefined) return status;
+  return within(status, deadlineMs, () => ({
+    workingTree: "unknown" as const,
+    changed: [],
+    ownRecords: [],
+    why: DEADLINE_WHY,
+  }));
 }
 
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */

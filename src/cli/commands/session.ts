@@ -2,7 +2,7 @@ import { redactOnRead } from "../../lib/redact.ts";
 import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
-import { workspace } from "../../workspace/workspace.ts";
+import { workspace, type Workspace } from "../../workspace/workspace.ts";
 import { ago, divergence } from "../../records/labels.ts";
 import { tickets, ticketsDir } from "../../capture/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
@@ -319,23 +319,28 @@ const show = command({
       );
     }
     const record = await findClosed(ws, closedId!);
-    // What the ledger recorded at its end of what reached the model.
-    const delivery =
-      newestDeliveries(ws.layer, { session: String(record.meta.session_id) })
-        .values()
-        .next().value ?? null;
-    if (args.json)
-      return outJson("session-record", {
-        open: false,
-        path: record.path,
-        meta: record.meta,
-        body: redactOnRead(record.body),
-        delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
-      });
-    out(redactOnRead(readLayerFile(join(ws.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
-    if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
+    printClosed(ws, record, args.json === true);
   },
 });
+
+/** A closed record as `show` and `latest` print it: whole (redacted on read), with what its end recorded of delivery. */
+function printClosed(ws: Workspace, record: Awaited<ReturnType<typeof findClosed>>, json: boolean): void {
+  // What the ledger recorded at its end of what reached the model.
+  const delivery =
+    newestDeliveries(ws.layer, { session: String(record.meta.session_id) })
+      .values()
+      .next().value ?? null;
+  if (json)
+    return outJson("session-record", {
+      open: false,
+      path: record.path,
+      meta: record.meta,
+      body: redactOnRead(record.body),
+      delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
+    });
+  out(redactOnRead(readLayerFile(join(ws.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
+  if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
+}
 
 const latest = command({
   meta: { name: "latest", description: "The newest closed session record of this branch" },
@@ -353,21 +358,7 @@ const latest = command({
         "episodes leave one when they close",
       );
     if (args.path) return out(join(ws.position.worktree, record.path));
-    // What the ledger recorded at its end of what reached the model.
-    const delivery =
-      newestDeliveries(ws.layer, { session: String(record.meta.session_id) })
-        .values()
-        .next().value ?? null;
-    if (args.json)
-      return outJson("session-record", {
-        open: false,
-        path: record.path,
-        meta: record.meta,
-        body: redactOnRead(record.body),
-        delivery: delivery ? { state: delivery.delivery, cause: delivery.cause } : null,
-      });
-    out(redactOnRead(readLayerFile(join(ws.position.worktree, record.path), { maxBytes: RECORD_MAX_BYTES })).trimEnd());
-    if (delivery) out(`\n${deliveryLine({ state: delivery.delivery, cause: delivery.cause })}`);
+    printClosed(ws, record, args.json === true);
   },
 });
 
