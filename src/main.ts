@@ -17,20 +17,6 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   // A client's hooks log only warnings unless told otherwise: what they did is in the ledger
   // (`majordomus history`), and MAJORDOMUS_LOG=info shows it as it happens.
   if (isHookCommand(argv) && env("MAJORDOMUS_LOG") === undefined) setEnv("MAJORDOMUS_LOG", "warn");
-  // What the start shim runs: `capture session … --event start --repo <root>`. Its briefing needs
-  // git status: start it at once. (Compact and end hand their git work to a worker.)
-  const repo = argv.indexOf("--repo");
-  if (
-    argv[0] === "capture" &&
-    argv[1] === "session" &&
-    argv[argv.indexOf("--event") + 1] === "start" &&
-    repo !== -1 &&
-    argv[repo + 1]
-  ) {
-    const { prefetchStatus } = await import("./repo/prefetch.ts");
-    const answer = argv.indexOf("--git-status");
-    prefetchStatus(argv[repo + 1]!, answer === -1 ? undefined : argv[answer + 1]);
-  }
   const { run } = await import("./cli/run.ts");
   process.exitCode = await run(argv);
 }

@@ -555,7 +555,7 @@ export async function handleSessionEvent(
   if (answer.work && !row.inHook) {
     // A worker would run git status again for the same tree: hand it the answer this hook has, if any.
     const { handOnStatus } = await import("../repo/prefetch.ts");
-    const gitStatus = await handOnStatus(ws.position.worktree);
+    const gitStatus = await handOnStatus(ws.position);
     if (handOff(ws, { ...answer.work, git_status: gitStatus }, mode)) return answer.stdout;
     if (gitStatus)
       for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
@@ -569,8 +569,7 @@ export async function handleSessionEvent(
 export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
   const read = readTicket(ws.layer, name, HANDED_EVENTS);
   if ("problem" in read) return log.warn(`capture work: ${read.problem}; nothing done`);
-  if (read.ticket.git_status)
-    (await import("../repo/prefetch.ts")).takeStatus(ws.position.worktree, read.ticket.git_status);
+  if (read.ticket.git_status) (await import("../repo/prefetch.ts")).startStatus(ws.position, read.ticket.git_status);
   try {
     await doWork(ws, read.ticket);
   } catch (err) {

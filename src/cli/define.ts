@@ -10,9 +10,9 @@ export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
   examples?: readonly string[];
   /**
    * A server (`mcp`, `serve`): it answers for as long as it runs, so its clock is not pinned to
-   * the instant it started (lib/clock.ts) and it keeps none of the answers a one-shot command
-   * reuses (lib/memo.ts: git's status, log and diff); otherwise every answer would be
-   * dated, aged and labelled as of the server's start.
+   * the instant it started (lib/clock.ts), and each answer builds its own workspace (so git's
+   * answers, which a position keeps, are asked afresh); otherwise every answer would be dated,
+   * aged and labelled as of the server's start.
    */
   longLived?: true;
 };

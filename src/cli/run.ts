@@ -7,7 +7,6 @@ import type { ArgsDef, CommandDef } from "citty";
 import { EXIT, Failure, isFailure } from "../lib/failure.ts";
 import { VERSION } from "../lib/version.ts";
 import { mark } from "../lib/trace.ts";
-import { remember } from "../lib/memo.ts";
 import { pinClock, unpinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
 import { hookNamed, HOOK_COMMANDS, isHookCommand } from "./hooks.ts";
@@ -150,7 +149,6 @@ function printFailure(err: Failure, json: boolean): void {
 const DISK_ERRORS = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
 
 export async function run(argv: string[]): Promise<number> {
-  remember(true);
   const hook = isHookCommand(argv);
   const code = await runCommandLine(argv, hook);
   // A hook never exits 2: a bad invocation is reported as missing (12) instead.
@@ -164,11 +162,8 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     // One instant per command: every stamp, age and freshness label below reads this one.
     pinClock();
     const resolved = await resolve(argv);
-    // A server is not one command: each of its answers reads the clock and asks git for itself.
-    if (resolved.cmd.longLived) {
-      remember(false);
-      unpinClock();
-    }
+    // A server is not one command: each of its answers reads the clock for itself.
+    if (resolved.cmd.longLived) unpinClock();
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
       out(await usageOf(resolved));

@@ -4,7 +4,6 @@
  */
 import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
-import { git } from "../repo/git.ts";
 import { NO_HEAD, type Position } from "../repo/where.ts";
 
 export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
@@ -21,13 +20,13 @@ export const DIVERGENCE_MEANING: Record<Divergence, string> = {
 /** The record's commit and branch against the checkout now. Git failures are `unknown`, never `exact`. */
 export async function divergence(
   recorded: { head: string; branch: string },
-  now: Pick<Position, "head" | "branch" | "worktree">,
+  now: Pick<Position, "head" | "branch" | "git">,
 ): Promise<Divergence> {
   if (recorded.branch !== now.branch) return "different_context";
   if (recorded.head === now.head) return "exact";
   if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
   if (now.head === NO_HEAD || !/^[0-9a-f]{40,64}$/.test(recorded.head)) return "unknown";
-  const result = await git(now.worktree, ["merge-base", "--is-ancestor", recorded.head, now.head]);
+  const result = await now.git.once(["merge-base", "--is-ancestor", recorded.head, now.head]);
   if (result.status === 0) return "advanced";
   if (result.status === 1) return "diverged";
   return "unknown";

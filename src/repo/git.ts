@@ -2,7 +2,6 @@
  * Running git. Only used where reading git's files is not enough (status, ancestry, logs);
  * the hot path of every hook reads HEAD from disk instead (see where.ts).
  */
-import { memo, peekMemo } from "../lib/memo.ts";
 import { spawnText } from "../lib/runtime.ts";
 import { environment } from "../lib/env.ts";
 
@@ -11,15 +10,7 @@ export type GitResult = { ok: boolean; status: number | null; stdout: string; st
 /** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
-/**
- * Questions that cannot change while one command runs (majordomus writes only git-ignored files
- * before its last step). Each costs a process (~10 ms here), so a command asks each one once.
- */
-const ANSWERS_ONCE = new Set(["status", "merge-base", "log", "diff", "rev-parse", "symbolic-ref"]);
-
-const keyOf = (cwd: string, args: readonly string[]) => `git\0${cwd}\0${args.join("\0")}`;
-
-function ask(
+export function git(
   cwd: string,
   args: readonly string[],
   input?: string,
@@ -33,31 +24,47 @@ function ask(
   }).then((run) => ({ ok: run.status === 0, ...run }));
 }
 
-export async function git(
-  cwd: string,
-  args: readonly string[],
-  input?: string,
-  env: Record<string, string> = {},
-): Promise<GitResult> {
-  const once = input === undefined && Object.keys(env).length === 0 && ANSWERS_ONCE.has(args[0] ?? "");
-  return once ? memo(keyOf(cwd, args), () => ask(cwd, args)) : ask(cwd, args, input, env);
-}
-
 /**
- * Take git's answer to a question from elsewhere (the start shim ran `git status` before this
- * process existed); `answer` resolves undefined when there is none, and git is asked after all.
+ * git's answers about one checkout, for as long as one command's position lives (see where.ts):
+ * questions whose answer cannot change meanwhile (majordomus writes only git-ignored files before
+ * its last step) are asked once each, and each costs a process (~10 ms here). A server builds a
+ * position per answer, so nothing here outlives what it describes.
  */
-export function answeredElsewhere(
-  cwd: string,
-  args: readonly string[],
-  answer: () => Promise<GitResult | undefined>,
-): void {
-  void memo(keyOf(cwd, args), async () => (await answer()) ?? ask(cwd, args));
-}
+export type Answers = {
+  /** git's answer to `args`, asked at most once through this value. */
+  once(args: readonly string[]): Promise<GitResult>;
+  /**
+   * Take the answer to `args` from elsewhere (the start shim ran `git status` before this process
+   * existed); `answer` resolves undefined when there is none, and git is asked after all.
+   */
+  take(args: readonly string[], answer: Promise<GitResult | undefined>): void;
+  /** The answer already asked for (or taken), without asking git; undefined when there is none. */
+  known(args: readonly string[]): Promise<GitResult | undefined>;
+};
 
-/** The answer already asked for (or handed over) in this command, without asking git; undefined when there is none. */
-export function peekAnswer(cwd: string, args: readonly string[]): Promise<GitResult | undefined> {
-  return peekMemo<GitResult>(keyOf(cwd, args)) ?? Promise.resolve(undefined);
+export function answersFor(cwd: string): Answers {
+  const asked = new Map<string, Promise<GitResult>>();
+  const keep = (key: string, pending: Promise<GitResult>) => {
+    asked.set(key, pending);
+    // A failure to run git is not an answer worth keeping: the next caller asks again.
+    pending.catch(() => asked.delete(key));
+    return pending;
+  };
+  return {
+    once(args) {
+      const key = args.join("\0");
+      return asked.get(key) ?? keep(key, git(cwd, args));
+    },
+    take(args, answer) {
+      keep(
+        args.join("\0"),
+        answer.then((a) => a ?? git(cwd, args)),
+      );
+    },
+    known(args) {
+      return asked.get(args.join("\0")) ?? Promise.resolve(undefined);
+    },
+  };
 }
 
 /** First line of stdout when git succeeded, else undefined. */

@@ -1,19 +1,16 @@
 /**
  * The start hook's briefing needs `git status`, and a git process costs ~10 ms here. The start
  * shim runs it in the background before it execs the binary and names the file its answer goes
- * to; otherwise the entry point starts git itself before anything else loads. Either way the
- * command later finds the answer waiting (or waits for it).
+ * to; a hook that hands work to a worker hands its answer on the same way. The position takes the
+ * answer as git's (or waits for it); without one, git is asked at once.
  */
 import { constants, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
 import { GAVE_UP, onCancel } from "../lib/cancel.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { remember } from "../lib/memo.ts";
-import { answeredElsewhere, git, peekAnswer, type GitResult } from "./git.ts";
-
-/** The answer this process already has to `git status` (asked or handed to it), if any; never asks. */
-const peekStatus = (root: string) => peekAnswer(root, STATUS_ARGS);
+import type { GitResult } from "./git.ts";
 import { STATUS_ARGS } from "./status.ts";
+import type { Position } from "./where.ts";
 
 /** The longest a wait for the shim's `git status` may last; the briefing's own deadline (session.git_deadline_ms) cancels it sooner. */
 const ANSWER_WAIT_MS = 5_000;
@@ -48,17 +45,6 @@ function readIfWhole(file: string): GitResult | undefined {
   return { ok: status === 0, status, stdout, stderr: "" };
 }
 
-/** One wait per answer file, however many times it is asked for: the first reader removes it. */
-const waits = new Map<string, Promise<GitResult | undefined>>();
-
-function shimAnswer(file: string): Promise<GitResult | undefined> {
-  const known = waits.get(file);
-  if (known) return known;
-  const wait = waitForAnswer(file);
-  waits.set(file, wait);
-  return wait;
-}
-
 async function waitForAnswer(file: string): Promise<GitResult | undefined> {
   const until = Date.now() + ANSWER_WAIT_MS;
   // The shim could not write its answer (a read-only local half): nothing will come, do not wait.
@@ -83,13 +69,14 @@ async function waitForAnswer(file: string): Promise<GitResult | undefined> {
 const writable = (dir: string) => canAccess(dir, constants.W_OK);
 
 /**
- * Hand an answer this process already has on to a worker it starts: written where a shim writes
+ * Hand the answer this position already has on to a worker it starts: written where a shim writes
  * its answers (the same two files), so the worker reads it instead of running git again. Returns
  * the file's path, or undefined when there is no answer to hand on or it could not be written.
  */
-export async function handOnStatus(root: string): Promise<string | undefined> {
-  const known = await peekStatus(root);
+export async function handOnStatus(position: Pick<Position, "worktree" | "git">): Promise<string | undefined> {
+  const known = await position.git.known(STATUS_ARGS);
   if (!known?.ok || known.status === null) return undefined;
+  const root = position.worktree;
   const file = join(root, ANSWER_DIR, `git-status.${process.pid}${Math.floor(Math.random() * 1e6)}`);
   try {
     writeFileSync(file, known.stdout, { mode: 0o600 });
@@ -101,14 +88,12 @@ export async function handOnStatus(root: string): Promise<string | undefined> {
   }
 }
 
-/** Take a handed-on answer (a shim's or a hook's) as git's answer to `git status` here. */
-export function takeStatus(root: string, answerFile: string): void {
-  if (isShimAnswer(root, answerFile)) answeredElsewhere(root, STATUS_ARGS, () => shimAnswer(resolve(root, answerFile)));
-}
-
-export function prefetchStatus(root: string, answerFile?: string): void {
-  remember(true);
-  if (answerFile !== undefined && isShimAnswer(root, answerFile))
-    answeredElsewhere(root, STATUS_ARGS, () => shimAnswer(resolve(root, answerFile)));
-  else void git(root, STATUS_ARGS);
+/**
+ * Start on `git status` now: take a handed-on answer (a shim's or a hook's) as git's when `answerFile`
+ * names one, else ask git. Whatever asks for the status later gets this answer.
+ */
+export function startStatus(position: Pick<Position, "worktree" | "git">, answerFile?: string): void {
+  if (answerFile !== undefined && isShimAnswer(position.worktree, answerFile))
+    position.git.take(STATUS_ARGS, waitForAnswer(resolve(position.worktree, answerFile)));
+  else void position.git.once(STATUS_ARGS).catch(() => undefined);
 }

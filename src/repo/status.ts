@@ -1,6 +1,5 @@
 /** What git says has changed: the working tree now, and the commits and files since a start commit. */
 import { GAVE_UP, within } from "../lib/cancel.ts";
-import { git } from "./git.ts";
 import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
 
 /**
@@ -39,7 +38,7 @@ function failedWhy(status: { status: number | null; stderr: string }): string {
  * working tree is unknown, and why is said. Without a deadline it is waited for.
  */
 export function snapshotWithin(
-  position: Pick<Position, "worktree">,
+  position: Pick<Position, "git">,
   own: Own,
   deadlineMs: number | undefined,
 ): Promise<Snapshot> {
@@ -54,8 +53,8 @@ export function snapshotWithin(
 }
 
 /** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
-export async function snapshot(position: Pick<Position, "worktree">, own: Own = {}): Promise<Snapshot> {
-  const status = await git(position.worktree, STATUS_ARGS);
+export async function snapshot(position: Pick<Position, "git">, own: Own = {}): Promise<Snapshot> {
+  const status = await position.git.once(STATUS_ARGS);
   if (!status.ok)
     return {
       workingTree: "unknown",
@@ -81,28 +80,28 @@ export async function snapshot(position: Pick<Position, "worktree">, own: Own = 
 }
 
 /** Whether `from` is an ancestor of (or equal to) `to`. */
-export async function isAncestor(worktree: string, from: string, to: string): Promise<boolean> {
+export async function isAncestor(position: Pick<Position, "git">, from: string, to: string): Promise<boolean> {
   if (from === NO_HEAD || to === NO_HEAD) return false;
-  return (await git(worktree, ["merge-base", "--is-ancestor", from, to])).status === 0;
+  return (await position.git.once(["merge-base", "--is-ancestor", from, to])).status === 0;
 }
 
 /** `<short> <subject>` for each commit in start..HEAD, newest first; empty when start is not an ancestor. */
-export async function commitsSince(position: Pick<Position, "worktree" | "head">, start: string): Promise<string[]> {
-  if (start === position.head || !(await isAncestor(position.worktree, start, position.head))) return [];
-  const log = await git(position.worktree, ["log", "--format=%h %s", `${start}..${position.head}`]);
+export async function commitsSince(position: Pick<Position, "git" | "head">, start: string): Promise<string[]> {
+  if (start === position.head || !(await isAncestor(position, start, position.head))) return [];
+  const log = await position.git.once(["log", "--format=%h %s", `${start}..${position.head}`]);
   return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
 }
 
 /** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's; never majordomus's own records. */
 export async function filesSince(
-  position: Pick<Position, "worktree" | "head">,
+  position: Pick<Position, "git" | "head">,
   start: string | undefined,
   now: Snapshot,
   own: Own = {},
 ): Promise<string[]> {
   const files = new Set(now.changed);
-  if (start && start !== position.head && (await isAncestor(position.worktree, start, position.head))) {
-    const diff = await git(position.worktree, ["diff", "--name-only", "-z", `${start}..${position.head}`]);
+  if (start && start !== position.head && (await isAncestor(position, start, position.head))) {
+    const diff = await position.git.once(["diff", "--name-only", "-z", `${start}..${position.head}`]);
     if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "" && !isOwnRecord(f, own)) files.add(f);
   }
   return [...files].sort();

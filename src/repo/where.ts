@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { git, gitLine } from "./git.ts";
+import { answersFor, git, gitLine, type Answers } from "./git.ts";
 import { repositoryIdentity } from "./identity.ts";
 import { env } from "../lib/env.ts";
 
@@ -35,6 +35,8 @@ export type Position = {
   branch: string;
   /** Full commit id of HEAD, or NONE in a repository with no commits. */
   head: string;
+  /** git's answers about this checkout, each asked once while this position lives (one command). */
+  git: Answers;
 };
 
 export type WorkingTree = "clean" | "dirty" | "unknown";
@@ -150,6 +152,7 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
     worktree: dirs.worktree,
     gitDir: dirs.gitDir,
     ...state,
+    git: answersFor(dirs.worktree),
   };
 }
 
@@ -170,11 +173,4 @@ export function sameCheckout(
   position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
 ): boolean {
   return recorded.worktree === position.worktree || sameRepository(recorded.repository_id, position);
-}
-
-/** `clean` when git reports no changes (untracked files count), `unknown` when git cannot say. */
-export async function workingTree(position: Position): Promise<WorkingTree> {
-  const status = await git(position.worktree, ["status", "--porcelain=v1", "--untracked-files=normal"]);
-  if (!status.ok) return "unknown";
-  return status.stdout.trim() === "" ? "clean" : "dirty";
 }

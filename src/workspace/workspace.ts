@@ -9,6 +9,7 @@ import { mark } from "../lib/trace.ts";
 import { locate, type Position } from "../repo/where.ts";
 import { repositoryIdentity, type Identity } from "../repo/identity.ts";
 import type { Own } from "../repo/status.ts";
+import { startStatus } from "../repo/prefetch.ts";
 import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -36,6 +37,13 @@ export type Workspace = {
   policy: (options?: { strict?: boolean }) => Promise<LoadedPolicy>;
 };
 
+/**
+ * `readOnly`: a command that writes nothing (it need not know its episode, nor make sure git
+ * ignores the local half). `startStatus`: start on `git status` as soon as the checkout is found,
+ * from a shim's answer file when it names one (the start hook).
+ */
+export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?: string } };
+
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
 
 /** The shared records folder, repository-relative with a trailing `/` (none when undeclared). */
@@ -54,10 +62,12 @@ export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
 export async function workspace(
   cwd: string = process.cwd(),
   providerSession?: string,
-  options: { readOnly?: boolean } = {},
+  options: WorkspaceOptions = {},
 ): Promise<Workspace> {
   const position = await locate(cwd);
   mark("located");
+  // The start hook's briefing needs git status: it starts now, while the layer is read.
+  if (options.startStatus) startStatus(position, options.startStatus.answerFile);
   guardLayerRoot(position.worktree);
   const layer = await loadLayer(position.worktree);
   guardLayer(layer);

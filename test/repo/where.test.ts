@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { locate, workingTree } from "../../src/repo/where.ts";
+import { locate } from "../../src/repo/where.ts";
+import { snapshot } from "../../src/repo/status.ts";
 import { Failure } from "../../src/lib/failure.ts";
 import { Repo, scratch } from "../support/repo.ts";
 
@@ -97,12 +98,14 @@ describe("locate agrees with git", () => {
     expect(err.message).toContain("not inside a git work tree");
   });
 
-  test("working tree is clean, then dirty with an untracked file", async () => {
+  test("working tree is clean, then dirty with an untracked file (a new position asks git again)", async () => {
     using repo = Repo.init();
     repo.commit("one");
     const position = await locate(repo.dir);
-    expect(await workingTree(position)).toBe("clean");
+    expect((await snapshot(position)).workingTree).toBe("clean");
     Bun.spawnSync(["touch", repo.path("new.txt")]);
-    expect(await workingTree(position)).toBe("dirty");
+    // One position is one command's: it keeps git's first answer; the next command's position sees the change.
+    expect((await snapshot(position)).workingTree).toBe("clean");
+    expect((await snapshot(await locate(repo.dir))).workingTree).toBe("dirty");
   });
 });

@@ -8,6 +8,7 @@ import type { Facts } from "../../src/facts/facts.ts";
 import type { Policy } from "../../src/policy/index.ts";
 import type { View } from "../../src/records/view.ts";
 import type { Task } from "../../src/task/record.ts";
+import { answersFor } from "../../src/repo/git.ts";
 import { briefing } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
 import { deriveCheckpoint, deriveHandover } from "../../src/views/derived.ts";
@@ -31,6 +32,7 @@ function facts(over: Partial<Facts> = {}): Facts {
       gitDir: "/r/.git",
       branch: "main",
       head: HEAD,
+      git: answersFor("/r"),
     },
     policy: { path: "/r/.ai/repo/policy.yaml", policy: POLICY },
     snapshot: { workingTree: "clean", changed: [], ownRecords: [] },

@@ -21,7 +21,6 @@ export default command({
     provider: { type: "string", required: true, description: "The client, e.g. claude-code" },
     event: { type: "enum", options: [...SESSION_EVENTS], required: true, description: SESSION_EVENTS.join(", ") },
     repo: { type: "string", description: "The repository root (the shims pass it; default: the current directory)" },
-    // Read by the entry point (main.ts), which starts on git status before this command loads.
     "git-status": {
       type: "string",
       description: "Where the start shim is collecting `git status` (read, then removed)",
@@ -37,7 +36,9 @@ export default command({
       );
       return;
     }
-    const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession);
+    // The start event's briefing needs git status: the workspace starts on it (from the shim's answer) at once.
+    const startStatus = args.event === "start" ? { answerFile: args["git-status"] } : undefined;
+    const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession, { startStatus });
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
     const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
