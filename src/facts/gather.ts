@@ -7,35 +7,44 @@ import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
-import { resolveLatest, type Place, type Resolved } from "../records/resolve.ts";
+import { resolveLatest, type Place } from "../records/resolve.ts";
 import { view } from "../records/view.ts";
 import { commitsSince, filesSince, snapshotWithin } from "../repo/status.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
-import { gatherEpisode } from "./episode.ts";
+import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith } from "./place.ts";
 import type { OpenEpisode } from "../session/store.ts";
-import { relative } from "node:path";
 
-/** Ledger lines back to the task's own `task.started` line: bounded by the task, not by history. */
-function entriesOfTask(ws: Workspace, taskId: string | undefined): Entry[] {
-  if (!taskId) return [];
-  const out: Entry[] = [];
+/** What a command reads of the ledger, newest first, in one pass that stops when each part is whole. */
+type Tail = { entries: Entry[]; history: Entry[]; episode: Entry[] };
+
+/**
+ * `taskId`: every line back to that task's own `task.started` (bounded by the task, not by
+ * history). `history`: the newest lines, this many. `sessionId`: that episode's own lines back to
+ * its `session.started`, never by time (returned oldest first).
+ */
+function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; sessionId?: string }): Tail {
+  const tail: Tail = { entries: [], history: [], episode: [] };
+  let taskDone = want.taskId === undefined;
+  let episodeDone = want.sessionId === undefined;
+  const max = want.history ?? 0;
   for (const parsed of newestFirst(ws.ledger.path)) {
+    if (taskDone && episodeDone && tail.history.length >= max) break;
     if (!parsed.ok) continue;
-    out.push(parsed.entry);
-    if (parsed.entry.event === "task.started" && parsed.entry.task_id === taskId) break;
+    const e = parsed.entry;
+    if (!taskDone) {
+      tail.entries.push(e);
+      taskDone = e.event === "task.started" && e.task_id === want.taskId;
+    }
+    if (!episodeDone) {
+      if (e.session === want.sessionId) tail.episode.push(e);
+      episodeDone = e.event === "session.started" && e.session_id === want.sessionId;
+    }
+    if (tail.history.length < max) tail.history.push(e);
   }
-  return out;
-}
-
-function recentHistory(ws: Workspace, max: number): Entry[] {
-  const out: Entry[] = [];
-  for (const parsed of newestFirst(ws.ledger.path)) {
-    if (out.length >= max) break;
-    if (parsed.ok) out.push(parsed.entry);
-  }
-  return out;
+  tail.episode.reverse();
+  return tail;
 }
 
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
@@ -55,41 +64,6 @@ async function recordFact(
   } catch (err) {
     return { skipped: 0, error: (err as Error).message };
   }
-}
-
-/**
- * The facts after this command wrote a record: the views see it as this checkout's newest, and
- * the episode's window lists it (its ledger line was appended after the window was read).
- */
-export async function withWritten(
-  facts: Facts,
-  kind: "checkpoint" | "handover",
-  record: Omit<Resolved, "tier" | "match">,
-): Promise<Facts> {
-  const resolved: Resolved = { ...record, tier: 0, match: "same_worktree_same_branch" };
-  const rel = relative(facts.position.worktree, record.path);
-  const w = facts.window;
-  const window = w && {
-    ...w,
-    tasks:
-      record.meta.task_id === "none" || w.tasks.includes(record.meta.task_id)
-        ? w.tasks
-        : [...w.tasks, record.meta.task_id],
-    ...(kind === "checkpoint"
-      ? {
-          checkpoints: [...w.checkpoints, rel],
-          quotes: { ...w.quotes, [rel]: record.body.split("\n").filter((l) => l.trim() !== "") },
-        }
-      : { handovers: [...w.handovers, rel] }),
-  };
-  // A derived handover written now does not replace an authored one the facts already resolved.
-  if (kind === "handover" && record.meta.how === "derived" && facts.handover.view?.how === "authored")
-    return { ...facts, window };
-  return {
-    ...facts,
-    window,
-    [kind]: { view: await view(resolved, facts.position, facts.policy.policy, facts.at), skipped: 0 },
-  };
 }
 
 const NONE: RecordFact = { skipped: 0 };
@@ -122,7 +96,13 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
         )
       : undefined;
   const files = task && want.has("since_task") ? await filesSince(p, task.head, snap, ws.own) : snap.changed;
-  const window = want.has("window") && options.window ? await gatherEpisode(ws, options.window) : undefined;
+  const closing = want.has("window") ? options.window : undefined;
+  const tail = ledgerTail(ws, {
+    taskId: want.has("entries") ? task?.id : undefined,
+    history: want.has("history") ? requireNumber(policy, "context.max_list_items") : undefined,
+    sessionId: closing?.session_id,
+  });
+  const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing));
   return {
     at: ws.at,
     position: p,
@@ -136,8 +116,8 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     files,
     questions: readQuestions(ws.layer),
     decisions: want.has("decisions") ? readDecisions(ws.layer) : [],
-    entries: want.has("entries") ? entriesOfTask(ws, task?.id) : [],
-    history: want.has("history") ? recentHistory(ws, requireNumber(policy, "context.max_list_items")) : [],
+    entries: tail.entries,
+    history: tail.history,
     handover: await handover,
     checkpoint: await checkpoint,
     window,

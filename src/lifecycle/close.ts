@@ -38,6 +38,8 @@ export type CloseOptions = {
   policy?: LoadedPolicy;
   /** The caller holds the claim already (the end hook took it; a completer took over a dead taker's). */
   claimed?: boolean;
+  /** The open episode, when the caller read it already (then it is not read again). */
+  episode?: OpenEpisode;
   /** The episode's window, when the caller gathered it already (the end hook, with what it just wrote). */
   window?: EpisodeWindow;
 };
@@ -88,8 +90,9 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
 
 export async function closeEpisode(ws: Workspace, options: CloseOptions): Promise<Closed> {
   const key = episodeKey(options.providerSession);
-  const read = await readEpisode(episodePath(ws.layer, key));
-  if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
+  const read = options.episode ? { episode: options.episode } : await readEpisode(episodePath(ws.layer, key));
+  if ("problem" in read && read.problem)
+    throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
   const episode = read.episode;
   if (!episode || !sameCheckout(episode, ws.position)) return { status: "none" };
   if (options.summary !== undefined && options.summary.trim() !== "") {

@@ -1,5 +1,6 @@
 /**
- * Finishing a claimed close: what an end event asks for, written exactly once whoever does it.
+ * Finishing a claimed close: what an end event asks for, written exactly once whoever does it, as
+ * gather (the episode's facts, once), plan (close-plan.ts, pure), commit (the records, then the close).
  * The end hook does it right after taking the claim; when that hook (or its worker) died first, the
  * next event in the checkout, `recover`, `session close` or `doctor --fix` does it from the claim.
  * Each derived record is written only if the episode's ledger window does not show one written
@@ -7,13 +8,15 @@
  * (close.ts).
  */
 import { log } from "../lib/log.ts";
-import { isFailure } from "../lib/failure.ts";
+import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { switchOn, type LoadedPolicy } from "../policy/index.ts";
+import type { LoadedPolicy } from "../policy/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, listOpen, readEpisode, type OpenEpisode } from "../session/store.ts";
 import { inProgress, readClaims, releaseClaim, type Claim } from "./claim.ts";
 import { closeEpisode, type Closed } from "./close.ts";
+import type { Step } from "./close-plan.ts";
+import type { Written } from "./records.ts";
 
 export type Finished = { sessionId: string; result: Closed["status"] | "gone"; path?: string };
 
@@ -28,9 +31,32 @@ async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | und
   return (await listOpen(ws.layer)).find((o) => o.episode?.session_id === claim.session_id)?.episode;
 }
 
-/** Whether the window already holds the `event` record a close writes (a killed closer wrote it). */
-function writtenByClose(entries: ReadonlyArray<Record<string, unknown>>, event: string): boolean {
-  return entries.some((e) => e.event === event && e.closing === true);
+/**
+ * Gather what the close is planned from, once: the episode's facts with its window (one pass over
+ * the ledger's tail), the ground its records stand on. Undefined when nothing can be derived (no
+ * policy, or the gathering failed: said), and the episode closes as it is.
+ */
+async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPolicy | undefined) {
+  if (!policy) return undefined;
+  const [{ gatherFacts }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS }] = await Promise.all([
+    import("../facts/gather.ts"),
+    import("../views/derived.ts"),
+  ]);
+  try {
+    const facts = await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode });
+    if (!facts.window) return undefined;
+    const ground = {
+      position: facts.position,
+      session: episode.session_id,
+      task: facts.task,
+      snapshot: facts.snapshot,
+      writtenAt: stamp(),
+    };
+    return { facts: { ...facts, window: facts.window }, ground };
+  } catch (err) {
+    log.warn(`nothing could be derived for ${episode.session_id}: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 export async function finishClose(base: Workspace, claim: Claim, policy: LoadedPolicy | undefined): Promise<Finished> {
@@ -41,77 +67,34 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
     return { sessionId: claim.session_id, result: "gone" };
   }
   const ws: Workspace = { ...base, session: episode.session_id, episode };
-  const [
-    { gatherFacts, withWritten },
-    { CHECKPOINT_NEEDS, HANDOVER_NEEDS, deriveCheckpoint, deriveHandover },
-    { requiredSections, writeRecord },
-    { RECORD_KINDS },
-  ] = await Promise.all([
-    import("../facts/gather.ts"),
-    import("../views/derived.ts"),
-    import("./records.ts"),
-    import("../records/kinds.ts"),
-  ]);
-  let facts = policy
-    ? await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode }).catch(
-        (err: Error) => void log.warn(`nothing could be derived for ${episode.session_id}: ${err.message}`),
-      )
-    : undefined;
-  const entries = facts?.window?.entries ?? [];
-  // A derived record the policy rules out (a required section no derivation writes, a checkpoint
-  // over its line limit) is said and left out: the episode still closes. Anything else (a lock
-  // held, a full disk) fails the close, and the claim has it finished later.
-  const unlessRuledOut = async (noun: string, write: () => Promise<void>) => {
-    try {
-      await write();
-    } catch (err) {
-      if (!isFailure(err) || err.kind !== "contract") throw err;
+  const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
+  const plan = planClose(await gatherClose(ws, episode, policy), policy);
+  // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
+  // fails the close, and the claim has it finished later.
+  const written: Written[] = [];
+  const write = async (step: Step | undefined) => {
+    if (!step) return undefined;
+    if ("ruledOut" in step) {
       log.warn(
-        `the closing ${noun} of ${episode.session_id} was not written (${err.message}); the episode is closed without it`,
+        `the closing ${step.noun} of ${episode.session_id} was not written (${step.ruledOut}); the episode is closed without it`,
       );
+      return undefined;
     }
+    const done = await writePlanned(ws, step.planned);
+    written.push(done);
+    return done;
   };
-  if (
-    policy &&
-    facts &&
-    switchOn(policy.policy, "session.checkpoint_on_compact") &&
-    !writtenByClose(entries, "task.checkpoint")
-  ) {
-    await unlessRuledOut("checkpoint", async () => {
-      const written = await writeRecord(ws, RECORD_KINDS.checkpoint, deriveCheckpoint(facts!), policy, {
-        how: "derived",
-        closing: true,
-      });
-      facts = await withWritten(facts!, "checkpoint", written.record);
-    });
-  }
-  if (
-    policy &&
-    facts &&
-    switchOn(policy.policy, "session.handover_on_end") &&
-    !writtenByClose(entries, "task.handed_over")
-  ) {
-    // The continuation record attaches to the active task and leaves it active: a task outlives
-    // client sessions until `finish` (or `handover --close`) ends it.
-    await unlessRuledOut("continuation record", async () => {
-      const written = await writeRecord(
-        ws,
-        RECORD_KINDS.handover,
-        deriveHandover(facts!, requiredSections(policy)),
-        policy,
-        { how: "derived", noTask: facts!.task === undefined, closing: true },
-      );
-      facts = await withWritten(facts!, "handover", written.record);
-      log.info(`continuation written to ${written.relativePath}`);
-    });
-  }
+  const checkpoint = await write(plan.checkpoint);
+  const handover = await write(plan.handover?.(checkpoint));
+  if (handover) log.info(`continuation written to ${handover.relativePath}`);
   const closed = await closeEpisode(ws, {
     outcome: claim.outcome,
     providerSession: episode.provider_session === "none" ? undefined : episode.provider_session,
     reason: claim.reason,
     policy,
     claimed: true,
-    window: facts?.window,
+    episode,
+    window: plan.window?.(written),
   });
   if (closed.status === "closed")
     log.info(

@@ -30,7 +30,7 @@ export type OpenOptions = {
   worker?: string;
   /**
    * `later`: the caller freezes the working context itself (a hook hands it to its worker, see
-   * capture/handoff.ts, because the client does not read it); default `now`.
+   * hooks/handoff.ts, because the client does not read it); default `now`.
    */
   snapshot?: "now" | "later";
   /** How long the start may wait for `git status` (the client waits for it); past it the tree is recorded as unknown. */

@@ -1,6 +1,8 @@
 /**
- * Writing a checkpoint or a handover: check the body, compute the identity, publish, move the
- * task's clock, and append the ledger line. A task is never required.
+ * Writing a checkpoint or a handover, as gather, plan, commit: the ground it stands on (the active
+ * task, git status) is gathered once; the plan (pure) checks the body and computes the record's
+ * identity, the task's new clock and the ledger line's payload; the commit redacts, publishes,
+ * moves the task's clock and appends the line, in that order. A task is never required.
  */
 import { redactForWrite } from "../lib/redact.ts";
 import { relative } from "node:path";
@@ -11,10 +13,12 @@ import { appendEvent } from "../ledger/store.ts";
 import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { snapshot } from "../repo/status.ts";
 import { activeTask, writeTask, type Task } from "../task/record.ts";
+import type { Snapshot } from "../repo/status.ts";
+import type { Position } from "../repo/where.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
 import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
-import { publish, storeOf } from "../records/store.ts";
+import { publish, storeOf, type Draft } from "../records/store.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
 
 /** The required handover sections, from the policy only. */
@@ -63,62 +67,110 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
 }
 
 /** `closing`: written by an episode's close (its ledger line says so, so a completer never writes it twice). */
-/** `compressions`: a checkpoint for a compression the client made, and how many it had made by then (see capture/compression.ts). */
+/** `compressions`: a checkpoint for a compression the client made, and how many it had made by then (see hooks/compression.ts). */
 export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closing?: boolean; compressions?: number };
-export type Written = { record: Loaded; task?: Task; relativePath: string };
+export type Written = { kind: RecordKind; record: Loaded; task?: Task; relativePath: string };
 
-export async function writeRecord(
-  ws: Workspace,
+/**
+ * What a record stands on, gathered once by the command: where, in which episode, the task, git
+ * status, and when it is written (the clock as the gathering read it, not the command's pinned
+ * instant: records of one checkout are ordered by it across processes).
+ */
+export type Ground = {
+  position: Position;
+  session?: string;
+  task?: Task;
+  snapshot: Snapshot;
+  writtenAt: string;
+};
+
+/** A record ready to be written: everything the commit needs, nothing it must look up. */
+export type PlannedRecord = {
+  kind: RecordKind;
+  body: string;
+  draft: Draft;
+  /** The task with its clock moved, when the record attaches to one. */
+  task?: Task;
+  event: string;
+  payload: Record<string, unknown>;
+};
+
+export async function gatherGround(ws: Workspace): Promise<Ground> {
+  const [read, snap] = await Promise.all([activeTask(ws.layer), snapshot(ws.position, ws.own)]);
+  return { position: ws.position, session: ws.session, task: read.active, snapshot: snap, writtenAt: stamp() };
+}
+
+/** The record to write (pure): refuses a body the policy rules out, and a `--close` with no task. */
+export function planRecord(
   kind: RecordKind,
   body: string,
+  ground: Ground,
   policy: LoadedPolicy,
   options: WriteOptions,
-): Promise<Written> {
+): PlannedRecord {
   checkBody(kind, body, policy);
-  // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
-  body = await redactForWrite(body, kind.noun);
-  const read = await activeTask(ws.layer);
-  const task = options.noTask ? undefined : read.active;
+  const task = options.noTask ? undefined : ground.task;
   if (options.close && !task)
     throw new Failure(
       "missing",
       "there is no active task to close",
       "drop --close, or start a task first with `majordomus start`",
     );
-  const snap = await snapshot(ws.position, ws.own);
-  const p = ws.position;
-  const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
-  const record = await publish(
-    storeOf(ws.layer, kind),
-    {
-      created_at: stamp(),
+  const p = ground.position;
+  const createdAt = ground.writtenAt;
+  const payload: Record<string, unknown> = { task_id: task?.id ?? "none", how: options.how };
+  if (options.closing) payload.closing = true;
+  if (options.compressions !== undefined) payload.compressions = options.compressions;
+  if (kind.name === "handover") payload.closed = options.close === true;
+  return {
+    kind,
+    body,
+    draft: {
+      created_at: createdAt,
       how: options.how,
       task_id: task?.id ?? "none",
-      session: ws.session ?? "none",
+      session: ground.session ?? "none",
       repository_id: p.repositoryId,
       worktree: p.worktree,
       branch: p.branch,
       head: p.head,
-      working_tree: snap.workingTree,
-      changed_files: recordedPaths(snap.changed),
+      working_tree: ground.snapshot.workingTree,
+      changed_files: recordedPaths(ground.snapshot.changed),
     },
-    body,
-    [storeOf(ws.layer, other).dir],
-  );
-  let updated: Task | undefined;
-  if (task) {
-    updated = { ...task, checkpoint_at: record.meta.created_at, outcome: options.close ? "handed_over" : task.outcome };
-    writeTask(ws.layer, updated);
-  }
-  const relativePath = relative(p.worktree, record.path);
-  const payload: Record<string, unknown> = {
-    task_id: record.meta.task_id,
-    [kind.pathKey]: relativePath,
-    how: options.how,
+    task: task && {
+      ...task,
+      checkpoint_at: createdAt,
+      outcome: options.close ? "handed_over" : task.outcome,
+    },
+    event: kind.event,
+    payload,
   };
-  if (options.closing) payload.closing = true;
-  if (options.compressions !== undefined) payload.compressions = options.compressions;
-  if (kind.name === "handover") payload.closed = options.close === true;
-  await appendEvent(ws, kind.event, payload);
-  return { record, task: updated, relativePath };
+}
+
+/** Write what the plan carries: redacted, published, the task's clock moved, the ledger line appended. */
+export async function writePlanned(
+  ws: Pick<Workspace, "layer" | "ledger" | "position" | "session">,
+  planned: PlannedRecord,
+): Promise<Written> {
+  const { kind } = planned;
+  // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
+  const body = await redactForWrite(planned.body, kind.noun);
+  const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
+  const record = await publish(storeOf(ws.layer, kind), planned.draft, body, [storeOf(ws.layer, other).dir]);
+  if (planned.task) writeTask(ws.layer, planned.task);
+  const relativePath = relative(ws.position.worktree, record.path);
+  await appendEvent(ws, planned.event, { ...planned.payload, [kind.pathKey]: relativePath });
+  return { kind, record, task: planned.task, relativePath };
+}
+
+/** Gather, plan and write one record (a command's own checkpoint or handover). */
+export async function writeRecord(
+  ws: Workspace,
+  kind: RecordKind,
+  body: string,
+  policy: LoadedPolicy,
+  options: WriteOptions,
+  ground?: Ground,
+): Promise<Written> {
+  return writePlanned(ws, planRecord(kind, body, ground ?? (await gatherGround(ws)), policy, options));
 }

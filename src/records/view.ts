@@ -38,7 +38,17 @@ export type View = {
 };
 
 export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {
-  const label = await divergence(record.meta, position);
+  return viewWith(record, await divergence(record.meta, position), position, policy, at);
+}
+
+/** The view of a record whose divergence is known (one this command just wrote at HEAD is `exact`). */
+export function viewWith(
+  record: Resolved,
+  label: Divergence,
+  position: Pick<Position, "worktree">,
+  policy: Policy | undefined,
+  at: Date,
+): View {
   const fresh = freshness(record.meta.created_at, at, policy);
   const history = isHistory(fresh);
   // A record an earlier version kept unredacted is shown redacted: every surface reads it through here.

@@ -1,51 +1,17 @@
 // The views over hand-built facts, in process: no git, no binary, no files. Each test states the
 // facts and reads the text a worker would be handed.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "yaml";
 import type { Facts } from "../../src/facts/facts.ts";
-import type { Policy } from "../../src/policy/index.ts";
 import type { View } from "../../src/records/view.ts";
 import type { Task } from "../../src/task/record.ts";
-import { answersFor } from "../../src/repo/git.ts";
 import { briefing } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
 import { deriveCheckpoint, deriveHandover } from "../../src/views/derived.ts";
 import { continuityView, OPEN_LISTED } from "../../src/views/continuity.ts";
 import { pageHtml } from "../../src/views/page.ts";
 import type { OpenEpisode } from "../../src/session/store.ts";
-import { PROJECT } from "../support/env.ts";
 
-const POLICY = parse(readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8")) as Policy;
-const AT = new Date("2026-11-30T12:00:00.000Z");
-const HEAD = "a".repeat(40);
-
-function facts(over: Partial<Facts> = {}): Facts {
-  return {
-    at: AT,
-    position: {
-      repositoryId: "r-0123456789abcdef",
-      repositoryAliases: [],
-      commonDir: "/r/.git",
-      worktree: "/r",
-      gitDir: "/r/.git",
-      branch: "main",
-      head: HEAD,
-      git: answersFor("/r"),
-    },
-    policy: { path: "/r/.ai/repo/policy.yaml", policy: POLICY },
-    snapshot: { workingTree: "clean", changed: [], ownRecords: [] },
-    files: [],
-    questions: { path: "/r/.ai/local/state/open-questions.md", open: [], resolved: [], malformed: [] },
-    decisions: [],
-    entries: [],
-    history: [],
-    handover: { skipped: 0 },
-    checkpoint: { skipped: 0 },
-    ...over,
-  };
-}
+import { AT, HEAD, POLICY, facts } from "../support/facts.ts";
 
 function record(over: Partial<View> = {}): View {
   const body =
