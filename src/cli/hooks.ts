@@ -7,7 +7,7 @@
  */
 import type { CommandDef } from "citty";
 import { env } from "../lib/env.ts";
-import type { WorkMode } from "../capture/handoff.ts";
+import type { WorkMode } from "../hooks/handoff.ts";
 
 export const HOOK_COMMANDS = {
   session: () => import("./commands/capture/session.ts").then((m) => m.default as CommandDef<any>),

@@ -31,8 +31,8 @@ import { parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
-import { status, wiredProviders } from "../capture/status.ts";
-import { tickets, ticketsDir } from "../capture/handoff.ts";
+import { status, wiredProviders } from "../wiring/status.ts";
+import { tickets, ticketsDir } from "../hooks/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
 import { eachClosed } from "../session/closed.ts";
@@ -549,7 +549,7 @@ function lockFindings(ws: Workspace, tree: Tree, fix: boolean, out: Finding[]): 
   }
 }
 
-/** Work a hook handed to a detached worker that never gave its ticket back (capture/handoff.ts). */
+/** Work a hook handed to a detached worker that never gave its ticket back (hooks/handoff.ts). */
 function handOffFindings(ws: Workspace, out: Finding[]): void {
   const dir = relative(ws.position.worktree, ticketsDir(ws.layer));
   for (const t of tickets(ws.layer).filter((t) => t.lost)) {

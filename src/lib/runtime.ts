@@ -176,7 +176,7 @@ export function compiled(): boolean {
   return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED;
 }
 
-/** Bun's switch for JavaScriptCore's JIT, as the hook shims set it (capture/shims.ts). */
+/** Bun's switch for JavaScriptCore's JIT, as the hook shims set it (wiring/shims.ts). */
 const JIT_SWITCH = "BUN_JSC_useJIT";
 
 type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => never;

@@ -6,11 +6,10 @@ import type { Budget, Counts } from "../lib/fit.ts";
 
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
-export const HOOK_EVENTS = ["prompt", "start", "compact", "end"] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+import type { Channel, EventRow, HookEvent } from "./hooks.ts";
+export { HOOK_EVENTS, type Channel, type EventRow, type HookEvent } from "./hooks.ts";
 
 export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
-export type EventRow = { event: string; shim: string; timeout: number };
 /** `features`: local consents that work only through this mod (key → what the person calls it), reported beside it. */
 export type ModRow = {
   source: string;
@@ -19,8 +18,6 @@ export type ModRow = {
   features?: Partial<Record<CredentialKey, string>>;
 };
 
-/** The channels majordomus hands a model text on. */
-export type Channel = "start" | "prompt" | "boot";
 /** A channel's budget row: majordomus's budget, the client's own limit (when it has one), how both are counted, and where the figure comes from. */
 export type BudgetRow = { chars: number; limit?: number; counts: Counts; channel: string; source: string };
 
@@ -34,7 +31,7 @@ export type Hooks = {
   matcher?: string;
   /** The client's executable, looked for on PATH. */
   executable?: string;
-  /** How the client decides to run a project's hooks at all (a row of capture/trust.ts), when it does. */
+  /** How the client decides to run a project's hooks at all (a row of wiring/trust.ts), when it does. */
   trust?: string;
   /** The name each handler carries (`{event}` is the client's event name), for a client that names them. */
   handler_name?: string;

@@ -19,7 +19,7 @@ import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { openedBefore } from "../lifecycle/stranded.ts";
 import { readClaims } from "../lifecycle/claim.ts";
-import { status, wiredProviders } from "../capture/status.ts";
+import { status, wiredProviders } from "../wiring/status.ts";
 
 /** How long an answer is reused (the design record's figure). */
 export const CACHE_MS = 2_000;

@@ -23,7 +23,7 @@ const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\
  * above. Utilities; the embedded data; git; the layer's manifest; policy and providers; the ledger;
  * the stores (records, task, questions, decisions, episodes); the command's workspace; the facts
  * gathered from it; the views over the facts; the operations that write (lifecycle); the client
- * hooks (capture); health checks; the read side (MCP, HTTP, the page); the CLI.
+ * hooks: answering them (hooks) and installing them (wiring), neither importing the other; health checks; the read side (MCP, HTTP, the page); the CLI.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
   ["lib"],
@@ -37,7 +37,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ["facts"],
   ["views"],
   ["lifecycle"],
-  ["capture"],
+  ["hooks", "wiring"],
   ["health"],
   ["serve"],
   ["cli"],
@@ -70,9 +70,23 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("answering hooks and installing them stay apart: hooks/ and wiring/ never import each other", () => {
+    const offenders = SOURCES.flatMap((f) => {
+      const from = folderOf(f.rel);
+      if (from !== "hooks" && from !== "wiring") return [];
+      const other = from === "hooks" ? "wiring" : "hooks";
+      return importsOf(f)
+        .filter((t) => folderOf(t) === other)
+        .map((t) => `${f.rel} -> ${t}`);
+    });
+    expect(SOURCES.some((f) => folderOf(f.rel) === "hooks")).toBe(true);
+    expect(SOURCES.some((f) => folderOf(f.rel) === "wiring")).toBe(true);
+    expect(offenders).toEqual([]);
+  });
+
   test("views are pure: they touch no file, no process and no git, and gather nothing", () => {
     const IMPURE =
-      /^(repo\/|ledger\/store|facts\/gather|lib\/(runtime|fsx|lock|stdin)|workspace\/|lifecycle\/|capture\/)/;
+      /^(repo\/|ledger\/store|facts\/gather|lib\/(runtime|fsx|lock|stdin)|workspace\/|lifecycle\/|hooks\/|wiring\/)/;
     const views = SOURCES.filter((f) => f.rel.startsWith("views/"));
     expect(views.length).toBeGreaterThan(3);
     const offenders = views.flatMap((f) => [

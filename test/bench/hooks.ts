@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { settled } from "../support/capture.ts";
-import { engineEnv } from "../../src/capture/shims.ts";
+import { engineEnv } from "../../src/wiring/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 

@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compressionsAnswered, compressionsIn } from "../../src/capture/compression.ts";
+import { compressionsAnswered, compressionsIn } from "../../src/hooks/compression.ts";
 import type { Workspace } from "../../src/workspace/workspace.ts";
 
 const ENVELOPE = { head: "NONE", branch: "main", by: "majordomus/test" };

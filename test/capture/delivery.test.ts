@@ -2,7 +2,7 @@
 // client (providers.yaml), checked in process against the real table.
 import { describe, expect, test } from "bun:test";
 import { adapted } from "../../src/providers/index.ts";
-import { envelope, personsPrompt } from "../../src/capture/delivery.ts";
+import { envelope, personsPrompt } from "../../src/hooks/delivery.ts";
 
 describe("per-client delivery", () => {
   test("Claude Code and Codex read the briefing as plain stdout; Gemini only as JSON additionalContext", async () => {

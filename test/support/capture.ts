@@ -27,7 +27,7 @@ export function captured(): Repo {
   return repo;
 }
 
-/** Hand-off tickets still out in a repository (a Repo or its folder): the derived work of hooks still running (capture/handoff.ts). */
+/** Hand-off tickets still out in a repository (a Repo or its folder): the derived work of hooks still running (hooks/handoff.ts). */
 export function pendingWork(repo: Repo | string): string[] {
   const dir = typeof repo === "string" ? repo : repo.dir;
   try {

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace, type Workspace } from "../../workspace/workspace.ts";
 import { ago, divergence } from "../../records/labels.ts";
-import { tickets, ticketsDir } from "../../capture/handoff.ts";
+import { tickets, ticketsDir } from "../../hooks/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
 import { closeEpisode } from "../../lifecycle/close.ts";
 import { openEpisode } from "../../lifecycle/open.ts";

@@ -1,6 +1,6 @@
 import { Failure } from "../../../lib/failure.ts";
 import { workspace } from "../../../workspace/workspace.ts";
-import { install, refusals } from "../../../capture/install.ts";
+import { install, refusals } from "../../../wiring/install.ts";
 import { foundTargets, printReports, targetsOf } from "./targets.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";

@@ -6,9 +6,9 @@ import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";
 import { workspaceForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
-import { readPayload } from "../../../capture/payload.ts";
-import { payloadSession } from "../../../capture/delivery.ts";
-import { capturePrompt } from "../../../capture/prompt.ts";
+import { readPayload } from "../../../hooks/payload.ts";
+import { payloadSession } from "../../../hooks/delivery.ts";
+import { capturePrompt } from "../../../hooks/prompt.ts";
 import { command } from "../../define.ts";
 import { hasClaims } from "../../../lifecycle/claim.ts";
 import { env } from "../../../lib/env.ts";
@@ -35,7 +35,7 @@ export default command({
     // A close an end event claimed and never wrote is finished by any later event, this one too.
     if (!selfTestDir && hasClaims(ws.layer))
       await (
-        await import("../../../capture/session.ts")
+        await import("../../../hooks/session.ts")
       )
         .keepClaimedCloses(ws, workMode())
         .catch((err: Error) => log.warn(`an unfinished close was not finished: ${err.message}`));

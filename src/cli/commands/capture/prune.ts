@@ -1,5 +1,5 @@
 import { workspace } from "../../../workspace/workspace.ts";
-import { prune } from "../../../capture/prune.ts";
+import { prune } from "../../../hooks/prune.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
 import { out, outJson } from "../../print.ts";

@@ -4,15 +4,16 @@
  */
 import { log } from "../../../lib/log.ts";
 import { workspaceForHook } from "./quiet.ts";
-import { HOOK_EVENTS, adapted } from "../../../providers/index.ts";
-import { readPayload } from "../../../capture/payload.ts";
-import { describeDelivery, envelope, type SessionEvent } from "../../../capture/delivery.ts";
+import { adapted } from "../../../providers/index.ts";
+import { HOOKS, eventsAnsweredBy } from "../../../providers/hooks.ts";
+import { readPayload } from "../../../hooks/payload.ts";
+import { describeDelivery, envelope, type SessionEvent } from "../../../hooks/delivery.ts";
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
 import { env } from "../../../lib/env.ts";
 import { workMode } from "../../hooks.ts";
 
-const SESSION_EVENTS = HOOK_EVENTS.filter((e) => e !== "prompt");
+const SESSION_EVENTS = eventsAnsweredBy("session");
 
 export default command({
   meta: { name: "session", description: "Answer a client's session event (what the shims run): start, compact or end" },
@@ -36,13 +37,13 @@ export default command({
       );
       return;
     }
-    // The start event's briefing needs git status: the workspace starts on it (from the shim's answer) at once.
-    const startStatus = args.event === "start" ? { answerFile: args["git-status"] } : undefined;
+    // An event whose answer needs git status (the start's briefing): the workspace starts on it (from the shim's answer) at once.
+    const startStatus = HOOKS[args.event as SessionEvent].startsStatus ? { answerFile: args["git-status"] } : undefined;
     const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession, { startStatus });
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
     const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
-    const { handleSessionEvent } = await import("../../../capture/session.ts");
+    const { handleSessionEvent } = await import("../../../hooks/session.ts");
     const briefing = await handleSessionEvent(ws, delivery, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
   },

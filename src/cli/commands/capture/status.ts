@@ -1,5 +1,5 @@
 import { workspace } from "../../../workspace/workspace.ts";
-import { shownRows, status } from "../../../capture/status.ts";
+import { shownRows, status } from "../../../wiring/status.ts";
 import { jsonArg } from "../../args.ts";
 import { Failure } from "../../../lib/failure.ts";
 import { newestDeliveries } from "../../../session/delivery.ts";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { onPath } from "../../../lib/path.ts";
 import { join } from "node:path";
 import { adapted, providers, type Hooks, type Provider } from "../../../providers/index.ts";
-import type { InstallReport } from "../../../capture/install.ts";
+import type { InstallReport } from "../../../wiring/install.ts";
 import { err, out, outJson } from "../../print.ts";
 
 /** The client `--provider` names, or every one majordomus has an adapter for. */

@@ -1,5 +1,5 @@
 import { workspace } from "../../../workspace/workspace.ts";
-import { uninstall } from "../../../capture/uninstall.ts";
+import { uninstall } from "../../../wiring/uninstall.ts";
 import { printReports, targetsOf } from "./targets.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";

@@ -1,6 +1,6 @@
 /**
  * `capture window --action status|boot`: what the Claude Code mod asks about the client's context
- * window (see capture/window.ts). Run by the mod with the client's hook environment, so the episode
+ * window (see hooks/window.ts). Run by the mod with the client's hook environment, so the episode
  * is the client session's own. Like every hook command it never exits 2; its answer is one JSON
  * document on stdout, a refusal included.
  */
@@ -47,7 +47,7 @@ export default command({
         transcript: false,
       });
     }
-    const { windowAnswer } = await import("../../../capture/window.ts");
+    const { windowAnswer } = await import("../../../hooks/window.ts");
     const trigger = typeof args.trigger === "string" && /^[a-z_-]{1,20}$/.test(args.trigger) ? args.trigger : undefined;
     outJson("window", { ...(await windowAnswer(ws, action, trigger)) });
   },

@@ -1,6 +1,6 @@
 /**
  * `capture work --ticket <name>`: the work a start, compact or end hook handed to a detached copy
- * of the binary so the client did not wait for it (see capture/handoff.ts). The ticket is its only
+ * of the binary so the client did not wait for it (see hooks/handoff.ts). The ticket is its only
  * input. Started by the hook, not by people; its outcome goes to the ledger (and the failure log),
  * not to a terminal.
  */
@@ -24,7 +24,7 @@ export default command({
   async run({ args }) {
     const ws = await workspaceForHook(args.repo ?? process.cwd(), undefined);
     if (!ws) return;
-    const { doHandedWork } = await import("../../../capture/session.ts");
+    const { doHandedWork } = await import("../../../hooks/session.ts");
     await doHandedWork(ws, String(args.ticket));
   },
 });

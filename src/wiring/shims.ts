@@ -3,16 +3,11 @@
  * from their own location and exec the majordomus binary. No binary found means exit 0: a
  * repository cloned without majordomus must not break its client.
  */
-import type { HookEvent, Hooks, Provider } from "../providers/index.ts";
+import type { Hooks, Provider } from "../providers/index.ts";
+import { HOOKS, hookArgs, type HookEvent } from "../providers/hooks.ts";
 
 /** Ownership marker: a file or folder that does not carry it is never touched. */
 export const MARKER = "Written by `majordomus capture install`";
-
-export function shimCommand(provider: Provider, event: HookEvent): string[] {
-  return event === "prompt"
-    ? ["capture", "prompt", "--provider", provider.id]
-    : ["capture", "session", "--provider", provider.id, "--event", event];
-}
 
 /** Where the start shim collects `git status` for the binary (inside the git-ignored local half). */
 export const STATUS_ANSWER_DIR = ".ai/local/cache";
@@ -21,7 +16,7 @@ export const STATUS_ANSWER_PREFIX = "git-status.";
 /**
  * Where `capture install` records the absolute path of the binary the person ran it with (one
  * line, in the git-ignored local half): the binary every shim runs. A copy inside the repository is
- * recorded only when git neither tracks nor would add it (see capture/binary.ts).
+ * recorded only when git neither tracks nor would add it (see wiring/binary.ts).
  */
 export const BINARY_RECORD = ".ai/local/state/binary";
 
@@ -40,33 +35,14 @@ fi
 `;
 }
 
-/**
- * The engine options each hook's process gets, one row per event (any other runtime ignores them).
- * Session hooks run with JavaScriptCore's JIT off: their code runs once, and the JIT's compiler
- * threads compete for the cores (~0.87x the time, ~3 MiB less). `useJIT=0` also turns off the
- * regular-expression JIT, and the prompt hook runs every redaction rule over what the person pasted:
- * there only the JavaScript tiers above the interpreter are off, and regular expressions are
- * compiled. Measured through the binary (median of 10): a 64 KB pasted log 94 -> 22 ms, a prompt
- * with a URL and a path 19 -> 19 ms, "hello" 11 -> 12 ms; the same options made start 1.11x and
- * compact 1.08x slower, so they keep the JIT off. Only the hook's own process and what it starts
- * get them; a person's commands keep the JIT.
- */
-export const JIT_OFF = "BUN_JSC_useJIT=0";
-export const ENGINE_OPTIONS: Record<HookEvent, string> = {
-  prompt: "BUN_JSC_useBaselineJIT=0 BUN_JSC_useDFGJIT=0",
-  start: JIT_OFF,
-  compact: JIT_OFF,
-  end: JIT_OFF,
-};
-
-/** A row's options as environment entries (for a benchmark's floor that must run as the hook does). */
+/** A row's options (the hooks table's `engine`) as environment entries (for a benchmark's floor that must run as the hook does). */
 export function engineEnv(event: HookEvent): Record<string, string> {
-  return Object.fromEntries(ENGINE_OPTIONS[event].split(" ").map((kv) => kv.split("=") as [string, string]));
+  return Object.fromEntries(HOOKS[event].engine.split(" ").map((kv) => kv.split("=") as [string, string]));
 }
 
 export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent): string {
   const row = provider.hooks.events[event];
-  const args = shimCommand(provider, event).join(" ");
+  const args = hookArgs(provider, event).join(" ");
   const depth = row.shim.split("/").length - 1;
   const up = Array.from({ length: depth }, () => "..").join("/");
   return `#!/bin/sh
@@ -105,8 +81,8 @@ set +f
 unset IFS
 [ -n "$mj" ] || exit 0
 set --
-${event === "start" ? statusPrefetch() : ""}# ${event === "prompt" ? "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)." : "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off."}
-${ENGINE_OPTIONS[event]} exec "$mj" ${args} --repo "$root" "$@"
+${HOOKS[event].startsStatus ? statusPrefetch() : ""}# ${HOOKS[event].engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)."}
+${HOOKS[event].engine} exec "$mj" ${args} --repo "$root" "$@"
 `;
 }
 

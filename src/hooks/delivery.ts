@@ -43,7 +43,7 @@ export function describeDelivery(
     event,
     payload,
     // No usable session id (a payload that is not JSON, or names none): no episode can be told
-    // apart from another's, so none is opened, closed or written to (see capture/session.ts).
+    // apart from another's, so none is opened, closed or written to (see hooks/session.ts).
     providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
     reason: cleanId(pick(payload.data, keys.reason)),

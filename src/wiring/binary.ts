@@ -1,6 +1,6 @@
 /**
  * The binary the shims run: the one the person ran `capture install` with, recorded by its absolute
- * path in the git-ignored local half (capture/shims.ts BINARY_RECORD). A copy inside the repository
+ * path in the git-ignored local half (wiring/shims.ts BINARY_RECORD). A copy inside the repository
  * is the person's only when git neither tracks it nor would add it (an ignored `.majordomus/bin/`);
  * a tracked one is a stranger's program and is never recorded. Run from the source tree, nothing is
  * recorded: the shims then use majordomus from the person's PATH.

@@ -28,6 +28,7 @@ import { spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, type CredentialKey } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
+import { eventsOf } from "../providers/hooks.ts";
 import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
@@ -40,8 +41,8 @@ export type State = (typeof STATES)[number];
 export type Row = { provider: string; aspect: Aspect; state: State; reason: string };
 
 const ASPECT_EVENTS: Record<Exclude<Aspect, "mod" | "mcp">, HookEvent[]> = {
-  prompt: ["prompt"],
-  session: ["start", "compact", "end"],
+  prompt: eventsOf("prompt"),
+  session: eventsOf("session"),
 };
 
 function read(path: string): string | undefined {

@@ -22,6 +22,7 @@ import { switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from 
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor } from "../providers/index.ts";
+import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import {
@@ -234,7 +235,7 @@ const start: Row = {
           episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
           gitDeadlineMs,
         });
-        const made = briefing(facts, budgetFor(d.provider.hooks, "start", policy?.policy));
+        const made = briefing(facts, budgetFor(d.provider.hooks, HOOKS.start.channel!, policy?.policy));
         stdout = made.lines.join("\n");
         briefed = made;
       });

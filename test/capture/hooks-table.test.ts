@@ -1,0 +1,40 @@
+/** The hooks table is the one place each hook event is described: the shims, commands and checks follow it. */
+import { describe, expect, test } from "bun:test";
+import { HOOK_COMMANDS } from "../../src/cli/hooks.ts";
+import { shimText } from "../../src/wiring/shims.ts";
+import { HOOKS, HOOK_EVENTS, clientRow, eventsAnsweredBy, eventsOf, hookArgs } from "../../src/providers/hooks.ts";
+import { providers, type Hooks, type Provider } from "../../src/providers/index.ts";
+
+const adapted = async () =>
+  [...(await providers()).values()].filter((p): p is Provider & { hooks: Hooks } => p.hooks !== undefined);
+
+describe("the hooks table", () => {
+  test("every row is answered by a hook command the CLI loads on its own, and every event is in one aspect", () => {
+    for (const event of HOOK_EVENTS) expect(Object.keys(HOOK_COMMANDS)).toContain(HOOKS[event].command);
+    expect([...eventsOf("prompt"), ...eventsOf("session")].sort()).toEqual([...HOOK_EVENTS].sort());
+    expect(eventsAnsweredBy("session")).toEqual(["start", "compact", "end"]);
+  });
+
+  test("every adapted client has the client's side of every row, and a budget for every channel a row names", async () => {
+    const clients = await adapted();
+    expect(clients.length).toBe(3);
+    for (const p of clients)
+      for (const event of HOOK_EVENTS) {
+        const row = clientRow(p.hooks, event);
+        expect(row.event).toBeString();
+        expect(row.shim).toStartWith(".");
+        expect(row.timeout).toBeGreaterThan(0);
+        if (row.channel) expect(p.hooks.budgets[row.channel]?.chars).toBeGreaterThan(0);
+      }
+  });
+
+  test("each shim runs its row: the command, the engine options, and git status only where the row starts it", async () => {
+    for (const p of await adapted())
+      for (const event of HOOK_EVENTS) {
+        const text = shimText(p, event);
+        const row = HOOKS[event];
+        expect(text).toContain(`${row.engine} exec "$mj" ${hookArgs(p, event).join(" ")} --repo "$root" "$@"`);
+        expect(text.includes("git status --porcelain")).toBe(row.startsStatus);
+      }
+  });
+});
