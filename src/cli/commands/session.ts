@@ -3,7 +3,7 @@ import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace, type Workspace } from "../../workspace/workspace.ts";
-import { ago, divergence } from "../../records/labels.ts";
+import { divergence } from "../../records/labels.ts";
 import { tickets, ticketsDir } from "../../hooks/handoff.ts";
 import { readClosed } from "../../session/closed.ts";
 import { closeEpisode } from "../../lifecycle/close.ts";
@@ -12,10 +12,17 @@ import { gatherSessionContext } from "../../facts/episode.ts";
 import { sessionContextJson, sessionContextLines } from "../../views/session-context.ts";
 import { listOpen, newestOpenFirst, readPointer, type OpenEpisode } from "../../session/store.ts";
 import { names, pickEpisode } from "../../session/pick.ts";
-import { jsonArg, LIST_DEFAULT, limitArg, listLimit } from "../args.ts";
-
-import { adapted } from "../../providers/index.ts";
-import { deliveryOf, type DeliveryVerdict } from "../../transcript/delivery.ts";
+import { jsonArg, limitArg, listLimit } from "../args.ts";
+import { describeOpen, liveDelivery } from "../../facts/open-episode.ts";
+import {
+  closedContextLine,
+  closedLine,
+  deliveryLine,
+  openedLines,
+  openLines,
+  shownOpenLines,
+  statusLines,
+} from "../../views/episodes.ts";
 import { newestDeliveries } from "../../session/delivery.ts";
 import { command } from "../define.ts";
 import { readBody } from "../stdin.ts";
@@ -55,10 +62,7 @@ const start = command({
     });
     const e = opened.episode;
     if (args.json) return outJson("episode", { open: true, kept: opened.kept, episode: e });
-    out(
-      `session ${e.session_id} ${opened.kept ? "already open here; kept" : "opened"} at ${e.opened_at} (head ${e.start_head.slice(0, 7)})`,
-    );
-    out(`working context: ${e.context_path}`);
+    out(openedLines(e, opened.kept).join("\n"));
   },
 });
 
@@ -118,46 +122,12 @@ const close = command({
 
 type Ctx = Awaited<ReturnType<typeof workspace>>;
 
-async function describeOpen(ws: Ctx, e: OpenEpisode) {
-  const label = await divergence({ head: e.start_head, branch: e.branch }, ws.position);
-  return { ...e, age: ago(ws.at, e.opened_at), start_label: label };
-}
-
-/** What reached the model of an open episode's briefing, read now from its client's transcript (none for an episode opened by hand). */
-async function liveDelivery(e: OpenEpisode): Promise<DeliveryVerdict | null> {
-  if (e.provider === "none") return null;
-  const provider = await adapted(e.provider).catch(() => undefined);
-  return provider ? deliveryOf(provider.id, e.transcript_path, provider.hooks.events.start.shim) : null;
-}
-
-const deliveryLine = (v: { state: string; cause: string } | null | undefined) =>
-  v ? `Briefing: ${v.state.replace("_", " ")} — ${v.cause}` : undefined;
-
-const who = (e: OpenEpisode) => (e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand");
-
-/** One line per open episode, for a person choosing between several. */
-const openLine = (ws: Ctx, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(ws.at, e.opened_at)})`;
-
-/**
- * Lines for open episodes, newest first, at most LIST_DEFAULT of them and a line counting the
- * rest: episodes a crashed client never closed can pile up by the thousand until `recover` runs.
- */
-function openLines(ws: Ctx, open: OpenEpisode[], prefix = ""): string[] {
-  const newest = newestOpenFirst(open);
-  const lines = newest.slice(0, LIST_DEFAULT).map((e) => `${prefix}${openLine(ws, e)}`);
-  if (newest.length > LIST_DEFAULT)
-    lines.push(
-      `… and ${newest.length - LIST_DEFAULT} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`,
-    );
-  return lines;
-}
-
 function several(ws: Ctx, open: OpenEpisode[], command: string): Failure {
   return new Failure(
     "missing",
     `${open.length} episodes are open in this checkout and this process belongs to none of them`,
     `name one: \`majordomus session ${command} <id>\` (an episode id or the client's session id)`,
-    openLines(ws, open),
+    openLines(ws.at, newestOpenFirst(open)),
   );
 }
 
@@ -196,27 +166,17 @@ const status = command({
       });
       return;
     }
-    if (mine) {
-      const d = await describeOpen(ws, mine);
-      out(
-        `Episode ${d.session_id}${because === "the only open episode of this checkout" ? " (the only open episode of this checkout; this process runs in no client session)" : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`,
-      );
-      out(`On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`);
-      const delivered = deliveryLine(await liveDelivery(mine));
-      if (delivered) out(delivered);
-    } else if (picked.kind === "several")
-      out(`${picked.open.length} episodes are open in this checkout; this process belongs to none of them:`);
-    else out("No episode is open in this checkout.");
-    for (const line of openLines(
-      ws,
-      others.map((o) => o.episode!),
-      mine ? "Also open: " : "Open: ",
-    ))
-      out(line);
-    for (const h of handed)
-      out(
-        `Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see \`majordomus doctor\`" : ""}`,
-      );
+    const described = mine && { ...(await describeOpen(ws, mine)), delivery: await liveDelivery(mine) };
+    out(
+      statusLines({
+        at: ws.at,
+        mine: described,
+        because,
+        several: picked.kind === "several" ? picked.open.length : undefined,
+        others: newestOpenFirst(others.map((o) => o.episode!)),
+        handed,
+      }).join("\n"),
+    );
     for (const o of open.filter((x) => x.problem)) err(`majordomus: warning: ${o.problem}`);
   },
 });
@@ -242,14 +202,11 @@ const list = command({
     if (rows.length === 0) return out(`no closed session records${args.all ? "" : ` on ${ws.position.branch}`}`);
     for (const r of rows)
       out(
-        [
-          r.meta.closed_at,
-          r.meta.session_id,
-          r.meta.outcome,
-          r.meta.branch,
+        closedLine(
+          r.meta,
           await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ws.position),
           r.path,
-        ].join("  "),
+        ),
       );
     if (more) olderLeftOut(rows.length);
   },
@@ -308,15 +265,7 @@ const show = command({
       const d = await describeOpen(ws, open);
       const delivery = await liveDelivery(open);
       if (args.json) return outJson("episode", { open: true, episode: { ...d, delivery } });
-      return out(
-        [
-          `Episode ${d.session_id} is open (${who(open)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`,
-          `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`,
-          `Working context: ${d.context_path}`,
-          ...(delivery ? [deliveryLine(delivery)!] : []),
-          "Its record is written when it closes; `majordomus session context` composes it now.",
-        ].join("\n"),
-      );
+      return out(shownOpenLines(d, delivery).join("\n"));
     }
     const record = await findClosed(ws, closedId!);
     printClosed(ws, record, args.json === true);
@@ -395,9 +344,7 @@ const context = command({
           "`majordomus session show` prints the record",
         );
       if (args.json) return outJson("session-context", { session_id: id, open: false, record: record.path });
-      return out(
-        `${id} is closed (${record.meta.outcome} at ${record.meta.closed_at}); its record is ${record.path}: \`majordomus session show ${id}\``,
-      );
+      return out(closedContextLine(record.meta, record.path));
     }
     if (args.path) return out(join(ws.position.worktree, episode.context_path));
     const facts = await gatherSessionContext(ws, episode);
