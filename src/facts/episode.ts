@@ -31,12 +31,12 @@ export type EpisodeWindow = {
 };
 
 /** This episode's own ledger lines, oldest first: back to its `session.started`, never by time. */
-export function episodeEntries(ledgerPath: string, sessionId: string): Entry[] {
+export function episodeEntries(ledgerPath: string, episodeId: string): Entry[] {
   const out: Entry[] = [];
   for (const parsed of newestFirst(ledgerPath)) {
     if (!parsed.ok) continue;
-    if (parsed.entry.session === sessionId) out.push(parsed.entry);
-    if (parsed.entry.event === "session.started" && parsed.entry.session_id === sessionId) break;
+    if (parsed.entry.session === episodeId) out.push(parsed.entry);
+    if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) break;
   }
   return out.reverse();
 }

@@ -21,13 +21,13 @@ type Tail = { entries: Entry[]; history: Entry[]; episode: Entry[] };
 
 /**
  * `taskId`: every line back to that task's own `task.started` (bounded by the task, not by
- * history). `history`: the newest lines, this many. `sessionId`: that episode's own lines back to
+ * history). `history`: the newest lines, this many. `episodeId`: that episode's own lines back to
  * its `session.started`, never by time (returned oldest first).
  */
-function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; sessionId?: string }): Tail {
+function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; episodeId?: string }): Tail {
   const tail: Tail = { entries: [], history: [], episode: [] };
   let taskDone = want.taskId === undefined;
-  let episodeDone = want.sessionId === undefined;
+  let episodeDone = want.episodeId === undefined;
   const max = want.history ?? 0;
   for (const parsed of newestFirst(ws.ledger.path)) {
     if (taskDone && episodeDone && tail.history.length >= max) break;
@@ -38,8 +38,8 @@ function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; se
       taskDone = e.event === "task.started" && e.task_id === want.taskId;
     }
     if (!episodeDone) {
-      if (e.session === want.sessionId) tail.episode.push(e);
-      episodeDone = e.event === "session.started" && e.session_id === want.sessionId;
+      if (e.session === want.episodeId) tail.episode.push(e);
+      episodeDone = e.event === "session.started" && e.session_id === want.episodeId;
     }
     if (tail.history.length < max) tail.history.push(e);
   }
@@ -100,7 +100,7 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   const tail = ledgerTail(ws, {
     taskId: want.has("entries") ? task?.id : undefined,
     history: want.has("history") ? requireNumber(policy, "context.max_list_items") : undefined,
-    sessionId: closing?.session_id,
+    episodeId: closing?.session_id,
   });
   const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing));
   return {

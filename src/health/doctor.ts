@@ -495,9 +495,9 @@ function claimFindings(ws: Workspace, out: Finding[]): void {
       out.push({
         level: "FAIL",
         category: "lifecycle",
-        subject: `${dir}/${r.sessionId}.claim`,
+        subject: `${dir}/${r.episodeId}.claim`,
         message: r.problem ?? "unreadable claim",
-        reproduce: `cat ${dir}/${r.sessionId}.claim`,
+        reproduce: `cat ${dir}/${r.episodeId}.claim`,
       });
       continue;
     }
@@ -505,7 +505,7 @@ function claimFindings(ws: Workspace, out: Finding[]): void {
       out.push({
         level: "INFO",
         category: "lifecycle",
-        subject: r.sessionId,
+        subject: r.episodeId,
         message: `its close is being written (claimed at ${r.claim.claimed_at} by a live process)`,
         reproduce: "majordomus session status",
       });
@@ -513,7 +513,7 @@ function claimFindings(ws: Workspace, out: Finding[]): void {
       out.push({
         level: "FAIL",
         category: "lifecycle",
-        subject: r.sessionId,
+        subject: r.episodeId,
         message: `an end event claimed its close at ${r.claim.claimed_at}, and the process that took the claim is gone before the record was written`,
         reproduce: "majordomus recover  (or majordomus doctor --fix)",
       });
@@ -669,7 +669,7 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
       out.push({
         level: "INFO",
         category: "fix",
-        subject: f.sessionId,
+        subject: f.episodeId,
         message: `finished its close (${f.result}${f.path ? `, ${f.path}` : ""})`,
         reproduce: "majordomus session list",
       });

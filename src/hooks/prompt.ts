@@ -82,7 +82,7 @@ export async function capturePrompt(
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
   // `here` was located for this prompt's client session: its episode, if open, is already known.
-  const episode = providerSession ? ws.session : undefined;
+  const episode = providerSession ? ws.episodeId : undefined;
   const record: Record<string, unknown> = {
     schema: PROMPT_SCHEMA,
     captured_at: isoStamp(at),

@@ -132,7 +132,7 @@ async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy |
   if (readClaims(ws.layer).length === 0) return;
   const { finishUnfinished } = await import("../lifecycle/finish.ts");
   await attempt(ws, who(t), "unfinished closes were not finished", async () => {
-    for (const f of await finishUnfinished(ws, policy)) log.info(`finished the close of ${f.sessionId} (${f.result})`);
+    for (const f of await finishUnfinished(ws, policy)) log.info(`finished the close of ${f.episodeId} (${f.result})`);
   });
 }
 
@@ -225,7 +225,7 @@ const start: Row = {
           `episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`,
         );
       });
-    const stamped: Workspace = opened ? { ...ws, session: opened.episode.session_id, episode: opened.episode } : ws;
+    const stamped: Workspace = opened ? { ...ws, episodeId: opened.episode.session_id, episode: opened.episode } : ws;
     const fresh = opened !== undefined && !opened.kept;
     let stdout: string | undefined;
     let briefed: Briefing | undefined;
@@ -264,7 +264,7 @@ const start: Row = {
     if (t.fresh && ws.episode) await freezeContext(ws, ws.episode);
     await finishLeftCloses(ws, t, policy);
     await attempt(ws, who(t), "stranded episodes were not recovered", async () => {
-      const recovered = await recoverStranded(ws, { limit: 3, except: ws.session });
+      const recovered = await recoverStranded(ws, { limit: 3, except: ws.episodeId });
       for (const r of recovered.closed) log.info(`recovered stranded episode ${r.session_id} (interrupted)`);
     });
   },
@@ -408,23 +408,23 @@ const COMPACTION_LOOKBACK = 200;
  * episode's newest checkpoint (its checkpoint still to come). Reads at most COMPACTION_LOOKBACK
  * lines from the end, and stops at the episode's start.
  */
-function pendingCompaction(ws: Workspace, providerSession: string | undefined, sessionId: string): boolean {
+function pendingCompaction(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
   try {
-    return compactionAfterCheckpoint(ws, providerSession, sessionId);
+    return compactionAfterCheckpoint(ws, providerSession, episodeId);
   } catch {
     // A ledger that cannot be read shows no compaction to wait for; the close says what it can.
     return false;
   }
 }
 
-function compactionAfterCheckpoint(ws: Workspace, providerSession: string | undefined, sessionId: string): boolean {
+function compactionAfterCheckpoint(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
   let seen = 0;
   for (const row of newestFirst(ledgerOf(ws.layer).path)) {
     if (++seen > COMPACTION_LOOKBACK) return false;
     if (!row.ok) continue;
     const e = row.entry as Record<string, unknown>;
-    if (e.event === "task.checkpoint" && e.session === sessionId) return false;
-    if (e.event === "session.started" && e.session_id === sessionId) return false;
+    if (e.event === "task.checkpoint" && e.session === episodeId) return false;
+    if (e.event === "session.started" && e.session_id === episodeId) return false;
     if (e.event === "provider.event.failed" && e.provider_event === "compact") return false;
     if (
       e.event === "provider.event.received" &&
@@ -520,7 +520,7 @@ async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
     t.provider_session === undefined
       ? undefined
       : await attributedEpisode(base.layer, base.position, t.provider_session);
-  const ws: Workspace = { ...base, episode, session: episode?.session_id };
+  const ws: Workspace = { ...base, episode, episodeId: episode?.session_id };
   await row.work(ws, t, await policyOrFail(ws, who(t)));
 }
 

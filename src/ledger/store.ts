@@ -36,7 +36,8 @@ export function ledgerOf(layer: Layer): Ledger {
   return { path, lock: `${path}.lock` };
 }
 
-export type AppendContext = { ledger: Ledger; position: Pick<Position, "head" | "branch">; session?: string };
+/** `episodeId`: the episode the line is stamped with (its `session` field). */
+export type AppendContext = { ledger: Ledger; position: Pick<Position, "head" | "branch">; episodeId?: string };
 
 async function checkedLine(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
   return lineWith(await eventRegistry(), ctx, event, payload);
@@ -79,7 +80,7 @@ function lineWith(
     branch: ctx.position.branch,
     by: WRITER,
   };
-  if (ctx.session) envelope.session = ctx.session;
+  if (ctx.episodeId) envelope.session = ctx.episodeId;
   const line = `${JSON.stringify({ ...envelope, ...payload })}\n`;
   if (Buffer.byteLength(line) > MAX_LINE_BYTES)
     throw new Failure(

@@ -35,7 +35,7 @@ export function claimsDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "sessions-closing");
 }
 
-const claimPath = (layer: Layer, sessionId: string) => join(claimsDir(layer), `${sessionId}.claim`);
+const claimPath = (layer: Layer, episodeId: string) => join(claimsDir(layer), `${episodeId}.claim`);
 
 /** Take the claim for this close; false when another event took it first. */
 export function claimClose(layer: Layer, intent: Intent): boolean {
@@ -44,22 +44,22 @@ export function claimClose(layer: Layer, intent: Intent): boolean {
   return publishNew(claimPath(layer, intent.session_id), `${JSON.stringify(claim)}\n`, 0o600, { durable: false });
 }
 
-export type ClaimRead = { sessionId: string; claim?: Claim; problem?: string };
+export type ClaimRead = { episodeId: string; claim?: Claim; problem?: string };
 
 /** A claim file, read; a claim an older majordomus wrote (`<pid> <time>`) says only who took it. */
-function parse(sessionId: string, text: string): ClaimRead {
+function parse(episodeId: string, text: string): ClaimRead {
   try {
     const data = JSON.parse(text) as Partial<Claim>;
-    if (data.schema === CLAIM_SCHEMA && data.session_id === sessionId && typeof data.provider_session === "string")
-      return { sessionId, claim: data as Claim };
+    if (data.schema === CLAIM_SCHEMA && data.session_id === episodeId && typeof data.provider_session === "string")
+      return { episodeId, claim: data as Claim };
   } catch {
     const legacy = /^(\d+) (\S+)$/.exec(text.trim());
     if (legacy)
       return {
-        sessionId,
+        episodeId,
         claim: {
           schema: CLAIM_SCHEMA,
-          session_id: sessionId,
+          session_id: episodeId,
           provider: "none",
           provider_session: "",
           outcome: "interrupted",
@@ -68,7 +68,7 @@ function parse(sessionId: string, text: string): ClaimRead {
         },
       };
   }
-  return { sessionId, problem: `claims/${sessionId}.claim is not a close claim` };
+  return { episodeId, problem: `claims/${episodeId}.claim is not a close claim` };
 }
 
 /** Whether any close claim is out in this checkout (one listing; no claim is read). */
@@ -80,9 +80,9 @@ export function hasClaims(layer: Layer): boolean {
   }
 }
 
-export function readClaim(layer: Layer, sessionId: string): ClaimRead | undefined {
+export function readClaim(layer: Layer, episodeId: string): ClaimRead | undefined {
   try {
-    return parse(sessionId, readLayerFile(claimPath(layer, sessionId)));
+    return parse(episodeId, readLayerFile(claimPath(layer, episodeId)));
   } catch {
     return undefined;
   }
@@ -108,13 +108,13 @@ export function inProgress(claim: Claim): boolean {
 }
 
 /** The close is done: its claim goes. */
-export function releaseClaim(layer: Layer, sessionId: string): void {
-  unlinkQuiet(claimPath(layer, sessionId));
+export function releaseClaim(layer: Layer, episodeId: string): void {
+  unlinkQuiet(claimPath(layer, episodeId));
 }
 
 /** The lock under which a close is written and checked, so two completers never write two records. */
-export function closeLock(layer: Layer, sessionId: string): string {
-  return join(claimsDir(layer), `${sessionId}.lock`);
+export function closeLock(layer: Layer, episodeId: string): string {
+  return join(claimsDir(layer), `${episodeId}.lock`);
 }
 
 /** How long a start that follows an end (`/clear`) looks for that end's claim before it concludes the close is already done. */

@@ -52,20 +52,20 @@ export type Closed =
 const CLOSE_LOCK_MS = 5_000;
 
 /** The shared record already written for this episode, if any (a completer after a killed closer finds it). */
-function recordOf(dir: string, sessionId: string): string | undefined {
+function recordOf(dir: string, episodeId: string): string | undefined {
   try {
-    return readdirSync(dir).find((n) => n.endsWith(`--${sessionId}.md`) && !n.startsWith("."));
+    return readdirSync(dir).find((n) => n.endsWith(`--${episodeId}.md`) && !n.startsWith("."));
   } catch {
     return undefined;
   }
 }
 
 /** Whether the ledger already says this episode closed (read back to the episode's start only). */
-function closedInLedger(ledgerPath: string, sessionId: string): boolean {
+function closedInLedger(ledgerPath: string, episodeId: string): boolean {
   for (const parsed of newestFirst(ledgerPath)) {
     if (!parsed.ok) continue;
-    if (parsed.entry.event === "session.closed" && parsed.entry.session_id === sessionId) return true;
-    if (parsed.entry.event === "session.started" && parsed.entry.session_id === sessionId) return false;
+    if (parsed.entry.event === "session.closed" && parsed.entry.session_id === episodeId) return true;
+    if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) return false;
   }
   return false;
 }
@@ -131,7 +131,7 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
   );
   const dir = sectionPath(ws.layer, "sessions");
   ensureDir(dir);
-  const stamped = { ...ws, session: episode.session_id };
+  const stamped = { ...ws, episodeId: episode.session_id };
   const fresh = `${compactStamp(new Date(closing.closedAt))}--${episode.session_id}.md`;
   const line = await lineMaker(stamped);
   const state = sectionPath(ws.layer, "state");

@@ -14,7 +14,7 @@ import { DETACHED, NO_HEAD } from "../repo/where.ts";
 export async function commitRecord(
   ws: Workspace,
   rel: string,
-  sessionId: string,
+  episodeId: string,
   push: boolean,
 ): Promise<string | undefined> {
   const p = ws.position;
@@ -46,14 +46,14 @@ export async function commitRecord(
       "-p",
       p.head,
       "-m",
-      `chore(session): record ${sessionId}`,
+      `chore(session): record ${episodeId}`,
     ]);
     if (!commit.ok) throw new Error(commit.stderr.trim());
     const id = commit.stdout.trim();
     const moved = await git(p.worktree, [
       "update-ref",
       "-m",
-      `majordomus: session record ${sessionId}`,
+      `majordomus: session record ${episodeId}`,
       `refs/heads/${p.branch}`,
       id,
       p.head,

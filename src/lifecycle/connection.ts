@@ -29,7 +29,7 @@ export async function attach(
     provider: client,
     providerSession: externalId,
   });
-  await appendEvent({ ...ws, session: opened.episode.session_id }, "session.attached", {
+  await appendEvent({ ...ws, episodeId: opened.episode.session_id }, "session.attached", {
     session_id: opened.episode.session_id,
     client,
     external_id: externalId,
@@ -43,7 +43,7 @@ export async function detached(
   reason: string,
   lastMessageAt: Date,
 ): Promise<void> {
-  await appendEvent({ ...ws, session: episode.session_id }, "session.detached", {
+  await appendEvent({ ...ws, episodeId: episode.session_id }, "session.detached", {
     session_id: episode.session_id,
     reason,
     last_message_at: isoStamp(lastMessageAt),
@@ -58,7 +58,7 @@ export async function closeConnection(
   policy: LoadedPolicy,
 ): Promise<string | undefined> {
   const result = await closeEpisode(
-    { ...ws, session: episode.session_id, episode },
+    { ...ws, episodeId: episode.session_id, episode },
     { outcome, providerSession: episode.provider_session, reason, policy },
   );
   if (result.status !== "closed") return undefined;

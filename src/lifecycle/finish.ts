@@ -18,7 +18,7 @@ import { closeEpisode, type Closed } from "./close.ts";
 import type { Step } from "./close-plan.ts";
 import type { Written } from "./records.ts";
 
-export type Finished = { sessionId: string; result: Closed["status"] | "gone"; path?: string };
+export type Finished = { episodeId: string; result: Closed["status"] | "gone"; path?: string };
 
 /** The open episode a claim names (an older claim names only the episode id). */
 async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | undefined> {
@@ -47,7 +47,7 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
     if (!facts.window) return undefined;
     const ground = {
       position: facts.position,
-      session: episode.session_id,
+      episodeId: episode.session_id,
       task: facts.task,
       snapshot: facts.snapshot,
       writtenAt: stamp(),
@@ -64,9 +64,9 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
   if (!episode) {
     // Closed already (the claim outlived its close by a moment), or removed by hand: nothing left to write.
     releaseClaim(base.layer, claim.session_id);
-    return { sessionId: claim.session_id, result: "gone" };
+    return { episodeId: claim.session_id, result: "gone" };
   }
-  const ws: Workspace = { ...base, session: episode.session_id, episode };
+  const ws: Workspace = { ...base, episodeId: episode.session_id, episode };
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
   const plan = planClose(await gatherClose(ws, episode, policy), policy);
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
@@ -101,7 +101,7 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
       `episode ${episode.session_id} closed (${claim.outcome}, reason ${claim.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`,
     );
   return {
-    sessionId: claim.session_id,
+    episodeId: claim.session_id,
     result: closed.status,
     path: closed.status === "closed" ? closed.path : undefined,
   };

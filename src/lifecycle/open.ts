@@ -68,7 +68,7 @@ async function writeSnapshot(ws: Workspace, episode: OpenEpisode, profile: strin
       import("../facts/gather.ts"),
       import("../views/context.ts"),
     ]);
-    context = contextView(await gatherFacts({ ...ws, session: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
+    context = contextView(await gatherFacts({ ...ws, episodeId: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
   }
@@ -188,7 +188,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
     }
     return { episode: kept, key, kept: true };
   }
-  const stamped = { ...ws, session: candidate.session_id };
+  const stamped = { ...ws, episodeId: candidate.session_id };
   await appendEvent(stamped, "session.started", {
     session_id: candidate.session_id,
     opened_by: candidate.opened_by,

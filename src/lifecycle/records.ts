@@ -78,7 +78,7 @@ export type Written = { kind: RecordKind; record: Loaded; task?: Task; relativeP
  */
 export type Ground = {
   position: Position;
-  session?: string;
+  episodeId?: string;
   task?: Task;
   snapshot: Snapshot;
   writtenAt: string;
@@ -97,7 +97,7 @@ export type PlannedRecord = {
 
 export async function gatherGround(ws: Workspace): Promise<Ground> {
   const [read, snap] = await Promise.all([activeTask(ws.layer), snapshot(ws.position, ws.own)]);
-  return { position: ws.position, session: ws.session, task: read.active, snapshot: snap, writtenAt: stamp() };
+  return { position: ws.position, episodeId: ws.episodeId, task: read.active, snapshot: snap, writtenAt: stamp() };
 }
 
 /** The record to write (pure): refuses a body the policy rules out, and a `--close` with no task. */
@@ -129,7 +129,7 @@ export function planRecord(
       created_at: createdAt,
       how: options.how,
       task_id: task?.id ?? "none",
-      session: ground.session ?? "none",
+      session: ground.episodeId ?? "none",
       repository_id: p.repositoryId,
       worktree: p.worktree,
       branch: p.branch,
@@ -149,7 +149,7 @@ export function planRecord(
 
 /** Write what the plan carries: redacted, published, the task's clock moved, the ledger line appended. */
 export async function writePlanned(
-  ws: Pick<Workspace, "layer" | "ledger" | "position" | "session">,
+  ws: Pick<Workspace, "layer" | "ledger" | "position" | "episodeId">,
   planned: PlannedRecord,
 ): Promise<Written> {
   const { kind } = planned;

@@ -48,7 +48,7 @@ export type Recovery = { closed: OpenEpisode[]; left: number; threshold?: string
 /** Closes a dead taker left (claimed, never finished): `recover` finishes them, `--check` lists them. */
 export async function recoverClaims(ws: Workspace, options: { check?: boolean }): Promise<Finished[]> {
   const { finishUnfinished, unfinishedClaims } = await import("./finish.ts");
-  if (options.check) return unfinishedClaims(ws).map((c) => ({ sessionId: c.session_id, result: "none" as const }));
+  if (options.check) return unfinishedClaims(ws).map((c) => ({ episodeId: c.session_id, result: "none" as const }));
   return finishUnfinished(ws, await ws.policy().catch(() => undefined));
 }
 
@@ -80,7 +80,7 @@ export async function recoverStranded(
   if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
   const closed: OpenEpisode[] = [];
   for (const s of stranded.slice(0, options.limit)) {
-    const stamped = { ...ws, session: s.episode.session_id };
+    const stamped = { ...ws, episodeId: s.episode.session_id };
     const result = await closeEpisode(stamped, {
       outcome: "interrupted",
       providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session,

@@ -67,7 +67,7 @@ export async function advanceWindow(
   trigger: WindowTrigger,
   clientTrigger?: string,
 ): Promise<number | undefined> {
-  const line = await lineMaker({ ...ws, session: episode.session_id });
+  const line = await lineMaker({ ...ws, episodeId: episode.session_id });
   const event = (e: OpenEpisode) =>
     line("session.window", {
       session_id: episode.session_id,

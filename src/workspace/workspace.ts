@@ -22,8 +22,8 @@ export type Workspace = {
   position: Position;
   layer: Layer;
   ledger: Ledger;
-  /** The episode this process belongs to (stamped on every ledger line), if one is open. */
-  session?: string;
+  /** The id of the episode (ours, not the client's session) this process belongs to, stamped on every ledger line, if one is open. */
+  episodeId?: string;
   /** That episode as it was read when the command started (read once). */
   episode?: OpenEpisode;
   /** majordomus's own records, which git's view of the worker's changes leaves out. */
@@ -84,7 +84,7 @@ export async function workspace(
     position,
     layer,
     ledger: ledgerOf(layer),
-    session: episode?.session_id,
+    episodeId: episode?.session_id,
     episode,
     own: ownOf(layer, position),
     at: now(),

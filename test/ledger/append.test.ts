@@ -41,7 +41,7 @@ describe("ledger append", () => {
     try {
       const ctx = await workspace(repo.dir);
       const line = await appendEvent(
-        { ledger: ctx.ledger, position: ctx.position, session: "ep-1" },
+        { ledger: ctx.ledger, position: ctx.position, episodeId: "ep-1" },
         "layer.initialized",
         { mode: "extend", created: 2 },
       );

@@ -64,7 +64,7 @@ function input(over: { window?: EpisodeWindow; task?: Task; policy?: Policy } = 
     facts: { ...f, window },
     ground: {
       position: f.position,
-      session: EPISODE.session_id,
+      episodeId: EPISODE.session_id,
       task: over.task,
       snapshot: { workingTree: "dirty", changed: ["src/parser.ts"], ownRecords: [] },
       writtenAt: "2026-11-30T12:00:01.000Z",

@@ -38,13 +38,13 @@ export default command({
       outJson("recover", {
         check: args.check === true,
         threshold: result.threshold ?? null,
-        closes: claims.map((c) => c.sessionId),
+        closes: claims.map((c) => c.episodeId),
         stranded: result.closed.map((e) => e.session_id),
       });
     } else {
       for (const c of claims)
         out(
-          `${args.check ? "unfinished close" : "finished the close of"} ${c.sessionId}${args.check ? " (claimed by an end event whose taker died)" : ""}`,
+          `${args.check ? "unfinished close" : "finished the close of"} ${c.episodeId}${args.check ? " (claimed by an end event whose taker died)" : ""}`,
         );
       if (result.closed.length === 0 && claims.length === 0)
         out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);

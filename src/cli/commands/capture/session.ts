@@ -42,7 +42,7 @@ export default command({
     const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession, { startStatus });
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
-    const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, session: undefined } : found;
+    const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, episodeId: undefined } : found;
     const { handleSessionEvent } = await import("../../../hooks/session.ts");
     const briefing = await handleSessionEvent(ws, delivery, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
