@@ -6,8 +6,6 @@
  * hook pays for none of the other commands, nor for the help and the suggestions.
  */
 import type { CommandDef } from "citty";
-import { env } from "../lib/env.ts";
-import type { WorkMode } from "../hooks/handoff.ts";
 
 export const HOOK_COMMANDS = {
   session: () => import("./commands/capture/session.ts").then((m) => m.default as CommandDef<any>),
@@ -28,9 +26,4 @@ export function isHookCommand(argv: readonly string[]): boolean {
 /** The hook command named by the first two words as a shim passes them (`capture <hook> --flags…`), if so. */
 export function hookNamed(argv: readonly string[]): HookName | undefined {
   return argv[0] === "capture" && isHookName(argv[1]) ? argv[1] : undefined;
-}
-
-/** Where the hook's derived work is done: the one mode read from the environment, here at the edge. */
-export function workMode(): WorkMode {
-  return env("MAJORDOMUS_HOOK_WORK") === "foreground" ? "foreground" : "hand-off";
 }

@@ -38,10 +38,6 @@ export type CloseOptions = {
   policy?: LoadedPolicy;
   /** The caller holds the claim already (the end hook took it; a completer took over a dead taker's). */
   claimed?: boolean;
-  /** The open episode, when the caller read it already (then it is not read again). */
-  episode?: OpenEpisode;
-  /** The episode's window, when the caller gathered it already (the end hook, with what it just wrote). */
-  window?: EpisodeWindow;
 };
 export type Closed =
   | { status: "closed"; episode: OpenEpisode; path: string; committed?: string; completed: boolean }
@@ -88,13 +84,27 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
   }
 }
 
+/** Close the open episode of `options.providerSession` here: read it and its window, then write the close. */
 export async function closeEpisode(ws: Workspace, options: CloseOptions): Promise<Closed> {
-  const key = episodeKey(options.providerSession);
-  const read = options.episode ? { episode: options.episode } : await readEpisode(episodePath(ws.layer, key));
-  if ("problem" in read && read.problem)
-    throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
+  const read = await readEpisode(episodePath(ws.layer, episodeKey(options.providerSession)));
+  if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
   const episode = read.episode;
   if (!episode || !sameCheckout(episode, ws.position)) return { status: "none" };
+  return writeClose(ws, episode, await gatherEpisode(ws, episode), options);
+}
+
+/**
+ * Write the close of `episode` from its window, gathered by the caller (the end of a session hands
+ * the window its plan made, with the records it just wrote): the claim, the record, its ledger
+ * line, the working context's close, then the open episode and the claim go.
+ */
+export async function writeClose(
+  ws: Workspace,
+  episode: OpenEpisode,
+  window: EpisodeWindow,
+  options: CloseOptions,
+): Promise<Closed> {
+  const key = episodeKey(options.providerSession);
   if (options.summary !== undefined && options.summary.trim() !== "") {
     const problems = identityProblems(options.summary, RECORD_KEYS);
     if (problems.length > 0)
@@ -122,8 +132,6 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
   }
 
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
-  const window =
-    options.window?.episode.session_id === episode.session_id ? options.window : await gatherEpisode(ws, episode);
   // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
   const body = await redactForWrite(
     options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy),

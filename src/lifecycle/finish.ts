@@ -14,7 +14,8 @@ import type { LoadedPolicy } from "../policy/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, listOpen, readEpisode, type OpenEpisode } from "../session/store.ts";
 import { inProgress, readClaims, releaseClaim, type Claim } from "./claim.ts";
-import { closeEpisode, type Closed } from "./close.ts";
+import { writeClose, type Closed } from "./close.ts";
+import { gatherEpisode } from "../facts/episode.ts";
 import type { Step } from "./close-plan.ts";
 import type { Written } from "./records.ts";
 
@@ -68,7 +69,8 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
   }
   const ws: Workspace = { ...base, episodeId: episode.session_id, episode };
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
-  const plan = planClose(await gatherClose(ws, episode, policy), policy);
+  const gathered = await gatherClose(ws, episode, policy);
+  const plan = planClose(gathered, policy);
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
   // fails the close, and the claim has it finished later.
   const written: Written[] = [];
@@ -87,14 +89,14 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
   const checkpoint = await write(plan.checkpoint);
   const handover = await write(plan.handover?.(checkpoint));
   if (handover) log.info(`continuation written to ${handover.relativePath}`);
-  const closed = await closeEpisode(ws, {
+  // Nothing gathered (no policy, or the gathering failed): the close reads the episode's window alone.
+  const window = plan.window?.(written) ?? (await gatherEpisode(ws, episode));
+  const closed = await writeClose(ws, episode, window, {
     outcome: claim.outcome,
     providerSession: episode.provider_session === "none" ? undefined : episode.provider_session,
     reason: claim.reason,
     policy,
     claimed: true,
-    episode,
-    window: plan.window?.(written),
   });
   if (closed.status === "closed")
     log.info(

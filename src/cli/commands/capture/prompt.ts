@@ -12,7 +12,7 @@ import { capturePrompt } from "../../../hooks/prompt.ts";
 import { command } from "../../define.ts";
 import { hasClaims } from "../../../lifecycle/claim.ts";
 import { env } from "../../../lib/env.ts";
-import { workMode } from "../../hooks.ts";
+import { workMode } from "../../modes.ts";
 
 export default command({
   meta: { name: "prompt", description: "Archive the prompt a person sent (what the UserPromptSubmit shim runs)" },

@@ -11,7 +11,7 @@ import { describeDelivery, envelope, type SessionEvent } from "../../../hooks/de
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
 import { env } from "../../../lib/env.ts";
-import { workMode } from "../../hooks.ts";
+import { workMode } from "../../modes.ts";
 
 const SESSION_EVENTS = eventsAnsweredBy("session");
 
