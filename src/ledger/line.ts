@@ -57,8 +57,9 @@ export function parseLine(text: string): Parsed {
   const record = value as Record<string, unknown>;
   // A line as majordomus writes it is JSON.stringify's own text: then it cannot repeat a key, and
   // its keys are the object's, in order. Only a line written some other way is scanned.
-  const keys = JSON.stringify(record) === text ? Object.keys(record) : topLevelKeys(text);
-  const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+  const own = JSON.stringify(record) === text;
+  const keys = own ? Object.keys(record) : topLevelKeys(text);
+  const repeated = own ? undefined : keys.find((k, i) => keys.indexOf(k) !== i);
   if (repeated !== undefined) return { ok: false, reason: `key "${repeated}" appears twice`, text };
   for (const key of REQUIRED_STRINGS) {
     if (typeof record[key] !== "string")
