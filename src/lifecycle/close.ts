@@ -36,8 +36,6 @@ export type CloseOptions = {
   reason?: string;
   summary?: string;
   policy?: LoadedPolicy;
-  /** The caller holds the claim already (the end hook took it; a completer took over a dead taker's). */
-  claimed?: boolean;
 };
 export type Closed =
   | { status: "closed"; episode: OpenEpisode; path: string; committed?: string; completed: boolean }
@@ -90,21 +88,6 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
   if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
   const episode = read.episode;
   if (!episode || !sameCheckout(episode, ws.position)) return { status: "none" };
-  return writeClose(ws, episode, await gatherEpisode(ws, episode), options);
-}
-
-/**
- * Write the close of `episode` from its window, gathered by the caller (the end of a session hands
- * the window its plan made, with the records it just wrote): the claim, the record, its ledger
- * line, the working context's close, then the open episode and the claim go.
- */
-export async function writeClose(
-  ws: Workspace,
-  episode: OpenEpisode,
-  window: EpisodeWindow,
-  options: CloseOptions,
-): Promise<Closed> {
-  const key = episodeKey(options.providerSession);
   if (options.summary !== undefined && options.summary.trim() !== "") {
     const problems = identityProblems(options.summary, RECORD_KEYS);
     if (problems.length > 0)
@@ -122,7 +105,7 @@ export async function writeClose(
     reason: options.reason,
     outcome: options.outcome,
   };
-  if (!options.claimed && !claimClose(ws.layer, intent)) {
+  if (!claimClose(ws.layer, intent)) {
     // Someone took the claim. Still writing it: leave it to them. Gone: finish their close.
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (claim && inProgress(claim)) return { status: "already", episode };
@@ -131,6 +114,21 @@ export async function writeClose(
     );
   }
 
+  return writeClose(ws, episode, await gatherEpisode(ws, episode), options);
+}
+
+/**
+ * Write the close of `episode`, whose claim the caller holds, from its window, gathered by the
+ * caller (the end of a session hands the window its plan made, with the records it just wrote):
+ * the record, its ledger line, the working context's close, then the open episode and the claim go.
+ */
+export async function writeClose(
+  ws: Workspace,
+  episode: OpenEpisode,
+  window: EpisodeWindow,
+  options: CloseOptions,
+): Promise<Closed> {
+  const key = episodeKey(options.providerSession);
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
   // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
   const body = await redactForWrite(

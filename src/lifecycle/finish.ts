@@ -96,7 +96,6 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
     providerSession: episode.provider_session === "none" ? undefined : episode.provider_session,
     reason: claim.reason,
     policy,
-    claimed: true,
   });
   if (closed.status === "closed")
     log.info(
