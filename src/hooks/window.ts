@@ -41,7 +41,7 @@ export type WindowAnswer = {
 /** Whether the person granted the fresh window in this checkout (the policy asks, the local consent file grants), and why not when not. */
 export async function freshWindowGrant(ws: Workspace, policy: LoadedPolicy): Promise<FreshWindowGrant> {
   const { consentHere } = await import("../lifecycle/consent.ts");
-  return consentHere(ws.position.worktree, policy, "session.fresh_window", { needsAsk: true });
+  return consentHere(ws.position, policy, "session.fresh_window", { needsAsk: true });
 }
 
 export async function windowAnswer(

@@ -175,8 +175,8 @@ export async function writeClose(
     );
   let committed: string | undefined;
   // Consent read from a file git tracks (force-added into a stranger's repository) is no consent.
-  const commit = await consentHere(ws.position.worktree, options.policy, "session.commit_record_on_end");
-  const push = await consentHere(ws.position.worktree, options.policy, "session.push_record_on_end");
+  const commit = await consentHere(ws.position, options.policy, "session.commit_record_on_end");
+  const push = await consentHere(ws.position, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
   if (!done.value.completed && commit.on)
     committed = await commitRecord(ws, done.value.rel, episode.session_id, push.on);

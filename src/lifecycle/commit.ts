@@ -9,7 +9,7 @@ import { log } from "../lib/log.ts";
 import { randomHex } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { git } from "../repo/git.ts";
-import { DETACHED, NO_HEAD } from "../repo/where.ts";
+import { DETACHED, NO_HEAD, type Position } from "../repo/where.ts";
 
 export async function commitRecord(
   ws: Workspace,
@@ -78,8 +78,11 @@ export async function commitRecord(
 }
 
 /** Whether git does not track `path` (a file that is only the person's own); a path git cannot judge counts as tracked. */
-export async function untracked(worktree: string, path: string | undefined): Promise<boolean> {
+export async function untracked(
+  position: Pick<Position, "worktree" | "git">,
+  path: string | undefined,
+): Promise<boolean> {
   if (path === undefined) return false;
-  const answer = await git(worktree, ["ls-files", "--error-unmatch", "--", relative(worktree, path)]);
+  const answer = await position.git.once(["ls-files", "--error-unmatch", "--", relative(position.worktree, path)]);
   return answer.status === 1;
 }

@@ -6,12 +6,13 @@
  */
 import { granted, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
 import { untracked } from "./commit.ts";
+import type { Position } from "../repo/where.ts";
 
 /** `tracked`: the consent file says yes, but git tracks it, so it grants nothing. */
 export type Grant = { on: boolean; asked: boolean; why?: string; tracked?: true };
 
 export async function consentHere(
-  worktree: string,
+  position: Pick<Position, "worktree" | "git">,
   loaded: LoadedPolicy | undefined,
   key: CredentialKey,
   options: { needsAsk?: boolean } = {},
@@ -29,7 +30,7 @@ export async function consentHere(
       ...g,
       why: `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted in ${file} (add \`${group}: { ${name}: true }\` there)`,
     };
-  if (!(await untracked(worktree, loaded?.credentials?.path)))
+  if (!(await untracked(position, loaded?.credentials?.path)))
     return {
       ...g,
       on: false,

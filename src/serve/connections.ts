@@ -38,7 +38,7 @@ export class Connection {
     const ws = await workspace(cwd, undefined, { readOnly: true });
     const policy = await ws.policy();
     // Asked by the policy and granted in an untracked local consent file, as every local consent is.
-    const grant = await consentHere(ws.position.worktree, policy, "mcp.connection_episodes", { needsAsk: true });
+    const grant = await consentHere(ws.position, policy, "mcp.connection_episodes", { needsAsk: true });
     if (!grant.on) return undefined;
     const connection = new Connection(cwd, policy);
     // Episodes whose connection dropped too long ago are closed first.

@@ -218,7 +218,7 @@ async function modAspect(
     const features = await Promise.all(
       Object.entries(row.features ?? {}).map(async ([key, title]) => ({
         title,
-        grant: await consentHere(ws.position.worktree, policy, key as CredentialKey, { needsAsk: true }),
+        grant: await consentHere(ws.position, policy, key as CredentialKey, { needsAsk: true }),
       })),
     );
     const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
