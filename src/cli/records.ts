@@ -6,7 +6,8 @@ import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
 import { explain, resolveLatest } from "../records/resolve.ts";
 import { placeFor } from "../facts/place.ts";
-import { headerLines, view, withoutNextAction } from "../records/view.ts";
+import { view } from "../records/view.ts";
+import { listingLine, noRecordLine, resolvedLines, shownLines } from "../views/records.ts";
 import { olderLeftOut, out, outJson } from "./print.ts";
 import { join, relative } from "node:path";
 import { readRecord } from "../records/record.ts";
@@ -45,9 +46,7 @@ export async function printResolved(
         `no ${kind.noun} for this worktree and branch (${ws.position.branch})`,
         `records from other branches are never offered; write one with \`majordomus ${kind.name}\``,
       );
-    out(
-      `No ${kind.noun} for this worktree and branch (${ws.position.branch}); records from other branches are never offered.`,
-    );
+    out(noRecordLine(kind.noun, ws.position.branch));
     return;
   }
   const v = await view(resolution.record, ws.position, policy, at);
@@ -56,17 +55,8 @@ export async function printResolved(
     out(join(ws.position.worktree, v.path));
     return;
   }
-  const lines = headerLines(kind.noun, v);
-  if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
-  if (resolution.since) {
-    const s = await view(resolution.since, ws.position, policy, at);
-    lines.push(
-      `Since then: derived ${s.path} (${s.age !== undefined ? `${s.age} ago` : "age unknown"}${s.session !== "none" ? `, episode ${s.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${kind.noun}`,
-    );
-  }
-  lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
-  if (v.next_action_withheld) lines.push("", v.next_action_withheld);
-  out(lines.join("\n"));
+  const since = resolution.since ? await view(resolution.since, ws.position, policy, at) : undefined;
+  out(resolvedLines(kind.noun, v, since).join("\n"));
 }
 
 /** `limit`: the newest that many (0: every one). */
@@ -86,8 +76,7 @@ export async function printListing(
     out(`no ${kind.noun} records in this checkout`);
     return;
   }
-  for (const r of listing.rows)
-    out([r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  "));
+  for (const r of listing.rows) out(listingLine(r));
   if (listing.more) olderLeftOut(listing.rows.length);
 }
 
@@ -122,14 +111,5 @@ export async function printRecord(
       meta: r.meta,
       body: r.body,
     });
-  const m = r.meta;
-  out(
-    [
-      `${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)}: ${relative(ws.position.worktree, r.path)}`,
-      `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`,
-      `Task: ${m.task_id}`,
-      "---",
-      r.body.replace(/\s+$/, ""),
-    ].join("\n"),
-  );
+  out(shownLines(kind.noun, relative(ws.position.worktree, r.path), r.meta, r.body).join("\n"));
 }

@@ -1,4 +1,4 @@
-/** The session command's texts, in process over hand-built episodes. */
+/** The session, checkpoint and handover commands' texts, in process over hand-built episodes and records. */
 import { describe, expect, test } from "bun:test";
 import type { OpenEpisode } from "../../src/session/store.ts";
 import { closedLine, openLines, shownOpenLines, statusLines } from "../../src/views/episodes.ts";
@@ -73,5 +73,49 @@ describe("episode texts", () => {
     expect(closedLine({ closed_at: "t", session_id: "s-1", outcome: "closed", branch: "main" }, "exact", "p.md")).toBe(
       "t  s-1  closed  main  exact  p.md",
     );
+  });
+});
+
+describe("record texts", () => {
+  test("a resolved record shows its labels, what was derived since, and withholds a stale one's Next Action", async () => {
+    const { resolvedLines, shownLines } = await import("../../src/views/records.ts");
+    const base = {
+      path: ".ai/local/state/handovers/a.md",
+      match: "same_worktree_same_branch",
+      tier: 0,
+      created_at: "2026-11-30T11:55:00.000Z",
+      age: "5m",
+      task_id: "none",
+      how: "authored",
+      session: "s-1",
+      head: HEAD,
+      divergence: "exact" as const,
+      divergence_meaning: "written at this commit",
+      freshness: "fresh" as const,
+      freshness_reason: "5m old",
+      history: false,
+      working_tree_then: "clean",
+      body: "# Objective\nShip.\n\n# Next Action\nRun the tests.\n",
+    };
+    const since = { ...base, path: ".ai/local/state/handovers/b.md", how: "derived", session: "s-2", age: "1m" };
+    const fresh = resolvedLines("handover", base, since);
+    expect(fresh).toContain("Working tree: clean when written");
+    expect(fresh.join("\n")).toContain("Since then: derived .ai/local/state/handovers/b.md (1m ago, episode s-2)");
+    expect(fresh.join("\n")).toContain("Run the tests.");
+    const stale = resolvedLines(
+      "handover",
+      { ...base, history: true, freshness: "stale", next_action_withheld: "It is stale: withheld." },
+      undefined,
+    );
+    expect(stale.join("\n")).not.toContain("Run the tests.");
+    expect(stale.at(-1)).toBe("It is stale: withheld.");
+    const shown = shownLines(
+      "checkpoint",
+      "c.md",
+      { ...base, branch: "main", seq: 1, schema: "checkpoint/v1" } as never,
+      "x\n\n",
+    );
+    expect(shown[0]).toBe("Checkpoint: c.md");
+    expect(shown.at(-1)).toBe("x");
   });
 });
