@@ -3,8 +3,8 @@
  * clock): the derived checkpoint, the continuation record, and the window the closed record is
  * composed from. The commit (finish.ts) writes them in this order. A record the close wrote already
  * (a killed closer's, seen in the episode's window) is not planned again; a record the policy rules
- * out (a required section no derivation writes, a checkpoint over its line limit) is planned as
- * ruled out, with the reason, and the episode still closes.
+ * out (a required section no derivation writes) is planned as ruled out, with the reason, and the
+ * episode still closes.
  *
  * The continuation record quotes the checkpoint written just before it, and the closed record
  * lists both by path; a path is only known once the record is published (its name carries the
@@ -12,7 +12,7 @@
  * are pure functions of what was written.
  */
 import { isFailure } from "../lib/failure.ts";
-import { switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { switchOn } from "../policy/index.ts";
 import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Facts } from "../facts/facts.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
@@ -89,11 +89,11 @@ export function windowWith(window: EpisodeWindow, written: readonly Written[]): 
   };
 }
 
-/** The close's records, from the facts alone; without a policy nothing is derived and the episode closes as it is. */
-export function planClose(input: CloseFacts | undefined, policy: LoadedPolicy | undefined): ClosePlan {
+/** The close's records, from the facts alone; nothing gathered (no policy): nothing is derived and the episode closes as it is. */
+export function planClose(input: CloseFacts | undefined): ClosePlan {
   if (!input) return {};
-  if (!policy) return { window: (written) => windowWith(input.facts.window, written) };
   const { facts, ground } = input;
+  const policy = facts.policy;
   const window = facts.window;
   const checkpoint =
     switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(window, "task.checkpoint")

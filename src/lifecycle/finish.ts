@@ -69,8 +69,7 @@ export async function finishClose(base: Workspace, claim: Claim, policy: LoadedP
   }
   const ws: Workspace = { ...base, episodeId: episode.session_id, episode };
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
-  const gathered = await gatherClose(ws, episode, policy);
-  const plan = planClose(gathered, policy);
+  const plan = planClose(await gatherClose(ws, episode, policy));
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
   // fails the close, and the claim has it finished later.
   const written: Written[] = [];

@@ -7,6 +7,7 @@
 import { redactForWrite } from "../lib/redact.ts";
 import { relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
+import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
@@ -91,7 +92,7 @@ export type PlannedRecord = {
   draft: Draft;
   /** The task with its clock moved, when the record attaches to one. */
   task?: Task;
-  event: string;
+  /** The ledger line's payload (its event is the kind's; the record's path is added once it is published). */
   payload: Record<string, unknown>;
 };
 
@@ -142,9 +143,24 @@ export function planRecord(
       checkpoint_at: createdAt,
       outcome: options.close ? "handed_over" : task.outcome,
     },
-    event: kind.event,
     payload,
   };
+}
+
+/**
+ * Move the task's clock to the plan's, on the task record as it is now: a task another process
+ * finished (or replaced) since it was gathered is never written back, and a field another writer
+ * changed meanwhile is kept.
+ */
+async function moveClock(layer: Workspace["layer"], planned: Task): Promise<Task | undefined> {
+  const now = (await activeTask(layer)).active;
+  if (now?.id !== planned.id) {
+    log.warn(`task ${planned.id} is no longer the active task; its clock was not moved`);
+    return undefined;
+  }
+  const moved = { ...now, checkpoint_at: planned.checkpoint_at, outcome: planned.outcome };
+  writeTask(layer, moved);
+  return moved;
 }
 
 /** Write what the plan carries: redacted, published, the task's clock moved, the ledger line appended. */
@@ -157,10 +173,12 @@ export async function writePlanned(
   const body = await redactForWrite(planned.body, kind.noun);
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
   const record = await publish(storeOf(ws.layer, kind), planned.draft, body, [storeOf(ws.layer, other).dir]);
-  if (planned.task) writeTask(ws.layer, planned.task);
+  const task = planned.task && (await moveClock(ws.layer, planned.task));
   const relativePath = relative(ws.position.worktree, record.path);
-  await appendEvent(ws, planned.event, { ...planned.payload, [kind.pathKey]: relativePath });
-  return { kind, record, task: planned.task, relativePath };
+  // The line reads as it always has: the task, the record's path, then how and the rest.
+  const { task_id, ...rest } = planned.payload;
+  await appendEvent(ws, kind.event, { task_id, [kind.pathKey]: relativePath, ...rest });
+  return { kind, record, task, relativePath };
 }
 
 /** Gather, plan and write one record (a command's own checkpoint or handover). */

@@ -4,7 +4,7 @@
  * repository cloned without majordomus must not break its client.
  */
 import type { Hooks, Provider } from "../providers/index.ts";
-import { HOOKS, hookArgs, type HookEvent } from "../providers/hooks.ts";
+import { HOOKS, clientRow, hookArgs, type HookEvent } from "../providers/hooks.ts";
 
 /** Ownership marker: a file or folder that does not carry it is never touched. */
 export const MARKER = "Written by `majordomus capture install`";
@@ -41,7 +41,7 @@ export function engineEnv(event: HookEvent): Record<string, string> {
 }
 
 export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent): string {
-  const row = provider.hooks.events[event];
+  const row = clientRow(provider.hooks, event);
   const args = hookArgs(provider, event).join(" ");
   const depth = row.shim.split("/").length - 1;
   const up = Array.from({ length: depth }, () => "..").join("/");
@@ -81,8 +81,8 @@ set +f
 unset IFS
 [ -n "$mj" ] || exit 0
 set --
-${HOOKS[event].startsStatus ? statusPrefetch() : ""}# ${HOOKS[event].engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)."}
-${HOOKS[event].engine} exec "$mj" ${args} --repo "$root" "$@"
+${row.startsStatus ? statusPrefetch() : ""}# ${row.engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)."}
+${row.engine} exec "$mj" ${args} --repo "$root" "$@"
 `;
 }
 

@@ -9,7 +9,6 @@ import { mark } from "../lib/trace.ts";
 import { locate, type Position } from "../repo/where.ts";
 import { repositoryIdentity, type Identity } from "../repo/identity.ts";
 import type { Own } from "../repo/status.ts";
-import { startStatus } from "../repo/prefetch.ts";
 import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -67,7 +66,7 @@ export async function workspace(
   const position = await locate(cwd);
   mark("located");
   // The start hook's briefing needs git status: it starts now, while the layer is read.
-  if (options.startStatus) startStatus(position, options.startStatus.answerFile);
+  if (options.startStatus) (await import("../repo/prefetch.ts")).startStatus(position, options.startStatus.answerFile);
   guardLayerRoot(position.worktree);
   const layer = await loadLayer(position.worktree);
   guardLayer(layer);

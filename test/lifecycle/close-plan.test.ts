@@ -92,12 +92,10 @@ function written(p: PlannedRecord, path: string): Written {
   };
 }
 
-const loaded = (c: CloseFacts) => ({ path: "/r/.ai/repo/policy.yaml", policy: c.facts.policy.policy });
-
 describe("the close's plan", () => {
   test("a checkpoint, then a continuation record that quotes it, both stamped as the close's, the task's clock moved", () => {
     const c = input({ task: TASK });
-    const plan = planClose(c, loaded(c));
+    const plan = planClose(c);
     const checkpoint = planned(plan.checkpoint);
     expect(checkpoint.kind).toBe(RECORD_KINDS.checkpoint);
     expect(checkpoint.payload).toMatchObject({ task_id: "t-parser", how: "derived", closing: true });
@@ -126,7 +124,7 @@ describe("the close's plan", () => {
 
   test("without a task the records name none and the handover says it attaches to no task", () => {
     const c = input();
-    const plan = planClose(c, loaded(c));
+    const plan = planClose(c);
     expect(planned(plan.checkpoint).task).toBeUndefined();
     const handover = planned(plan.handover?.(undefined));
     expect(handover.draft.task_id).toBe("none");
@@ -140,20 +138,20 @@ describe("the close's plan", () => {
       { event: "task.handed_over", closing: true, handover_path: ".ai/local/state/handovers/y.md" },
     ]);
     const c = input({ window });
-    const plan = planClose(c, loaded(c));
+    const plan = planClose(c);
     expect(plan.checkpoint).toBeUndefined();
     expect(plan.handover).toBeUndefined();
   });
 
   test("a checkpoint or handover the session's own (not closing) lines show is written anyway", () => {
     const c = input({ window: windowOf([{ event: "task.checkpoint", checkpoint_path: "a.md" }]) });
-    expect(planClose(c, loaded(c)).checkpoint).toBeDefined();
+    expect(planClose(c).checkpoint).toBeDefined();
   });
 
   test("the policy's switches leave either record out", () => {
     const off = { ...POLICY, session: { ...POLICY.session, checkpoint_on_compact: false, handover_on_end: false } };
     const c = input({ policy: off });
-    const plan = planClose(c, loaded(c));
+    const plan = planClose(c);
     expect(plan.checkpoint).toBeUndefined();
     expect(plan.handover).toBeUndefined();
     expect(plan.window!([]).episode.session_id).toBe(EPISODE.session_id);
@@ -163,7 +161,7 @@ describe("the close's plan", () => {
     // No derivation writes a "Risks" section: the continuation record cannot pass this policy.
     const strict = { ...POLICY, handover: { ...POLICY.handover, required_sections: ["Objective", "Risks"] } };
     const c = input({ policy: strict });
-    const plan = planClose(c, loaded(c));
+    const plan = planClose(c);
     expect(planned(plan.checkpoint).kind).toBe(RECORD_KINDS.checkpoint);
     const handover = plan.handover?.(undefined);
     expect(handover).toMatchObject({ noun: "continuation record" });
@@ -171,13 +169,13 @@ describe("the close's plan", () => {
   });
 
   test("nothing gathered: nothing planned, and the close reads its window itself", () => {
-    expect(planClose(undefined, undefined)).toEqual({});
+    expect(planClose(undefined)).toEqual({});
   });
 
   test("the window keeps what it listed and adds what was written once", () => {
     const before = { ...windowOf(), tasks: ["t-1"], checkpoints: ["a.md"], quotes: { "a.md": ["kept"] } };
     const c = input();
-    const cp = written(planned(planClose(c, loaded(c)).checkpoint), "b.md");
+    const cp = written(planned(planClose(c).checkpoint), "b.md");
     const after = windowWith(before, [cp, cp]);
     expect(after.checkpoints).toEqual(["a.md", "b.md"]);
     expect(after.quotes["a.md"]).toEqual(["kept"]);

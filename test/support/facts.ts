@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import type { Facts } from "../../src/facts/facts.ts";
 import type { Policy } from "../../src/policy/index.ts";
+import type { View } from "../../src/records/view.ts";
 import { answersFor } from "../../src/repo/git.ts";
 import { PROJECT } from "./env.ts";
 
@@ -33,6 +34,33 @@ export function facts(over: Partial<Facts> = {}): Facts {
     history: [],
     handover: { skipped: 0 },
     checkpoint: { skipped: 0 },
+    ...over,
+  };
+}
+
+/** A resolved record's view: a fresh authored handover at HEAD, with a Next Action. */
+export function record(over: Partial<View> = {}): View {
+  const body =
+    over.body ??
+    "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n";
+  return {
+    path: ".ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md",
+    match: "same_worktree_same_branch",
+    tier: 0,
+    created_at: "2026-11-30T11:55:00.000Z",
+    age: "5m",
+    task_id: "none",
+    how: "authored",
+    session: "s-1",
+    head: HEAD,
+    divergence: "exact",
+    divergence_meaning: "written at this commit",
+    freshness: "fresh",
+    freshness_reason: "5m old",
+    history: false,
+    working_tree_then: "clean",
+    next_action: ["Run the parser tests.", "", "Then fix the tokenizer."],
+    body,
     ...over,
   };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import type { OpenEpisode } from "../../src/session/store.ts";
 import { closedLine, openLines, shownOpenLines, statusLines } from "../../src/views/episodes.ts";
-import { AT, HEAD } from "../support/facts.ts";
+import { AT, HEAD, record } from "../support/facts.ts";
 
 const episode = (n: number, over: Partial<OpenEpisode> = {}): OpenEpisode => ({
   session_id: `s-${n}`,
@@ -79,24 +79,10 @@ describe("episode texts", () => {
 describe("record texts", () => {
   test("a resolved record shows its labels, what was derived since, and withholds a stale one's Next Action", async () => {
     const { resolvedLines, shownLines } = await import("../../src/views/records.ts");
-    const base = {
+    const base = record({
       path: ".ai/local/state/handovers/a.md",
-      match: "same_worktree_same_branch",
-      tier: 0,
-      created_at: "2026-11-30T11:55:00.000Z",
-      age: "5m",
-      task_id: "none",
-      how: "authored",
-      session: "s-1",
-      head: HEAD,
-      divergence: "exact" as const,
-      divergence_meaning: "written at this commit",
-      freshness: "fresh" as const,
-      freshness_reason: "5m old",
-      history: false,
-      working_tree_then: "clean",
       body: "# Objective\nShip.\n\n# Next Action\nRun the tests.\n",
-    };
+    });
     const since = { ...base, path: ".ai/local/state/handovers/b.md", how: "derived", session: "s-2", age: "1m" };
     const fresh = resolvedLines("handover", base, since);
     expect(fresh).toContain("Working tree: clean when written");

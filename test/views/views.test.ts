@@ -2,7 +2,6 @@
 // facts and reads the text a worker would be handed.
 import { describe, expect, test } from "bun:test";
 import type { Facts } from "../../src/facts/facts.ts";
-import type { View } from "../../src/records/view.ts";
 import type { Task } from "../../src/task/record.ts";
 import { briefing } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
@@ -11,33 +10,7 @@ import { continuityView, OPEN_LISTED } from "../../src/views/continuity.ts";
 import { pageHtml } from "../../src/views/page.ts";
 import type { OpenEpisode } from "../../src/session/store.ts";
 
-import { AT, HEAD, POLICY, facts } from "../support/facts.ts";
-
-function record(over: Partial<View> = {}): View {
-  const body =
-    over.body ??
-    "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nRun the parser tests.\n\nThen fix the tokenizer.\n";
-  return {
-    path: ".ai/local/state/handovers/20261130T115500000Z--000003--main--aaaaaaa.md",
-    match: "same_worktree_same_branch",
-    tier: 0,
-    created_at: "2026-11-30T11:55:00.000Z",
-    age: "5m",
-    task_id: "none",
-    how: "authored",
-    session: "s-1",
-    head: HEAD,
-    divergence: "exact",
-    divergence_meaning: "written at this commit",
-    freshness: "fresh",
-    freshness_reason: "5m old",
-    history: false,
-    working_tree_then: "clean",
-    next_action: ["Run the parser tests.", "", "Then fix the tokenizer."],
-    body,
-    ...over,
-  };
-}
+import { AT, POLICY, facts, record } from "../support/facts.ts";
 
 const TASK: Task = {
   id: "t-1",
