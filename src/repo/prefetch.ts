@@ -14,8 +14,12 @@ import type { Position } from "./where.ts";
 
 /** The longest a wait for the shim's `git status` may last; the briefing's own deadline (session.git_deadline_ms) cancels it sooner. */
 const ANSWER_WAIT_MS = 5_000;
-/** Polls start at 1 ms and back off to 8 ms: a git status takes a few ms to hundreds, and nothing spins meanwhile. */
-const POLL_MS = [1, 1, 2, 2, 4, 4, 8] as const;
+/**
+ * How long to sleep between looks, by how long the wait has lasted: a git status here takes a few
+ * ms to hundreds. Every ms counts while it is likely to land (a look costs one failed open, ~20 µs),
+ * then the looks back off to 8 ms so that nothing spins on a slow one.
+ */
+const pollAfter = (waited: number) => (waited < 40 ? 1 : waited < 200 ? 4 : 8);
 
 const ANSWER_DIR = join(".ai", "local", "cache");
 const ANSWER_NAME = /^git-status\.\d+$/;
@@ -46,18 +50,19 @@ function readIfWhole(file: string): GitResult | undefined {
 }
 
 async function waitForAnswer(file: string): Promise<GitResult | undefined> {
-  const until = Date.now() + ANSWER_WAIT_MS;
+  const since = Date.now();
+  const until = since + ANSWER_WAIT_MS;
   // The shim could not write its answer (a read-only local half): nothing will come, do not wait.
   if (!writable(dirname(file))) return undefined;
   let cancelled = false;
   const forget = onCancel(() => (cancelled = true));
   try {
-    for (let n = 0; ; n++) {
+    for (;;) {
       const answer = readIfWhole(file);
       if (answer) return answer;
       if (cancelled) return { ok: false, status: null, stdout: "", stderr: GAVE_UP };
       if (Date.now() > until) return undefined;
-      await new Promise((wake) => setTimeout(wake, POLL_MS[Math.min(n, POLL_MS.length - 1)]));
+      await new Promise((wake) => setTimeout(wake, pollAfter(Date.now() - since)));
     }
   } finally {
     forget();
