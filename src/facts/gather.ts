@@ -7,9 +7,10 @@ import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
-import { resolveLatest, type Place } from "../records/resolve.ts";
-import { view } from "../records/view.ts";
-import { commitsSince, filesSince, snapshotWithin } from "../repo/status.ts";
+import { resolveLatest, type Place, type Resolved } from "../records/resolve.ts";
+import { view, type View } from "../records/view.ts";
+import { checkClaims } from "../records/claims-check.ts";
+import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
@@ -47,17 +48,30 @@ function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; ep
   return tail;
 }
 
+/** What a record's claims are checked against: git status now, and how long git may take. */
+type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number };
+
+/** The resolved record's view, with what its text cites labelled against the tree now. */
+async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
+  const [shown, claims] = await Promise.all([
+    view(record, ws.position, policy.policy, ws.at),
+    checkClaims(record.meta, ws.position, now.snapshot, now.deadlineMs),
+  ]);
+  return claims ? { ...shown, claims } : shown;
+}
+
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
   ws: Workspace,
   policy: LoadedPolicy,
+  now: Now,
   place: Place = ws.position,
 ): Promise<RecordFact> {
   try {
     const resolution = await resolveLatest(kind, ws.layer, place);
     return {
-      view: resolution.record ? await view(resolution.record, ws.position, policy.policy, ws.at) : undefined,
+      view: resolution.record ? await checkedView(resolution.record, ws, policy, now) : undefined,
       since: resolution.since ? await view(resolution.since, ws.position, policy.policy, ws.at) : undefined,
       skipped: resolution.skipped,
     };
@@ -81,12 +95,17 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   const p = ws.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
   const taskRead = activeTask(ws.layer);
+  const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
+  const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs };
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
-    ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, policy, placeWith(RECORD_KINDS.handover, p, read)))
+    ? taskRead.then((read) =>
+        recordFact(RECORD_KINDS.handover, ws, policy, now, placeWith(RECORD_KINDS.handover, p, read)),
+      )
     : Promise.resolve(NONE);
-  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, ws, policy) : Promise.resolve(NONE);
-  const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
+  const checkpoint = want.has("checkpoint")
+    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, now)
+    : Promise.resolve(NONE);
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;
   const sinceTask =

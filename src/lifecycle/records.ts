@@ -21,6 +21,8 @@ import { missingSections } from "../records/markdown.ts";
 import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
 import { publish, storeOf, type Draft } from "../records/store.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
+import { claimsIn, claimText } from "../records/claims.ts";
+import { marked } from "../records/ranges.ts";
 
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
@@ -163,7 +165,7 @@ async function moveClock(layer: Workspace["layer"], planned: Task): Promise<Task
   return moved;
 }
 
-/** Write what the plan carries: redacted, published, the task's clock moved, the ledger line appended. */
+/** Write what the plan carries: redacted, its claims read, published, the task's clock moved, the ledger line appended. */
 export async function writePlanned(
   ws: Pick<Workspace, "layer" | "ledger" | "position" | "episodeId">,
   planned: PlannedRecord,
@@ -172,7 +174,10 @@ export async function writePlanned(
   // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
   const body = await redactForWrite(planned.body, kind.noun);
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
-  const record = await publish(storeOf(ws.layer, kind), planned.draft, body, [storeOf(ws.layer, other).dir]);
+  // What the body cites is read from the text as kept, so a claim never holds what redaction removed.
+  const claims = marked(claimsIn(body), ws.position.worktree).map(claimText);
+  const draft = claims.length > 0 ? { ...planned.draft, claims } : planned.draft;
+  const record = await publish(storeOf(ws.layer, kind), draft, body, [storeOf(ws.layer, other).dir]);
   const task = planned.task && (await moveClock(ws.layer, planned.task));
   const relativePath = relative(ws.position.worktree, record.path);
   // The line reads as it always has: the task, the record's path, then how and the rest.

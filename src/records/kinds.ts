@@ -53,3 +53,9 @@ export const FRONT_MATTER_KEYS = [
 ] as const;
 
 export type FrontMatterKey = (typeof FRONT_MATTER_KEYS)[number];
+
+/**
+ * Keys a record carries only when it has something to say, written after the others: `claims`,
+ * what its text cites that the repository can check (records/claims.ts).
+ */
+export const OPTIONAL_FRONT_MATTER_KEYS = ["claims"] as const;

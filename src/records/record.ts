@@ -4,7 +4,7 @@ import { Failure } from "../lib/failure.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { splitFrontMatter } from "./markdown.ts";
-import { FRONT_MATTER_KEYS, type RecordKind } from "./kinds.ts";
+import { FRONT_MATTER_KEYS, OPTIONAL_FRONT_MATTER_KEYS, type RecordKind } from "./kinds.ts";
 
 export type How = "authored" | "derived";
 
@@ -21,12 +21,18 @@ export type Meta = {
   head: string;
   working_tree: string;
   changed_files: string[];
+  /** What the body cites that the repository can check (records/claims.ts); absent when it cites nothing. */
+  claims?: string[];
 };
+
+/** Every key a record may carry: the ones it always has, then the ones it has when it has something to say. */
+const ALL_KEYS: readonly string[] = [...FRONT_MATTER_KEYS, ...OPTIONAL_FRONT_MATTER_KEYS];
 
 export type Loaded = { path: string; file: string; meta: Meta; body: string };
 
 export function render(meta: Meta, body: string): string {
-  const entries = FRONT_MATTER_KEYS.map((k) => [k, meta[k]] as const);
+  const entries: Array<readonly [string, string | number | string[]]> = FRONT_MATTER_KEYS.map((k) => [k, meta[k]]);
+  if (meta.claims && meta.claims.length > 0) entries.push(["claims", meta.claims]);
   return `---\n${emitMap(entries)}---\n\n${body.replace(/\s*$/, "")}\n`;
 }
 
@@ -34,7 +40,7 @@ export function render(meta: Meta, body: string): string {
  * A body may not set what is computed: a line that looks like a front-matter key, or a body that
  * opens its own front matter, is refused so nobody can forge a record's identity.
  */
-export function identityProblems(body: string, keys: readonly string[] = FRONT_MATTER_KEYS): string[] {
+export function identityProblems(body: string, keys: readonly string[] = ALL_KEYS): string[] {
   const problems: string[] = [];
   if (/^\s*---\s*$/m.test(body.split("\n")[0] ?? ""))
     problems.push("the body opens with `---`: front matter is computed, never written by hand");
@@ -75,7 +81,7 @@ export async function readRecord(kind: RecordKind, path: string, file: string): 
     return { ok: false, reason: `schema is ${JSON.stringify(meta.schema ?? null)}, not ${kind.schema}` };
   if (Number(version) > Number(wantVersion))
     return { ok: false, reason: `schema ${schema} is newer than this majordomus reads (${kind.schema})` };
-  const unknown = Object.keys(meta).filter((k) => !(FRONT_MATTER_KEYS as readonly string[]).includes(k));
+  const unknown = Object.keys(meta).filter((k) => !ALL_KEYS.includes(k));
   if (unknown.length > 0) return { ok: false, reason: `undeclared front matter key(s): ${unknown.join(", ")}` };
   for (const key of FRONT_MATTER_KEYS) {
     const value = meta[key];
@@ -87,6 +93,9 @@ export async function readRecord(kind: RecordKind, path: string, file: string): 
           : typeof value === "string" && value !== "";
     if (!ok) return { ok: false, reason: `front matter ${key} is missing or has the wrong type` };
   }
+  const claims = meta.claims;
+  if (claims !== undefined && !(Array.isArray(claims) && claims.every((v) => typeof v === "string")))
+    return { ok: false, reason: "front matter claims is not a list of strings" };
   return { ok: true, record: { path, file, meta: meta as unknown as Meta, body: split.body } };
 }
 

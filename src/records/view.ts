@@ -14,6 +14,7 @@ import {
 } from "./labels.ts";
 import { sections, trimmedSection } from "./markdown.ts";
 import type { Resolved } from "./resolve.ts";
+import type { ClaimsCheck } from "./claims.ts";
 
 export type View = {
   path: string;
@@ -35,6 +36,8 @@ export type View = {
   next_action?: string[];
   next_action_withheld?: string;
   body: string;
+  /** What its text cites, labelled against the tree now (records/claims-check.ts); absent when it cites nothing. */
+  claims?: ClaimsCheck;
 };
 
 export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {

@@ -7,7 +7,14 @@ import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
  * session records git reports as new (untracked, or added and not committed), which are not the
  * worker's changes; every other path is in `changed`.
  */
-export type Snapshot = { workingTree: WorkingTree; changed: string[]; ownRecords: string[]; why?: string };
+/** `movedFrom`: the source paths of the renames git status reports (each rename is in `changed` by its new path). */
+export type Snapshot = {
+  workingTree: WorkingTree;
+  changed: string[];
+  ownRecords: string[];
+  movedFrom?: string[];
+  why?: string;
+};
 
 /** Why the tree is unknown when git was stopped at the start hook's deadline. */
 export const DEADLINE_WHY = "git status did not answer within session.git_deadline_ms";
@@ -65,6 +72,7 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
   const fields = status.stdout.split("\0");
   const changed = new Set<string>();
   const ownRecords = new Set<string>();
+  const movedFrom: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     const entry = fields[i]!;
     if (entry.length < 4) continue;
@@ -73,10 +81,18 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
     if ((code === "??" || code === "A ") && isOwnRecord(path, own)) ownRecords.add(path);
     else changed.add(path);
     // A rename or copy is followed by its source path, which is not a change of its own.
-    if (entry[0] === "R" || entry[0] === "C") i++;
+    if (entry[0] === "R" || entry[0] === "C") {
+      if (entry[0] === "R" && fields[i + 1]) movedFrom.push(fields[i + 1]!);
+      i++;
+    }
   }
   const list = [...changed].sort();
-  return { workingTree: list.length === 0 ? "clean" : "dirty", changed: list, ownRecords: [...ownRecords].sort() };
+  return {
+    workingTree: list.length === 0 ? "clean" : "dirty",
+    changed: list,
+    ownRecords: [...ownRecords].sort(),
+    ...(movedFrom.length > 0 ? { movedFrom } : {}),
+  };
 }
 
 /** Whether `from` is an ancestor of (or equal to) `to`. */

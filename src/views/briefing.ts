@@ -15,6 +15,7 @@ import type { Facts, Need } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
 import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
+import { isNews, type ClaimLabel, type ClaimsCheck } from "../records/claims.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, measure, sizeOf, type Budget } from "../lib/fit.ts";
 import { printable } from "../lib/printable.ts";
@@ -184,6 +185,48 @@ const handover: Section = (f) => {
   };
 };
 
+/** Claims listed by name (changed and deleted first); the rest are counted. */
+export const CLAIMS_SHOWN = 8;
+/** Claims kept by name when the list yields to the budget: only those that no longer match the tree. */
+const CLAIMS_SHOWN_SHORT = 3;
+
+/** One claim as a line of a list. */
+export const claimLine = (l: ClaimLabel) => `- \`${l.cited}\`: ${l.label}`;
+
+/** The lines that say what a record's citations are now, most of them or only the news, and the rest counted. */
+export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false): string[] {
+  if (check.why) return [`Its citations could not be checked: ${check.why}.`];
+  const listed = (newsOnly ? check.labels.filter((l) => isNews(l.state)) : check.labels).slice(0, shown);
+  const rest = check.labels.length - listed.length;
+  const restNews = check.labels.filter((l) => isNews(l.state) && !listed.includes(l)).length;
+  return [
+    `What it cites, checked against the tree now (${check.labels.filter((l) => isNews(l.state)).length} of ${check.labels.length} no longer as written):`,
+    ...(check.all_gone
+      ? ["Every path it cites is gone from the tree: read it as the account of a tree that is no longer there."]
+      : []),
+    ...listed.map(claimLine),
+    ...(rest > 0
+      ? [
+          `- … and ${rest} more${restNews > 0 ? ` (${restNews} of them changed)` : ", unchanged"}: \`majordomus context\` lists them`,
+        ]
+      : []),
+  ];
+}
+
+const claims: Section = (f) => {
+  const check = f.handover.view?.claims;
+  if (!check) return { lines: [] };
+  const lines = claimLines(check, CLAIMS_SHOWN);
+  const shorter = claimLines(check, CLAIMS_SHOWN_SHORT, true);
+  return {
+    lines,
+    shorter: {
+      lines: shorter,
+      cut: { part: "the cited paths", what: "only the changed ones named", command: "majordomus context" },
+    },
+  };
+};
+
 const footer: Section = () => ({
   lines: [
     "",
@@ -197,11 +240,12 @@ export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = 
   { id: "task", write: task },
   { id: "questions", write: questions },
   { id: "handover", write: handover },
+  { id: "claims", write: claims },
   { id: "footer", write: footer },
 ];
 
 /** What gives way first when the briefing is over a budget: these parts' shorter text, in this order. */
-const YIELD_ORDER = ["questions", "task", "header"] as const;
+const YIELD_ORDER = ["claims", "questions", "task", "header"] as const;
 
 const thousands = (n: number) => n.toLocaleString("en-US");
 

@@ -17,7 +17,8 @@ import { describeMalformed } from "../questions/store.ts";
 import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
-import { authorship } from "./briefing.ts";
+import { authorship, CLAIMS_SHOWN, claimLines } from "./briefing.ts";
+import { CLAIMS_KEPT } from "../records/claims.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, sizeOf } from "../lib/fit.ts";
 
@@ -86,14 +87,17 @@ function recordLines(v: View, since: View | undefined): { lines: string[]; short
         `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`,
       ]
     : [];
+  // What the record cites, labelled against the tree now: all of it here, only the news when shrunk.
+  const cited = v.claims ? claimLines(v.claims, CLAIMS_KEPT) : [];
+  const citedShort = v.claims ? claimLines(v.claims, CLAIMS_SHOWN, true) : [];
   const body = (v.history ? withoutNextAction(v.body) : v.body).split("\n").filter((l) => l.trim() !== "");
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
   // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
   const next = !v.history && v.next_action ? v.next_action : [];
   const omitted = `rest of the body omitted for the budget — \`${showCommand(v.path)}\` prints it`;
   return {
-    lines: [...header, ...sinceLines, ...body, ...tail],
-    short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), omitted],
+    lines: [...header, ...sinceLines, ...cited, ...body, ...tail],
+    short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), ...citedShort, omitted],
   };
 }
 

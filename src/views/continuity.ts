@@ -8,6 +8,7 @@ import { isoStamp } from "../lib/clock.ts";
 import type { Facts, RecordFact } from "../facts/facts.ts";
 import { ago } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
+import type { ClaimsCheck } from "../records/claims.ts";
 import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
 import { headThatFits } from "../lib/fit.ts";
@@ -45,6 +46,8 @@ export type RecordSummary = {
   next_action_withheld: string | null;
   /** When the Next Action was cut to fit the answer: the lines quoted, the lines in all, and the command that prints the record. */
   next_action_cut: { shown_lines: number; total_lines: number; command: string } | null;
+  /** What its text cites, each labelled against the tree now (changed and deleted first); null when it cites nothing. */
+  claims: ClaimsCheck | null;
 };
 
 /**
@@ -75,6 +78,7 @@ function summary(v: View, room: number): RecordSummary {
     next_action: head ? head.shown.join("\n") : (whole ?? null),
     next_action_withheld: v.next_action_withheld ?? null,
     next_action_cut: head ? { shown_lines: head.kept, total_lines: lines!.length, command } : null,
+    claims: v.claims ?? null,
   };
 }
 

@@ -98,6 +98,49 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
   );
 
   test(
+    "what the agent's handover cites reaches the model labelled against the tree: a file deleted, a range moved, one unchanged",
+    async () => {
+      const next = "Finish `readIni` in `src/ini.ts:3-4`, drop `src/legacy.ts`, keep `src/keep.ts`.";
+      const body = `# Objective\nA config parser.\n\n# Current State\nHalf done.\n\n# Next Action\n${next}\n`;
+      let asked = false;
+      using rig = new ClaudeRig({
+        mock: {
+          tool: (request) => {
+            if (asked || !JSON.stringify(request.body?.tools ?? []).includes('"Bash"')) return undefined;
+            asked = true;
+            return {
+              name: "Bash",
+              input: { command: `majordomus handover <<'EOF'\n${body}EOF`, description: "Write my handover" },
+            };
+          },
+        },
+      });
+      rig.repo.commit("ini", "src/ini.ts", "// ini\nexport function readIni() {\n  return 1;\n}\n");
+      rig.repo.commit("legacy", "src/legacy.ts", "old\n");
+      rig.repo.commit("keep", "src/keep.ts", "kept\n");
+      const first = await rig.run(["-p", "work on the parser", "--allowedTools", "Bash"]);
+      expect(first).toMatchObject({ status: 0, timedOut: false });
+      expect(asked).toBe(true);
+      // Between the runs the person deletes one cited file and adds two lines above the cited range.
+      rig.repo.git("rm", "-q", "src/legacy.ts");
+      rig.repo.commit("move", "src/ini.ts", "// ini\n// two\n// three\nexport function readIni() {\n  return 1;\n}\n");
+
+      const second = await rig.run(["-p", "what next?"]);
+      expect(second.status).toBe(0);
+      const request = rig.mock.messages().at(-1)!.text;
+      expect(request).toContain(`Its Next Action, in its author's own words, quoted:\n> ${next}`);
+      expect(request).toContain("What it cites, checked against the tree now (2 of 4 no longer as written):");
+      expect(request).toContain("- `src/legacy.ts`: deleted");
+      expect(request).toContain(
+        "- `src/ini.ts:3-4`: changed since (1 commit, +2 −0 lines); lines 3-4 unchanged, now at lines 5-6",
+      );
+      expect(request).toContain("- `readIni in src/ini.ts`: still in src/ini.ts");
+      expect(request).toContain("- `src/keep.ts`: unchanged");
+    },
+    TIMEOUT,
+  );
+
+  test(
     "over MCP: the model calls majordomus's continuity tool, and the next request carries the handover's Next Action with both labels",
     async () => {
       const next = "Finish the YAML emitter, then run test/emit.test.ts.";

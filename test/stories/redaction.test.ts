@@ -6,10 +6,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
-import { spawnSync } from "node:child_process";
-import { BIN } from "../support/env.ts";
 import { cases } from "../support/secrets.ts";
 import { startServe } from "../support/serve.ts";
+import { mcpAnswers } from "../support/mcp.ts";
 
 const SECRETS = {
   github: "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
@@ -18,33 +17,6 @@ const SECRETS = {
   password: "Sup3r-S3cret-Pw",
   urlPassword: "hunter2hunter2",
 };
-
-/** The MCP server's answers to these tools, each as the text the model would read. */
-function mcpAnswers(cwd: string, tools: string[]): string[] {
-  const messages = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    ...tools.map((name, i) => ({ jsonrpc: "2.0", id: i + 2, method: "tools/call", params: { name, arguments: {} } })),
-  ];
-  const run = spawnSync(BIN, ["mcp"], {
-    cwd,
-    encoding: "utf8",
-    timeout: 20_000,
-    input: `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`,
-  });
-  const answers = run.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((a) => a.id >= 2);
-  expect(answers.length).toBe(tools.length);
-  return answers.map((a) => JSON.stringify(a.result));
-}
 
 /** Every file under a folder, as text. */
 function everyFile(dir: string): Array<{ path: string; text: string }> {
