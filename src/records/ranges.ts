@@ -5,18 +5,25 @@
  * git process. The fingerprint is `<length of the first line>.<its hash>.<the range's hash>`:
  * nothing of the text can be read back from it.
  */
-import { lstatSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { readLayerFile } from "../lib/fsx.ts";
 import { createHash } from "../lib/runtime.ts";
 
 /** The largest cited file read (for a range's fingerprint, or a symbol). */
 const CITED_FILE_BYTES = 4 * 1024 * 1024;
 
-/** A cited file's text in the checkout, never through a link and never past CITED_FILE_BYTES; undefined when it cannot be read. */
+/**
+ * A cited file's text in the checkout, never through a link (its own name, or a folder on the way
+ * that leads out of the checkout) and never past CITED_FILE_BYTES; undefined when it cannot be read.
+ */
 export function citedText(root: string, path: string): string | undefined {
   try {
-    return readLayerFile(join(root, path), { maxBytes: CITED_FILE_BYTES });
+    const file = join(root, path);
+    const inside = realpathSync(dirname(file));
+    const top = realpathSync(root);
+    if (inside !== top && !inside.startsWith(`${top}${sep}`)) return undefined;
+    return readLayerFile(file, { maxBytes: CITED_FILE_BYTES });
   } catch {
     return undefined;
   }

@@ -2,12 +2,12 @@
 // hands over citing files, the work goes on (edits, a deletion, a rename, lines moving), and the
 // next session's briefing labels each citation; context, MCP and the HTTP API carry the same labels.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { mcpAnswers } from "../support/mcp.ts";
 import { startServe } from "../support/serve.ts";
-import type { Repo } from "../support/repo.ts";
+import { Repo } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
 const END = fixture("SessionEnd-other.json");
@@ -156,6 +156,20 @@ describe("claims checked against the tree", () => {
       "Every path it cites is gone from the tree: read it as the account of a tree that is no longer there.",
       "- `src/x.ts`: deleted",
       "- `src/y.ts`: never existed",
+    ]);
+  }, 60_000);
+
+  test("a cited path through a link that leads out of the checkout is never read: no fingerprint, and labelled as unreadable", () => {
+    using repo = captured();
+    using outside = new Repo();
+    writeFileSync(outside.path("secret.txt"), "the person's own file\n");
+    symlinkSync(outside.dir, repo.path("vendor"));
+    session(repo, "cc-one");
+    handover(repo, "cc-one", "Read `vendor/secret.txt` before going on.");
+    const claims = /\nclaims:\n((?:  - .*\n)+)/.exec(newestHandover(repo))?.[1];
+    expect(claims).toBe("  - path vendor/secret.txt\n");
+    expect(citedList(session(repo, "cc-two")).slice(1)).toEqual([
+      "- `vendor/secret.txt`: not a readable file now (a link, a folder, or too large)",
     ]);
   }, 60_000);
 });
