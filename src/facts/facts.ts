@@ -18,6 +18,7 @@ import type { View } from "../records/view.ts";
 import type { Position } from "../repo/where.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { Task } from "../task/record.ts";
+import type { Live } from "./live.ts";
 
 /** A resolved record as the views show it, or why there is none to show. */
 export type RecordFact = {
@@ -58,7 +59,9 @@ export type Facts = {
   checkpoint: RecordFact;
   /** The window of the episode being closed (its ledger lines, git since it opened), when asked for. */
   window?: EpisodeWindow;
+  /** Other sessions live in this checkout (or in another worktree whose task scope overlaps), when asked for (facts/live.ts). */
+  live: Live[];
 };
 
 /** What a view may ask for beyond the always-gathered facts (position, policy, git status, task, questions). */
-export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history" | "window";
+export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history" | "window" | "live";

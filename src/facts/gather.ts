@@ -15,6 +15,7 @@ import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith } from "./place.ts";
+import { liveSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
 /** What a command reads of the ledger, newest first, in one pass that stops when each part is whole. */
@@ -82,6 +83,20 @@ async function recordFact(
 
 const NONE: RecordFact = { skipped: 0 };
 
+/** A record whose episode is live beside this one is named as that session's, not as the last session's. */
+function byLive(fact: RecordFact, live: readonly Live[]): RecordFact {
+  const v = fact.view;
+  const author = v && live.find((l) => l.here && l.session_id === v.session);
+  if (!v || !author) return fact;
+  return {
+    ...fact,
+    view: {
+      ...v,
+      live_author: { session_id: author.session_id, provider: author.provider, last_seen: author.last_seen },
+    },
+  };
+}
+
 /**
  * `gitDeadlineMs`: how long the facts may wait for `git status` (the start hook's briefing, which
  * the client waits for); past it the working tree is `unknown` with the reason, and git is stopped.
@@ -122,6 +137,8 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     episodeId: closing?.session_id,
   });
   const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing));
+  const own = episode?.session_id ?? ws.episodeId;
+  const live = want.has("live") ? await liveSessions(ws, policy, { except: own, task }) : [];
   return {
     at: ws.at,
     position: p,
@@ -137,8 +154,9 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     decisions: want.has("decisions") ? readDecisions(ws.layer) : [],
     entries: tail.entries,
     history: tail.history,
-    handover: await handover,
-    checkpoint: await checkpoint,
+    handover: byLive(await handover, live),
+    checkpoint: byLive(await checkpoint, live),
     window,
+    live,
   };
 }

@@ -58,8 +58,13 @@ export const BRIEFING_ENVELOPES: Record<NonNullable<Hooks["briefing"]>, (text: s
     JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
 };
 
-export function envelope(provider: Provider & { hooks: Hooks }, text: string): string {
-  return BRIEFING_ENVELOPES[provider.hooks.briefing ?? "plain"](text, provider.hooks.events.start.event);
+/** Text for the model as the client takes it from the hook answering `on` (the start's briefing, a prompt's context). */
+export function envelope(
+  provider: Provider & { hooks: Hooks },
+  text: string,
+  on: "start" | "prompt" = "start",
+): string {
+  return BRIEFING_ENVELOPES[provider.hooks.briefing ?? "plain"](text, provider.hooks.events[on].event);
 }
 
 /** What a client puts in front of the person's prompt, one row per kind (providers.yaml `prompt_prefix`): removed before archiving. */

@@ -2,7 +2,8 @@
  * `capture prompt --provider P`: archive the person's prompt, byte-exact as sent but with secrets
  * redacted first, as one JSON record per prompt id in `.ai/local/prompts/` (folder 0700, files
  * 0600), linked to its episode by the provider session it names. Client-injected messages are not
- * a person's prompt and are skipped. Nothing is printed on stdout; nothing here exits 2.
+ * a person's prompt and are skipped. The only text it hands the model is the notice that another
+ * session opened beside this one (promptContext), once; nothing here exits 2.
  */
 import { join } from "node:path";
 import { wall, isoStamp, compactStampMs } from "../lib/clock.ts";
@@ -106,4 +107,31 @@ export async function capturePrompt(
   if (!publishNew(path, `${JSON.stringify(record, null, 2)}\n`, 0o600))
     return { status: "skipped", why: `prompt ${promptId} is already archived` };
   return { status: "archived", path };
+}
+
+/**
+ * What this prompt hands the model beside the person's words: the notices of the sessions that
+ * opened beside its episode since its last prompt (taken once), fitted to the client's prompt
+ * channel; undefined when there are none.
+ */
+export async function promptContext(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
+  if (!ws.episodeId) return undefined;
+  const { takeNotices } = await import("../session/notices.ts");
+  const notices = takeNotices(ws.layer, ws.episodeId);
+  if (notices.length === 0) return undefined;
+  const [{ noticeLines }, { activeTask }, { headThatFits }, { budgetFor }, policy] = await Promise.all([
+    import("../views/live.ts"),
+    import("../task/record.ts"),
+    import("../lib/fit.ts"),
+    import("../providers/index.ts"),
+    ws.policy().catch(() => undefined),
+  ]);
+  const task = notices.some((n) => n.task_id) ? (await activeTask(ws.layer)).active : undefined;
+  const lines = noticeLines(notices, ws.at, task);
+  const budget = budgetFor(provider.hooks, "prompt", policy?.policy);
+  const text = budget ? headThatFits(lines, budget.chars, budget.counts).shown.join("\n") : lines.join("\n");
+  await appendEvent(ws, "session.told", { provider: provider.id, of: notices.map((n) => n.session_id) }).catch(
+    (err: Error) => log.warn(`the notice was not recorded: ${err.message}`),
+  );
+  return text;
 }

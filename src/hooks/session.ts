@@ -24,6 +24,7 @@ import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor } from "../providers/index.ts";
 import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
+import type { Facts } from "../facts/facts.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import {
   awaitWork,
@@ -229,9 +230,10 @@ const start: Row = {
     const fresh = opened !== undefined && !opened.kept;
     let stdout: string | undefined;
     let briefed: Briefing | undefined;
+    let facts: Facts | undefined;
     if (policy && switchOn(policy.policy, start.switch)) {
       await attempt(stamped, d, "the briefing was not composed", async () => {
-        const facts = await gatherFacts(stamped, BRIEFING_NEEDS, {
+        facts = await gatherFacts(stamped, BRIEFING_NEEDS, {
           episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
           gitDeadlineMs,
         });
@@ -240,6 +242,16 @@ const start: Row = {
         briefed = made;
       });
       if (briefed) await noteBriefing(stamped, d, briefed);
+    }
+    // The sessions already at work beside a new one are told of it at their next prompt, once.
+    if (fresh && opened && facts && facts.live.length > 0) {
+      const live = facts.live;
+      const episode = opened.episode;
+      const taskId = facts.task?.id;
+      await attempt(stamped, d, "the live sessions beside it were not told", async () => {
+        const { tellLive } = await import("../lifecycle/live.ts");
+        await tellLive(stamped, episode, live, taskId);
+      });
     }
     // Work is left only for a new episode (its working context), an episode old enough to be
     // stranded, or a close whose taker died before finishing it.

@@ -7,6 +7,7 @@
  * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
  * `## Close` section appended once, then the open episode and the claim go.
  */
+import { dropNotices } from "../session/notices.ts";
 import { redactForWrite } from "../lib/redact.ts";
 import { closeSync, readdirSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -164,6 +165,8 @@ export async function writeClose(
       `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${ws.position.head}\n- record: ${rel}\n`,
     );
     removeEpisode(ws.layer, key);
+    // Nobody is left to tell: notices of sessions that opened beside it go with it.
+    dropNotices(ws.layer, episode.session_id);
     releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
   });

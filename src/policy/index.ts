@@ -26,6 +26,7 @@ export type Policy = {
     handover_on_end?: boolean;
     freshness?: { fresh_minutes: number; stale_minutes: number };
     stranded_after?: string;
+    live_within?: string;
     record_sections?: string[];
     commit_record_on_end?: boolean;
     push_record_on_end?: boolean;

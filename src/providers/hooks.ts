@@ -50,8 +50,10 @@ export const HOOKS: Record<HookEvent, HookRow> = {
     command: "prompt",
     engine: "BUN_JSC_useBaselineJIT=0 BUN_JSC_useDFGJIT=0",
     startsStatus: false,
-    gathers: "the payload's prompt, the open episode, the claims left by a dead closer",
-    plan: "archive the redacted prompt in the episode's working context; keep a claimed close's promise",
+    channel: "prompt",
+    gathers:
+      "the payload's prompt, the open episode, the notices of sessions that opened beside it, the claims left by a dead closer",
+    plan: "archive the redacted prompt; hand the model the notices, once; keep a claimed close's promise",
   },
   start: {
     aspect: "session",

@@ -38,6 +38,8 @@ export type View = {
   body: string;
   /** What its text cites, labelled against the tree now (records/claims-check.ts); absent when it cites nothing. */
   claims?: ClaimsCheck;
+  /** Its episode is another session still live in this checkout: its own account of work going on, not a previous session's. */
+  live_author?: { session_id: string; provider: string; last_seen: string };
 };
 
 export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {

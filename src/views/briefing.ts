@@ -16,6 +16,8 @@ import { requireNumber } from "../policy/index.ts";
 import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
 import { isNews, type ClaimLabel, type ClaimsCheck } from "../records/claims.ts";
+import { liveCount, liveLines } from "./live.ts";
+import { ago } from "../records/labels.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, measure, sizeOf, type Budget } from "../lib/fit.ts";
 import { printable } from "../lib/printable.ts";
@@ -41,7 +43,7 @@ export type Briefing = {
 };
 
 /** What the briefing is composed from, beyond what every view gets. */
-export const BRIEFING_NEEDS = ["handover"] as const satisfies readonly Need[];
+export const BRIEFING_NEEDS = ["handover", "live"] as const satisfies readonly Need[];
 
 /** A Next Action quoted in a part: the part's lines before and after it, and the command that prints its record (for the notice). */
 type Quote = { before: string[]; quoted: string[]; after: string[]; command: string };
@@ -133,6 +135,11 @@ export const quoted = (line: string) => (line === "" ? ">" : `> ${printable(line
 
 const age = (v: View) => (v.age ? `${v.age} old` : "age unknown");
 
+/** A record written by a session still live beside this one: its own account of work going on. */
+export function liveAuthorLine(a: NonNullable<View["live_author"]>, at: Date): string {
+  return `It was written by another session still at work in this checkout (${a.provider}, episode ${a.session_id}, last heard from ${ago(at, a.last_seen)}): its own account of work going on, not a previous session's.`;
+}
+
 /** Who wrote a Next Action: the reader must know whether these are a worker's words. */
 export function authorship(v: View): string {
   return v.how === "authored" ? "in its author's own words" : "derived by majordomus from the records; no one wrote it";
@@ -173,6 +180,7 @@ const handover: Section = (f) => {
     return { lines: [...lines, ...after] };
   }
   lines.push(`Handover ${v.path} (${labels}).`);
+  if (v.live_author) lines.push(liveAuthorLine(v.live_author, f.at));
   if (warnsAgainst(v.divergence))
     lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
   if (!v.next_action || v.next_action.length === 0)
@@ -213,6 +221,18 @@ export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false):
   ];
 }
 
+const live: Section = (f) => {
+  const lines = liveLines(f.live, f.at, f.snapshot.changed);
+  if (lines.length === 0) return { lines };
+  return {
+    lines,
+    shorter: {
+      lines: liveCount(f.live),
+      cut: { part: "the live sessions", what: "counted", command: "majordomus session status" },
+    },
+  };
+};
+
 const claims: Section = (f) => {
   const check = f.handover.view?.claims;
   if (!check) return { lines: [] };
@@ -237,6 +257,7 @@ const footer: Section = () => ({
 /** The briefing's sections, in order. */
 export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = [
   { id: "header", write: header },
+  { id: "live", write: live },
   { id: "task", write: task },
   { id: "questions", write: questions },
   { id: "handover", write: handover },
@@ -245,7 +266,7 @@ export const BRIEFING_SECTIONS: ReadonlyArray<{ id: string; write: Section }> = 
 ];
 
 /** What gives way first when the briefing is over a budget: these parts' shorter text, in this order. */
-const YIELD_ORDER = ["claims", "questions", "task", "header"] as const;
+const YIELD_ORDER = ["claims", "live", "questions", "task", "header"] as const;
 
 const thousands = (n: number) => n.toLocaleString("en-US");
 

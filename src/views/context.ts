@@ -17,7 +17,7 @@ import { describeMalformed } from "../questions/store.ts";
 import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
-import { authorship, CLAIMS_SHOWN, claimLines } from "./briefing.ts";
+import { authorship, CLAIMS_SHOWN, claimLines, liveAuthorLine } from "./briefing.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, sizeOf } from "../lib/fit.ts";
@@ -74,13 +74,14 @@ export type Context = {
   handover_since: View | null;
 };
 
-function recordLines(v: View, since: View | undefined): { lines: string[]; short: string[] } {
+function recordLines(v: View, since: View | undefined, at: Date): { lines: string[]; short: string[] } {
   const header = [
     `path: ${v.path}`,
     `labels: ${v.divergence} · ${v.freshness} (${v.freshness_reason})`,
     `match: ${v.match}; created ${v.created_at}${v.age !== undefined ? ` (${v.age} ago)` : ""}; task ${v.task_id}; ${v.how}${v.session !== "none" ? `; episode ${v.session}` : ""}`,
   ];
   if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
+  if (v.live_author) header.push(liveAuthorLine(v.live_author, at));
   if (!v.history && v.next_action) header.push(`Next Action ${authorship(v)}.`);
   const sinceLines = since
     ? [
@@ -108,6 +109,7 @@ function recordSection(
   command: string,
   fact: RecordFact,
   excluded: Excluded[],
+  at: Date,
 ): Section | undefined {
   if (fact.error) excluded.push({ item: title, reason: `the records could not be read: ${fact.error}` });
   if (fact.skipped > 0)
@@ -123,7 +125,7 @@ function recordSection(
       });
     return undefined;
   }
-  const r = recordLines(fact.view, fact.since);
+  const r = recordLines(fact.view, fact.since, at);
   return {
     id,
     title,
@@ -216,6 +218,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
     "checkpoint",
     f.checkpoint,
     excluded,
+    f.at,
   );
   if (checkpoint) sections.push(checkpoint);
   const handover = recordSection(
@@ -225,6 +228,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
     "handover",
     f.handover,
     excluded,
+    f.at,
   );
   if (handover) sections.push(handover);
 
@@ -260,6 +264,7 @@ export const CONTEXT_NEEDS = [
   "since_task",
   "decisions",
   "history",
+  "live",
 ] as const satisfies readonly Need[];
 
 type State = { id: SectionId; title: string; lines: string[]; shrunk: boolean };

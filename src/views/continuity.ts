@@ -48,6 +48,8 @@ export type RecordSummary = {
   next_action_cut: { shown_lines: number; total_lines: number; command: string } | null;
   /** What its text cites, each labelled against the tree now (changed and deleted first); null when it cites nothing. */
   claims: ClaimsCheck | null;
+  /** Its episode is another session still at work in this checkout: its own account of work going on, not a previous session's. */
+  live_author: { session_id: string; provider: string; last_seen: string } | null;
 };
 
 /**
@@ -79,6 +81,7 @@ function summary(v: View, room: number): RecordSummary {
     next_action_withheld: v.next_action_withheld ?? null,
     next_action_cut: head ? { shown_lines: head.kept, total_lines: lines!.length, command } : null,
     claims: v.claims ?? null,
+    live_author: v.live_author ?? null,
   };
 }
 

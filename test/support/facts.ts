@@ -34,6 +34,7 @@ export function facts(over: Partial<Facts> = {}): Facts {
     history: [],
     handover: { skipped: 0 },
     checkpoint: { skipped: 0 },
+    live: [],
     ...over,
   };
 }

@@ -1,15 +1,17 @@
 /**
  * `capture prompt`: what the client's UserPromptSubmit hook runs. Never exits 2 (that would make
- * the client refuse the person's prompt) and prints nothing on stdout.
+ * the client refuse the person's prompt); prints on stdout only the notice that another session
+ * opened beside this one, once.
  */
 import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";
 import { workspaceForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
 import { readPayload } from "../../../hooks/payload.ts";
-import { payloadSession } from "../../../hooks/delivery.ts";
-import { capturePrompt } from "../../../hooks/prompt.ts";
+import { envelope, payloadSession } from "../../../hooks/delivery.ts";
+import { capturePrompt, promptContext } from "../../../hooks/prompt.ts";
 import { command } from "../../define.ts";
+import { out } from "../../print.ts";
 import { hasClaims } from "../../../lifecycle/claim.ts";
 import { env } from "../../../lib/env.ts";
 import { workMode } from "../../modes.ts";
@@ -32,6 +34,14 @@ export default command({
     if (outcome.status === "archived") log.debug(`prompt archived in ${outcome.path}`);
     if (outcome.status === "skipped") log.debug(`prompt not archived: ${outcome.why}`);
     if (outcome.status === "failed" && selfTestDir) throw new Failure("internal", outcome.why);
+    // Another session opened beside this one: the model is told, once, beside the person's words.
+    if (!selfTestDir) {
+      const told = await promptContext(ws, provider).catch((err: Error) => {
+        log.warn(`the notices of sessions beside this one were not handed over: ${err.message}`);
+        return undefined;
+      });
+      if (told !== undefined) out(envelope(provider, told, "prompt"));
+    }
     // A close an end event claimed and never wrote is finished by any later event, this one too.
     if (!selfTestDir && hasClaims(ws.layer))
       await (

@@ -1,0 +1,79 @@
+/**
+ * What a session is told of the others live beside it: in its briefing when it opens (who, since
+ * when, which task, what it has touched), and, for a session that was already at work, at its
+ * next prompt (facts/live.ts, session/notices.ts). Pure views.
+ */
+import type { Live } from "../facts/live.ts";
+import { ago } from "../records/labels.ts";
+import type { Notice } from "../session/notices.ts";
+
+/** The most notices one prompt tells of (the rest are counted). */
+const NOTICES_TOLD = 5;
+
+/** Paths named per session (the rest are counted). */
+const TOUCHED_SHOWN = 5;
+
+const named = (paths: readonly string[], shown = TOUCHED_SHOWN) =>
+  paths.length > shown ? `${paths.slice(0, shown).join(", ")} and ${paths.length - shown} more` : paths.join(", ");
+
+function sessionLine(l: Live, at: Date): string {
+  const where = l.here ? "" : ` in the worktree ${l.worktree}, whose task overlaps yours,`;
+  const task = l.task ? `task ${l.task.id} (${l.task.task}; scope ${l.task.scope.join(", ")})` : "no task";
+  const touched = l.touched
+    ? l.touched.length > 0
+      ? `its newest record names as changed: ${named(l.touched)}`
+      : "its newest record names no changed file"
+    : "it has written no record yet";
+  return `- ${l.provider} session ${l.provider_session}${where} (episode ${l.session_id}): opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`;
+}
+
+/** The briefing's lines about the sessions live beside this one; none when there are none. */
+export function liveLines(live: readonly Live[], at: Date, changedNow: readonly string[]): string[] {
+  if (live.length === 0) return [];
+  const here = live.filter((l) => l.here);
+  return [
+    "",
+    `LIVE: ${live.length} other session(s) at work beside this one; each is told of this one at its next prompt. Coordinate through the files and the records, and do not undo their changes:`,
+    ...live.map((l) => sessionLine(l, at)),
+    ...(here.length > 0 && changedNow.length > 0
+      ? [
+          `The working tree you share has ${changedNow.length} changed path(s) now, and git cannot say which session changed which: ${named(changedNow)}.`,
+        ]
+      : []),
+    "A handover one of them writes is its own account of its own work, not a previous session's.",
+  ];
+}
+
+/** The shorter form, when the briefing is over a budget: who, and where to look. */
+export function liveCount(live: readonly Live[]): string[] {
+  if (live.length === 0) return [];
+  return [
+    "",
+    `LIVE: ${live.length} other session(s) at work beside this one (${live.map((l) => l.provider).join(", ")}): coordinate, and do not undo their changes.`,
+  ];
+}
+
+/** What a live session is told at its next prompt of the sessions that opened beside it. */
+export function noticeLines(notices: readonly Notice[], at: Date, task?: { id: string; task: string }): string[] {
+  if (notices.length === 0) return [];
+  const told = notices.slice(0, NOTICES_TOLD);
+  const lines = [
+    "## majordomus — another session opened beside this one",
+    "",
+    ...told.map((n) => {
+      const where = n.here ? "in this checkout" : `in the worktree ${n.worktree}, whose task overlaps yours`;
+      const itsTask = n.task_id
+        ? task && task.id === n.task_id
+          ? `on task ${n.task_id} (${task.task})`
+          : `on task ${n.task_id}`
+        : "with no task";
+      return `- A ${n.provider} session (episode ${n.session_id}) opened ${where} ${ago(at, n.opened_at)}, ${itsTask}.`;
+    }),
+    ...(notices.length > told.length
+      ? [`- … and ${notices.length - told.length} more: \`majordomus session status\``]
+      : []),
+    "",
+    "You share the working tree with it: coordinate through the files and the records, and do not undo its changes. A handover it writes is its own account, not yours. (Told once.)",
+  ];
+  return lines;
+}
