@@ -9,6 +9,7 @@
  * What it has touched is what its newest record (checkpoint or handover) written while live names
  * as changed; git cannot say which session changed which file in one working tree.
  */
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { inScope } from "../lib/scope.ts";
@@ -19,7 +20,8 @@ import { readRecord } from "../records/record.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
 import { sameCheckout } from "../repo/where.ts";
-import { listOpen, type OpenEpisode } from "../session/store.ts";
+import { episodePath, listOpen, openDir, readEpisode, type OpenEpisode } from "../session/store.ts";
+import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 
@@ -50,15 +52,15 @@ export function scopesOverlap(a: readonly string[], b: readonly string[]): boole
   return a.some((p) => inScope(b, p)) || b.some((p) => inScope(a, p));
 }
 
-type Heard = { last: string; record?: { kind: "checkpoint" | "handover"; path: string } };
+type Heard = { last: string; providerSession?: string; record?: { kind: "checkpoint" | "handover"; path: string } };
 
 /**
- * Each wanted episode's newest line in a ledger, reading back only until `cutoff`: the lines are
- * in time order, so a line older than it ends the read.
+ * Every episode heard from in a ledger since `cutoff`, with its newest line's time, its client
+ * session, and its newest record: the lines are in time order, so the first line older than the
+ * cutoff ends the read.
  */
-function heardFrom(ledgerPath: string, wanted: ReadonlySet<string>, cutoff: number): Map<string, Heard> {
+function heardFrom(ledgerPath: string, cutoff: number): Map<string, Heard> {
   const heard = new Map<string, Heard>();
-  if (wanted.size === 0) return heard;
   for (const parsed of newestFirst(ledgerPath)) {
     if (!parsed.ok) continue;
     const e = parsed.entry;
@@ -66,9 +68,11 @@ function heardFrom(ledgerPath: string, wanted: ReadonlySet<string>, cutoff: numb
     if (at === undefined) continue;
     if (at < cutoff) break;
     const id = e.session;
-    if (id === undefined || !wanted.has(id)) continue;
-    const seen = heard.get(id) ?? { last: e.ts };
-    if (!heard.has(id)) heard.set(id, seen);
+    if (id === undefined) continue;
+    let seen = heard.get(id);
+    if (!seen) heard.set(id, (seen = { last: e.ts }));
+    if (!seen.providerSession && typeof e.provider_session === "string" && e.provider_session !== "none")
+      seen.providerSession = e.provider_session;
     const recordPath =
       e.event === "task.checkpoint" ? e.checkpoint_path : e.event === "task.handed_over" ? e.handover_path : undefined;
     if (!seen.record && typeof recordPath === "string")
@@ -84,19 +88,46 @@ async function touchedBy(root: string, record: Heard["record"]): Promise<string[
   return read.ok ? read.record.meta.changed_files : undefined;
 }
 
+const openNames = (layer: Layer) => {
+  try {
+    return readdirSync(openDir(layer)).filter((n) => n.endsWith(".yaml"));
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The open episodes of one worktree heard from since `cutoff`, other than `except`. Only when
+ * another episode is open is the ledger read, and then only back to the cutoff; each episode heard
+ * from is read by its client session's key, so a checkout with thousands of stranded episodes
+ * reads the few that are live (the folder is listed whole only for one opened without a client
+ * session, by hand or over MCP).
+ */
 async function liveIn(
   layer: Layer,
   root: string,
-  episodes: OpenEpisode[],
   cutoff: number,
   here: boolean,
   task: Task | undefined,
+  except?: string,
+  keep: (e: OpenEpisode) => boolean = () => true,
 ): Promise<Live[]> {
-  const heard = heardFrom(ledgerOf(layer).path, new Set(episodes.map((e) => e.session_id)), cutoff);
+  if (openNames(layer).length <= (except ? 1 : 0)) return [];
+  const heard = heardFrom(ledgerOf(layer).path, cutoff);
+  heard.delete(except ?? "");
+  const found = new Map<string, OpenEpisode>();
+  for (const [id, h] of heard) {
+    if (!h.providerSession) continue;
+    const e = (await readEpisode(episodePath(layer, episodeKey(h.providerSession)))).episode;
+    if (e?.session_id === id) found.set(id, e);
+  }
+  if ([...heard.keys()].some((id) => !found.has(id)))
+    for (const r of await listOpen(layer))
+      if (r.episode && heard.has(r.episode.session_id)) found.set(r.episode.session_id, r.episode);
   const out: Live[] = [];
-  for (const e of episodes) {
-    const seen = heard.get(e.session_id);
-    if (!seen) continue;
+  for (const [id, e] of found) {
+    if (!keep(e)) continue;
+    const seen = heard.get(id)!;
     const touched = await touchedBy(root, seen.record);
     out.push({
       session_id: e.session_id,
@@ -126,10 +157,9 @@ export async function liveSessions(
   const windowMs = liveWindowMs(policy);
   if (windowMs === undefined) return [];
   const cutoff = ws.at.getTime() - windowMs;
-  const others = (await listOpen(ws.layer)).flatMap((r) =>
-    r.episode && r.episode.session_id !== options.except && sameCheckout(r.episode, ws.position) ? [r.episode] : [],
+  const found = await liveIn(ws.layer, ws.position.worktree, cutoff, true, options.task, options.except, (e) =>
+    sameCheckout(e, ws.position),
   );
-  const found = await liveIn(ws.layer, ws.position.worktree, others, cutoff, true, options.task);
   const mine = options.task;
   if (mine && mine.scope.length > 0)
     for (const root of otherWorktrees(ws.position)) {
@@ -142,8 +172,7 @@ export async function liveSessions(
       }
       const theirs = (await activeTask(layer)).active;
       if (!theirs || !scopesOverlap(mine.scope, theirs.scope)) continue;
-      const open = (await listOpen(layer)).flatMap((r) => (r.episode ? [r.episode] : []));
-      found.push(...(await liveIn(layer, root, open, cutoff, false, theirs)));
+      found.push(...(await liveIn(layer, root, cutoff, false, theirs)));
     }
   return found.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0));
 }
