@@ -7,9 +7,10 @@ import { requireNumber, type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions } from "../questions/store.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { divergence } from "../records/labels.ts";
-import { resolveLatest, type Place, type Resolved } from "../records/resolve.ts";
+import { resolveLatest, type Place, type Resolution, type Resolved } from "../records/resolve.ts";
 import { view, type View } from "../records/view.ts";
 import { checkClaims } from "../records/claims-check.ts";
+import { offerShared, type SharedBy } from "../records/shared.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
@@ -70,9 +71,14 @@ async function recordFact(
   place: Place = ws.position,
 ): Promise<RecordFact> {
   try {
-    const resolution = await resolveLatest(kind, ws.layer, place);
+    const own = await resolveLatest(kind, ws.layer, place);
+    // A handover another checkout shared through git, where this one has no authored one of its own.
+    const resolution: Resolution & { sharedBy?: SharedBy } =
+      kind.name === "handover" ? await offerShared(own, ws.layer, ws.position) : own;
+    const shown = resolution.record && (await checkedView(resolution.record, ws, policy, now));
+    const sharedBy = resolution.sharedBy;
     return {
-      view: resolution.record ? await checkedView(resolution.record, ws, policy, now) : undefined,
+      view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
       since: resolution.since ? await view(resolution.since, ws.position, policy.policy, ws.at) : undefined,
       skipped: resolution.skipped,
     };

@@ -32,7 +32,7 @@ export type Policy = {
     push_record_on_end?: boolean;
   };
   checkpoint?: { max_body_lines?: number };
-  handover?: { required_sections?: string[] };
+  handover?: { required_sections?: string[]; share_authored?: boolean };
   context?: {
     builder_budget_lines?: number;
     builder_budget_chars?: number;
@@ -181,6 +181,9 @@ export const SWITCHES = {
   // Replacing the client's own compaction changes what the person's agent knows mid-session: the
   // person says yes in this checkout, not whoever wrote the tracked policy.
   "session.fresh_window": "credentials",
+  // Sharing copies the agent's words into the tracked half, where a commit publishes them: the
+  // person says yes in this checkout, never a tracked file.
+  "handover.share_authored": "credentials",
 } as const satisfies Record<string, "on unless false" | "consent" | "credentials">;
 
 export type SwitchKey = keyof typeof SWITCHES;

@@ -27,8 +27,9 @@ import type { RecordKind } from "./kinds.ts";
 import { newer, readRecord, type Loaded, type Meta } from "./record.ts";
 import { listNames, readIndex, storeOf, type IndexName, type Store } from "./store.ts";
 
-export const TIERS = ["same_worktree_same_branch", "same_branch"] as const;
-export type Tier = 0 | 1;
+/** The tiers a record earns here; the third is a handover another checkout shared through git (records/shared.ts). */
+export const TIERS = ["same_worktree_same_branch", "same_branch", "shared_from_another_checkout"] as const;
+export type Tier = 0 | 1 | 2;
 
 export type Resolved = Loaded & { tier: Tier; match: (typeof TIERS)[number] };
 

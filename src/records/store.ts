@@ -46,7 +46,7 @@ export function branchKey(branch: string): string {
   return key.length <= KEY_MAX ? key : `${key.slice(0, 100)}~${createHash("sha256", branch).slice(0, 32)}`;
 }
 
-function readableBranch(branch: string): string {
+export function readableBranch(branch: string): string {
   return branch.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "-";
 }
 

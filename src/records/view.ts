@@ -15,6 +15,7 @@ import {
 import { sections, trimmedSection } from "./markdown.ts";
 import type { Resolved } from "./resolve.ts";
 import type { ClaimsCheck } from "./claims.ts";
+import type { SharedBy } from "./shared.ts";
 
 export type View = {
   path: string;
@@ -38,6 +39,8 @@ export type View = {
   body: string;
   /** What its text cites, labelled against the tree now (records/claims-check.ts); absent when it cites nothing. */
   claims?: ClaimsCheck;
+  /** It is a handover another checkout shared through git (records/shared.ts): who shared it, from which checkout, when. */
+  shared?: SharedBy;
   /** Its episode is another session still live in this checkout: its own account of work going on, not a previous session's. */
   live_author?: { session_id: string; provider: string; last_seen: string };
 };

@@ -36,7 +36,7 @@ function ownHandover(f: Facts, budget: Budget | undefined, room: number): string
   }
   const body = v.body.replace(/\s+$/, "").split("\n");
   const intro = `The agent's own handover, ${v.path} (${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${v.age ? `${v.age} old` : "age unknown"}${v.session !== "none" ? `, written in episode ${v.session}` : ""}), quoted whole, in its author's own words:`;
-  const command = showCommand(v.path);
+  const command = showCommand(v);
   const limits = [
     `${BOOT_HANDOVER_LINES} lines`,
     ...(budget ? [`${budget.chars.toLocaleString("en-US")} characters (${budget.channel})`] : []),

@@ -135,6 +135,14 @@ export const quoted = (line: string) => (line === "" ? ">" : `> ${printable(line
 
 const age = (v: View) => (v.age ? `${v.age} old` : "age unknown");
 
+/** How a handover shared through git is labelled wherever it is shown. */
+export const sharedLabel = (s: NonNullable<View["shared"]>) => `shared by ${s.author} from another checkout`;
+
+/** What a shared handover is, said once beside it. */
+export function sharedLine(s: NonNullable<View["shared"]>, at: Date): string {
+  return `It was shared through git ${ago(at, s.shared_at)} by ${s.author} from another checkout (${s.checkout}); this checkout has no authored handover of its own for this branch, so theirs is offered: their account of their work, checked against this tree, never this checkout's own.`;
+}
+
 /** A record written by a session still live beside this one: its own account of work going on. */
 export function liveAuthorLine(a: NonNullable<View["live_author"]>, at: Date): string {
   return `It was written by another session still at work in this checkout (${a.provider}, episode ${a.session_id}, last heard from ${ago(at, a.last_seen)}): its own account of work going on, not a previous session's.`;
@@ -164,7 +172,7 @@ const handover: Section = (f) => {
         `No relevant handover for this worktree and branch (${f.position.branch}); records from other branches are never offered.`,
       ],
     };
-  const labels = `${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${age(v)}`;
+  const labels = `${v.how}, ${v.shared ? sharedLabel(v.shared) : v.match}, ${v.divergence}, ${v.freshness}, ${age(v)}`;
   const after: string[] = [];
   if (h.since) {
     const s = h.since;
@@ -180,6 +188,7 @@ const handover: Section = (f) => {
     return { lines: [...lines, ...after] };
   }
   lines.push(`Handover ${v.path} (${labels}).`);
+  if (v.shared) lines.push(sharedLine(v.shared, f.at));
   if (v.live_author) lines.push(liveAuthorLine(v.live_author, f.at));
   if (warnsAgainst(v.divergence))
     lines.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`);
@@ -189,7 +198,7 @@ const handover: Section = (f) => {
   const before = [...lines, `Its Next Action, ${authorship(v)}, quoted:`];
   return {
     lines: [...before, ...v.next_action.map(quoted), ...after],
-    quote: { before, quoted: v.next_action, after, command: showCommand(v.path) },
+    quote: { before, quoted: v.next_action, after, command: showCommand(v) },
   };
 };
 

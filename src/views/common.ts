@@ -1,5 +1,6 @@
 /** Small phrases every view words the same way. */
 import type { Divergence } from "../records/labels.ts";
+import type { View } from "../records/view.ts";
 
 /** Labels that tell the reader to trust git over the record. */
 export function warnsAgainst(label: Divergence): boolean {
@@ -15,12 +16,13 @@ export function ownRecordsLine(own: readonly string[]): string | undefined {
 /**
  * The command that prints a record whole, as every cut notice names it: a handover by its file
  * name (`handover --show <file>`); a checkpoint is only ever shown as the one resolved
- * (`checkpoint --show`).
+ * (`checkpoint --show`); a handover shared through git is a tracked file, read as it is.
  */
-export function showCommand(path: string): string {
-  return path.includes("/checkpoints/")
+export function showCommand(v: Pick<View, "path" | "shared">): string {
+  if (v.shared) return `cat ${v.path}`;
+  return v.path.includes("/checkpoints/")
     ? "majordomus checkpoint --show"
-    : `majordomus handover --show ${path.slice(path.lastIndexOf("/") + 1)}`;
+    : `majordomus handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`;
 }
 
 /** A list capped at `max` items, the last line saying how many more there were. */

@@ -17,7 +17,7 @@ import { describeMalformed } from "../questions/store.ts";
 import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
-import { authorship, CLAIMS_SHOWN, claimLines, liveAuthorLine } from "./briefing.ts";
+import { authorship, CLAIMS_SHOWN, claimLines, liveAuthorLine, sharedLine } from "./briefing.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, sizeOf } from "../lib/fit.ts";
@@ -81,6 +81,7 @@ function recordLines(v: View, since: View | undefined, at: Date): { lines: strin
     `match: ${v.match}; created ${v.created_at}${v.age !== undefined ? ` (${v.age} ago)` : ""}; task ${v.task_id}; ${v.how}${v.session !== "none" ? `; episode ${v.session}` : ""}`,
   ];
   if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
+  if (v.shared) header.push(sharedLine(v.shared, at));
   if (v.live_author) header.push(liveAuthorLine(v.live_author, at));
   if (!v.history && v.next_action) header.push(`Next Action ${authorship(v)}.`);
   const sinceLines = since
@@ -95,7 +96,7 @@ function recordLines(v: View, since: View | undefined, at: Date): { lines: strin
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
   // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
   const next = !v.history && v.next_action ? v.next_action : [];
-  const omitted = `rest of the body omitted for the budget — \`${showCommand(v.path)}\` prints it`;
+  const omitted = `rest of the body omitted for the budget — \`${showCommand(v)}\` prints it`;
   return {
     lines: [...header, ...sinceLines, ...cited, ...body, ...tail],
     short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), ...citedShort, omitted],
@@ -131,7 +132,7 @@ function recordSection(
     title,
     ...r,
     ...(id === "handover" && !fact.view.history && fact.view.next_action
-      ? { next: { lines: fact.view.next_action, command: showCommand(fact.view.path) } }
+      ? { next: { lines: fact.view.next_action, command: showCommand(fact.view) } }
       : {}),
   };
 }

@@ -50,6 +50,8 @@ export type RecordSummary = {
   claims: ClaimsCheck | null;
   /** Its episode is another session still at work in this checkout: its own account of work going on, not a previous session's. */
   live_author: { session_id: string; provider: string; last_seen: string } | null;
+  /** A handover another checkout shared through git: its author (git's user.name), that checkout's opaque id, when it was shared. */
+  shared_by: { author: string; checkout: string; shared_at: string } | null;
 };
 
 /**
@@ -62,7 +64,7 @@ export const NEXT_ACTION_CHARS = { handover: 9_000, other: 3_000 } as const;
 function summary(v: View, room: number): RecordSummary {
   const lines = !v.history && v.next_action ? v.next_action : undefined;
   const whole = lines?.join("\n");
-  const command = showCommand(v.path);
+  const command = showCommand(v);
   const head = lines && whole!.length > room ? headThatFits(lines, room, "utf16") : undefined;
   return {
     path: v.path,
@@ -82,6 +84,7 @@ function summary(v: View, room: number): RecordSummary {
     next_action_cut: head ? { shown_lines: head.kept, total_lines: lines!.length, command } : null,
     claims: v.claims ?? null,
     live_author: v.live_author ?? null,
+    shared_by: v.shared ?? null,
   };
 }
 

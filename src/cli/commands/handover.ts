@@ -11,6 +11,8 @@ import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
 import { command } from "../define.ts";
 import { printListing, printRecord, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
+import { stdinIsTerminal } from "../../lib/stdin.ts";
+import { granted } from "../../policy/index.ts";
 import { out, outJson } from "../print.ts";
 
 const KIND = RECORD_KINDS.handover;
@@ -25,6 +27,8 @@ export default command({
     "majordomus handover --derive",
     "majordomus handover --resolve",
     "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md",
+    "majordomus handover --share < handover.md   # write it and share it through git",
+    "majordomus handover --share --withdraw",
   ],
   args: {
     derive: {
@@ -37,11 +41,19 @@ export default command({
     path: { type: "boolean", description: "With --resolve: print only its path" },
     list: { type: "boolean", description: "List this checkout's handovers, newest first" },
     show: { type: "string", description: "Print one handover whole, by its file name (what a cut briefing names)" },
+    share: {
+      type: "boolean",
+      description:
+        "Share through git: copy this checkout's newest authored handover (or the one piped in, written first), redacted, into .ai/repo/shared/ for a clone's briefing; commit it with the work",
+    },
+    withdraw: { type: "boolean", description: "With --share: remove what this checkout shared for its branch" },
     ...limitArg,
     ...jsonArg,
   },
   async run({ args }) {
-    exclusive(args, ["derive", "resolve", "list", "show"]);
+    exclusive(args, ["derive", "resolve", "list", "show", "share"]);
+    if (args.withdraw && !args.share)
+      throw new Failure("usage", "--withdraw goes with --share", "run `majordomus handover --share --withdraw`");
     const limit = listLimit(args.limit, args.list === true, "--list");
     const noTask = args["no-task"] === true;
     if (args.show !== undefined) {
@@ -70,15 +82,36 @@ export default command({
     const ws = await workspace(process.cwd(), undefined, { readOnly: args.resolve === true || args.list === true });
     if (args.resolve) return printResolved(KIND, ws, { path: args.path, json: args.json });
     if (args.list) return printListing(KIND, ws, { json: args.json, limit });
+    const share = await import("../../lifecycle/share.ts");
+    if (args.share && args.withdraw) {
+      const gone = await share.withdrawShared(ws);
+      if (args.json) return outJson("handover-withdrawn", { path: gone ?? null });
+      if (gone) return out(gone);
+      log.info(`this checkout had shared nothing for ${ws.position.branch}`);
+      return;
+    }
     const policy = await ws.policy();
-    const body = args.derive
-      ? deriveHandover(await gatherFacts(ws, HANDOVER_NEEDS), requiredSections(policy))
-      : readBody("majordomus handover");
+    // `--share` with nothing piped in shares the newest authored handover this checkout has.
+    const piped = !(args.share && stdinIsTerminal()) ? (args.derive ? "" : readBody("majordomus handover")) : "";
+    if (args.share && !args.derive && piped.trim() === "") {
+      const rel = await share.shareHandover(ws);
+      if (args.json) return outJson("handover-shared", { path: rel });
+      out(rel);
+      log.info(`commit it with your work to hand it on: git add ${rel}`);
+      return;
+    }
+    const body = args.derive ? deriveHandover(await gatherFacts(ws, HANDOVER_NEEDS), requiredSections(policy)) : piped;
     const written = await writeRecord(ws, KIND, body, policy, {
       how: args.derive ? "derived" : "authored",
       noTask,
       close: args.close,
     });
+    // Shared as it is written: asked for now, or consented to for every authored handover in this checkout.
+    const shared =
+      !args.derive && (args.share || granted(policy, "handover.share_authored").on)
+        ? await share.shareHandover(ws, written.record)
+        : undefined;
+    if (shared) log.info(`shared as ${shared}: commit it with your work to hand it on`);
     // Detached from an active task, the agent's words are not that task's account: a session end's
     // derived record for the task is resumed from instead. Said now, while it can still be redone.
     const active = noTask && !args.derive ? (await activeTask(ws.layer)).active : undefined;
@@ -93,6 +126,7 @@ export default command({
         task_id: written.record.meta.task_id,
         closed: args.close === true,
         created_at: written.record.meta.created_at,
+        shared: shared ?? null,
       });
     else out(relative(process.cwd(), written.record.path) || written.relativePath);
   },

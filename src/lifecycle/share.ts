@@ -1,0 +1,94 @@
+/**
+ * Sharing a handover through git (records/shared.ts): this checkout's newest authored handover of
+ * its branch, copied redacted into the tracked half for a teammate's clone or another machine,
+ * replacing what this checkout shared for the branch before; and withdrawing it. Nothing is
+ * committed here: the person commits the file with the work (or the end's consented commit takes
+ * it along, lifecycle/commit.ts).
+ */
+import { join, relative } from "node:path";
+import { stamp } from "../lib/clock.ts";
+import { Failure } from "../lib/failure.ts";
+import { lstatSync } from "node:fs";
+import { ensureDir, exists, linkRefusal, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { redactForWrite } from "../lib/redact.ts";
+import { appendEvent } from "../ledger/store.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import type { Loaded } from "../records/record.ts";
+import { resolveLatest } from "../records/resolve.ts";
+import { checkoutOf, renderShared, sharedDir, sharedName, SHARED_SCHEMA } from "../records/shared.ts";
+import { gitLine } from "../repo/git.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+
+function folderOf(ws: Workspace): string {
+  const dir = sharedDir(ws.layer);
+  if (!dir)
+    throw new Failure(
+      "missing",
+      `${ws.layer.manifestPath} declares no sections.shared (a layer made before handovers could be shared)`,
+      "add `shared: repo/shared` under sections in that file, then run `majordomus init --extend`",
+    );
+  // A tracked folder is anyone's: one that is a link is never written through.
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw linkRefusal(dir);
+  return dir;
+}
+
+/** Where this checkout shares its branch's handover. */
+export function sharedPathOf(ws: Workspace): string {
+  return join(folderOf(ws), sharedName(ws.position.branch, checkoutOf(ws.position)));
+}
+
+/** This checkout's own newest authored handover of its branch (never another worktree's, never a shared one). */
+async function ownAuthored(ws: Workspace): Promise<Loaded> {
+  const resolution = await resolveLatest(RECORD_KINDS.handover, ws.layer, ws.position);
+  const record = resolution.record;
+  if (!record || record.meta.how !== "authored" || record.tier !== 0)
+    throw new Failure(
+      "missing",
+      `this checkout has no authored handover of its own for ${ws.position.branch} to share`,
+      "write one first (`majordomus handover < body.md`), or pipe it into `majordomus handover --share`",
+    );
+  return record;
+}
+
+/** Share `record` (default: this checkout's newest authored handover); returns the shared file's path from the worktree. */
+export async function shareHandover(ws: Workspace, record?: Loaded): Promise<string> {
+  const path = sharedPathOf(ws);
+  const source = record ?? (await ownAuthored(ws));
+  if (source.meta.how !== "authored")
+    throw new Failure("contract", "only an authored handover is shared", "write the handover yourself, then share it");
+  const author = await gitLine(ws.position.worktree, ["config", "user.name"]);
+  if (!author)
+    throw new Failure(
+      "missing",
+      "git has no user.name here: a shared handover names its author",
+      'set it (`git config user.name "Your Name"`), then share again',
+    );
+  // The same redaction as every write: the copy leaves this checkout.
+  const body = await redactForWrite(source.body, "shared handover");
+  const meta = {
+    schema: SHARED_SCHEMA,
+    created_at: source.meta.created_at,
+    shared_at: stamp(),
+    author: await redactForWrite(author, "shared handover's author"),
+    checkout: checkoutOf(ws.position),
+    branch: source.meta.branch,
+    head: source.meta.head,
+    working_tree: source.meta.working_tree,
+    ...(source.meta.claims ? { claims: source.meta.claims } : {}),
+  };
+  ensureDir(folderOf(ws), 0o755);
+  writeFileAtomic(path, renderShared(meta, body), 0o644);
+  const rel = relative(ws.position.worktree, path);
+  await appendEvent(ws, "handover.shared", { shared_path: rel, created_at: source.meta.created_at });
+  return rel;
+}
+
+/** Remove what this checkout shared for its branch; returns its path from the worktree, or undefined when there was none. */
+export async function withdrawShared(ws: Workspace): Promise<string | undefined> {
+  const path = sharedPathOf(ws);
+  if (!exists(path)) return undefined;
+  unlinkQuiet(path);
+  const rel = relative(ws.position.worktree, path);
+  await appendEvent(ws, "handover.withdrawn", { shared_path: rel });
+  return rel;
+}

@@ -1,0 +1,147 @@
+/**
+ * Handovers shared through git: a redacted copy of a checkout's authored handover in the tracked
+ * half (`sections.shared`, `.ai/repo/shared/`), one file per branch and checkout, for a teammate's
+ * clone or another machine. It carries its author, the checkout it came from (an opaque id: no
+ * path), its branch and commit, when it was written and shared, and what its text cites; nothing
+ * else of the local half.
+ *
+ * A clone is offered it only while it has no authored handover of its own for the branch (the
+ * resolver's own tiers come first, records/resolve.ts): then it is the account, labelled as shared
+ * by its author from another checkout, and a newer derived record of the clone's own is named
+ * beside it as "since then", as for any authored record. The checkout that shared it never takes
+ * it for its own: its own records win, and its own shared copy is never offered to it.
+ */
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { createHash, parseYaml } from "../lib/runtime.ts";
+import { readLayerFile, RECORD_MAX_BYTES } from "../lib/fsx.ts";
+import { emitMap } from "../lib/yaml-emit.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import type { Position } from "../repo/where.ts";
+import { splitFrontMatter } from "./markdown.ts";
+import { newer, type Meta } from "./record.ts";
+import { TIERS, type Resolution, type Resolved } from "./resolve.ts";
+import { readableBranch } from "./store.ts";
+
+export const SHARED_SCHEMA = "shared-handover/v1";
+
+const KEYS = ["schema", "created_at", "shared_at", "author", "checkout", "branch", "head", "working_tree"] as const;
+
+export type SharedMeta = Record<(typeof KEYS)[number], string> & { claims?: string[] };
+export type Shared = { path: string; file: string; meta: SharedMeta; body: string };
+
+/** Who shared it, from where, and when: what every surface says of a shared handover. */
+export type SharedBy = { author: string; checkout: string; shared_at: string };
+
+/** A checkout's opaque identity: its repository id and worktree, hashed; the same in every command of that checkout. */
+export function checkoutOf(position: Pick<Position, "repositoryId" | "worktree">): string {
+  return `c-${createHash("sha256", `${position.repositoryId}\0${position.worktree}`).slice(0, 16)}`;
+}
+
+/** The shared folder, or undefined when the manifest declares none (a layer made before it existed). */
+export function sharedDir(layer: Layer): string | undefined {
+  return layer.manifest.sections.shared === undefined ? undefined : sectionPath(layer, "shared");
+}
+
+/** The file one checkout shares its branch's handover in. */
+export const sharedName = (branch: string, checkout: string) => `${readableBranch(branch)}--${checkout}.md`;
+
+export function renderShared(meta: SharedMeta, body: string): string {
+  const entries: Array<readonly [string, string | string[]]> = KEYS.map((k) => [k, meta[k]]);
+  if (meta.claims && meta.claims.length > 0) entries.push(["claims", meta.claims]);
+  return `---\n${emitMap(entries)}---\n\n${body.replace(/\s*$/, "")}\n`;
+}
+
+/** One shared file read and checked; a malformed one is undefined (counted by the caller). */
+export async function readShared(path: string, file: string): Promise<Shared | undefined> {
+  try {
+    const split = splitFrontMatter(readLayerFile(path, { maxBytes: RECORD_MAX_BYTES }));
+    if (!split) return undefined;
+    const data = (await parseYaml(split.frontMatter)) as Record<string, unknown> | null;
+    if (!data || data.schema !== SHARED_SCHEMA) return undefined;
+    if (Object.keys(data).some((k) => k !== "claims" && !(KEYS as readonly string[]).includes(k))) return undefined;
+    if (!KEYS.every((k) => typeof data[k] === "string" && data[k] !== "")) return undefined;
+    const claims = data.claims;
+    if (claims !== undefined && !(Array.isArray(claims) && claims.every((c) => typeof c === "string")))
+      return undefined;
+    return { path, file, meta: data as SharedMeta, body: split.body };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The newest handover another checkout shared for this branch; what was unreadable is counted. */
+export async function sharedFor(
+  layer: Layer,
+  position: Pick<Position, "repositoryId" | "worktree" | "branch">,
+): Promise<{ shared?: Shared; skipped: number }> {
+  const dir = sharedDir(layer);
+  if (!dir) return { skipped: 0 };
+  let names: string[];
+  try {
+    // A tracked folder is anyone's: one that is a link is never read through.
+    if (!lstatSync(dir).isDirectory()) return { skipped: 0 };
+    names = readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md");
+  } catch {
+    return { skipped: 0 };
+  }
+  const mine = checkoutOf(position);
+  let best: Shared | undefined;
+  let skipped = 0;
+  for (const file of names) {
+    const read = await readShared(join(dir, file), file);
+    if (!read) {
+      skipped++;
+      continue;
+    }
+    if (read.meta.branch !== position.branch || read.meta.checkout === mine) continue;
+    if (!best || read.meta.created_at > best.meta.created_at) best = read;
+  }
+  return { shared: best, skipped };
+}
+
+/** A shared handover as the resolver's record: authored, of no task or episode of this checkout. */
+export function asResolved(s: Shared): Resolved & { sharedBy: SharedBy } {
+  const meta: Meta = {
+    schema: "handover/v1",
+    created_at: s.meta.created_at,
+    seq: 0,
+    how: "authored",
+    task_id: "none",
+    session: "none",
+    repository_id: "shared",
+    worktree: "",
+    branch: s.meta.branch,
+    head: s.meta.head,
+    working_tree: s.meta.working_tree,
+    changed_files: [],
+    ...(s.meta.claims ? { claims: s.meta.claims } : {}),
+  };
+  return {
+    path: s.path,
+    file: s.file,
+    meta,
+    body: s.body,
+    tier: 2,
+    match: TIERS[2],
+    sharedBy: { author: s.meta.author, checkout: s.meta.checkout, shared_at: s.meta.shared_at },
+  };
+}
+
+/**
+ * The resolution with a shared handover offered where this checkout has no authored one of its
+ * own: it becomes the account, and this checkout's own newer derived record is named beside it.
+ */
+export async function offerShared(
+  resolution: Resolution,
+  layer: Layer,
+  position: Pick<Position, "repositoryId" | "worktree" | "branch">,
+): Promise<Resolution & { sharedBy?: SharedBy }> {
+  const own = resolution.record;
+  if (own && own.meta.how === "authored") return resolution;
+  const { shared, skipped } = await sharedFor(layer, position);
+  if (!shared) return { ...resolution, skipped: resolution.skipped + skipped };
+  const record = asResolved(shared);
+  const since = own && newer(own.meta, record.meta) ? own : undefined;
+  return { record, since, skipped: resolution.skipped + skipped, sharedBy: record.sharedBy };
+}

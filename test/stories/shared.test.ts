@@ -1,0 +1,138 @@
+// A handover handed to a teammate through git, told through the installed shims: Alice shares her
+// handover and pushes it to a bare remote; Bob clones it as a teammate would, and his briefing
+// offers it labelled as shared by Alice from another checkout, checked against his tree; Alice's
+// own checkout keeps preferring her own record; Bob's own handover wins once he writes one; a
+// withdrawn share is offered to nobody; no secret and nothing else of Alice's local half travels.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { captured, fire, fixture } from "../support/capture.ts";
+import { ok } from "../support/layered.ts";
+import { cases } from "../support/secrets.ts";
+import { Repo, scratch, sh } from "../support/repo.ts";
+
+const START = fixture("SessionStart-startup.json");
+const END = fixture("SessionEnd-other.json");
+const [, secretText, secret] = cases.find(([family]) => family === "aws access key id")!;
+
+const NEXT = "Finish the reader in `src/reader.ts`, then drop `src/legacy.ts`.";
+const body = (next: string) =>
+  `# Objective\nA config reader.\n\n# Current State\nHalf done; ${secretText}.\n\n# Next Action\n${next}\n`;
+
+function start(repo: Repo, id: string): string {
+  const run = fire(repo, "start", { ...START, session_id: id });
+  expect(run.status).toBe(0);
+  return run.stdout;
+}
+
+const sharedFiles = (repo: Repo) =>
+  readdirSync(repo.path(".ai/repo/shared")).filter((f) => f.endsWith(".md") && f !== "README.md");
+
+describe("a handover handed to a teammate through git", () => {
+  test("shared, pushed, cloned: offered to the clone with its author and labels; the original keeps its own; the clone's own wins; withdrawn, it is offered to nobody", () => {
+    using alice = captured();
+    alice.git("config", "user.name", "Alice Example");
+    alice.commit("reader", "src/reader.ts", "export const read = () => 1;\n");
+    alice.commit("legacy", "src/legacy.ts", "old\n");
+    start(alice, "cc-alice");
+    ok(alice.mj(["handover"], { input: body(NEXT), env: { CLAUDE_CODE_SESSION_ID: "cc-alice" } }));
+    const shared = ok(alice.mj(["handover", "--share"])).stdout.trim();
+    expect(shared).toMatch(/^\.ai\/repo\/shared\/main--c-[0-9a-f]{16}\.md$/);
+
+    // What travels: the handover's words (redacted) and who, where from, which commit; nothing else of the local half.
+    const copy = readFileSync(alice.path(shared), "utf8");
+    expect(copy).toContain("schema: shared-handover/v1\n");
+    expect(copy).toContain("author: Alice Example\n");
+    expect(copy).toContain(NEXT);
+    expect(copy).not.toContain(secret);
+    expect(copy).toContain("[redacted:");
+    expect(copy).not.toContain(alice.dir);
+    expect(copy).not.toMatch(/\bs-\d{14}-[0-9a-f]+/);
+    expect(copy).not.toMatch(/\n(session|task_id|worktree|repository_id):/);
+
+    // Alice commits it with her work, goes on (the legacy file goes) and pushes.
+    alice.git("add", shared);
+    alice.git("commit", "-q", "-m", "Share the handover");
+    alice.git("rm", "-q", "src/legacy.ts");
+    alice.git("commit", "-q", "-m", "Drop the legacy reader");
+    const remote = `${scratch("majordomus-remote-")}/origin.git`;
+    alice.git("clone", "-q", "--bare", alice.dir, remote);
+
+    // Bob clones it as a teammate would.
+    using bob = new Repo(`${scratch("majordomus-bob-")}/work`);
+    sh(bob.dir.replace(/\/work$/, ""), "git", ["clone", "-q", remote, bob.dir]);
+    bob.git("config", "user.name", "Bob Example");
+    const first = start(bob, "cc-bob-1");
+    expect(first).toMatch(
+      /Handover \.ai\/repo\/shared\/main--c-[0-9a-f]{16}\.md \(authored, shared by Alice Example from another checkout, advanced, fresh, 0m old\)\./,
+    );
+    expect(first).toMatch(
+      /It was shared through git (just now|\d+m ago) by Alice Example from another checkout \(c-[0-9a-f]{16}\)/,
+    );
+    expect(first).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
+    expect(first).toContain("- `src/legacy.ts`: deleted");
+    expect(first).toContain("- `src/reader.ts`: unchanged");
+    expect(first).not.toContain(secret);
+
+    // Bob's session ends: his own derived record is named beside Alice's words, never in their place.
+    fire(bob, "end", { ...END, session_id: "cc-bob-1" });
+    const second = start(bob, "cc-bob-2");
+    expect(second).toContain("shared by Alice Example from another checkout");
+    expect(second).toMatch(/Since then: a derived record \.ai\/local\/state\/handovers\/\S+/);
+
+    // Alice's own checkout prefers her own record; her shared copy is never offered to her.
+    const hers = start(alice, "cc-alice-2");
+    expect(hers).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, /);
+    expect(hers).not.toContain("shared by");
+
+    // Withdrawn and pushed: Bob's clone offers it no more.
+    expect(ok(alice.mj(["handover", "--share", "--withdraw"])).stdout.trim()).toBe(shared);
+    expect(sharedFiles(alice)).toEqual([]);
+    alice.git("rm", "-q", "--cached", shared);
+    alice.git("commit", "-q", "-m", "Withdraw the shared handover");
+    alice.git("push", "-q", remote, "main");
+    bob.git("pull", "-q", "--ff-only", remote, "main");
+    const third = start(bob, "cc-bob-3");
+    expect(third).not.toContain("shared by");
+    expect(third).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(derived, /);
+
+    // Shared again; Bob writes his own handover: his wins.
+    ok(alice.mj(["handover", "--share"]));
+    alice.git("add", shared);
+    alice.git("commit", "-q", "-m", "Share it again");
+    alice.git("push", "-q", remote, "main");
+    bob.git("pull", "-q", "--ff-only", remote, "main");
+    expect(start(bob, "cc-bob-4")).toContain("shared by Alice Example from another checkout");
+    ok(
+      bob.mj(["handover"], {
+        input: body("Bob's own next step: the writer."),
+        env: { CLAUDE_CODE_SESSION_ID: "cc-bob-4" },
+      }),
+    );
+    const fifth = start(bob, "cc-bob-5");
+    expect(fifth).toContain("> Bob's own next step: the writer.");
+    expect(fifth).not.toContain("shared by");
+  }, 120_000);
+
+  test("--share needs an authored handover of this checkout and git's user.name; a shared folder that is a link is never written through", () => {
+    using repo = captured();
+    const none = repo.mj(["handover", "--share"]);
+    expect(none.status).toBe(12);
+    expect(none.stderr).toContain("this checkout has no authored handover of its own for main to share");
+    expect(repo.mj(["handover", "--withdraw"]).status).toBe(2);
+    expect(repo.mj(["handover", "--derive", "--share"]).status).toBe(2);
+
+    ok(repo.mj(["handover"], { input: body("Go on.") }));
+    repo.git("config", "user.name", "");
+    const nameless = repo.mj(["handover", "--share"]);
+    expect(nameless.status).toBe(12);
+    expect(nameless.stderr).toContain("git has no user.name here");
+
+    repo.git("config", "user.name", "Someone");
+    using elsewhere = new Repo();
+    sh(repo.dir, "rm", ["-rf", repo.path(".ai/repo/shared")]);
+    sh(repo.dir, "ln", ["-s", elsewhere.dir, repo.path(".ai/repo/shared")]);
+    const linked = repo.mj(["handover", "--share"]);
+    expect(linked.status).not.toBe(0);
+    expect(readdirSync(elsewhere.dir)).toEqual([]);
+  }, 60_000);
+});
