@@ -8,6 +8,7 @@
  * `## Close` section appended once, then the open episode and the claim go.
  */
 import { dropNotices } from "../session/notices.ts";
+import { sharedToCommit } from "./share.ts";
 import { redactForWrite } from "../lib/redact.ts";
 import { closeSync, readdirSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -182,7 +183,7 @@ export async function writeClose(
   const push = await consentHere(ws.position, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
   if (!done.value.completed && commit.on)
-    committed = await commitRecord(ws, done.value.rel, episode.session_id, push.on);
+    committed = await commitRecord(ws, [done.value.rel, ...sharedToCommit(ws)], episode.session_id, push.on);
   for (const [key, g] of [
     ["session.commit_record_on_end", commit],
     ["session.push_record_on_end", push],

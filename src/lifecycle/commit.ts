@@ -1,7 +1,8 @@
 /**
- * Committing a closed session record when the policy says exactly `true`: one file, through git's
- * plumbing (a temporary index, commit-tree, a compare-and-swap update-ref), so no commit hook
- * runs and the person's staged and unstaged work stay as they were.
+ * Committing a closed session record when the person consented: the record, and the handover this
+ * checkout shared for its branch when there is one (records/shared.ts), through git's plumbing (a
+ * temporary index, commit-tree, a compare-and-swap update-ref), so no commit hook runs and the
+ * person's staged and unstaged work stay as they were.
  */
 import { rmSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -13,7 +14,7 @@ import { DETACHED, NO_HEAD, type Position } from "../repo/where.ts";
 
 export async function commitRecord(
   ws: Workspace,
-  rel: string,
+  rels: readonly string[],
   episodeId: string,
   push: boolean,
 ): Promise<string | undefined> {
@@ -27,12 +28,15 @@ export async function commitRecord(
   const tempIndex = join(p.gitDir, `majordomus-index-${randomHex(4)}`);
   const env = { GIT_INDEX_FILE: tempIndex };
   try {
-    const blob = await git(p.worktree, ["hash-object", "-w", "--", rel]);
+    const blob = await git(p.worktree, ["hash-object", "-w", "--", ...rels]);
     if (!blob.ok) throw new Error(blob.stderr.trim());
-    const sha = blob.stdout.trim();
+    const entries = blob.stdout
+      .trim()
+      .split("\n")
+      .map((sha, i) => `100644,${sha.trim()},${rels[i]}`);
     const steps: string[][] = [
       ["read-tree", p.head],
-      ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`],
+      ...entries.map((e) => ["update-index", "--add", "--cacheinfo", e]),
     ];
     for (const step of steps) {
       const r = await git(p.worktree, step, undefined, env);
@@ -59,8 +63,8 @@ export async function commitRecord(
       p.head,
     ]);
     if (!moved.ok) throw new Error(`the branch moved meanwhile: ${moved.stderr.trim()}`);
-    // The record is now tracked: record it in the real index too, touching no other entry.
-    await git(p.worktree, ["update-index", "--add", "--cacheinfo", `100644,${sha},${rel}`]);
+    // The files are now tracked: record them in the real index too, touching no other entry.
+    for (const e of entries) await git(p.worktree, ["update-index", "--add", "--cacheinfo", e]);
     if (push) {
       const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:refs/heads/${p.branch}`]);
       if (!pushed.ok)

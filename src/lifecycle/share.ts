@@ -92,3 +92,11 @@ export async function withdrawShared(ws: Workspace): Promise<string | undefined>
   await appendEvent(ws, "handover.withdrawn", { shared_path: rel });
   return rel;
 }
+
+/** The handover this checkout shared for its branch, from the worktree, when it is there to commit with a closed record. */
+export function sharedToCommit(ws: Workspace): string[] {
+  const dir = sharedDir(ws.layer);
+  if (!dir) return [];
+  const path = join(dir, sharedName(ws.position.branch, checkoutOf(ws.position)));
+  return exists(path) && !lstatSync(dir).isSymbolicLink() ? [relative(ws.position.worktree, path)] : [];
+}

@@ -163,7 +163,10 @@ describe("reliability", () => {
     for (const { shim, r } of results) {
       expect(r.status).not.toBe(2);
       expect([0, 12]).toContain(r.status ?? -1);
-      if (shim !== "start") expect({ shim, stdout: r.stdout }).toEqual({ shim, stdout: "" });
+      // End and compact print nothing; a prompt prints nothing but the notice that another session opened beside its own.
+      if (shim === "end" || shim === "compact") expect({ shim, stdout: r.stdout }).toEqual({ shim, stdout: "" });
+      if (shim === "prompt" && r.stdout !== "")
+        expect(r.stdout).toContain("## majordomus — another session opened beside this one");
     }
     expect(tree(repo.dir, [".ai", ".git"])).toEqual(before);
     for (const name of ["pwned", "pwned2", "escape"]) expect(readdirSync(repo.dir)).not.toContain(name);

@@ -4,7 +4,7 @@
 // own checkout keeps preferring her own record; Bob's own handover wins once he writes one; a
 // withdrawn share is offered to nobody; no secret and nothing else of Alice's local half travels.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { cases } from "../support/secrets.ts";
@@ -134,5 +134,31 @@ describe("a handover handed to a teammate through git", () => {
     const linked = repo.mj(["handover", "--share"]);
     expect(linked.status).not.toBe(0);
     expect(readdirSync(elsewhere.dir)).toEqual([]);
+  }, 60_000);
+
+  test("the consents: handover.share_authored shares every authored handover, and commit_record_on_end commits the shared copy with the closed record; a tracked policy asking is not consent", () => {
+    using repo = captured();
+    // The tracked policy asks; nobody consented: nothing is shared.
+    const policy = repo.path(".ai/repo/policy.yaml");
+    writeFileSync(policy, readFileSync(policy, "utf8").replace(/^handover:\n/m, "handover:\n  share_authored: true\n"));
+    start(repo, "cc-one");
+    ok(repo.mj(["handover"], { input: body("Go on."), env: { CLAUDE_CODE_SESSION_ID: "cc-one" } }));
+    expect(sharedFiles(repo)).toEqual([]);
+
+    writeFileSync(
+      repo.path(".ai/local/state/consent.yaml"),
+      "session:\n  commit_record_on_end: true\nhandover:\n  share_authored: true\n",
+      { mode: 0o600 },
+    );
+    ok(repo.mj(["handover"], { input: body("Go on, shared."), env: { CLAUDE_CODE_SESSION_ID: "cc-one" } }));
+    expect(sharedFiles(repo).length).toBe(1);
+    const before = repo.git("rev-parse", "HEAD");
+    fire(repo, "end", { ...END, session_id: "cc-one" });
+    expect(repo.git("rev-parse", "HEAD~1")).toBe(before);
+    const committed = repo.git("show", "--name-only", "--format=", "HEAD").split("\n").sort();
+    expect(committed.length).toBe(2);
+    expect(committed[0]).toStartWith(".ai/repo/sessions/");
+    expect(committed[1]).toBe(`.ai/repo/shared/${sharedFiles(repo)[0]}`);
+    expect(repo.git("show", `HEAD:${committed[1]}`)).toContain("Go on, shared.");
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import { command } from "../define.ts";
 import { printListing, printRecord, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
-import { granted } from "../../policy/index.ts";
+import { consentHere } from "../../lifecycle/consent.ts";
 import { out, outJson } from "../print.ts";
 
 const KIND = RECORD_KINDS.handover;
@@ -108,7 +108,7 @@ export default command({
     });
     // Shared as it is written: asked for now, or consented to for every authored handover in this checkout.
     const shared =
-      !args.derive && (args.share || granted(policy, "handover.share_authored").on)
+      !args.derive && (args.share || (await consentHere(ws.position, policy, "handover.share_authored")).on)
         ? await share.shareHandover(ws, written.record)
         : undefined;
     if (shared) log.info(`shared as ${shared}: commit it with your work to hand it on`);
