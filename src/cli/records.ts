@@ -4,7 +4,8 @@ import { Failure } from "../lib/failure.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
-import { explain, resolveLatest } from "../records/resolve.ts";
+import { explain, resolveLatest, type Resolution } from "../records/resolve.ts";
+import { offerShared, type SharedBy } from "../records/shared.ts";
 import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { listingLine, noRecordLine, resolvedLines, shownLines } from "../views/records.ts";
@@ -21,10 +22,18 @@ export async function printResolved(
 ): Promise<void> {
   const policy = (await ws.policy()).policy;
   const at = ws.at;
+  // A handover another checkout shared through git is offered where this one has none of its own (records/shared.ts).
+  const offered = async (r: Resolution): Promise<Resolution & { sharedBy?: SharedBy }> =>
+    kind.name === "handover" ? offerShared(r, ws.layer, ws.position) : r;
+  const viewOf = async (r: Resolution & { sharedBy?: SharedBy }) => {
+    const v = r.record ? await view(r.record, ws.position, policy, at) : undefined;
+    return v && r.sharedBy ? { ...v, shared: r.sharedBy } : v;
+  };
   if (options.json) {
     const explained = await explain(kind, ws.layer, await placeFor(kind, ws));
-    const record = explained.record ? await view(explained.record, ws.position, policy, at) : null;
-    const since = explained.since ? await view(explained.since, ws.position, policy, at) : null;
+    const chosen = await offered({ record: explained.record, since: explained.since, skipped: 0 });
+    const record = (await viewOf(chosen)) ?? null;
+    const since = chosen.since ? await view(chosen.since, ws.position, policy, at) : null;
     outJson("record-resolved", {
       kind: kind.name,
       record,
@@ -34,7 +43,7 @@ export async function printResolved(
     });
     return;
   }
-  const resolution = await resolveLatest(kind, ws.layer, await placeFor(kind, ws));
+  const resolution = await offered(await resolveLatest(kind, ws.layer, await placeFor(kind, ws)));
   if (resolution.skipped > 0)
     log.warn(
       `skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`,
@@ -49,7 +58,7 @@ export async function printResolved(
     out(noRecordLine(kind.noun, ws.position.branch));
     return;
   }
-  const v = await view(resolution.record, ws.position, policy, at);
+  const v = (await viewOf(resolution))!;
   if (options.path) {
     // Absolute: `cat "$(majordomus handover --resolve --path)"` works from any folder.
     out(join(ws.position.worktree, v.path));

@@ -110,6 +110,10 @@ export function headerLines(kind: string, v: View): string[] {
     `Created: ${v.created_at}${v.age ? ` (${v.age} ago)` : ""}, ${v.how}${v.session !== "none" ? `, in episode ${v.session}` : ""}`,
     `Task: ${v.task_id}`,
   ];
+  if (v.shared)
+    lines.push(
+      `Shared by ${v.shared.author} from another checkout (${v.shared.checkout}), ${v.shared.shared_at}: offered because this checkout has no authored handover of its own for this branch.`,
+    );
   if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown")
     lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);
   if (v.history) lines.push(`HISTORY: this record is ${v.freshness}; its Next Action is withheld.`);

@@ -72,6 +72,13 @@ describe("a handover handed to a teammate through git", () => {
     expect(first).toContain("- `src/legacy.ts`: deleted");
     expect(first).toContain("- `src/reader.ts`: unchanged");
     expect(first).not.toContain(secret);
+    // `handover --resolve` (and its JSON) names the same record, and who shared it.
+    expect(ok(bob.mj(["handover", "--resolve"])).stdout).toContain("Shared by Alice Example from another checkout");
+    const resolved = JSON.parse(ok(bob.mj(["handover", "--resolve", "--json"])).stdout) as {
+      record: { path: string; shared: { author: string } };
+    };
+    expect(resolved.record.path).toBe(shared);
+    expect(resolved.record.shared.author).toBe("Alice Example");
 
     // Bob's session ends: his own derived record is named beside Alice's words, never in their place.
     fire(bob, "end", { ...END, session_id: "cc-bob-1" });
