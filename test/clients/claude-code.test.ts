@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { layered, ledger, ok } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { ClaudeRig, TmuxSession } from "./rig.ts";
+import type { MockOptions } from "./mock-anthropic.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
@@ -14,6 +15,27 @@ const files = (repo: ClaudeRig["repo"], dir: string) =>
   readdirSync(repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
 const sessions = (repo: ClaudeRig["repo"]) =>
   files(repo, ".ai/repo/sessions").map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
+/**
+ * A mock whose answer to the first request that offers the Bash tool is the agent writing `body`
+ * as its handover (`majordomus handover`), as a model that decided to hand over would.
+ */
+function writesHandover(body: string): { mock: MockOptions; asked: () => boolean } {
+  let asked = false;
+  return {
+    asked: () => asked,
+    mock: {
+      tool: (request) => {
+        if (asked || !JSON.stringify(request.body?.tools ?? []).includes('"Bash"')) return undefined;
+        asked = true;
+        return {
+          name: "Bash",
+          input: { command: `majordomus handover <<'EOF'\n${body}EOF`, description: "Write my handover" },
+        };
+      },
+    },
+  };
+}
+
 const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
 
 describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
@@ -62,23 +84,11 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     async () => {
       const next = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
       const body = `# Objective\nA config parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${next}\n`;
-      let asked = false;
-      using rig = new ClaudeRig({
-        mock: {
-          // The first request of the first run offers the Bash tool: the agent answers by writing its handover.
-          tool: (request) => {
-            if (asked || !JSON.stringify(request.body?.tools ?? []).includes('"Bash"')) return undefined;
-            asked = true;
-            return {
-              name: "Bash",
-              input: { command: `majordomus handover <<'EOF'\n${body}EOF`, description: "Write my handover" },
-            };
-          },
-        },
-      });
+      const agent = writesHandover(body);
+      using rig = new ClaudeRig({ mock: agent.mock });
       const first = await rig.run(["-p", "work on the parser", "--allowedTools", "Bash"]);
       expect(first).toMatchObject({ status: 0, timedOut: false });
-      expect(asked).toBe(true);
+      expect(agent.asked()).toBe(true);
       const lines = ledger(rig.repo).filter((e) => e.event === "task.handed_over");
       // The agent's record, inside its episode, then the end's derived continuation record.
       expect(lines.map((e) => e.how)).toEqual(["authored", "derived"]);
@@ -102,25 +112,14 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     async () => {
       const next = "Finish `readIni` in `src/ini.ts:3-4`, drop `src/legacy.ts`, keep `src/keep.ts`.";
       const body = `# Objective\nA config parser.\n\n# Current State\nHalf done.\n\n# Next Action\n${next}\n`;
-      let asked = false;
-      using rig = new ClaudeRig({
-        mock: {
-          tool: (request) => {
-            if (asked || !JSON.stringify(request.body?.tools ?? []).includes('"Bash"')) return undefined;
-            asked = true;
-            return {
-              name: "Bash",
-              input: { command: `majordomus handover <<'EOF'\n${body}EOF`, description: "Write my handover" },
-            };
-          },
-        },
-      });
+      const agent = writesHandover(body);
+      using rig = new ClaudeRig({ mock: agent.mock });
       rig.repo.commit("ini", "src/ini.ts", "// ini\nexport function readIni() {\n  return 1;\n}\n");
       rig.repo.commit("legacy", "src/legacy.ts", "old\n");
       rig.repo.commit("keep", "src/keep.ts", "kept\n");
       const first = await rig.run(["-p", "work on the parser", "--allowedTools", "Bash"]);
       expect(first).toMatchObject({ status: 0, timedOut: false });
-      expect(asked).toBe(true);
+      expect(agent.asked()).toBe(true);
       // Between the runs the person deletes one cited file and adds two lines above the cited range.
       rig.repo.git("rm", "-q", "src/legacy.ts");
       rig.repo.commit("move", "src/ini.ts", "// ini\n// two\n// three\nexport function readIni() {\n  return 1;\n}\n");
