@@ -14,6 +14,7 @@
 import { within } from "../lib/cancel.ts";
 import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "./ranges.ts";
 import type { Snapshot } from "../repo/status.ts";
+import type { GitResult } from "../repo/git.ts";
 import { NO_HEAD, type Position } from "../repo/where.ts";
 import { cited, parseClaim, RANK, type Claim, type ClaimLabel, type ClaimsCheck, type ClaimState } from "./claims.ts";
 import type { Meta } from "./record.ts";
@@ -211,6 +212,44 @@ function scriptLabel(c: Extract<Claim, { kind: "script" }>, scripts: Record<stri
     : { ...base, state: "no_script", label: `package.json has no script ${c.name} now` };
 }
 
+/** The git questions about `paths` since the record's commit, asked (each once per position: a later ask gets the same answer). */
+function askGit(
+  meta: Pick<Meta, "head">,
+  paths: readonly string[],
+  position: Pick<Position, "git" | "head">,
+): { diff: Promise<GitResult>; log?: Promise<GitResult> } {
+  const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
+  const counted = meta.head !== position.head && meta.head !== NO_HEAD && position.head !== NO_HEAD;
+  return {
+    diff: position.git.once(["diff", "--raw", "--numstat", "-M", "-z", "--no-ext-diff", from]),
+    log: counted
+      ? position.git.once([
+          "-c",
+          "core.quotePath=false",
+          "log",
+          "--format=@%H",
+          "--name-only",
+          "--no-renames",
+          `${meta.head}..${position.head}`,
+          "--",
+          ...paths,
+        ])
+      : undefined,
+  };
+}
+
+/** The cited paths git must answer for (a file changed or gone, a symbol's file gone), and whether only legacy claims ask. */
+function gitAsks(claims: readonly Claim[], fileNow: (path: string) => Cited): { paths: string[]; legacyOnly: boolean } {
+  const asks = claims.flatMap((c) =>
+    c.kind === "path" && !settledWithoutGit(c, fileNow(c.path))
+      ? [{ path: c.path, legacy: c.file === undefined }]
+      : c.kind === "symbol" && fileNow(c.path) === "absent"
+        ? [{ path: c.path, legacy: false }]
+        : [],
+  );
+  return { paths: [...new Set(asks.map((a) => a.path))], legacyOnly: asks.every((a) => a.legacy) };
+}
+
 /**
  * What git says of `paths` since the record's commit: one `git diff --raw --numstat -M`, and, when
  * HEAD has moved, one `git log` of the commits that touched them, the two at once and started
@@ -239,25 +278,8 @@ async function treeFor(
     const named = new Set([...snapshot.changed, ...(snapshot.movedFrom ?? [])]);
     if (snapshot.workingTree !== "unknown" && !paths.some((p) => named.has(p))) return none(snapshot);
   }
-  const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
-  const counted = headMoved && meta.head !== NO_HEAD && position.head !== NO_HEAD;
-  const [diff, log, snapshot] = await Promise.all([
-    position.git.once(["diff", "--raw", "--numstat", "-M", "-z", "--no-ext-diff", from]),
-    counted
-      ? position.git.once([
-          "-c",
-          "core.quotePath=false",
-          "log",
-          "--format=@%H",
-          "--name-only",
-          "--no-renames",
-          `${meta.head}..${position.head}`,
-          "--",
-          ...paths,
-        ])
-      : undefined,
-    status,
-  ]);
+  const asked = askGit(meta, paths, position);
+  const [diff, log, snapshot] = await Promise.all([asked.diff, asked.log, status]);
   const changedNow = new Set(snapshot.changed);
   if (!diff.ok)
     return {
@@ -284,22 +306,9 @@ async function check(
   // Each cited file read once, as it is now.
   const files = new Map<string, Cited>();
   const fileNow = (path: string) => files.get(path) ?? files.set(path, citedFile(root, path)).get(path)!;
-  // Git is asked only about what the fingerprints cannot settle: a file changed or gone, a symbol's file gone.
-  const asks = claims.flatMap((c) =>
-    c.kind === "path" && !settledWithoutGit(c, fileNow(c.path))
-      ? [{ path: c.path, legacy: c.file === undefined }]
-      : c.kind === "symbol" && fileNow(c.path) === "absent"
-        ? [{ path: c.path, legacy: false }]
-        : [],
-  );
-  const paths = [...new Set(asks.map((a) => a.path))];
-  const tree = await treeFor(
-    meta,
-    paths,
-    asks.every((a) => a.legacy),
-    position,
-    status,
-  );
+  // Git is asked only about what the fingerprints cannot settle.
+  const { paths, legacyOnly } = gitAsks(claims, fileNow);
+  const tree = await treeFor(meta, paths, legacyOnly, position, status);
   const scripts = claims.some((c) => c.kind === "script") ? scriptsOf(root) : undefined;
   let commitsAsked = 0;
   const labels = await Promise.all(
