@@ -11,6 +11,7 @@ import { resolveLatest, type Place, type Resolution, type Resolved } from "../re
 import { view, type View } from "../records/view.ts";
 import { checkClaims } from "../records/claims-check.ts";
 import { offerShared, type SharedBy } from "../records/shared.ts";
+import { readLineMaps } from "../records/lines.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
@@ -57,7 +58,14 @@ type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number };
 async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
   const [shown, claims] = await Promise.all([
     view(record, ws.position, policy.policy, ws.at),
-    checkClaims(record.meta, ws.position, now.snapshot, now.deadlineMs),
+    // The cited files' lines as written are in this checkout's cache for its own records.
+    checkClaims(
+      record.meta,
+      ws.position,
+      now.snapshot,
+      now.deadlineMs,
+      record.tier === 0 ? readLineMaps(ws.layer, record.file) : {},
+    ),
   ]);
   return claims ? { ...shown, claims } : shown;
 }

@@ -23,6 +23,7 @@ import { publish, storeOf, type Draft } from "../records/store.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
 import { claimsIn, claimText } from "../records/claims.ts";
 import { marked } from "../records/ranges.ts";
+import { writeLineMaps } from "../records/lines.ts";
 
 /** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
@@ -175,9 +176,12 @@ export async function writePlanned(
   const body = await redactForWrite(planned.body, kind.noun);
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
   // What the body cites is read from the text as kept, so a claim never holds what redaction removed.
-  const claims = marked(claimsIn(body), ws.position.worktree).map(claimText);
+  const cited = marked(claimsIn(body), ws.position.worktree);
+  const claims = cited.claims.map(claimText);
   const draft = claims.length > 0 ? { ...planned.draft, claims } : planned.draft;
   const record = await publish(storeOf(ws.layer, kind), draft, body, [storeOf(ws.layer, other).dir]);
+  // What each cited file's lines were, in the local cache: the next reading counts the lines changed since without git.
+  writeLineMaps(ws.layer, record.file, cited.lines);
   const task = planned.task && (await moveClock(ws.layer, planned.task));
   const relativePath = relative(ws.position.worktree, record.path);
   // The line reads as it always has: the task, the record's path, then how and the rest.

@@ -5,14 +5,17 @@
  * against package.json. Never executes anything the repository holds, never follows a link.
  *
  * Cheap by construction: a cited file whose fingerprint is the one written (or that was never
- * there) needs no git; only a file changed or gone sends for one `git diff --raw --numstat -M`
- * from the record's commit (its line counts, and where a file moved) and, when HEAD has moved,
- * one `git log --name-only` of those paths beside it; one `merge-base --is-ancestor` per cited
+ * there) needs no git; a changed one whose lines this checkout kept when it wrote the record
+ * (records/lines.ts) has its lines counted from the file itself; only a file gone, or one without
+ * kept lines (another checkout's record, an old one), sends for one `git diff --raw --numstat -M`
+ * from the record's commit (line counts, and where a file moved); when HEAD has moved, one
+ * `git log --name-only` of the changed paths counts the commits that touched them; one `merge-base --is-ancestor` per cited
  * commit (at most COMMITS_CHECKED). A cited range is found by its fingerprint in the file itself
  * (records/ranges.ts). The whole check is bounded by the briefing's git deadline.
  */
 import { within } from "../lib/cancel.ts";
 import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "./ranges.ts";
+import { linesChanged, type LineMaps } from "./lines.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { GitResult } from "../repo/git.ts";
 import { NO_HEAD, type Position } from "../repo/where.ts";
@@ -102,7 +105,13 @@ function settledWithoutGit(c: Extract<Claim, { kind: "path" }>, now: Cited): boo
   return c.file !== undefined && typeof now === "object" && fileMark(now.text) === c.file;
 }
 
-function pathLabel(c: Extract<Claim, { kind: "path" }>, tree: Tree, now: Cited, root: string): ClaimLabel {
+function pathLabel(
+  c: Extract<Claim, { kind: "path" }>,
+  tree: Tree,
+  now: Cited,
+  root: string,
+  counted?: { added: number; removed: number },
+): ClaimLabel {
   const base = { cited: cited(c), kind: c.kind };
   // What the file's own fingerprint settles: created or never there, or as it was written.
   if (c.file === "none")
@@ -110,22 +119,7 @@ function pathLabel(c: Extract<Claim, { kind: "path" }>, tree: Tree, now: Cited, 
       ? { ...base, state: "never_existed", label: "never existed" }
       : { ...base, state: "created", label: "created since it was written" };
   if (settledWithoutGit(c, now)) return { ...base, state: "unchanged", label: "unchanged" };
-  if (!tree.diff)
-    return {
-      ...base,
-      state: "unknown",
-      label: `${now === "absent" ? "not in the tree now" : "in the tree now"}; ${tree.why}`,
-    };
-  const change = tree.diff.get(c.path);
   const commits = (path: string) => tree.counts.get(path) ?? 0;
-  const since = (ch: Change, path: string) => {
-    const n = commits(path) + (ch.to ? commits(ch.to) : 0);
-    const when = n > 0 ? plural(n, "commit") : "uncommitted";
-    const before = tree.writtenChanged.has(path)
-      ? "; counted from the record's commit, it had changes of its own then"
-      : "";
-    return `${when}, +${ch.added ?? 0} −${ch.removed ?? 0} lines${before}`;
-  };
   // A cited range is looked for, by its fingerprint, in the file where it is now.
   const ranged = (main: { state: ClaimState; label: string }, where = c.path): ClaimLabel => {
     if (!c.lines) return { ...base, ...main };
@@ -140,6 +134,27 @@ function pathLabel(c: Extract<Claim, { kind: "path" }>, tree: Tree, now: Cited, 
     if (found.at === "gone") return { ...base, state, label: `${main.label}; ${shown} changed` };
     const at = found.from === found.to ? `line ${found.from}` : `lines ${found.from}-${found.to}`;
     return { ...base, state, label: `${main.label}; ${shown} unchanged, now at ${at}` };
+  };
+  // Its lines were kept when it was written: counted here, without git (the commits that touched it from git's log).
+  if (counted) {
+    const n = commits(c.path);
+    const when = n > 0 ? plural(n, "commit") : "uncommitted";
+    return ranged({ state: "changed", label: `changed since (${when}, +${counted.added} −${counted.removed} lines)` });
+  }
+  if (!tree.diff)
+    return {
+      ...base,
+      state: "unknown",
+      label: `${now === "absent" ? "not in the tree now" : "in the tree now"}; ${tree.why}`,
+    };
+  const change = tree.diff.get(c.path);
+  const since = (ch: Change, path: string) => {
+    const n = commits(path) + (ch.to ? commits(ch.to) : 0);
+    const when = n > 0 ? plural(n, "commit") : "uncommitted";
+    const before = tree.writtenChanged.has(path)
+      ? "; counted from the record's commit, it had changes of its own then"
+      : "";
+    return `${when}, +${ch.added ?? 0} −${ch.removed ?? 0} lines${before}`;
   };
   if (change?.status === "D") return { ...base, state: "deleted", label: "deleted" };
   if (change?.status === "R") {
@@ -212,42 +227,60 @@ function scriptLabel(c: Extract<Claim, { kind: "script" }>, scripts: Record<stri
     : { ...base, state: "no_script", label: `package.json has no script ${c.name} now` };
 }
 
-/** The git questions about `paths` since the record's commit, asked (each once per position: a later ask gets the same answer). */
+/**
+ * The git questions about the cited paths since the record's commit, asked (each once per
+ * position: a later ask gets the same answer): the diff for `diff` (line counts, where a file
+ * went), and, when HEAD has moved, the commits that touched `diff` and `counted` (files whose lines
+ * were counted without git, records/lines.ts).
+ */
 function askGit(
   meta: Pick<Meta, "head">,
-  paths: readonly string[],
+  paths: { diff: readonly string[]; counted: readonly string[] },
   position: Pick<Position, "git" | "head">,
-): { diff: Promise<GitResult>; log?: Promise<GitResult> } {
+): { diff?: Promise<GitResult>; log?: Promise<GitResult> } {
   const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
-  const counted = meta.head !== position.head && meta.head !== NO_HEAD && position.head !== NO_HEAD;
+  const moved = meta.head !== position.head && meta.head !== NO_HEAD && position.head !== NO_HEAD;
+  const logged = [...paths.diff, ...paths.counted];
   return {
-    diff: position.git.once(["diff", "--raw", "--numstat", "-M", "-z", "--no-ext-diff", from]),
-    log: counted
-      ? position.git.once([
-          "-c",
-          "core.quotePath=false",
-          "log",
-          "--format=@%H",
-          "--name-only",
-          "--no-renames",
-          `${meta.head}..${position.head}`,
-          "--",
-          ...paths,
-        ])
-      : undefined,
+    diff:
+      paths.diff.length > 0
+        ? position.git.once(["diff", "--raw", "--numstat", "-M", "-z", "--no-ext-diff", from])
+        : undefined,
+    log:
+      moved && logged.length > 0
+        ? position.git.once([
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--format=@%H",
+            "--name-only",
+            "--no-renames",
+            `${meta.head}..${position.head}`,
+            "--",
+            ...logged,
+          ])
+        : undefined,
   };
 }
 
 /** The cited paths git must answer for (a file changed or gone, a symbol's file gone), and whether only legacy claims ask. */
-function gitAsks(claims: readonly Claim[], fileNow: (path: string) => Cited): { paths: string[]; legacyOnly: boolean } {
+function gitAsks(
+  claims: readonly Claim[],
+  fileNow: (path: string) => Cited,
+  counted: ReadonlyMap<string, unknown>,
+): { paths: string[]; counted: string[]; legacyOnly: boolean } {
   const asks = claims.flatMap((c) =>
-    c.kind === "path" && !settledWithoutGit(c, fileNow(c.path))
+    c.kind === "path" && !settledWithoutGit(c, fileNow(c.path)) && !counted.has(c.path)
       ? [{ path: c.path, legacy: c.file === undefined }]
       : c.kind === "symbol" && fileNow(c.path) === "absent"
         ? [{ path: c.path, legacy: false }]
         : [],
   );
-  return { paths: [...new Set(asks.map((a) => a.path))], legacyOnly: asks.every((a) => a.legacy) };
+  return {
+    paths: [...new Set(asks.map((a) => a.path))],
+    counted: [...counted.keys()],
+    legacyOnly: asks.every((a) => a.legacy),
+  };
 }
 
 /**
@@ -260,6 +293,7 @@ function gitAsks(claims: readonly Claim[], fileNow: (path: string) => Cited): { 
 async function treeFor(
   meta: Pick<Meta, "head" | "changed_files">,
   paths: string[],
+  counted: string[],
   statusMay: boolean,
   position: Pick<Position, "git" | "head" | "worktree">,
   status: Promise<Snapshot>,
@@ -272,16 +306,16 @@ async function treeFor(
     changedNow: new Set(snapshot.changed),
     writtenChanged,
   });
-  if (paths.length === 0) return none(await status);
+  if (paths.length === 0 && (counted.length === 0 || !headMoved)) return none(await status);
   if (!headMoved && statusMay) {
     const snapshot = await status;
     const named = new Set([...snapshot.changed, ...(snapshot.movedFrom ?? [])]);
     if (snapshot.workingTree !== "unknown" && !paths.some((p) => named.has(p))) return none(snapshot);
   }
-  const asked = askGit(meta, paths, position);
+  const asked = askGit(meta, { diff: paths, counted }, position);
   const [diff, log, snapshot] = await Promise.all([asked.diff, asked.log, status]);
   const changedNow = new Set(snapshot.changed);
-  if (!diff.ok)
+  if (diff && !diff.ok)
     return {
       counts: new Map(),
       changedNow,
@@ -289,7 +323,7 @@ async function treeFor(
       why: `git cannot compare from the record's commit ${meta.head.slice(0, 12)}`,
     };
   return {
-    diff: parseDiff(diff.stdout),
+    diff: diff ? parseDiff(diff.stdout) : new Map(),
     counts: log?.ok ? parseLogCounts(log.stdout) : new Map(),
     changedNow,
     writtenChanged,
@@ -301,20 +335,30 @@ async function check(
   meta: Pick<Meta, "head" | "changed_files">,
   position: Pick<Position, "git" | "head" | "worktree">,
   status: Promise<Snapshot>,
+  lineMaps: LineMaps,
 ): Promise<ClaimsCheck> {
   const root = position.worktree;
   // Each cited file read once, as it is now.
   const files = new Map<string, Cited>();
   const fileNow = (path: string) => files.get(path) ?? files.set(path, citedFile(root, path)).get(path)!;
-  // Git is asked only about what the fingerprints cannot settle.
-  const { paths, legacyOnly } = gitAsks(claims, fileNow);
-  const tree = await treeFor(meta, paths, legacyOnly, position, status);
+  // A changed file whose lines were kept when written has them counted here, without git.
+  const counted = new Map<string, { added: number; removed: number }>();
+  for (const c of claims) {
+    const now = c.kind === "path" && c.file !== undefined && !counted.has(c.path) ? fileNow(c.path) : undefined;
+    const before = c.kind === "path" ? lineMaps[c.path] : undefined;
+    if (typeof now !== "object" || before === undefined || c.kind !== "path" || settledWithoutGit(c, now)) continue;
+    const changed = linesChanged(before, linesOf(now.text));
+    if (changed) counted.set(c.path, changed);
+  }
+  // Git is asked only about what the fingerprints and the kept lines cannot settle.
+  const asks = gitAsks(claims, fileNow, counted);
+  const tree = await treeFor(meta, asks.paths, asks.counted, asks.legacyOnly, position, status);
   const scripts = claims.some((c) => c.kind === "script") ? scriptsOf(root) : undefined;
   let commitsAsked = 0;
   const labels = await Promise.all(
     claims.map((c) =>
       c.kind === "path"
-        ? pathLabel(c, tree, fileNow(c.path), root)
+        ? pathLabel(c, tree, fileNow(c.path), root, counted.get(c.path))
         : c.kind === "symbol"
           ? symbolLabel(c, tree, root)
           : c.kind === "commit"
@@ -336,17 +380,19 @@ async function check(
 
 /**
  * The record's claims labelled against the tree now, within `deadlineMs` when given; undefined
- * when it cites nothing. `status` is git status now, as the facts gather it.
+ * when it cites nothing. `status` is git status now, as the facts gather it; `lineMaps`, the cited
+ * files' lines as they were written, from the local cache (records/lines.ts), when there.
  */
 export async function checkClaims(
   meta: Pick<Meta, "head" | "changed_files" | "claims">,
   position: Pick<Position, "git" | "head" | "worktree">,
   status: Promise<Snapshot>,
   deadlineMs?: number,
+  lineMaps: LineMaps = {},
 ): Promise<ClaimsCheck | undefined> {
   const claims = (meta.claims ?? []).map(parseClaim).filter((c): c is Claim => c !== undefined);
   if (claims.length === 0) return undefined;
-  const work = check(claims, meta, position, status);
+  const work = check(claims, meta, position, status, lineMaps);
   if (deadlineMs === undefined) return work;
   return within(work, deadlineMs, () => ({
     labels: [],

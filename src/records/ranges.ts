@@ -9,6 +9,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { readLayerFile } from "../lib/fsx.ts";
 import { createHash } from "../lib/runtime.ts";
+import { lineMap, type LineMaps } from "./lines.ts";
 
 /** The largest cited file read (for a range's fingerprint, or a symbol). */
 const CITED_FILE_BYTES = 4 * 1024 * 1024;
@@ -74,20 +75,26 @@ export function citedFile(root: string, path: string): Cited {
 
 /**
  * The path claims fingerprinted against the checkout as it is (each file read once): the whole
- * file (or `none` when it is not there), and a cited range's lines.
+ * file (or `none` when it is not there), and a cited range's lines; and each cited file's line
+ * map (records/lines.ts), for the local cache.
  */
 export function marked<C extends { kind: string; path?: string; lines?: readonly [number, number] }>(
   claims: readonly C[],
   root: string,
-): Array<C & { mark?: string; file?: string }> {
+): { claims: Array<C & { mark?: string; file?: string }>; lines: LineMaps } {
   const files = new Map<string, Cited>();
-  return claims.map((c) => {
+  const maps: LineMaps = {};
+  const out = claims.map((c) => {
     if (c.kind !== "path" || c.path === undefined) return c;
     if (!files.has(c.path)) files.set(c.path, citedFile(root, c.path));
     const now = files.get(c.path)!;
     if (now === "unreadable") return c;
     if (now === "absent") return { ...c, file: "none" };
-    const mark = c.lines && fingerprint(linesOf(now.text), c.lines);
+    const lines = linesOf(now.text);
+    const map = lineMap(lines);
+    if (map !== undefined) maps[c.path] = map;
+    const mark = c.lines && fingerprint(lines, c.lines);
     return { ...c, file: fileMark(now.text), ...(mark ? { mark } : {}) };
   });
+  return { claims: out, lines: maps };
 }

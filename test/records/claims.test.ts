@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { CLAIMS_KEPT, claimsIn, claimText, parseClaim } from "../../src/records/claims.ts";
 import { parseDiff, parseLogCounts } from "../../src/records/claims-check.ts";
 import { findRange, fingerprint } from "../../src/records/ranges.ts";
+import { lineMap, linesChanged } from "../../src/records/lines.ts";
 
 const texts = (body: string) => claimsIn(body).map(claimText);
 
@@ -104,5 +105,26 @@ describe("git's answers the check reads", () => {
     expect(findRange(twice, [40, 58], mark)).toEqual({ at: "moved", from: 59, to: 77 });
     // A file without those lines gives no fingerprint.
     expect(fingerprint(file.slice(0, 50), [40, 58])).toBeUndefined();
+  });
+
+  test("lines added and removed since a line map, by the shortest edit script: the same as a longest common subsequence says", () => {
+    const lcs = (a: string[], b: string[]) => {
+      const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+      for (let i = a.length - 1; i >= 0; i--)
+        for (let j = b.length - 1; j >= 0; j--)
+          t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+      return t[0]![0]!;
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 200; round++) {
+      const a = Array.from({ length: Math.floor(next() * 30) }, () => `line ${Math.floor(next() * 8)}`);
+      const b = a.flatMap((l) => (next() < 0.2 ? [] : next() < 0.2 ? [l, `new ${Math.floor(next() * 8)}`] : [l]));
+      if (next() < 0.3) b.unshift("head");
+      const common = lcs(a, b);
+      expect(linesChanged(lineMap(a)!, b)).toEqual({ added: b.length - common, removed: a.length - common });
+    }
+    expect(linesChanged(lineMap(["a", "b"])!, ["a", "b"])).toEqual({ added: 0, removed: 0 });
+    expect(linesChanged(lineMap([])!, ["x", "y"])).toEqual({ added: 2, removed: 0 });
   });
 });

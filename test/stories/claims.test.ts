@@ -2,7 +2,7 @@
 // hands over citing files, the work goes on (edits, a deletion, a rename, lines moving), and the
 // next session's briefing labels each citation; context, MCP and the HTTP API carry the same labels.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { mcpAnswers } from "../support/mcp.ts";
@@ -131,10 +131,19 @@ describe("claims checked against the tree", () => {
       "- `src/a.ts:25`: unchanged",
     ]);
     writeFileSync(repo.path("src/a.ts"), lines(30).replace("line 11\n", "line eleven\n"));
-    expect(citedList(session(repo, "cc-three")).slice(1)).toEqual([
+    const changed = [
       "- `src/a.ts:10-12`: changed since (uncommitted, +1 −1 lines); lines 10-12 changed",
       "- `src/a.ts:25`: changed since (uncommitted, +1 −1 lines); line 25 unchanged",
-    ]);
+    ];
+    // The lines kept when the handover was written are counted from the file: git is not asked.
+    const traced = fire(repo, "start", { ...START, session_id: "cc-three" }, { MAJORDOMUS_TRACE: "1" });
+    expect(citedList(traced.stdout).slice(1)).toEqual(changed);
+    expect(traced.stderr).not.toContain("git diff");
+    // Without the cache, git counts them: the same labels.
+    rmSync(repo.path(".ai/local/cache/claims"), { recursive: true });
+    const asked = fire(repo, "start", { ...START, session_id: "cc-four" }, { MAJORDOMUS_TRACE: "1" });
+    expect(citedList(asked.stdout).slice(1)).toEqual(changed);
+    expect(asked.stderr).toContain("git diff --raw --numstat -M");
   }, 60_000);
 
   test("a handover citing nothing has no list; one whose every cited path is gone says so", () => {

@@ -1,0 +1,104 @@
+/**
+ * What a cited file's lines were when a record was written, kept as one 32-bit hash a line in the
+ * local cache (`<cache>/claims/<record file>.json`; a cache: gone, git answers instead), so that
+ * at the next reading the lines added and removed since it was written are counted from the file
+ * itself, without a git process. Nothing of the text can be read back from a hash a line.
+ */
+import { join } from "node:path";
+import { ensureDir, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+
+const SCHEMA = "claim-lines/v1";
+/** Files longer than this keep no line map (git counts their lines). */
+export const LINES_KEPT = 20_000;
+/** The most edits counted (added + removed) before the count gives up and git is asked instead. */
+const EDITS_COUNTED = 4_000;
+
+export type LineMaps = Record<string, string>;
+
+/** FNV-1a over a line's UTF-16 code units, as 8 hex digits. */
+function lineHash(line: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) {
+    h ^= line.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
+
+/** A file's lines as one string of hashes (8 hex digits a line); undefined past LINES_KEPT lines. */
+export function lineMap(lines: readonly string[]): string | undefined {
+  return lines.length > LINES_KEPT ? undefined : lines.map(lineHash).join("");
+}
+
+const split = (map: string): string[] => map.match(/.{8}/g) ?? [];
+
+/**
+ * Lines added and removed from `before` (a line map) to `lines`, by the shortest edit script
+ * (Myers); undefined when the edits pass EDITS_COUNTED (then git counts them).
+ */
+export function linesChanged(before: string, lines: readonly string[]): { added: number; removed: number } | undefined {
+  const a = split(before);
+  const b = lines.map(lineHash);
+  // Common head and tail first: most edits touch a few places of a long file.
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const n = endA - start;
+  const m = endB - start;
+  const max = Math.min(n + m, EDITS_COUNTED);
+  const v = new Int32Array(2 * max + 3);
+  const offset = max + 1;
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let y = x - k;
+      while (x < n && y < m && a[start + x] === b[start + y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) return { added: (d + (m - n)) / 2, removed: (d - (m - n)) / 2 };
+    }
+  }
+  return undefined;
+}
+
+const mapsPath = (layer: Layer, recordFile: string) =>
+  join(sectionPath(layer, "cache"), "claims", `${recordFile.replace(/[^A-Za-z0-9._-]/g, "-")}.json`);
+
+/** Keep the line maps of a record's cited files (best effort: a cache). */
+export function writeLineMaps(layer: Layer, recordFile: string, maps: LineMaps): void {
+  if (Object.keys(maps).length === 0) return;
+  try {
+    const path = mapsPath(layer, recordFile);
+    ensureDir(join(path, ".."), 0o700);
+    writeFileAtomic(path, JSON.stringify({ schema: SCHEMA, files: maps }), 0o600, { durable: false });
+  } catch {
+    // a cache: without it git counts the lines
+  }
+}
+
+/** A record's line maps, or none (never written, removed, or not ours). */
+export function readLineMaps(layer: Layer, recordFile: string): LineMaps {
+  try {
+    const data = JSON.parse(readLayerFile(mapsPath(layer, recordFile), { maxBytes: 32 * 1024 * 1024 })) as {
+      schema?: unknown;
+      files?: unknown;
+    };
+    if (data.schema !== SCHEMA || !data.files || typeof data.files !== "object") return {};
+    return Object.fromEntries(
+      Object.entries(data.files as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === "string" && /^([0-9a-f]{8})*$/.test(e[1]),
+      ),
+    );
+  } catch {
+    return {};
+  }
+}
