@@ -4,8 +4,9 @@
  * at the next reading the lines added and removed since it was written are counted from the file
  * itself, without a git process. Nothing of the text can be read back from a hash a line.
  */
-import { join } from "node:path";
-import { ensureDir, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ensureDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
 const SCHEMA = "claim-lines/v1";
@@ -73,13 +74,21 @@ export function linesChanged(before: string, lines: readonly string[]): { added:
 const mapsPath = (layer: Layer, recordFile: string) =>
   join(sectionPath(layer, "cache"), "claims", `${recordFile.replace(/[^A-Za-z0-9._-]/g, "-")}.json`);
 
-/** Keep the line maps of a record's cited files (best effort: a cache). */
+/** The line maps kept: those of the newest records (their names sort by time); an older record's lines are counted by git. */
+export const MAPS_KEPT = 64;
+
+/** Keep the line maps of a record's cited files (best effort: a cache), and only the newest MAPS_KEPT records' maps. */
 export function writeLineMaps(layer: Layer, recordFile: string, maps: LineMaps): void {
   if (Object.keys(maps).length === 0) return;
   try {
     const path = mapsPath(layer, recordFile);
-    ensureDir(join(path, ".."), 0o700);
+    const dir = dirname(path);
+    ensureDir(dir, 0o700);
     writeFileAtomic(path, JSON.stringify({ schema: SCHEMA, files: maps }), 0o600, { durable: false });
+    const kept = readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .sort();
+    for (const old of kept.slice(0, Math.max(0, kept.length - MAPS_KEPT))) unlinkQuiet(join(dir, old));
   } catch {
     // a cache: without it git counts the lines
   }

@@ -4,7 +4,10 @@ import { describe, expect, test } from "bun:test";
 import { CLAIMS_KEPT, claimsIn, claimText, parseClaim } from "../../src/records/claims.ts";
 import { parseDiff, parseLogCounts } from "../../src/records/claims-check.ts";
 import { findRange, fingerprint } from "../../src/records/ranges.ts";
-import { lineMap, linesChanged } from "../../src/records/lines.ts";
+import { lineMap, linesChanged, MAPS_KEPT, readLineMaps, writeLineMaps } from "../../src/records/lines.ts";
+import { loadLayer } from "../../src/layer/manifest.ts";
+import { layered } from "../support/layered.ts";
+import { readdirSync } from "node:fs";
 
 const texts = (body: string) => claimsIn(body).map(claimText);
 
@@ -126,5 +129,18 @@ describe("git's answers the check reads", () => {
     }
     expect(linesChanged(lineMap(["a", "b"])!, ["a", "b"])).toEqual({ added: 0, removed: 0 });
     expect(linesChanged(lineMap([])!, ["x", "y"])).toEqual({ added: 2, removed: 0 });
+  });
+
+  test("line maps are kept for the newest records only, and read back as written", async () => {
+    using repo = layered();
+    const layer = await loadLayer(repo.dir);
+    const name = (i: number) =>
+      `20261203T0900${String(i).padStart(2, "0")}000Z--${String(i).padStart(6, "0")}--main--aaaaaaa.md`;
+    for (let i = 0; i < MAPS_KEPT + 6; i++) writeLineMaps(layer, name(i), { "src/a.ts": lineMap([`line ${i}`])! });
+    const kept = readdirSync(repo.path(".ai/local/cache/claims")).sort();
+    expect(kept.length).toBe(MAPS_KEPT);
+    expect(kept[0]).toBe(`${name(6)}.json`);
+    expect(readLineMaps(layer, name(MAPS_KEPT + 5))).toEqual({ "src/a.ts": lineMap([`line ${MAPS_KEPT + 5}`])! });
+    expect(readLineMaps(layer, name(0))).toEqual({});
   });
 });
