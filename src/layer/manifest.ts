@@ -18,7 +18,6 @@ type Half = "repo" | "local";
 export const SECTIONS = {
   policy: { half: "repo", kind: "file" },
   sessions: { half: "repo", kind: "dir" },
-  shared: { half: "repo", kind: "dir" },
   state: { half: "local", kind: "dir" },
   handovers: { half: "local", kind: "dir" },
   checkpoints: { half: "local", kind: "dir" },

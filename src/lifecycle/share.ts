@@ -24,8 +24,8 @@ function folderOf(ws: Workspace): string {
   if (!dir)
     throw new Failure(
       "missing",
-      `${ws.layer.manifestPath} declares no sections.shared (a layer made before handovers could be shared)`,
-      "add `shared: repo/shared` under sections in that file, then run `majordomus init --extend`",
+      `${ws.layer.manifestPath} declares no sections.sessions: shared handovers live in that tracked folder`,
+      "add `sessions: repo/sessions` under sections in that file, then run `majordomus init --extend`",
     );
   // A tracked folder is anyone's: one that is a link is never written through.
   if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw linkRefusal(dir);

@@ -1,6 +1,6 @@
 /**
  * Handovers shared through git: a redacted copy of a checkout's authored handover in the tracked
- * half (`sections.shared`, `.ai/repo/shared/`), one file per branch and checkout, for a teammate's
+ * half (`.ai/repo/sessions/shared/`), one file per branch and checkout, for a teammate's
  * clone or another machine. It carries its author, the checkout it came from (an opaque id: no
  * path), its branch and commit, when it was written and shared, and what its text cites; nothing
  * else of the local half.
@@ -38,9 +38,13 @@ export function checkoutOf(position: Pick<Position, "repositoryId" | "worktree">
   return `c-${createHash("sha256", `${position.repositoryId}\0${position.worktree}`).slice(0, 16)}`;
 }
 
-/** The shared folder, or undefined when the manifest declares none (a layer made before it existed). */
+/**
+ * The shared folder: `shared/` inside the closed session records' folder (the tracked half's own
+ * section, so a majordomus that predates sharing, which reads only that folder's own files, is
+ * undisturbed); undefined when the manifest declares no sessions section.
+ */
 export function sharedDir(layer: Layer): string | undefined {
-  return layer.manifest.sections.shared === undefined ? undefined : sectionPath(layer, "shared");
+  return layer.manifest.sections.sessions === undefined ? undefined : join(sectionPath(layer, "sessions"), "shared");
 }
 
 /** The file one checkout shares its branch's handover in. */

@@ -64,8 +64,10 @@ describe("--json documents", () => {
     json(repo, ["checkpoint", "--derive"]);
     json(repo, ["handover"], 0, "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n");
     expect(json(repo, ["handover", "--resolve"]).record).toMatchObject({ how: "authored" });
-    expect(json(repo, ["handover", "--share"]).path).toMatch(/^\.ai\/repo\/shared\/main--c-[0-9a-f]{16}\.md$/);
-    expect(json(repo, ["handover", "--share", "--withdraw"]).path).toMatch(/^\.ai\/repo\/shared\//);
+    expect(json(repo, ["handover", "--share"]).path).toMatch(
+      /^\.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md$/,
+    );
+    expect(json(repo, ["handover", "--share", "--withdraw"]).path).toMatch(/^\.ai\/repo\/sessions\/shared\//);
     const listed = json(repo, ["handover", "--list"]) as { items: Array<{ path: string }> };
     const file = listed.items[0]!.path.split("/").at(-1)!;
     expect(json(repo, ["handover", "--show", file])).toMatchObject({

@@ -12,7 +12,7 @@ const LAYER_FILES = [
   ".ai/repo/README.md",
   ".ai/repo/policy.yaml",
   ".ai/repo/sessions/README.md",
-  ".ai/repo/shared/README.md",
+  ".ai/repo/sessions/shared/README.md",
   ".ai/local/README.md",
   ".ai/local/state/README.md",
   ".ai/local/state/open-questions.md",

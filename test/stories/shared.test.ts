@@ -25,7 +25,7 @@ function start(repo: Repo, id: string): string {
 }
 
 const sharedFiles = (repo: Repo) =>
-  readdirSync(repo.path(".ai/repo/shared")).filter((f) => f.endsWith(".md") && f !== "README.md");
+  readdirSync(repo.path(".ai/repo/sessions/shared")).filter((f) => f.endsWith(".md") && f !== "README.md");
 
 describe("a handover handed to a teammate through git", () => {
   test("shared, pushed, cloned: offered to the clone with its author and labels; the original keeps its own; the clone's own wins; withdrawn, it is offered to nobody", () => {
@@ -36,7 +36,7 @@ describe("a handover handed to a teammate through git", () => {
     start(alice, "cc-alice");
     ok(alice.mj(["handover"], { input: body(NEXT), env: { CLAUDE_CODE_SESSION_ID: "cc-alice" } }));
     const shared = ok(alice.mj(["handover", "--share"])).stdout.trim();
-    expect(shared).toMatch(/^\.ai\/repo\/shared\/main--c-[0-9a-f]{16}\.md$/);
+    expect(shared).toMatch(/^\.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md$/);
 
     // What travels: the handover's words (redacted) and who, where from, which commit; nothing else of the local half.
     const copy = readFileSync(alice.path(shared), "utf8");
@@ -63,7 +63,7 @@ describe("a handover handed to a teammate through git", () => {
     bob.git("config", "user.name", "Bob Example");
     const first = start(bob, "cc-bob-1");
     expect(first).toMatch(
-      /Handover \.ai\/repo\/shared\/main--c-[0-9a-f]{16}\.md \(authored, shared by Alice Example from another checkout, advanced, fresh, 0m old\)\./,
+      /Handover \.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md \(authored, shared by Alice Example from another checkout, advanced, fresh, 0m old\)\./,
     );
     expect(first).toMatch(
       /It was shared through git (just now|\d+m ago) by Alice Example from another checkout \(c-[0-9a-f]{16}\)/,
@@ -136,8 +136,8 @@ describe("a handover handed to a teammate through git", () => {
 
     repo.git("config", "user.name", "Someone");
     using elsewhere = new Repo();
-    sh(repo.dir, "rm", ["-rf", repo.path(".ai/repo/shared")]);
-    sh(repo.dir, "ln", ["-s", elsewhere.dir, repo.path(".ai/repo/shared")]);
+    sh(repo.dir, "rm", ["-rf", repo.path(".ai/repo/sessions/shared")]);
+    sh(repo.dir, "ln", ["-s", elsewhere.dir, repo.path(".ai/repo/sessions/shared")]);
     const linked = repo.mj(["handover", "--share"]);
     expect(linked.status).not.toBe(0);
     expect(readdirSync(elsewhere.dir)).toEqual([]);
@@ -165,7 +165,7 @@ describe("a handover handed to a teammate through git", () => {
     const committed = repo.git("show", "--name-only", "--format=", "HEAD").split("\n").sort();
     expect(committed.length).toBe(2);
     expect(committed[0]).toStartWith(".ai/repo/sessions/");
-    expect(committed[1]).toBe(`.ai/repo/shared/${sharedFiles(repo)[0]}`);
+    expect(committed[1]).toBe(`.ai/repo/sessions/shared/${sharedFiles(repo)[0]}`);
     expect(repo.git("show", `HEAD:${committed[1]}`)).toContain("Go on, shared.");
   }, 60_000);
 });

@@ -44,7 +44,7 @@ export default command({
     share: {
       type: "boolean",
       description:
-        "Share through git: copy this checkout's newest authored handover (or the one piped in, written first), redacted, into .ai/repo/shared/ for a clone's briefing; commit it with the work",
+        "Share through git: copy this checkout's newest authored handover (or the one piped in, written first), redacted, into .ai/repo/sessions/shared/ for a clone's briefing; commit it with the work",
     },
     withdraw: { type: "boolean", description: "With --share: remove what this checkout shared for its branch" },
     ...limitArg,
