@@ -24,6 +24,7 @@ import { episodePath, listOpen, openDir, readEpisode, type OpenEpisode } from ".
 import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { LIVE_KEPT } from "./facts.ts";
 
 export type Live = {
   session_id: string;
@@ -115,18 +116,26 @@ async function liveIn(
   if (openNames(layer).length <= (except ? 1 : 0)) return [];
   const heard = heardFrom(ledgerOf(layer).path, cutoff);
   heard.delete(except ?? "");
+  // Newest heard from first (the ledger is read from its end), up to LIVE_KEPT of them.
   const found = new Map<string, OpenEpisode>();
+  let byHand = false;
   for (const [id, h] of heard) {
-    if (!h.providerSession) continue;
+    if (found.size >= LIVE_KEPT) break;
+    if (!h.providerSession) {
+      byHand = true;
+      continue;
+    }
+    // An episode heard from that is no longer open (it closed since) has no record under its key.
     const e = (await readEpisode(episodePath(layer, episodeKey(h.providerSession)))).episode;
-    if (e?.session_id === id) found.set(id, e);
+    if (e?.session_id === id && keep(e)) found.set(id, e);
   }
-  if ([...heard.keys()].some((id) => !found.has(id)))
+  // One opened without a client session (by hand, over MCP) is found by listing the folder.
+  if (byHand && found.size < LIVE_KEPT)
     for (const r of await listOpen(layer))
-      if (r.episode && heard.has(r.episode.session_id)) found.set(r.episode.session_id, r.episode);
+      if (r.episode && heard.has(r.episode.session_id) && !found.has(r.episode.session_id) && keep(r.episode))
+        found.set(r.episode.session_id, r.episode);
   const out: Live[] = [];
-  for (const [id, e] of found) {
-    if (!keep(e)) continue;
+  for (const [id, e] of [...found].slice(0, LIVE_KEPT)) {
     const seen = heard.get(id)!;
     const touched = await touchedBy(root, seen.record);
     out.push({
@@ -174,5 +183,5 @@ export async function liveSessions(
       if (!theirs || !scopesOverlap(mine.scope, theirs.scope)) continue;
       found.push(...(await liveIn(layer, root, cutoff, false, theirs)));
     }
-  return found.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0));
+  return found.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)).slice(0, LIVE_KEPT);
 }

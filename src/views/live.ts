@@ -4,6 +4,7 @@
  * next prompt (facts/live.ts, session/notices.ts). Pure views.
  */
 import type { Live } from "../facts/live.ts";
+import { LIVE_KEPT } from "../facts/facts.ts";
 import { ago } from "../records/labels.ts";
 import type { Notice } from "../session/notices.ts";
 
@@ -35,6 +36,11 @@ export function liveLines(live: readonly Live[], at: Date, changedNow: readonly 
     "",
     `LIVE: ${live.length} other session(s) at work beside this one; each is told of this one at its next prompt. Coordinate through the files and the records, and do not undo their changes:`,
     ...live.map((l) => sessionLine(l, at)),
+    ...(live.length >= LIVE_KEPT
+      ? [
+          `(The ${LIVE_KEPT} heard from most recently are named; \`majordomus session status\` lists every open episode.)`,
+        ]
+      : []),
     ...(here.length > 0 && changedNow.length > 0
       ? [
           `The working tree you share has ${changedNow.length} changed path(s) now, and git cannot say which session changed which: ${named(changedNow)}.`,

@@ -220,4 +220,21 @@ describe("live sessions that share a checkout", () => {
       other[Symbol.dispose]();
     }
   }, 90_000);
+
+  test("many sessions heard from at once (a script, a benchmark): the newest five are named and told, the rest left to session status", () => {
+    using repo = captured();
+    const many = Array.from({ length: 7 }, (_, i) => new Claude(repo, `cc-${i}`));
+    for (const c of many) c.start();
+    const briefing = new Claude(repo, "cc-new").start();
+    expect(briefing).toContain("LIVE: 5 other session(s) at work beside this one");
+    expect(briefing).toContain(
+      "(The 5 heard from most recently are named; `majordomus session status` lists every open episode.)",
+    );
+    for (const i of [2, 3, 4, 5, 6]) expect(briefing).toContain(`- claude-code session cc-${i} (`);
+    expect(briefing).not.toContain("- claude-code session cc-0 (");
+    const newest = episodeOf(repo, "cc-new");
+    expect(told(many[6]!.prompt())).toContain(`(episode ${newest}) opened in this checkout`);
+    // The oldest was told of those that opened while it was among the newest five, not of this one.
+    expect(told(many[0]!.prompt())).not.toContain(newest);
+  }, 90_000);
 });
