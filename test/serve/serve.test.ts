@@ -364,9 +364,10 @@ describe("majordomus serve", () => {
       .split("\n")
       .filter((f) => f !== "");
     for (const f of tracked) expect(readFileSync(repo.path(f), "utf8").includes(NEXT), f).toBe(false);
+    // The closed records and the shared handovers beside them (nothing was shared here).
     const sessions = repo.path(".ai/repo/sessions");
-    for (const f of readdirSync(sessions))
-      expect(readFileSync(join(sessions, f), "utf8").includes(NEXT), f).toBe(false);
+    for (const entry of readdirSync(sessions, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()))
+      expect(readFileSync(join(entry.parentPath, entry.name), "utf8").includes(NEXT), entry.name).toBe(false);
   });
 });
 
