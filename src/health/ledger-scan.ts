@@ -5,7 +5,7 @@
  * where it stopped (the byte offset, the file's inode and the bytes just before the offset): the
  * next run reads only the lines appended since. A ledger that was rotated or rewritten (another
  * inode, shorter, or other bytes before the offset) is read whole again, as is any cache that is
- * not exactly what this module writes. A cache carried in from elsewhere (a copy of the layer, or
+ * not exactly what this module writes, or that a build knowing other events wrote. A cache carried in from elsewhere (a copy of the layer, or
  * a file a stranger force-added to a repository) names another file's inode and is not used.
  */
 import { lstatSync } from "node:fs";
@@ -13,6 +13,7 @@ import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import { PAGE } from "../lib/page.ts";
 import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
+import { vocabulary } from "../ledger/events.ts";
 
 /** A client event's kind: the provider and the event, as receipts and failures name them. */
 export const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
@@ -67,6 +68,8 @@ type State = {
 };
 type Cache = {
   schema: string;
+  /** The events this build knows (ledger/events.ts vocabulary): a cache another build wrote is not used. */
+  vocabulary: string;
   ino: number;
   offset: number;
   line: number;
@@ -180,6 +183,7 @@ function readCache(file: string): Cache | undefined {
     const data = JSON.parse(text) as Cache;
     if (
       data?.schema !== SCHEMA ||
+      typeof data.vocabulary !== "string" ||
       ![data.ino, data.offset, data.line, data.lines, data.problems].every(Number.isSafeInteger) ||
       typeof data.tail !== "string"
     )
@@ -229,7 +233,10 @@ export async function scanLedger(
   running: ReadonlySet<string>,
 ): Promise<LedgerScan> {
   const seen = lstatSync(path, { throwIfNoEntry: false });
-  const from = seen?.isFile() && cacheFile ? resumable(readCache(cacheFile), path, Number(seen.ino)) : undefined;
+  const words = await vocabulary();
+  const cached = cacheFile ? readCache(cacheFile) : undefined;
+  // Verdicts another build reached (one that knew other events) are not this build's: the ledger is read whole.
+  const from = seen?.isFile() && cached?.vocabulary === words ? resumable(cached, path, Number(seen.ino)) : undefined;
   const pass = new Pass(from?.state);
   const checker = await lineChecker(
     { lines: from?.lines ?? 0, findings: from?.findings ?? [], problems: from?.problems ?? 0 },
@@ -258,6 +265,7 @@ export async function scanLedger(
       if (tail === undefined) return;
       const cache: Cache = {
         schema: SCHEMA,
+        vocabulary: words,
         ino: Number(seen.ino),
         offset,
         line,

@@ -21,3 +21,12 @@ export async function eventRegistry(): Promise<Map<string, EventSpec>> {
   );
   return cache;
 }
+
+/**
+ * The vocabulary a ledger line is checked against, as one string: what a verdict on a line depends
+ * on (an event another build registers, or requires other keys of, is judged anew).
+ */
+export async function vocabulary(): Promise<string> {
+  const rows = [...(await eventRegistry()).values()].map((e) => `${e.id}:${e.requires.join(",")}`);
+  return rows.sort().join(" ");
+}

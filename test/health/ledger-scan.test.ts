@@ -227,4 +227,20 @@ describe("doctor's ledger pass, resumed", () => {
       expect({ junk, resumedAt: read.resumedAt, lines: read.lines }).toEqual({ junk, resumedAt: 0, lines: 4 });
     }
   });
+
+  test("a cache another build wrote (one that knew other events) is not resumed: its verdicts are judged anew", async () => {
+    const { ledger, cache } = place();
+    writeFileSync(ledger, text(0, 30));
+    (await scanLedger(ledger, cache, new Set())).save();
+    expect((await scanLedger(ledger, cache, new Set())).resumedAt).toBeGreaterThan(0);
+    const own = JSON.parse(readFileSync(cache, "utf8"));
+    // The older build called a line bad that this one knows: its finding must not survive.
+    writeFileSync(
+      cache,
+      JSON.stringify({ ...own, vocabulary: "fewer events", findings: [{ line: 1, problem: 'unknown event "x"' }] }),
+    );
+    const read = await scanLedger(ledger, cache, new Set());
+    expect(read.resumedAt).toBe(0);
+    expect(read.findings.map((f) => f.problem)).not.toContain('unknown event "x"');
+  });
 });
