@@ -53,9 +53,14 @@ function readdirSafe(dir: string): string[] {
 
 /** Nothing but records and the README in the tracked half: no temp file a killed writer left. */
 function trackedHalfClean(repo: Repo): string[] {
-  return readdirSync(repo.path(".ai/repo/sessions")).filter(
-    (f) => f !== "README.md" && !/^\d{8}T\d{6}Z--s-[0-9a-z-]+\.md$/.test(f),
-  );
+  // The closed records, and the shared handovers' folder beside them with only its README (nothing was shared).
+  const shared = readdirSync(repo.path(".ai/repo/sessions/shared")).filter((f) => f !== "README.md");
+  return [
+    ...readdirSync(repo.path(".ai/repo/sessions")).filter(
+      (f) => f !== "README.md" && f !== "shared" && !/^\d{8}T\d{6}Z--s-[0-9a-z-]+\.md$/.test(f),
+    ),
+    ...shared.map((f) => `shared/${f}`),
+  ];
 }
 
 /**
