@@ -18,7 +18,7 @@ import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "
 import { linesChanged, type LineMaps } from "./lines.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { GitResult } from "../repo/git.ts";
-import { NO_HEAD, type Position } from "../repo/where.ts";
+import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { cited, parseClaim, RANK, type Claim, type ClaimLabel, type ClaimsCheck, type ClaimState } from "./claims.ts";
 import type { Meta } from "./record.ts";
 
@@ -238,6 +238,8 @@ function askGit(
   paths: { diff: readonly string[]; counted: readonly string[] },
   position: Pick<Position, "git" | "head">,
 ): { diff?: Promise<GitResult>; log?: Promise<GitResult> } {
+  // A record's `head` is handed to git only when it is a commit id: a planted one (`--output=…`) is never an option.
+  if (meta.head !== NO_HEAD && !isCommitId(meta.head)) return {};
   const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
   const moved = meta.head !== position.head && meta.head !== NO_HEAD && position.head !== NO_HEAD;
   const logged = [...paths.diff, ...paths.counted];
@@ -315,6 +317,8 @@ async function treeFor(
   const asked = askGit(meta, { diff: paths, counted }, position);
   const [diff, log, snapshot] = await Promise.all([asked.diff, asked.log, status]);
   const changedNow = new Set(snapshot.changed);
+  if (paths.length > 0 && !diff)
+    return { counts: new Map(), changedNow, writtenChanged, why: "the record names no commit git can place" };
   if (diff && !diff.ok)
     return {
       counts: new Map(),

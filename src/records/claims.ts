@@ -204,7 +204,9 @@ export function parseClaim(text: string): Claim | undefined {
   }
   if (kind === "symbol") {
     const at = rest.lastIndexOf(" ");
-    return at > 0 ? { kind: "symbol", path: rest.slice(0, at), name: rest.slice(at + 1) } : undefined;
+    const path = at > 0 ? pathOf(rest.slice(0, at), false) : undefined;
+    const name = rest.slice(at + 1);
+    return path && !path.lines && SYMBOL.test(name) ? { kind: "symbol", path: path.path, name } : undefined;
   }
   if (kind === "commit") return COMMIT.test(rest) ? { kind: "commit", id: rest } : undefined;
   if (kind === "script") {

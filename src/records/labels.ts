@@ -4,7 +4,7 @@
  */
 import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
-import { NO_HEAD, type Position } from "../repo/where.ts";
+import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 
 export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
 
@@ -25,7 +25,7 @@ export async function divergence(
   if (recorded.branch !== now.branch) return "different_context";
   if (recorded.head === now.head) return "exact";
   if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
-  if (now.head === NO_HEAD || !/^[0-9a-f]{40,64}$/.test(recorded.head)) return "unknown";
+  if (now.head === NO_HEAD || !isCommitId(recorded.head)) return "unknown";
   const result = await now.git.once(["merge-base", "--is-ancestor", recorded.head, now.head]);
   if (result.status === 0) return "advanced";
   if (result.status === 1) return "diverged";

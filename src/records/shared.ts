@@ -17,7 +17,7 @@ import { createHash, parseYaml } from "../lib/runtime.ts";
 import { readLayerFile, RECORD_MAX_BYTES } from "../lib/fsx.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
-import type { Position } from "../repo/where.ts";
+import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { splitFrontMatter } from "./markdown.ts";
 import { newer, type Meta } from "./record.ts";
 import { TIERS, type Resolution, type Resolved } from "./resolve.ts";
@@ -65,6 +65,8 @@ export async function readShared(path: string, file: string): Promise<Shared | u
     if (!data || data.schema !== SHARED_SCHEMA) return undefined;
     if (Object.keys(data).some((k) => k !== "claims" && !(KEYS as readonly string[]).includes(k))) return undefined;
     if (!KEYS.every((k) => typeof data[k] === "string" && data[k] !== "")) return undefined;
+    // A tracked file is anyone's: its commit must be a commit id, never something git would take as an option.
+    if (data.head !== NO_HEAD && !isCommitId(data.head as string)) return undefined;
     const claims = data.claims;
     if (claims !== undefined && !(Array.isArray(claims) && claims.every((c) => typeof c === "string")))
       return undefined;

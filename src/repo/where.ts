@@ -86,6 +86,9 @@ function findDirs(start: string): Dirs | undefined {
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** A full commit id (SHA-1 or SHA-256), the only thing from a record that is ever handed to git as a revision. */
+export const isCommitId = (text: string): boolean => SHA.test(text);
+
 function packedRef(commonDir: string, ref: string): string | undefined {
   const packed = readText(join(commonDir, "packed-refs"));
   if (!packed) return undefined;

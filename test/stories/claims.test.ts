@@ -181,4 +181,24 @@ describe("claims checked against the tree", () => {
       "- `vendor/secret.txt`: not a readable file now (a link, a folder, or too large)",
     ]);
   }, 60_000);
+
+  test("a record whose commit is not a commit id (planted: `--output=…`) is labelled unchecked, and git is never handed it", () => {
+    using repo = captured();
+    repo.commit("real", "src/real.ts", "real\n");
+    session(repo, "cc-one");
+    handover(repo, "cc-one", "Carry on in `src/real.ts`.");
+    // The file goes: only git can say where, so git would be asked.
+    rmSync(repo.path("src/real.ts"));
+    const trap = repo.path("written-by-git");
+    const dir = repo.path(".ai/local/state/handovers");
+    const file = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    const text = readFileSync(`${dir}/${file}`, "utf8").replace(
+      /\nhead: "?[0-9a-f]+"?\n/,
+      `\nhead: "--output=${trap}"\n`,
+    );
+    writeFileSync(`${dir}/${file}`, text);
+    const briefing = session(repo, "cc-two");
+    expect(briefing).toContain("Its citations could not be checked: the record names no commit git can place.");
+    expect(readdirSync(repo.dir)).not.toContain("written-by-git");
+  }, 60_000);
 });
