@@ -9,7 +9,6 @@
  * What it has touched is what its newest record (checkpoint or handover) written while live names
  * as changed; git cannot say which session changed which file in one working tree.
  */
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { inScope } from "../lib/scope.ts";
@@ -20,7 +19,7 @@ import { readRecord } from "../records/record.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
 import { sameCheckout } from "../repo/where.ts";
-import { episodePath, listOpen, openDir, readEpisode, type OpenEpisode } from "../session/store.ts";
+import { episodePath, listOpen, openNames, readEpisode, type OpenEpisode } from "../session/store.ts";
 import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -88,14 +87,6 @@ async function touchedBy(root: string, record: Heard["record"]): Promise<string[
   const read = await readRecord(kind, join(root, record.path), record.path);
   return read.ok ? read.record.meta.changed_files : undefined;
 }
-
-const openNames = (layer: Layer) => {
-  try {
-    return readdirSync(openDir(layer)).filter((n) => n.endsWith(".yaml"));
-  } catch {
-    return [];
-  }
-};
 
 /**
  * The open episodes of one worktree heard from since `cutoff`, other than `except`. Only when

@@ -7,9 +7,8 @@ import { sameCheckout } from "../repo/where.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { openDir, readEpisode, type ReadEpisode } from "../session/store.ts";
+import { openDir, openNames, readEpisode, type ReadEpisode } from "../session/store.ts";
 
 /**
  * This checkout's open episodes (other than `except`) that opened before `cutoff` (ms), at most
@@ -25,7 +24,7 @@ export async function openedBefore(
 ): Promise<Array<{ key: string } & ReadEpisode>> {
   const out: Array<{ key: string } & ReadEpisode> = [];
   const dir = openDir(ws.layer);
-  for (const name of openNames(dir)) {
+  for (const name of openNames(ws.layer)) {
     if (out.length >= limit) break;
     const path = join(dir, name);
     const openedAt = peekOpenedAt(path);
@@ -41,16 +40,6 @@ export async function openedBefore(
       out.push({ key: name.slice(0, -".yaml".length), ...read });
   }
   return out;
-}
-
-function openNames(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((n) => n.endsWith(".yaml"))
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 /** A record's opening time from its one line (undefined when that line is not there: then it is read whole). */

@@ -2,7 +2,14 @@
  * The Markdown shapes records use: `---` front matter followed by a body of `# Section` blocks.
  */
 
+import { emitMap, type Value } from "../lib/yaml-emit.ts";
+
 export type Split = { frontMatter: string; body: string };
+
+/** A record's text: its front matter (these entries, in order), then its body, ending in one newline. */
+export function renderDocument(entries: ReadonlyArray<readonly [string, Value]>, body: string): string {
+  return `---\n${emitMap(entries)}---\n\n${body.replace(/\s*$/, "")}\n`;
+}
 
 /** Separate front matter from body; undefined when the text does not open with a closed `---` block. */
 export function splitFrontMatter(text: string): Split | undefined {

@@ -1,9 +1,8 @@
 /** One record file: its computed front matter and its body, written and read back. */
 import { readLayerFile, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
 import { Failure } from "../lib/failure.ts";
-import { emitMap } from "../lib/yaml-emit.ts";
 import { parseYaml } from "../lib/runtime.ts";
-import { splitFrontMatter } from "./markdown.ts";
+import { renderDocument, splitFrontMatter } from "./markdown.ts";
 import { FRONT_MATTER_KEYS, OPTIONAL_FRONT_MATTER_KEYS, type RecordKind } from "./kinds.ts";
 
 export type How = "authored" | "derived";
@@ -33,7 +32,7 @@ export type Loaded = { path: string; file: string; meta: Meta; body: string };
 export function render(meta: Meta, body: string): string {
   const entries: Array<readonly [string, string | number | string[]]> = FRONT_MATTER_KEYS.map((k) => [k, meta[k]]);
   if (meta.claims && meta.claims.length > 0) entries.push(["claims", meta.claims]);
-  return `---\n${emitMap(entries)}---\n\n${body.replace(/\s*$/, "")}\n`;
+  return renderDocument(entries, body);
 }
 
 /**

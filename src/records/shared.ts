@@ -15,10 +15,9 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createHash, parseYaml } from "../lib/runtime.ts";
 import { readLayerFile, RECORD_MAX_BYTES } from "../lib/fsx.ts";
-import { emitMap } from "../lib/yaml-emit.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
-import { splitFrontMatter } from "./markdown.ts";
+import { renderDocument, splitFrontMatter } from "./markdown.ts";
 import { newer, type Meta } from "./record.ts";
 import { TIERS, type Resolution, type Resolved } from "./resolve.ts";
 import { readableBranch } from "./store.ts";
@@ -53,7 +52,7 @@ export const sharedName = (branch: string, checkout: string) => `${readableBranc
 export function renderShared(meta: SharedMeta, body: string): string {
   const entries: Array<readonly [string, string | string[]]> = KEYS.map((k) => [k, meta[k]]);
   if (meta.claims && meta.claims.length > 0) entries.push(["claims", meta.claims]);
-  return `---\n${emitMap(entries)}---\n\n${body.replace(/\s*$/, "")}\n`;
+  return renderDocument(entries, body);
 }
 
 /** One shared file read and checked; a malformed one is undefined (counted by the caller). */

@@ -118,16 +118,21 @@ export function newestOpenFirst<T extends Pick<OpenEpisode, "opened_at">>(open: 
   return [...open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
 }
 
-/** Every open episode of this checkout, with its key; unreadable records come back as problems. */
-export async function listOpen(layer: Layer): Promise<Array<{ key: string } & ReadEpisode>> {
-  let names: string[] = [];
+/** The open episodes' file names (`<key>.yaml`), sorted; none when the folder is not there. */
+export function openNames(layer: Layer): string[] {
   try {
-    names = readdirSync(openDir(layer)).filter((n) => n.endsWith(".yaml"));
+    return readdirSync(openDir(layer))
+      .filter((n) => n.endsWith(".yaml"))
+      .sort();
   } catch {
     return [];
   }
+}
+
+/** Every open episode of this checkout, with its key; unreadable records come back as problems. */
+export async function listOpen(layer: Layer): Promise<Array<{ key: string } & ReadEpisode>> {
   const out = [];
-  for (const name of names.sort())
+  for (const name of openNames(layer))
     out.push({ key: name.slice(0, -5), ...(await readEpisode(join(openDir(layer), name))) });
   return out;
 }

@@ -1,6 +1,7 @@
 // The fresh window, told as the Claude Code mod lives it: the mod asks the binary (`capture window`,
 // with the client's hook environment) whether the fresh window is on, and for the boot that replaces
 // a compaction. Through the installed shims and the compiled binary, across sessions.
+import type { WindowAnswer } from "../../src/hooks/window.ts";
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture, hookEnv, statusRow } from "../support/capture.ts";
@@ -14,18 +15,7 @@ const END = fixture("SessionEnd-other.json");
 const NEXT = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
 const HANDOVER = `# Objective\nA config parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
 
-type Answer = {
-  ok: boolean;
-  why?: string;
-  fresh_window: { on: boolean; asked: boolean; why?: string };
-  manual: string;
-  episode: string | null;
-  window: number | null;
-  window_id: string | null;
-  transcript: boolean;
-  checkpoint?: string | null;
-  boot?: string;
-};
+type Answer = WindowAnswer;
 
 function ask(repo: Repo, session: string, action: "status" | "boot", trigger = "auto"): Answer {
   const run = ok(
