@@ -217,7 +217,7 @@ export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false):
   const rest = check.labels.length - listed.length;
   const restNews = check.labels.filter((l) => isNews(l.state) && !listed.includes(l)).length;
   return [
-    `What it cites, checked against the tree now (${check.labels.filter((l) => isNews(l.state)).length} of ${check.labels.length} no longer as written):`,
+    `What it cites, checked against the tree now (${check.labels.filter((l) => isNews(l.state)).length} of ${check.labels.length} changed, gone or missing):`,
     ...(check.all_gone
       ? ["Every path it cites is gone from the tree: read it as the account of a tree that is no longer there."]
       : []),

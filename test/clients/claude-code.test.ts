@@ -128,7 +128,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       expect(second.status).toBe(0);
       const request = rig.mock.messages().at(-1)!.text;
       expect(request).toContain(`Its Next Action, in its author's own words, quoted:\n> ${next}`);
-      expect(request).toContain("What it cites, checked against the tree now (2 of 4 no longer as written):");
+      expect(request).toContain("What it cites, checked against the tree now (2 of 4 changed, gone or missing):");
       expect(request).toContain("- `src/legacy.ts`: deleted");
       expect(request).toContain(
         "- `src/ini.ts:3-4`: changed since (1 commit, +2 −0 lines); lines 3-4 unchanged, now at lines 5-6",

@@ -77,7 +77,7 @@ describe("claims checked against the tree", () => {
     // The agent's own words first, then the list.
     expect(briefing).toContain("> Go on from `src/a.ts:40-58`");
     const list = citedList(briefing);
-    expect(list[0]).toBe("What it cites, checked against the tree now (7 of 9 no longer as written):");
+    expect(list[0]).toBe("What it cites, checked against the tree now (7 of 9 changed, gone or missing):");
     expect(list.slice(1)).toEqual([
       "- `src/c.ts`: deleted",
       "- `src/d.ts`: moved to src/e.ts",
@@ -126,7 +126,7 @@ describe("claims checked against the tree", () => {
     handover(repo, "cc-one", "Look at `src/a.ts:10-12` and src/a.ts:25.");
     const quiet = citedList(session(repo, "cc-two"));
     expect(quiet).toEqual([
-      "What it cites, checked against the tree now (0 of 2 no longer as written):",
+      "What it cites, checked against the tree now (0 of 2 changed, gone or missing):",
       "- `src/a.ts:10-12`: unchanged",
       "- `src/a.ts:25`: unchanged",
     ]);
@@ -161,7 +161,7 @@ describe("claims checked against the tree", () => {
     repo.git("commit", "-q", "-m", "x goes");
     const list = citedList(session(repo, "cc-three"));
     expect(list).toEqual([
-      "What it cites, checked against the tree now (2 of 2 no longer as written):",
+      "What it cites, checked against the tree now (2 of 2 changed, gone or missing):",
       "Every path it cites is gone from the tree: read it as the account of a tree that is no longer there.",
       "- `src/x.ts`: deleted",
       "- `src/y.ts`: never existed",
