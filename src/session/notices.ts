@@ -5,7 +5,7 @@
  * taken whole by the told episode's next prompt hook: renamed away first, so two prompts never
  * both tell it, then read and removed. Only ids, the client and times are kept: no person's text.
  */
-import { renameSync } from "node:fs";
+import { readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
 import { appendText, ensureDir, randomHex, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
@@ -69,7 +69,18 @@ export function takeNotices(layer: Layer, episodeId: string): Notice[] {
   }
 }
 
-/** Notices left for episodes that are no longer open: removed when an episode closes, or by recovery. */
+/**
+ * Notices left for an episode that is no longer open, removed when it closes: its file, and one a
+ * prompt hook killed between taking and removing it left behind.
+ */
 export function dropNotices(layer: Layer, episodeId: string): void {
-  if (EPISODE_ID.test(episodeId)) unlinkQuiet(join(noticesDir(layer), `${episodeId}.jsonl`));
+  if (!EPISODE_ID.test(episodeId)) return;
+  const dir = noticesDir(layer);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(`${episodeId}.jsonl`)) unlinkQuiet(join(dir, name));
 }

@@ -3,7 +3,7 @@
 // at its next prompt, once; a handover written by a live session is named as that session's; a
 // third session after both ended is handed the newest account as usual.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -117,8 +117,12 @@ describe("live sessions that share a checkout", () => {
       `It was written by another session still at work in this checkout (claude-code, episode ${aEpisode}`,
     );
 
+    // A prompt hook killed between taking its notices and removing them left them behind: the close removes them.
+    const notices = repo.path(".ai/local/state/session-notices");
+    writeFileSync(`${notices}/${aEpisode}.jsonl.taken-1-abcd`, "{}\n");
     // Both end; a third session is handed the newest account as any next session is.
     a.end();
+    expect(readdirSync(notices).filter((f) => f.startsWith(aEpisode))).toEqual([]);
     b.end();
     const c = new Claude(repo, "cc-gamma").start();
     expect(c).not.toContain("LIVE:");
