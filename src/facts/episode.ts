@@ -83,7 +83,7 @@ export async function episodeGit(
 ): Promise<Pick<EpisodeWindow, "commits" | "files">> {
   const p = ws.position;
   const start = episode.start_head;
-  const diverged = start !== "NONE" && start !== p.head && !(await isAncestor(p, start, p.head));
+  const diverged = start !== "NONE" && start !== p.head && !(await isAncestor(p, start));
   const commits = diverged
     ? ["diverged"]
     : start === "NONE"

@@ -8,9 +8,10 @@
  * there) needs no git; a changed one whose lines this checkout kept when it wrote the record
  * (records/lines.ts) has its lines counted from the file itself; only a file gone, or one without
  * kept lines (another checkout's record, an old one), sends for one `git diff --raw --numstat -M`
- * from the record's commit (line counts, and where a file moved); when HEAD has moved, one
- * `git log --name-only` of the changed paths counts the commits that touched them; one `merge-base --is-ancestor` per cited
- * commit (at most COMMITS_CHECKED). A cited range is found by its fingerprint in the file itself
+ * from the record's commit (line counts, and where a file moved); when HEAD has moved, the commits
+ * that touched them are counted from the one walk since the record's commit that its divergence
+ * label reads too (repo/history.ts); one `merge-base --is-ancestor` per cited commit (at most
+ * COMMITS_CHECKED). A cited range is found by its fingerprint in the file itself
  * (records/ranges.ts). The whole check is bounded by the briefing's git deadline.
  */
 import { within } from "../lib/cancel.ts";
@@ -18,6 +19,7 @@ import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "
 import { linesChanged, type LineMaps } from "./lines.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { GitResult } from "../repo/git.ts";
+import { historySince, type Commit } from "../repo/history.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { cited, parseClaim, RANK, type Claim, type ClaimLabel, type ClaimsCheck, type ClaimState } from "./claims.ts";
 import type { Meta } from "./record.ts";
@@ -67,11 +69,14 @@ export function parseDiff(out: string): Map<string, Change> {
   return byPath;
 }
 
-/** `git log --format=@%H --name-only --no-renames` output: how many commits touched each path. */
+/**
+ * `git log --format=%x01%H --name-only --no-renames` output: how many commits touched each path
+ * (a control character opens a commit: git quotes a path holding one, so no path can pass for it).
+ */
 export function parseLogCounts(out: string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const line of out.split("\n")) {
-    if (line === "" || line.startsWith("@")) continue;
+    if (line === "" || line.startsWith("\x01")) continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   return counts;
@@ -237,7 +242,7 @@ function askGit(
   meta: Pick<Meta, "head">,
   paths: { diff: readonly string[]; counted: readonly string[] },
   position: Pick<Position, "git" | "head">,
-): { diff?: Promise<GitResult>; log?: Promise<GitResult> } {
+): { diff?: Promise<GitResult>; counts?: Promise<Map<string, number>> } {
   // A record's `head` is handed to git only when it is a commit id: a planted one (`--output=…`) is never an option.
   if (meta.head !== NO_HEAD && !isCommitId(meta.head)) return {};
   const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
@@ -248,21 +253,43 @@ function askGit(
       paths.diff.length > 0
         ? position.git.once(["diff", "--raw", "--numstat", "-M", "-z", "--no-ext-diff", from])
         : undefined,
-    log:
-      moved && logged.length > 0
-        ? position.git.once([
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "--format=@%H",
-            "--name-only",
-            "--no-renames",
-            `${meta.head}..${position.head}`,
-            "--",
-            ...logged,
-          ])
-        : undefined,
+    counts: moved && logged.length > 0 ? commitCounts(meta.head, logged, position) : undefined,
   };
+}
+
+/**
+ * How many commits since `from` touched each of `paths`: read from the walk divergence reads too
+ * (repo/history.ts), so placing the record and counting cost one git process; past the walk's cap,
+ * from a log of those paths alone.
+ */
+async function commitCounts(
+  from: string,
+  paths: readonly string[],
+  position: Pick<Position, "git" | "head">,
+): Promise<Map<string, number>> {
+  const history = await historySince(position, from);
+  const wanted = new Set(paths);
+  if (history.complete) return countsOf(history.since, wanted);
+  const log = await position.git.once([
+    "-c",
+    "core.quotePath=false",
+    "log",
+    "--format=\x01%H",
+    "--name-only",
+    "--no-renames",
+    `${from}..${position.head}`,
+    "--",
+    ...paths,
+  ]);
+  return log.ok ? parseLogCounts(log.stdout) : new Map();
+}
+
+/** Per path, the commits among `since` that changed it. */
+export function countsOf(since: readonly Commit[], paths: ReadonlySet<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const commit of since)
+    for (const file of commit.files) if (paths.has(file)) counts.set(file, (counts.get(file) ?? 0) + 1);
+  return counts;
 }
 
 /** The cited paths git must answer for (a file changed or gone, a symbol's file gone), and whether only legacy claims ask. */
@@ -315,7 +342,7 @@ async function treeFor(
     if (snapshot.workingTree !== "unknown" && !paths.some((p) => named.has(p))) return none(snapshot);
   }
   const asked = askGit(meta, { diff: paths, counted }, position);
-  const [diff, log, snapshot] = await Promise.all([asked.diff, asked.log, status]);
+  const [diff, counts, snapshot] = await Promise.all([asked.diff, asked.counts, status]);
   const changedNow = new Set(snapshot.changed);
   if (paths.length > 0 && !diff)
     return { counts: new Map(), changedNow, writtenChanged, why: "the record names no commit git can place" };
@@ -328,7 +355,7 @@ async function treeFor(
     };
   return {
     diff: diff ? parseDiff(diff.stdout) : new Map(),
-    counts: log?.ok ? parseLogCounts(log.stdout) : new Map(),
+    counts: counts ?? new Map(),
     changedNow,
     writtenChanged,
   };

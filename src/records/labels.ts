@@ -4,6 +4,7 @@
  */
 import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
+import { ancestry } from "../repo/history.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 
 export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
@@ -26,10 +27,8 @@ export async function divergence(
   if (recorded.head === now.head) return "exact";
   if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
   if (now.head === NO_HEAD || !isCommitId(recorded.head)) return "unknown";
-  const result = await now.git.once(["merge-base", "--is-ancestor", recorded.head, now.head]);
-  if (result.status === 0) return "advanced";
-  if (result.status === 1) return "diverged";
-  return "unknown";
+  const ancestor = await ancestry(now, recorded.head);
+  return ancestor === undefined ? "unknown" : ancestor ? "advanced" : "diverged";
 }
 
 export type Freshness = "fresh" | "aging" | "stale" | "unknown" | "invalid";

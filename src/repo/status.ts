@@ -1,6 +1,7 @@
 /** What git says has changed: the working tree now, and the commits and files since a start commit. */
 import { GAVE_UP, within } from "../lib/cancel.ts";
-import { NO_HEAD, type Position, type WorkingTree } from "./where.ts";
+import { type Position, type WorkingTree } from "./where.ts";
+import { ancestry, historySince } from "./history.ts";
 
 /**
  * The working tree as git sees it, less majordomus's own records: `ownRecords` are the closed
@@ -95,15 +96,16 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
   };
 }
 
-/** Whether `from` is an ancestor of (or equal to) `to`. */
-export async function isAncestor(position: Pick<Position, "git">, from: string, to: string): Promise<boolean> {
-  if (from === NO_HEAD || to === NO_HEAD) return false;
-  return (await position.git.once(["merge-base", "--is-ancestor", from, to])).status === 0;
+/** Whether `from` is an ancestor of (or equal to) HEAD. */
+export async function isAncestor(position: Pick<Position, "git" | "head">, from: string): Promise<boolean> {
+  return (await ancestry(position, from)) === true;
 }
 
 /** `<short> <subject>` for each commit in start..HEAD, newest first; empty when start is not an ancestor. */
 export async function commitsSince(position: Pick<Position, "git" | "head">, start: string): Promise<string[]> {
-  if (start === position.head || !(await isAncestor(position, start, position.head))) return [];
+  if (start === position.head || !(await isAncestor(position, start))) return [];
+  const history = await historySince(position, start);
+  if (history.complete) return history.since.map((c) => c.line);
   const log = await position.git.once(["log", "--format=%h %s", `${start}..${position.head}`]);
   return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
 }
@@ -116,7 +118,7 @@ export async function filesSince(
   own: Own = {},
 ): Promise<string[]> {
   const files = new Set(now.changed);
-  if (start && start !== position.head && (await isAncestor(position, start, position.head))) {
+  if (start && start !== position.head && (await isAncestor(position, start))) {
     const diff = await position.git.once(["diff", "--name-only", "-z", `${start}..${position.head}`]);
     if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "" && !isOwnRecord(f, own)) files.add(f);
   }

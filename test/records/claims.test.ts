@@ -85,10 +85,10 @@ describe("git's answers the check reads", () => {
   });
 
   test("log --name-only: the commits that touched each path", () => {
-    expect(parseLogCounts("@aaa\n\nsrc/a.ts\nsrc/b.ts\n@bbb\n\nsrc/a.ts\n")).toEqual(
+    expect(parseLogCounts("\x01aaa\n\nsrc/a.ts\n@b.ts\n\x01bbb\n\nsrc/a.ts\n")).toEqual(
       new Map([
         ["src/a.ts", 2],
-        ["src/b.ts", 1],
+        ["@b.ts", 1],
       ]),
     );
   });
@@ -129,6 +129,10 @@ describe("git's answers the check reads", () => {
     }
     expect(linesChanged(lineMap(["a", "b"])!, ["a", "b"])).toEqual({ added: 0, removed: 0 });
     expect(linesChanged(lineMap([])!, ["x", "y"])).toEqual({ added: 2, removed: 0 });
+    // A file rewritten whole shares no line: every one counted, in one pass.
+    const rewritten = Array.from({ length: 2_500 }, (_, i) => `const w${i} = ${i};`);
+    const before = rewritten.map((l) => l.replace("w", "v"));
+    expect(linesChanged(lineMap(before)!, rewritten)).toEqual({ added: 2_500, removed: 2_500 });
   });
 
   test("line maps are kept for the newest records only, and read back as written", async () => {
