@@ -8,8 +8,10 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ensureDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
+import { crc32 } from "../lib/runtime.ts";
 
-const SCHEMA = "claim-lines/v1";
+/** v2: CRC-32 a line (v1's FNV-1a maps are not read: their hashes differ; git counts those records' lines). */
+const SCHEMA = "claim-lines/v2";
 /** Files longer than this keep no line map (git counts their lines). */
 export const LINES_KEPT = 20_000;
 /** The most edits counted (added + removed) before the count gives up and git is asked instead. */
@@ -17,31 +19,31 @@ const EDITS_COUNTED = 4_000;
 
 export type LineMaps = Record<string, string>;
 
-/** FNV-1a over a line's UTF-16 code units, as 8 hex digits. */
-function lineHash(line: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < line.length; i++) {
-    h ^= line.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
-}
+/** A line's hash: CRC-32 of its UTF-8 bytes (native in Bun). */
+const lineHash = (line: string): number => crc32(line);
 
 /** A file's lines as one string of hashes (8 hex digits a line); undefined past LINES_KEPT lines. */
 export function lineMap(lines: readonly string[]): string | undefined {
-  return lines.length > LINES_KEPT ? undefined : lines.map(lineHash).join("");
+  return lines.length > LINES_KEPT ? undefined : lines.map((l) => lineHash(l).toString(16).padStart(8, "0")).join("");
 }
 
-const split = (map: string): string[] => map.match(/.{8}/g) ?? [];
+/** A line map read back as its hashes. */
+function hashesOf(map: string): number[] {
+  const out: number[] = new Array(map.length >> 3);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(map.slice(i * 8, i * 8 + 8), 16);
+  return out;
+}
 
 /**
- * Lines added and removed from `before` (a line map) to `lines`, by the shortest edit script
- * (Myers); undefined when the edits pass EDITS_COUNTED (then git counts them).
+ * Lines added and removed from `before` (a line map) to `lines`, by the shortest edit script;
+ * undefined when the search passes EDITS_COUNTED edits (then git counts them). Exact, and cheap
+ * where it matters: the common head and tail are set aside, and so is every line only one side
+ * has (no common subsequence can hold it, so the longest one is unchanged): a rewritten file costs
+ * one pass, and the search (Myers) walks only the lines both sides share.
  */
 export function linesChanged(before: string, lines: readonly string[]): { added: number; removed: number } | undefined {
-  const a = split(before);
+  const a = hashesOf(before);
   const b = lines.map(lineHash);
-  // Common head and tail first: most edits touch a few places of a long file.
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -50,8 +52,22 @@ export function linesChanged(before: string, lines: readonly string[]): { added:
     endA--;
     endB--;
   }
-  const n = endA - start;
-  const m = endB - start;
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const inA = new Set(midA);
+  const inB = new Set(midB);
+  const shared = editsBetween(
+    midA.filter((h) => inB.has(h)),
+    midB.filter((h) => inA.has(h)),
+  );
+  if (shared === undefined) return undefined;
+  return { added: midB.length - shared.common, removed: midA.length - shared.common };
+}
+
+/** The length of the longest common subsequence of `a` and `b`, by Myers's search; undefined past EDITS_COUNTED edits. */
+function editsBetween(a: readonly number[], b: readonly number[]): { common: number } | undefined {
+  const n = a.length;
+  const m = b.length;
   const max = Math.min(n + m, EDITS_COUNTED);
   const v = new Int32Array(2 * max + 3);
   const offset = max + 1;
@@ -60,12 +76,12 @@ export function linesChanged(before: string, lines: readonly string[]): { added:
       let x =
         k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
-      while (x < n && y < m && a[start + x] === b[start + y]) {
+      while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
       v[offset + k] = x;
-      if (x >= n && y >= m) return { added: (d + (m - n)) / 2, removed: (d - (m - n)) / 2 };
+      if (x >= n && y >= m) return { common: (n + m - d) / 2 };
     }
   }
   return undefined;
