@@ -24,10 +24,10 @@ import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
 import { DERIVABLE_SECTIONS } from "../views/derived.ts";
-import { RECORD_KINDS } from "../records/kinds.ts";
+import { FRONT_MATTER_KEYS, OPTIONAL_FRONT_MATTER_KEYS, RECORD_KINDS } from "../records/kinds.ts";
 import { listNames, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
-import { parseYaml } from "../lib/runtime.ts";
+import { createHash, parseYaml } from "../lib/runtime.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
@@ -36,7 +36,7 @@ import { tickets, ticketsDir } from "../hooks/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
 import { eachClosed } from "../session/closed.ts";
-import { TRANSCRIPT_KEYS } from "../session/schema.ts";
+import { RECORD_KEYS, TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
 import type { Finding } from "./findings.ts";
@@ -642,6 +642,19 @@ async function strangerFindings(ws: Workspace, out: Finding[]): Promise<void> {
   }
 }
 
+/** What a verdict on a record depends on: the schemas and keys this build reads, as a short digest. */
+function recordVocabulary(): string {
+  const words = [
+    ...Object.values(RECORD_KINDS).map((k) => k.schema),
+    ...FRONT_MATTER_KEYS,
+    ...OPTIONAL_FRONT_MATTER_KEYS,
+    ...RECORD_KEYS,
+    ...TRANSCRIPT_KEYS,
+    ...CONTEXT_KEYS,
+  ];
+  return createHash("sha256", words.join(" ")).slice(0, 16);
+}
+
 /**
  * Whether an earlier run's verdicts are kept here, so this run reads only the records and ledger
  * lines that changed since. Such a run is best without the JIT; a first one, which reads and checks
@@ -721,6 +734,12 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   mark("doctor: ledger scanned");
   const failures = scan.failures;
   const policy = await layerFindings(ws, out);
+  // The wiring is proven by running the shims as the clients would: processes that run on another
+  // core while the records below are read. Their findings are reported last, as always.
+  const proven: Finding[] = [];
+  const proving = wiringFindings(ws, policy, proven).then(() => strangerFindings(ws, proven));
+  // Its failure, if any, is thrown where it is awaited, as before; never an unhandled rejection meanwhile.
+  proving.catch(() => undefined);
   for (const name of Object.keys(SECTIONS) as SectionName[]) {
     if (ws.layer.manifest.sections[name] === undefined)
       out.push({
@@ -734,7 +753,7 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const tree = new Tree(join(ws.layer.dir, ws.layer.manifest.local.path));
   const privateHalf = await privacyFindings(ws, tree, out);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(cacheFile(ws, VERDICTS_FILE), (path) => tree.keyOf(path));
+  const verdicts = new Verdicts(cacheFile(ws, VERDICTS_FILE), recordVocabulary(), (path) => tree.keyOf(path));
   await recordFindings(ws, failures, verdicts, tree, ledger, out);
   if (privateHalf) {
     verdicts.save();
@@ -756,8 +775,8 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   lockFindings(ws, tree, options.fix === true, out);
   await strandedFindings(ws, policy, out);
   mark("doctor: episodes read");
-  await wiringFindings(ws, policy, out);
-  await strangerFindings(ws, out);
+  await proving;
+  out.push(...proven);
   mark("doctor: wiring proven");
   return out;
 }

@@ -5,6 +5,10 @@
  * found bad is never remembered. This is what keeps `doctor` fast on a layer of tens of thousands
  * of records. The cache is written only where git ignores the local half.
  *
+ * Its first line names the vocabulary the verdicts were reached by (the record schemas and keys of
+ * the build that wrote it): another build's verdicts are not taken, so a record a newer build found
+ * good, with a key an older one does not know, is read again by the older one, and the other way.
+ *
  * The file is one line per good file, `<name>\t<key>[\t<id>]` (the inode in the key tells two
  * folders' files of one name apart), read into a map of lines: tens of thousands of records cost
  * a few megabytes, not a map of objects, and a file still good is written back with the very line
@@ -15,7 +19,7 @@ import { basename } from "node:path";
 import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import { statKey } from "./tree.ts";
 
-const HEADER = "majordomus doctor verdicts v2";
+const HEADER = "majordomus doctor verdicts v3";
 
 export class Verdicts {
   /** `<name>\t<key>` → the whole line remembered for it (with its id, when it carries one). */
@@ -27,15 +31,19 @@ export class Verdicts {
    * `file` undefined: nothing is remembered (a layer without a cache section). `seen`: the change
    * key of a file already looked at this run (a walk's), so it is not looked at twice.
    */
+  private readonly header: string;
+
   constructor(
     private readonly file: string | undefined,
+    vocabulary: string,
     private readonly seen: (path: string) => string | undefined = () => undefined,
   ) {
+    this.header = `${HEADER} ${vocabulary}`;
     // None yet, unreadable, or not a file of ours (a link is never read through): everything is read.
     const text = (file === undefined ? undefined : readPlain(file)) ?? "";
     const lines = text.split("\n");
-    // Any other first line (an older cache, a damaged one) is no cache at all.
-    if (lines[0] !== HEADER) return;
+    // Any other first line (another build's cache, a damaged one) is no cache at all.
+    if (lines[0] !== this.header) return;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       const tab = line.indexOf("\t", line.indexOf("\t") + 1);
@@ -83,7 +91,7 @@ export class Verdicts {
   save(): void {
     if (this.file === undefined) return;
     try {
-      writeFileAtomic(this.file, `${HEADER}\n${this.next.join("\n")}`, 0o600, { durable: false });
+      writeFileAtomic(this.file, `${this.header}\n${this.next.join("\n")}`, 0o600, { durable: false });
     } catch {
       // a cache that cannot be written only costs the next run its speed
     }

@@ -370,25 +370,29 @@ async function mcpAspect(
 }
 
 export async function status(ws: Workspace, options: { verify: boolean }): Promise<Row[]> {
-  const rows: Row[] = [];
+  const rows: Array<Promise<Row>> = [];
   for (const provider of (await providers()).values()) {
     // Asked of the client at most once per provider, and only when a hook aspect gets that far.
     let asked: Promise<Trust | undefined> | undefined;
     const trust = () => (asked ??= trustOf(ws, provider as Provider & { hooks: Hooks }));
     for (const aspect of ASPECTS) {
       const capability = provider.capabilities[aspect];
-      let row: Omit<Row, "provider" | "aspect">;
-      if (capability.state === "none") row = { state: "unsupported", reason: capability.source };
-      else if (!provider.hooks)
-        row = {
-          state: "unadapted",
-          reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet`,
-        };
-      else if (aspect === "mod") row = await modAspect(ws, provider as Provider & { hooks: Hooks });
-      else if (aspect === "mcp") row = await mcpAspect(ws, provider as Provider & { hooks: Hooks }, options.verify);
-      else row = await hookAspect(ws, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);
-      rows.push({ provider: provider.id, aspect, ...row });
+      // Every aspect at once: a verification runs a shim, and the shims of every client run side by side.
+      const row: Promise<Omit<Row, "provider" | "aspect">> =
+        capability.state === "none"
+          ? Promise.resolve({ state: "unsupported", reason: capability.source })
+          : !provider.hooks
+            ? Promise.resolve({
+                state: "unadapted",
+                reason: `capable (${capability.source}); majordomus has no adapter for ${provider.title} yet`,
+              })
+            : aspect === "mod"
+              ? modAspect(ws, provider as Provider & { hooks: Hooks })
+              : aspect === "mcp"
+                ? mcpAspect(ws, provider as Provider & { hooks: Hooks }, options.verify)
+                : hookAspect(ws, provider as Provider & { hooks: Hooks }, aspect, options.verify, trust);
+      rows.push(row.then((r) => ({ provider: provider.id, aspect, ...r })));
     }
   }
-  return rows;
+  return Promise.all(rows);
 }

@@ -231,6 +231,30 @@ describe("doctor remembers what it found good", () => {
     expect(repo.mj(["doctor"]).status).toBe(10);
   });
 
+  test("verdicts another build reached (one that knew other keys) are not taken: its records are read again", () => {
+    using repo = captured();
+    ok(repo.mj(["handover", "--no-task"], { input: "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n" }));
+    expect(repo.mj(["doctor"]).status).toBe(0);
+    const cachePath = repo.path(".ai/local/cache/doctor-verdicts.tsv");
+    const [header] = readFileSync(cachePath, "utf8").split("\n");
+    const dir = repo.path(".ai/local/state/handovers");
+    const file = readdirSync(dir).find((f) => f.endsWith(".md") && f !== "README.md")!;
+    // A build that knows a key this one does not found the record good with it.
+    writeFileSync(
+      join(dir, file),
+      readFileSync(join(dir, file), "utf8").replace("---\nschema:", "---\nsmuggled: yes\nschema:"),
+    );
+    const { size, ctimeMs, ino } = statSync(join(dir, file));
+    const cacheAs = (by: string) => writeFileSync(cachePath, `${by}\n${file}\t${size}:${ctimeMs}:${ino}\n`);
+    cacheAs("majordomus doctor verdicts v3 0123456789abcdef");
+    const foreign = repo.mj(["doctor"]);
+    expect(foreign.status).toBe(10);
+    expect(foreign.stdout).toContain("undeclared front matter key(s): smuggled");
+    // The same verdict under this build's own header is taken: the file is not read (which is why the header matters).
+    cacheAs(header!);
+    expect(repo.mj(["doctor"]).stdout).not.toContain("smuggled");
+  });
+
   test("the episode a closed record names is remembered with it: a second record for one episode is found on every later run", () => {
     using repo = captured();
     fire(repo, "start", { ...START, session_id: "cc-twice" });
