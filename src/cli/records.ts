@@ -4,8 +4,8 @@ import { Failure } from "../lib/failure.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import { listRecords } from "../records/list.ts";
-import { explain, resolveLatest, type Resolution } from "../records/resolve.ts";
-import { offerShared, type SharedBy } from "../records/shared.ts";
+import { resolveLatest, type Resolution } from "../records/resolve.ts";
+import { explainOffered, offerShared, type SharedBy } from "../records/shared.ts";
 import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { listingLine, noRecordLine, resolvedLines, shownLines } from "../views/records.ts";
@@ -30,10 +30,9 @@ export async function printResolved(
     return v && r.sharedBy ? { ...v, shared: r.sharedBy } : v;
   };
   if (options.json) {
-    const explained = await explain(kind, ws.layer, await placeFor(kind, ws));
-    const chosen = await offered({ record: explained.record, since: explained.since, skipped: 0 });
-    const record = (await viewOf(chosen)) ?? null;
-    const since = chosen.since ? await view(chosen.since, ws.position, policy, at) : null;
+    const explained = await explainOffered(kind, ws.layer, await placeFor(kind, ws), ws.position);
+    const record = (await viewOf({ ...explained, skipped: 0 })) ?? null;
+    const since = explained.since ? await view(explained.since, ws.position, policy, at) : null;
     outJson("record-resolved", {
       kind: kind.name,
       record,

@@ -164,17 +164,16 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
   return { ...choose(best, place), skipped };
 }
 
-/** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
-export async function explain(
-  kind: RecordKind,
-  layer: Layer,
-  place: Place,
-): Promise<{
+/** Which record was chosen, and why each candidate was or was not. */
+export type Explained = {
   record?: Resolved;
   since?: Resolved;
   candidates: Verdict[];
   omitted: { count: number; superseded: number; rejected: number };
-}> {
+};
+
+/** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
+export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<Explained> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
   const best: Best[] = [];

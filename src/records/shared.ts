@@ -19,7 +19,8 @@ import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { renderDocument, splitFrontMatter } from "./markdown.ts";
 import { newer, type Meta } from "./record.ts";
-import { TIERS, type Resolution, type Resolved } from "./resolve.ts";
+import { explain, TIERS, type Explained, type Place, type Resolution, type Resolved, type Verdict } from "./resolve.ts";
+import type { RecordKind } from "./kinds.ts";
 import { readableBranch } from "./store.ts";
 
 export const SHARED_SCHEMA = "shared-handover/v1";
@@ -149,4 +150,58 @@ export async function offerShared(
   const record = asResolved(shared);
   const since = own && newer(own.meta, record.meta) ? own : undefined;
   return { record, since, skipped: resolution.skipped + skipped, sharedBy: record.sharedBy };
+}
+
+/**
+ * Why each candidate was or was not chosen (`explain`), with a shared handover offered as the
+ * briefing offers it: where one is, it is the record selected, first in the list, and this
+ * checkout's own records (derived only) are named as what they are beside it. `handover --resolve
+ * --json`, MCP and HTTP all explain it so.
+ */
+export async function explainOffered(
+  kind: RecordKind,
+  layer: Layer,
+  place: Place,
+  position: Pick<Position, "repositoryId" | "worktree" | "branch">,
+): Promise<Explained & { sharedBy?: SharedBy }> {
+  const explained = await explain(kind, layer, place);
+  if (kind.name !== "handover") return explained;
+  const chosen = await offerShared({ record: explained.record, since: explained.since, skipped: 0 }, layer, position);
+  if (!chosen.sharedBy || !chosen.record) return explained;
+  return {
+    ...explained,
+    record: chosen.record,
+    since: chosen.since,
+    sharedBy: chosen.sharedBy,
+    candidates: offeredCandidates(explained.candidates, chosen.record, chosen.sharedBy, chosen.since),
+  };
+}
+
+/** The candidates with the shared handover selected (pure). */
+export function offeredCandidates(
+  candidates: readonly Verdict[],
+  shared: Resolved,
+  by: SharedBy,
+  since: Resolved | undefined,
+): Verdict[] {
+  const selected: Verdict = {
+    path: shared.path,
+    verdict: "selected",
+    reason: `shared by ${by.author} from another checkout (${by.checkout}, shared ${by.shared_at}): this checkout has no authored handover of its own on ${shared.meta.branch}`,
+    tier: shared.tier,
+    created_at: shared.meta.created_at,
+    how: "authored",
+  };
+  const own = (c: Verdict): Verdict =>
+    c.verdict !== "selected" && c.path !== since?.path
+      ? c
+      : {
+          ...c,
+          verdict: "superseded",
+          reason:
+            c.path === since?.path
+              ? `this checkout's own derived record, newer than the shared handover: shown beside it as what happened since, never in its place`
+              : `this checkout's own record is derived: a handover shared from another checkout, in its author's words, is the account`,
+        };
+  return [selected, ...candidates.map(own)];
 }

@@ -14,7 +14,7 @@ import { listOpen } from "../session/store.ts";
 import { readClosed } from "../session/closed.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
-import { explain } from "../records/resolve.ts";
+import { explainOffered } from "../records/shared.ts";
 import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { openedBefore } from "../lifecycle/stranded.ts";
@@ -91,9 +91,15 @@ export class Account {
     return this.cached("handovers", async () => {
       const ws = await this.here();
       const policy = (await ws.policy()).policy;
-      const explained = await explain(RECORD_KINDS.handover, ws.layer, await placeFor(RECORD_KINDS.handover, ws));
+      const explained = await explainOffered(
+        RECORD_KINDS.handover,
+        ws.layer,
+        await placeFor(RECORD_KINDS.handover, ws),
+        ws.position,
+      );
+      const record = explained.record ? await view(explained.record, ws.position, policy, ws.at) : null;
       return {
-        record: explained.record ? await view(explained.record, ws.position, policy, ws.at) : null,
+        record: record && explained.sharedBy ? { ...record, shared: explained.sharedBy } : record,
         since: explained.since ? await view(explained.since, ws.position, policy, ws.at) : null,
         candidates: explained.candidates,
         omitted: explained.omitted,

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
+import { mcpAnswers } from "../support/mcp.ts";
 import { cases } from "../support/secrets.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
 
@@ -76,17 +77,33 @@ describe("a handover handed to a teammate through git", () => {
     expect(first).not.toContain(secret);
     // `handover --resolve` (and its JSON) names the same record, and who shared it.
     expect(ok(bob.mj(["handover", "--resolve"])).stdout).toContain("Shared by Alice Example from another checkout");
-    const resolved = JSON.parse(ok(bob.mj(["handover", "--resolve", "--json"])).stdout) as {
+    type Explained = {
       record: { path: string; shared: { author: string } };
+      candidates: Array<{ path: string; verdict: string; reason: string }>;
     };
+    const resolved = JSON.parse(ok(bob.mj(["handover", "--resolve", "--json"])).stdout) as Explained;
     expect(resolved.record.path).toBe(shared);
     expect(resolved.record.shared.author).toBe("Alice Example");
+    // Its candidates explain the same choice: the shared one selected, and only it.
+    expect(resolved.candidates.filter((c) => c.verdict === "selected").map((c) => c.path)).toEqual([
+      bob.path(shared),
+    ]);
+    expect(resolved.candidates[0]!.reason).toContain("shared by Alice Example from another checkout");
+    // So does the MCP tool that explains the candidates.
+    const [candidates] = mcpAnswers(bob.dir, ["handovers"]);
+    expect(candidates).toContain("shared by Alice Example from another checkout");
 
     // Bob's session ends: his own derived record is named beside Alice's words, never in their place.
     fire(bob, "end", { ...END, session_id: "cc-bob-1" });
     const second = start(bob, "cc-bob-2");
     expect(second).toContain("shared by Alice Example from another checkout");
     expect(second).toMatch(/Since then: a derived record \.ai\/local\/state\/handovers\/\S+/);
+    const later = JSON.parse(ok(bob.mj(["handover", "--resolve", "--json"])).stdout) as Explained;
+    expect(later.candidates[0]!.path).toBe(bob.path(shared));
+    expect(later.candidates.filter((c) => c.verdict === "selected")).toHaveLength(1);
+    expect(later.candidates.find((c) => c.path.includes(".ai/local/state/handovers/"))?.reason).toContain(
+      "shown beside it as what happened since",
+    );
 
     // Alice's own checkout prefers her own record; her shared copy is never offered to her.
     const hers = start(alice, "cc-alice-2");
