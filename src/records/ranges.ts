@@ -22,8 +22,9 @@ export function citedText(root: string, path: string): string | undefined {
   try {
     const file = join(root, path);
     const inside = realpathSync(dirname(file));
-    const top = realpathSync(root);
-    if (inside !== top && !inside.startsWith(`${top}${sep}`)) return undefined;
+    const under = (top: string) => inside === top || inside.startsWith(`${top}${sep}`);
+    // A real path can start with `root` only where `root` is real itself (the checkout's root is): then no second look.
+    if (!under(root) && !under(realpathSync(root))) return undefined;
     return readLayerFile(file, { maxBytes: CITED_FILE_BYTES });
   } catch {
     return undefined;
