@@ -63,12 +63,5 @@ export type Facts = {
   live: Live[];
 };
 
-/**
- * The most live sessions one worktree reports, the newest heard from first: a checkout where
- * dozens of clients were heard from in the window (a benchmark, a script) costs its start hook
- * what five cost, and a session is told of five at most.
- */
-export const LIVE_KEPT = 5;
-
 /** What a view may ask for beyond the always-gathered facts (position, policy, git status, task, questions). */
 export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history" | "window" | "live";

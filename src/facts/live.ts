@@ -23,7 +23,13 @@ import { episodePath, listOpen, openNames, readEpisode, type OpenEpisode } from 
 import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { LIVE_KEPT } from "./facts.ts";
+
+/**
+ * The most live sessions one worktree reports, the newest heard from first: a checkout where
+ * dozens of clients were heard from in the window (a benchmark, a script) costs its start hook
+ * what five cost, and a session is told of five at most.
+ */
+export const LIVE_KEPT = 5;
 
 export type Live = {
   session_id: string;

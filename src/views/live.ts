@@ -3,8 +3,7 @@
  * when, which task, what it has touched), and, for a session that was already at work, at its
  * next prompt (facts/live.ts, session/notices.ts). Pure views.
  */
-import type { Live } from "../facts/live.ts";
-import { LIVE_KEPT } from "../facts/facts.ts";
+import { LIVE_KEPT, type Live } from "../facts/live.ts";
 import { ago } from "../records/labels.ts";
 import type { Notice } from "../session/notices.ts";
 
