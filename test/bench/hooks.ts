@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
 import { settled } from "../support/capture.ts";
-import { engineEnv } from "../../src/wiring/shims.ts";
+import { BINARY_RECORD, engineEnv } from "../../src/wiring/shims.ts";
 import { emptyRepo, withCapture, withLedgerLines, withRecords, withSessionsAndPrompts } from "./fixtures.ts";
 import { freshlyWritten, measure, median, pairedRatio, report, verdict, type Result, type Row } from "./measure.ts";
 
@@ -100,6 +100,8 @@ function baselineCopy(): string {
 }
 
 function baselineRows(copy: string, bin: string): Row[] {
+  // The shims run the binary `capture install` recorded before any on PATH: the copy records the baseline's.
+  writeFileSync(join(copy, BINARY_RECORD), `${join(bin, "majordomus")}\n`);
   const baseEnv = { PATH: `${bin}:${process.env.PATH}` };
   return hookRows("large", copy, baseEnv).map((row) => ({ ...row, name: `baseline ${row.name}` }));
 }
