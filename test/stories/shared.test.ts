@@ -85,9 +85,7 @@ describe("a handover handed to a teammate through git", () => {
     expect(resolved.record.path).toBe(shared);
     expect(resolved.record.shared.author).toBe("Alice Example");
     // Its candidates explain the same choice: the shared one selected, and only it.
-    expect(resolved.candidates.filter((c) => c.verdict === "selected").map((c) => c.path)).toEqual([
-      bob.path(shared),
-    ]);
+    expect(resolved.candidates.filter((c) => c.verdict === "selected").map((c) => c.path)).toEqual([bob.path(shared)]);
     expect(resolved.candidates[0]!.reason).toContain("shared by Alice Example from another checkout");
     // So does the MCP tool that explains the candidates.
     const [candidates] = mcpAnswers(bob.dir, ["handovers"]);
