@@ -85,9 +85,11 @@ function eventToRecord(dir: string, event: "compact" | "end", runs: number): num
 
 /**
  * BENCH_BASELINE=<folder holding another build named majordomus>: the same hooks run through the
- * same shims with that binary first on PATH, in the same run, for a paired before/after figure.
- * They run in a copy of the large repository made before any hook ran, so neither binary ever
- * reads what the other wrote (an older binary does not know a newer one's repository id).
+ * same shims with that binary, in the same run, for a paired before/after figure. Each binary runs
+ * them in a copy of its own of the large repository, made before any hook ran, where nothing else
+ * runs: neither reads what the other wrote (an older binary does not know a newer one's repository
+ * id), and neither copy gets the floors' files, the other clients' hooks and their commits that the
+ * large repository itself collects (which made that repository's start 1.1-1.3x its baseline's).
  */
 const BASELINE = process.env.BENCH_BASELINE;
 
@@ -97,6 +99,11 @@ function baselineCopy(): string {
   copyFileSync(join(BASELINE!, "majordomus"), join(dir, "majordomus"));
   freshlyWritten(join(dir, "majordomus"));
   return dir;
+}
+
+/** This build's side of the before/after pair, in its own copy. */
+function currentRows(copy: string): Row[] {
+  return hookRows("large", copy).map((row) => ({ ...row, name: `current ${row.name}` }));
 }
 
 function baselineRows(copy: string, bin: string): Row[] {
@@ -341,14 +348,16 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     await withRecords(withLedgerLines(withCapture(emptyRepo()), 10_000), 1_000, { legacy: true }),
     1_000,
   );
-  // The baseline's own copy, made before any hook ran in either.
+  // The two sides of the before/after pair, each in its own copy made before any hook ran.
   const baseline = BASELINE ? `${large}-baseline` : undefined;
-  if (baseline) {
-    cpSync(large, baseline, { recursive: true });
+  const current = BASELINE ? `${large}-current` : undefined;
+  for (const copy of [baseline, current]) {
+    if (!copy) continue;
+    cpSync(large, copy, { recursive: true });
     // A copy's files have new inodes and change times, so git would hash every tracked file on each
     // `git status` (the hooks run it without taking the index lock, so it never refreshes): refresh
-    // the copy's index once, or every start and end of the baseline pays for it and looks slower.
-    spawnSync("git", ["update-index", "-q", "--refresh"], { cwd: baseline });
+    // the copy's index once, or every start and end in it pays for it and looks slower.
+    spawnSync("git", ["update-index", "-q", "--refresh"], { cwd: copy });
   }
   const floor = floorBinary();
   const baselineBin = BASELINE ? baselineCopy() : undefined;
@@ -432,7 +441,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
       stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
       before: () => benched.forEach(drained),
     },
-    ...(baseline && baselineBin ? baselineRows(baseline, baselineBin) : []),
+    ...(baseline && current && baselineBin ? [...currentRows(current), ...baselineRows(baseline, baselineBin)] : []),
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
   ];
@@ -500,10 +509,12 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   if (BASELINE) {
     out.push(
       "",
-      `Against the baseline binary ${BASELINE} (same repositories, same run, paired; below 1 is faster now):`,
+      `Against the baseline binary ${BASELINE} (each in its own copy of the large repository, same rows, same run, paired; below 1 is faster now):`,
     );
     for (const hook of ["prompt", "start, new episode", "start, resumed episode", "compact", "end"])
-      out.push(`- ${hook} (large): ${pairedRatio(by(`${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`);
+      out.push(
+        `- ${hook} (large): ${pairedRatio(by(`current ${hook} (large)`), by(`baseline ${hook} (large)`)).toFixed(2)}×`,
+      );
   }
   for (const [client, title] of [
     ["codex", "Codex CLI"],
