@@ -16,6 +16,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  lstatSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -177,6 +178,17 @@ export function ensureDir(path: string, mode?: number): boolean {
   }
   if (created && mode !== undefined) chmodSync(path, mode);
   return created;
+}
+
+/**
+ * A folder inside a section of the layer (which the layer guard checked), made if missing: one
+ * that is a symbolic link (a stranger's repository can track one there) is refused, never written
+ * through. Returns `path`.
+ */
+export function layerDir(path: string, mode: number): string {
+  ensureDir(path, mode);
+  if (lstatSync(path).isSymbolicLink()) throw linkRefusal(path);
+  return path;
 }
 
 /** A file's text, or undefined when it does not exist; any other failure is raised. */

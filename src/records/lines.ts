@@ -6,7 +6,7 @@
  */
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ensureDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { layerDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { crc32 } from "../lib/runtime.ts";
 
@@ -98,8 +98,7 @@ export function writeLineMaps(layer: Layer, recordFile: string, maps: LineMaps):
   if (Object.keys(maps).length === 0) return;
   try {
     const path = mapsPath(layer, recordFile);
-    const dir = dirname(path);
-    ensureDir(dir, 0o700);
+    const dir = layerDir(dirname(path), 0o700);
     writeFileAtomic(path, JSON.stringify({ schema: SCHEMA, files: maps }), 0o600, { durable: false });
     const kept = readdirSync(dir)
       .filter((n) => n.endsWith(".json"))

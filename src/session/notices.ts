@@ -5,10 +5,10 @@
  * taken whole by the told episode's next prompt hook: renamed away first, so two prompts never
  * both tell it, then read and removed. Only ids, the client and times are kept: no person's text.
  */
-import { readdirSync, renameSync } from "node:fs";
+import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
-import { appendText, ensureDir, randomHex, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
+import { appendText, layerDir, randomHex, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
 export type Notice = {
@@ -29,12 +29,13 @@ const EPISODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const NOTICES_BYTES = 64 * 1024;
 
 const noticesDir = (layer: Layer) => join(sectionPath(layer, "state"), "session-notices");
+/** A notices folder that is a link (planted by a stranger's repository) is never read, renamed in or emptied. */
+const linked = (dir: string) => lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
 /** Leave a notice for `episodeId` in `layer` (its worktree's). */
 export function leaveNotice(layer: Layer, episodeId: string, notice: Notice): void {
   if (!EPISODE_ID.test(episodeId)) return;
-  const dir = noticesDir(layer);
-  ensureDir(dir, 0o700);
+  const dir = layerDir(noticesDir(layer), 0o700);
   appendText(join(dir, `${episodeId}.jsonl`), `${JSON.stringify(notice)}\n`);
 }
 
@@ -51,7 +52,9 @@ function parsed(line: string): Notice | undefined {
 /** Take every notice left for `episodeId`, once: the file is renamed away before it is read. */
 export function takeNotices(layer: Layer, episodeId: string): Notice[] {
   if (!EPISODE_ID.test(episodeId)) return [];
-  const path = join(noticesDir(layer), `${episodeId}.jsonl`);
+  const dir = noticesDir(layer);
+  if (linked(dir)) return [];
+  const path = join(dir, `${episodeId}.jsonl`);
   const taken = `${path}.taken-${process.pid}-${randomHex(4)}`;
   try {
     renameSync(path, taken);
@@ -76,6 +79,7 @@ export function takeNotices(layer: Layer, episodeId: string): Notice[] {
 export function dropNotices(layer: Layer, episodeId: string): void {
   if (!EPISODE_ID.test(episodeId)) return;
   const dir = noticesDir(layer);
+  if (linked(dir)) return;
   let names: string[];
   try {
     names = readdirSync(dir);

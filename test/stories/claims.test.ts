@@ -2,12 +2,12 @@
 // hands over citing files, the work goes on (edits, a deletion, a rename, lines moving), and the
 // next session's briefing labels each citation; context, MCP and the HTTP API carry the same labels.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { mcpAnswers } from "../support/mcp.ts";
 import { startServe } from "../support/serve.ts";
-import { Repo } from "../support/repo.ts";
+import { Repo, scratch } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
 const END = fixture("SessionEnd-other.json");
@@ -200,5 +200,25 @@ describe("claims checked against the tree", () => {
     const briefing = session(repo, "cc-two");
     expect(briefing).toContain("Its citations could not be checked: the record names no commit git can place.");
     expect(readdirSync(repo.dir)).not.toContain("written-by-git");
+  }, 60_000);
+
+  test("a link planted where the line maps are kept is never written through: the count falls back to git", () => {
+    using repo = captured();
+    repo.commit("files", "src/a.ts", lines(20));
+    const outside = scratch("majordomus-outside-");
+    try {
+      mkdirSync(repo.path(".ai/local/cache"), { recursive: true });
+      symlinkSync(outside, repo.path(".ai/local/cache/claims"));
+      session(repo, "cc-one");
+      handover(repo, "cc-one", "Go on in `src/a.ts`.");
+      expect(readdirSync(outside)).toEqual([]);
+      writeFileSync(repo.path("src/a.ts"), lines(22));
+      expect(citedList(session(repo, "cc-two")).join("\n")).toContain(
+        "`src/a.ts`: changed since (uncommitted, +2 −0 lines)",
+      );
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   }, 60_000);
 });

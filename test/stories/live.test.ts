@@ -3,12 +3,12 @@
 // at its next prompt, once; a handover written by a live session is named as that session's; a
 // third session after both ended is handed the newest account as usual.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
 import { PROJECT } from "../support/env.ts";
-import { Repo, sh } from "../support/repo.ts";
+import { Repo, scratch, sh } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
 const RESUME = fixture("SessionStart-resume-by-id.json");
@@ -222,6 +222,42 @@ describe("live sessions that share a checkout", () => {
     } finally {
       sh(repo.dir, "git", ["worktree", "remove", "--force", other.dir]);
       other[Symbol.dispose]();
+    }
+  }, 90_000);
+
+  test("a link planted where the notices folder belongs (here, or in the other worktree) is never written through; the sessions go on", () => {
+    using repo = captured();
+    const outside = scratch("majordomus-outside-");
+    try {
+      ok(repo.mj(["start", "The parser", "--scope", "src"]));
+      symlinkSync(outside, repo.path(".ai/local/state/session-notices"));
+      const a = new Claude(repo, "cc-one");
+      a.start();
+      a.prompt("working");
+      // The second session's start would leave the first a notice: the link is refused, nothing lands outside.
+      const briefing = new Claude(repo, "cc-two").start();
+      expect(briefing).toContain("LIVE: 1 other session(s) at work beside this one");
+      expect(told(a.prompt("more"))).toBe("");
+      expect(readdirSync(outside)).toEqual([]);
+
+      // In another worktree of the repository, its layer is checked as its own hooks check it.
+      const other = new Repo(`${repo.dir}-wt`);
+      try {
+        repo.git("worktree", "add", "-q", "-b", "side", other.dir);
+        ok(other.mj(["capture", "install"]));
+        ok(other.mj(["start", "Parser errors", "--scope", "src"]));
+        symlinkSync(outside, other.path(".ai/local/state/session-notices"));
+        const side = new Claude(other, "cc-side");
+        side.start();
+        side.prompt("on the side");
+        expect(new Claude(repo, "cc-three").start()).toContain("whose task overlaps yours");
+        expect(readdirSync(outside)).toEqual([]);
+      } finally {
+        sh(repo.dir, "git", ["worktree", "remove", "--force", other.dir]);
+        other[Symbol.dispose]();
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
     }
   }, 90_000);
 
