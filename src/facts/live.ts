@@ -12,7 +12,8 @@
 import { join } from "node:path";
 import { parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { inScope } from "../lib/scope.ts";
-import { loadLayer, type Layer } from "../layer/manifest.ts";
+import type { Layer } from "../layer/manifest.ts";
+import { loadGuardedLayer } from "../layer/guard.ts";
 import { ledgerOf, newestFirst } from "../ledger/store.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { readRecord } from "../records/record.ts";
@@ -172,7 +173,8 @@ export async function liveSessions(
       if (root === ws.position.worktree) continue;
       let layer: Layer;
       try {
-        layer = await loadLayer(root);
+        // Checked as that worktree's own commands check it: a link where a folder belongs is not read through.
+        layer = await loadGuardedLayer(root);
       } catch {
         continue;
       }

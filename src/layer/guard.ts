@@ -8,7 +8,7 @@
 import { lstatSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { linkRefusal } from "../lib/fsx.ts";
-import { LAYER_DIR, MANIFEST_FILE, SECTIONS, type Layer, type SectionName } from "./manifest.ts";
+import { LAYER_DIR, MANIFEST_FILE, SECTIONS, loadLayer, type Layer, type SectionName } from "./manifest.ts";
 
 /** Files inside the state section that are appended to or rewritten in place. */
 const STATE_FILES = ["ledger.jsonl", "current.yaml", "open-questions.md", "decisions.md"];
@@ -51,4 +51,12 @@ export function guardLayer(layer: Layer): void {
   // Shallow first, so the message names the outermost link.
   for (const path of [...paths].sort((a, b) => a.split(sep).length - b.split(sep).length))
     if (isLink(path)) throw refusal(root, path);
+}
+
+/** The layer of the worktree at `root`, loaded between the two checks above, as every command loads its own. */
+export async function loadGuardedLayer(root: string): Promise<Layer> {
+  guardLayerRoot(root);
+  const layer = await loadLayer(root);
+  guardLayer(layer);
+  return layer;
 }

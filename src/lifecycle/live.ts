@@ -2,8 +2,8 @@
  * Telling the sessions live beside a new episode that it opened: a notice in each one's own local
  * half (its worktree's), taken by its next prompt hook (session/notices.ts), and one ledger line.
  */
-import { loadLayer, type Layer } from "../layer/manifest.ts";
-import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
+import type { Layer } from "../layer/manifest.ts";
+import { loadGuardedLayer } from "../layer/guard.ts";
 import { log } from "../lib/log.ts";
 import { appendEvent } from "../ledger/store.ts";
 import type { Live } from "../facts/live.ts";
@@ -14,10 +14,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 /** Another worktree's layer, checked as this one's was (a link where a folder belongs is refused); undefined when it cannot be used. */
 async function otherLayer(worktree: string): Promise<Layer | undefined> {
   try {
-    guardLayerRoot(worktree);
-    const layer = await loadLayer(worktree);
-    guardLayer(layer);
-    return layer;
+    return await loadGuardedLayer(worktree);
   } catch (err) {
     log.warn(`the session in ${worktree} was not told: ${(err as Error).message}`);
     return undefined;

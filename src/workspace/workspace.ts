@@ -12,8 +12,8 @@ import type { Own } from "../repo/status.ts";
 import { ledgerOf, type Ledger } from "../ledger/store.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
-import { loadLayer, sectionPath, type Layer } from "../layer/manifest.ts";
-import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
+import { sectionPath, type Layer } from "../layer/manifest.ts";
+import { loadGuardedLayer } from "../layer/guard.ts";
 import { requireIgnored } from "./private.ts";
 import { loadPolicy, type LoadedPolicy } from "../policy/index.ts";
 
@@ -67,9 +67,7 @@ export async function workspace(
   mark("located");
   // The start hook's briefing needs git status: it starts now, while the layer is read.
   if (options.startStatus) (await import("../repo/prefetch.ts")).startStatus(position, options.startStatus.answerFile);
-  guardLayerRoot(position.worktree);
-  const layer = await loadLayer(position.worktree);
-  guardLayer(layer);
+  const layer = await loadGuardedLayer(position.worktree);
   mark("layer loaded");
   // A command that may write makes sure git ignores the local half first.
   if (!options.readOnly) await requireIgnored(position, layer);

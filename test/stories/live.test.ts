@@ -3,7 +3,7 @@
 // at its next prompt, once; a handover written by a live session is named as that session's; a
 // third session after both ended is handed the newest account as usual.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv } from "../support/capture.ts";
 import { ledger, ok } from "../support/layered.ts";
@@ -252,6 +252,14 @@ describe("live sessions that share a checkout", () => {
         side.prompt("on the side");
         expect(new Claude(repo, "cc-three").start()).toContain("whose task overlaps yours");
         expect(readdirSync(outside)).toEqual([]);
+        // Its whole state folder a link (to the very state it had): that worktree is not read through it.
+        const moved = `${outside}-state`;
+        renameSync(other.path(".ai/local/state"), moved);
+        symlinkSync(moved, other.path(".ai/local/state"));
+        const fourth = new Claude(repo, "cc-four").start();
+        expect(fourth).toContain("## majordomus");
+        expect(fourth).not.toContain("whose task overlaps yours");
+        rmSync(moved, { recursive: true, force: true });
       } finally {
         sh(repo.dir, "git", ["worktree", "remove", "--force", other.dir]);
         other[Symbol.dispose]();
