@@ -87,7 +87,10 @@ export async function sharedFor(
   try {
     // A tracked folder is anyone's: one that is a link is never read through.
     if (!lstatSync(dir).isDirectory()) return { skipped: 0 };
-    names = readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md");
+    // Only this branch's files are read (the name leads with the branch), and never this checkout's own.
+    const prefix = `${readableBranch(position.branch)}--`;
+    const own = sharedName(position.branch, checkoutOf(position));
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix) && n.endsWith(".md") && n !== own);
   } catch {
     return { skipped: 0 };
   }
