@@ -172,40 +172,63 @@ export function ledgerSize(path: string): number {
   }
 }
 
-/** Forward reads take this much at a time: memory stays flat however long the ledger is. */
+/** Forward reads take this much at a time, into one buffer: memory stays flat however long the ledger is. */
 const FORWARD_CHUNK = 1024 * 1024;
+
+export type Row = Parsed & { line: number; end: number };
+
+/** One parsed line with where it sits (the parsed value is fresh: it is completed, not copied). */
+function row(text: string, line: number, end: number): Row {
+  const parsed = parseLine(text) as Row;
+  parsed.line = line;
+  parsed.end = end;
+  return parsed;
+}
 
 /**
  * Every line of the ledger, parsed (an empty one comes back malformed), oldest first, with its 1-based number,
  * read a chunk at a time (for the readers that must see all of it: validation, doctor). `from`
  * resumes at a byte offset where a line starts, counting lines on from `line`; each row says
  * where its line ends (`end`, past its newline; a last line without one ends at the file's end).
+ * The chunks are read into one buffer, an unfinished line moved to its front: a ledger of tens of
+ * megabytes allocates no buffer per chunk (that and joining chunks were a tenth of doctor's pass).
  */
 export function* oldestFirst(
   path: string,
   from: { offset: number; line: number } = { offset: 0, line: 0 },
-): Generator<Parsed & { line: number; end: number }> {
+): Generator<Row> {
   const fd = openIfExists(path);
   if (fd === undefined) return;
   try {
     const size = fstatSync(fd).size;
     let position = from.offset;
-    let carry: Buffer = Buffer.alloc(0);
+    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(FORWARD_CHUNK, size - position)));
+    // `held`: the bytes of an unfinished line at the buffer's front; `base`: the file offset of its first byte.
+    let held = 0;
+    let base = position;
     let line = from.line;
     while (position < size) {
-      const chunk = readAt(fd, Math.min(FORWARD_CHUNK, size - position), position);
-      position += chunk.length;
-      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      const base = position - data.length;
+      if (held === buffer.length) {
+        // A line longer than the buffer: it grows, and stays grown for the lines after.
+        const grown = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(grown, 0, 0, held);
+        buffer = grown;
+      }
+      const want = Math.min(buffer.length - held, size - position);
+      readInto(fd, buffer, held, want, position);
+      position += want;
+      const data = buffer.subarray(0, held + want);
       let start = 0;
       for (let nl = data.indexOf(0x0a, start); nl !== -1; nl = data.indexOf(0x0a, start)) {
         line++;
-        yield { ...parseLine(data.toString("utf8", start, nl)), line, end: base + nl + 1 };
+        yield row(data.toString("utf8", start, nl), line, base + nl + 1);
         start = nl + 1;
       }
-      carry = data.subarray(start);
+      buffer.copyWithin(0, start, data.length);
+      held = data.length - start;
+      base += start;
     }
-    if (carry.length > 0) yield { ...parseLine(carry.toString("utf8")), line: line + 1, end: size };
+    if (held > 0) yield row(buffer.toString("utf8", 0, held), line + 1, size);
   } finally {
     closeSync(fd);
   }
@@ -265,12 +288,17 @@ const openIfExists = openLayerFile;
 /** Exactly `size` bytes from `position`. */
 function readAt(fd: number, size: number, position: number): Buffer {
   const buffer = Buffer.alloc(size);
+  readInto(fd, buffer, 0, size, position);
+  return buffer;
+}
+
+/** Exactly `size` bytes from `position`, into `buffer` at `at`. */
+function readInto(fd: number, buffer: Buffer, at: number, size: number, position: number): void {
   for (let read = 0; read < size;) {
-    const n = readSync(fd, buffer, read, size - read, position + read);
+    const n = readSync(fd, buffer, at + read, size - read, position + read);
     if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
     read += n;
   }
-  return buffer;
 }
 
 export type { Entry };

@@ -67,3 +67,32 @@ describe("readLayerFile and openLayerFile", () => {
     expect(() => [...newestFirst(at("zero.md"))]).toThrow("is a symbolic link");
   });
 });
+
+describe("the ledger read oldest first", () => {
+  // A line of JSON `bytes` long (multibyte text included), its number in it.
+  const lineOf = (n: number, bytes: number) => {
+    const head = `{"ts":"2026-12-01T00:00:00.000Z","event":"x","head":"h","branch":"b","by":"m","n":${n},"pad":"`;
+    return `${head}${"ž".repeat(Math.max(0, Math.floor((bytes - head.length - 2) / 2)))}"}`;
+  };
+
+  test("every line comes back once, in order, with where it ends: lines across the 1 MiB chunks, one longer than a chunk, a last line without its newline", () => {
+    const lines = [
+      ...Array.from({ length: 9000 }, (_, i) => lineOf(i, 150 + (i % 300))),
+      lineOf(9000, 3 * 1024 * 1024),
+      lineOf(9001, 90),
+    ];
+    const text = `${lines.join("\n")}`;
+    writeFileSync(at("ledger.jsonl"), text);
+    const rows = [...oldestFirst(at("ledger.jsonl"))];
+    expect(rows.map((r) => (r.ok ? r.entry.n : r.reason))).toEqual(lines.map((_, i) => i));
+    expect(rows.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1));
+    let end = 0;
+    const ends = lines.map((l, i) => (end += Buffer.byteLength(l) + (i < lines.length - 1 ? 1 : 0)));
+    expect(rows.map((r) => r.end)).toEqual(ends);
+    // Resumed where a line starts, the rows after it are the same rows.
+    const from = { offset: rows[4999]!.end, line: 5000 };
+    expect([...oldestFirst(at("ledger.jsonl"), from)].map((r) => [r.line, r.end])).toEqual(
+      rows.slice(5000).map((r) => [r.line, r.end]),
+    );
+  });
+});
