@@ -11,10 +11,13 @@ import { GAVE_UP, onCancel } from "./cancel.ts";
 import { programIn, trustedPath } from "./path.ts";
 import { traceSpawn } from "./trace.ts";
 import { env, environment } from "./env.ts";
+import { readOwnMap } from "./yaml-emit.ts";
 
 type YamlApi = { parse(text: string): unknown };
 
 const builtin: YamlApi | undefined = (globalThis as { Bun?: { YAML?: YamlApi } }).Bun?.YAML;
+/** Whether JavaScriptCore's JIT runs this process (the hook shims switch it off, see interpreted()). */
+const JIT_ON = env("BUN_JSC_useJIT") !== "0";
 
 export class YamlSyntaxError extends Error {
   /** The lines of the text around the error, as the parser drew them (a caret under the spot). */
@@ -46,6 +49,13 @@ async function strictParse(text: string): Promise<unknown> {
  */
 export async function parseYaml(text: string, options: { strict?: boolean } = {}): Promise<unknown> {
   if (options.strict || !builtin) return strictParse(text);
+  // A document in the shape majordomus writes is read without a parser where the JIT runs (2.6x
+  // faster than the built-in one on doctor's 30,000 front matters); the interpreter, as the hooks
+  // run, reads it faster natively, and any other shape always goes to the parser.
+  if (JIT_ON) {
+    const own = readOwnMap(text);
+    if (own !== undefined) return own;
+  }
   try {
     return builtin.parse(text);
   } catch {
@@ -283,3 +293,4 @@ export function globMatcher(pattern: string): ((path: string) => boolean) | unde
   const glob = new GlobImpl(pattern);
   return (path) => glob.match(path);
 }
+
