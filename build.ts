@@ -35,6 +35,8 @@ const ROOT = import.meta.dirname;
 const DIST = join(ROOT, "dist");
 const EMBED_DIRS = ["share", "mods"];
 const ENTRY = join(ROOT, "src", "main.ts");
+/** Modules a worker thread runs (lib/runtime.ts askWorker): entry points of the binary beside main, under the same names from src/. */
+const WORKERS = [join(ROOT, "src", "health", "scan-worker.ts")];
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
 
 /**
@@ -154,7 +156,7 @@ async function compileWith(
   embedding: Bun.BunPlugin[],
 ): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [entry],
+    entrypoints: entry === ENTRY ? [entry, ...WORKERS] : [entry],
     compile: { outfile, ...(target ? { target } : {}), autoloadDotenv: false, autoloadBunfig: false },
     minify: true,
     splitting: true,

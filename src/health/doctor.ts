@@ -8,7 +8,7 @@ import { undelivered } from "../transcript/delivery.ts";
 import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
-import { statKey, Tree } from "./tree.ts";
+import { Tree } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
 import { isFailure } from "../lib/failure.ts";
 
@@ -19,7 +19,8 @@ import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import { notAFile, readIfExists, readLayerFile } from "../lib/fsx.ts";
-import { kindOf, scanLedger, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
+import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
+import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
@@ -35,7 +36,6 @@ import { status, wiredProviders } from "../wiring/status.ts";
 import { tickets, ticketsDir } from "../hooks/handoff.ts";
 import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
-import { eachClosed } from "../session/closed.ts";
 import { RECORD_KEYS, TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
 import { listOpen } from "../session/store.ts";
@@ -166,14 +166,8 @@ async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
   return ignored.status === 0 && tracked.stdout.trim() === "";
 }
 
-async function recordFindings(
-  ws: Workspace,
-  failures: Failures,
-  verdicts: Verdicts,
-  tree: Tree,
-  ledger: LedgerScan | undefined,
-  out: Finding[],
-): Promise<void> {
+/** The records of every kind (handovers, checkpoints): files the first run reads by the ten thousand. */
+async function recordFindings(ws: Workspace, verdicts: Verdicts, out: Finding[]): Promise<void> {
   const root = ws.position.worktree;
   for (const kind of Object.values(RECORD_KINDS)) {
     const store = storeOf(ws.layer, kind);
@@ -205,67 +199,11 @@ async function recordFindings(
         reproduce: `majordomus ${kind.name} --list`,
       });
   }
-  const ids = new Map<string, number>();
-  const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
-  let rejected = 0;
-  let good = 0;
-  // One record at a time, front matter only: ten thousand closed records are never all held.
-  await eachClosed(
-    ws,
-    (entry) => {
-      if (!entry.ok) {
-        rejected++;
-        out.push({
-          level: "FAIL",
-          category: "sessions",
-          subject: entry.path,
-          message: entry.reason,
-          reproduce: "majordomus session list --all",
-        });
-        return;
-      }
-      const r = entry.record;
-      good++;
-      count(String(r.meta.session_id));
-      const absolute = Object.entries(r.meta).find(([, v]) =>
-        (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")),
-      );
-      if (absolute)
-        out.push({
-          level: "FAIL",
-          category: "sessions",
-          subject: r.path,
-          message: `${absolute[0]} holds an absolute path; shared records name none`,
-          reproduce: `majordomus session show ${r.meta.session_id}`,
-        });
-      else verdicts.mark(join(root, r.path), String(r.meta.session_id), statKey(entry.stats));
-    },
-    (path) => {
-      const was = verdicts.good(path);
-      if (was?.id === undefined) return false;
-      good++;
-      count(was.id);
-      return true;
-    },
-  );
-  for (const [id, n] of ids)
-    if (n > 1)
-      out.push({
-        level: "FAIL",
-        category: "sessions",
-        subject: id,
-        message: `${n} closed records for one episode`,
-        reproduce: `majordomus session list --all`,
-      });
-  if (rejected === 0)
-    out.push({
-      level: "OK",
-      category: "sessions",
-      subject: "repo/sessions",
-      message: `${good} closed record(s), session/v1, no conversation keys`,
-      reproduce: "majordomus session list --all",
-    });
+}
 
+/** The session contexts (their front matter and their lines). */
+async function contextFindings(ws: Workspace, tree: Tree, out: Finding[]): Promise<void> {
+  const root = ws.position.worktree;
   const contexts = sectionPath(ws.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
     const split = splitFrontMatter(readLayerFile(f));
@@ -290,6 +228,12 @@ async function recordFindings(
         reproduce: `head -20 ${relative(root, f)}`,
       });
   }
+}
+
+/** The hook failures the session contexts' log holds, each against the ledger's later successes. */
+function contextLogFindings(ws: Workspace, failures: Failures, out: Finding[]): void {
+  const root = ws.position.worktree;
+  const contexts = sectionPath(ws.layer, "session_contexts");
   const log = join(contexts, ".session-context.log");
   const lines = (readIfExists(log) ?? "").split("\n").filter((l) => l.trim() !== "");
   // A line a hook's failure wrote (`<ts> <provider> <event> …`) is history once a later event of
@@ -315,34 +259,11 @@ async function recordFindings(
       message: `${lines.length} logged failure(s), all followed by a successful event of their kind`,
       reproduce: `cat ${relative(root, log)}`,
     });
+}
 
-  const prompts = sectionPath(ws.layer, "prompts");
-  for (const f of tree.files(prompts).filter((p) => p.endsWith(".json"))) {
-    if (verdicts.good(f)) continue;
-    let record: Record<string, unknown> | undefined;
-    try {
-      record = JSON.parse(readLayerFile(f));
-    } catch {
-      record = undefined;
-    }
-    const transcript = record
-      ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k))
-      : [];
-    if (!record || record.schema !== "prompt/v1" || transcript.length > 0) {
-      out.push({
-        level: "FAIL",
-        category: "prompts",
-        subject: relative(root, f),
-        message: !record
-          ? "not JSON"
-          : transcript.length
-            ? `carries conversation key(s): ${transcript.join(", ")}`
-            : `schema ${JSON.stringify(record.schema)}`,
-        reproduce: `cat ${relative(root, f)}`,
-      });
-    } else verdicts.mark(f);
-  }
-
+/** The open questions and the decisions. */
+function fileFindings(ws: Workspace, out: Finding[]): void {
+  const root = ws.position.worktree;
   try {
     const questions = readQuestions(ws.layer);
     for (const m of describeMalformed(questions))
@@ -374,6 +295,10 @@ async function recordFindings(
       message: notAFile(decisions).message,
       reproduce: `ls -ld ${relative(root, decisions)}`,
     });
+}
+
+/** The ledger's own line problems, as its pass found them. */
+function ledgerLineFindings(ledger: LedgerScan | undefined, out: Finding[]): void {
   const lineProblems = ledger?.findings ?? [];
   for (const f of lineProblems)
     out.push({
@@ -711,28 +636,24 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
       .filter((t) => !t.lost)
       .map((t) => t.event),
   );
-  // One pass over the ledger, from where the last run stopped: each line is checked as it goes by on its way to the scan.
-  // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
-  let ledger: LedgerScan | undefined;
-  try {
-    ledger = await scanLedger(ws.ledger.path, cacheFile(ws, LEDGER_SCAN_FILE), running);
-  } catch (err) {
-    if (!isFailure(err)) throw err;
-    out.push({
-      level: "FAIL",
-      category: "ledger",
-      subject: relative(ws.position.worktree, ws.ledger.path),
-      message: err.message,
-      reproduce: "majordomus history --validate",
-    });
-  }
-  const scan: Scan = ledger?.scan ?? {
-    failures: { current: { count: 0, newest: [] }, recovered: { count: 0, newest: [] }, lastSuccessAt: new Map() },
-    unclosedEnds: [],
-    uncheckpointed: [],
+  // One pass over the ledger from where the last run stopped, each line checked as it goes by, and
+  // the closed records: on a second core, while this one walks the local half and reads its
+  // records. What they find is said where it always was.
+  const ledgerAt = out.length;
+  const ledgerCache = cacheFile(ws, LEDGER_SCAN_FILE);
+  const verdictsFile = cacheFile(ws, VERDICTS_FILE);
+  const request: BesideRequest = {
+    ledger: { path: ws.ledger.path, ...(ledgerCache ? { cacheFile: ledgerCache } : {}), running: [...running] },
+    closed: { dir: sectionPath(ws.layer, "sessions") },
+    prompts: { dir: sectionPath(ws.layer, "prompts") },
+    worktree: ws.position.worktree,
+    verdicts: { ...(verdictsFile ? { file: verdictsFile } : {}), vocabulary: recordVocabulary() },
   };
-  mark("doctor: ledger scanned");
-  const failures = scan.failures;
+  // A later run (the verdicts kept) reads only what changed, and is done sooner on one thread than
+  // a second one starts and reads its own copy of the verdicts; a first run reads everything.
+  let walked: (v: { tree: Tree; verdicts: Verdicts }) => void = () => undefined;
+  const mine = new Promise<{ tree: Tree; verdicts: Verdicts }>((resolve) => (walked = resolve));
+  const beside = remembers(ws) ? undefined : readBeside(request, () => mine);
   const policy = await layerFindings(ws, out);
   // The wiring is proven by running the shims as the clients would: processes that run on another
   // core while the records below are read. Their findings are reported last, as always.
@@ -753,13 +674,50 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const tree = new Tree(join(ws.layer.dir, ws.layer.manifest.local.path));
   const privateHalf = await privacyFindings(ws, tree, out);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(cacheFile(ws, VERDICTS_FILE), recordVocabulary(), (path) => tree.keyOf(path));
-  await recordFindings(ws, failures, verdicts, tree, ledger, out);
+  const verdicts = new Verdicts(verdictsFile, recordVocabulary(), (path) => tree.keyOf(path));
+  walked({ tree, verdicts });
+  await recordFindings(ws, verdicts, out);
+  const contexts: Finding[] = [];
+  await contextFindings(ws, tree, contexts);
+  const files: Finding[] = [];
+  fileFindings(ws, files);
+  mark("doctor: records read");
+  const read = beside ? await beside : { ...(await answer(request, { tree, verdicts })), thread: "main" as const };
+  // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
+  let ledger: LedgerScan | undefined;
+  try {
+    ledger = ledgerScanOf(read.ledger, ledgerCache);
+  } catch (err) {
+    if (!isFailure(err)) throw err;
+    out.splice(ledgerAt, 0, {
+      level: "FAIL",
+      category: "ledger",
+      subject: relative(ws.position.worktree, ws.ledger.path),
+      message: err.message,
+      reproduce: "majordomus history --validate",
+    });
+  }
+  const closed = valueOf(read.closed);
+  out.push(...closed.findings);
+  verdicts.adopt(closed.marked);
+  const prompts = valueOf(read.prompts);
+  verdicts.adopt(prompts.marked);
+  mark(
+    `doctor: ledger and closed records read (${read.thread === "worker" ? "beside the records" : "on this thread"})`,
+  );
+  const scan: Scan = ledger?.scan ?? {
+    failures: { current: { count: 0, newest: [] }, recovered: { count: 0, newest: [] }, lastSuccessAt: new Map() },
+    unclosedEnds: [],
+    uncheckpointed: [],
+  };
+  out.push(...contexts);
+  contextLogFindings(ws, scan.failures, out);
+  out.push(...prompts.findings, ...files);
+  ledgerLineFindings(ledger, out);
   if (privateHalf) {
     verdicts.save();
     ledger?.save();
   }
-  mark("doctor: records read");
   lifecycleFindings(policy, scan, options.all === true, out);
   handOffFindings(ws, out);
   deliveryFindings(ws, out);

@@ -213,25 +213,28 @@ function resumable(cache: Cache | undefined, path: string, ino: number): Cache |
 }
 
 /** `findings`: the first 20 line problems (what doctor shows), in order; `problems`: how many there are in all. */
-export type LedgerScan = {
+export type LedgerPass = {
   scan: Scan;
   findings: LineFinding[];
   problems: number;
   lines: number;
   resumedAt: number;
-  save(): void;
+  /** Where this pass stopped, for the next run; absent when it may not be kept (the last line unfinished, no cache file, no ledger). */
+  cache?: Cache;
 };
 
+export type LedgerScan = LedgerPass & { save(): void };
+
 /**
- * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds. `save()`
- * writes where this pass stopped (only at the end of a whole line) for the next run; without a
- * cache file every pass reads the whole ledger.
+ * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds: plain data
+ * (a worker can hand it back). `cache` is where this pass stopped (only at the end of a whole
+ * line), for `saveLedgerPass`; without a cache file every pass reads the whole ledger.
  */
-export async function scanLedger(
+export async function passOverLedger(
   path: string,
   cacheFile: string | undefined,
   running: ReadonlySet<string>,
-): Promise<LedgerScan> {
+): Promise<LedgerPass> {
   const seen = lstatSync(path, { throwIfNoEntry: false });
   const words = await vocabulary();
   const cached = cacheFile ? readCache(cacheFile) : undefined;
@@ -253,33 +256,51 @@ export async function scanLedger(
   // A last line without its newline may still be being written: it is read again next time.
   const whole = offset > 0 && ledgerBytes(path, offset - 1, offset)?.[0] === 0x0a;
   const checked = checker.result();
+  const tail =
+    cacheFile && seen?.isFile() && whole
+      ? ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64")
+      : undefined;
   return {
     scan: pass.result(running),
     findings: checked.findings,
     problems: checked.problems,
     lines: checked.lines,
     resumedAt: from?.offset ?? 0,
-    save() {
-      if (!cacheFile || !seen?.isFile() || !whole) return;
-      const tail = ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64");
-      if (tail === undefined) return;
-      const cache: Cache = {
-        schema: SCHEMA,
-        vocabulary: words,
-        ino: Number(seen.ino),
-        offset,
-        line,
-        tail,
-        lines: checked.lines,
-        problems: checked.problems,
-        findings: checked.findings,
-        state: pass.state(),
-      };
-      try {
-        writeFileAtomic(cacheFile, JSON.stringify(cache), 0o600, { durable: false });
-      } catch {
-        // a cache that cannot be written only costs the next run its speed
-      }
-    },
+    ...(tail !== undefined && seen
+      ? {
+          cache: {
+            schema: SCHEMA,
+            vocabulary: words,
+            ino: Number(seen.ino),
+            offset,
+            line,
+            tail,
+            lines: checked.lines,
+            problems: checked.problems,
+            findings: checked.findings,
+            state: pass.state(),
+          },
+        }
+      : {}),
   };
+}
+
+/** Keep where a pass stopped in `cacheFile`, for the next run (a cache that cannot be written only costs that run its speed). */
+export function saveLedgerPass(cacheFile: string | undefined, pass: LedgerPass): void {
+  if (!cacheFile || !pass.cache) return;
+  try {
+    writeFileAtomic(cacheFile, JSON.stringify(pass.cache), 0o600, { durable: false });
+  } catch {
+    // the next run reads the whole ledger
+  }
+}
+
+/** `passOverLedger` with its `save()`: the pass kept in `cacheFile` for the next run. */
+export async function scanLedger(
+  path: string,
+  cacheFile: string | undefined,
+  running: ReadonlySet<string>,
+): Promise<LedgerScan> {
+  const pass = await passOverLedger(path, cacheFile, running);
+  return { ...pass, save: () => saveLedgerPass(cacheFile, pass) };
 }

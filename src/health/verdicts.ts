@@ -88,6 +88,21 @@ export class Verdicts {
     if (line !== undefined) this.next.push(id === undefined ? line : `${line}\t${id}`);
   }
 
+  /**
+   * The lines kept so far as one text, and let go of here: what another thread's verdicts hand to
+   * these (`adopt`). One string crosses between threads at the cost of a copy, not 20,000.
+   */
+  handOver(): string {
+    const text = this.next.join("\n");
+    this.next.length = 0;
+    return text;
+  }
+
+  /** Keep the lines another thread's verdicts over the same cache kept (their `handOver`). */
+  adopt(text: string): void {
+    if (text !== "") this.next.push(text);
+  }
+
   save(): void {
     if (this.file === undefined) return;
     try {

@@ -294,3 +294,38 @@ export function globMatcher(pattern: string): ((path: string) => boolean) | unde
   return (path) => glob.match(path);
 }
 
+/** What a worker thread came back with: its answer, or why there was none (the caller does the work itself). */
+export type WorkerReply<T> = { answer: T } | { unavailable: string };
+
+/**
+ * One request answered on another thread by the module `entry` (named from src/, like
+ * "health/ledger-worker.ts"), so a long pass runs on a second core beside the caller's work. The
+ * compiled binary carries that module as an entry point of its own (build.ts); from the source
+ * tree it is loaded as it is. Where the runtime has no worker threads (the Node bundle) or the
+ * worker cannot be started, the reply says why and the caller works on its own thread.
+ */
+export function askWorker<T>(entry: string, request: unknown): Promise<WorkerReply<T>> {
+  const WorkerClass = (globalThis as { Worker?: typeof Worker }).Worker;
+  if (typeof WorkerClass !== "function") return Promise.resolve({ unavailable: "this runtime has no worker threads" });
+  // Compiled, every module's URL is the binary's own, beside which the entry points lie; from source, this file is in src/lib/.
+  const url = new URL(entry, new URL(compiled() ? "./" : "../", import.meta.url));
+  let worker: Worker;
+  try {
+    worker = new WorkerClass(url.href, { type: "module" });
+  } catch (err) {
+    return Promise.resolve({ unavailable: String((err as Error)?.message ?? err) });
+  }
+  return new Promise((resolve) => {
+    const done = (reply: WorkerReply<T>) => {
+      worker.terminate();
+      resolve(reply);
+    };
+    worker.onmessage = (event: MessageEvent) => done({ answer: event.data as T });
+    worker.onmessageerror = () => done({ unavailable: "its answer could not be read" });
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      done({ unavailable: event.message || "it failed to start" });
+    };
+    worker.postMessage(request);
+  });
+}

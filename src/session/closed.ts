@@ -107,9 +107,18 @@ export async function eachClosed(
   visit: (entry: ClosedEntry) => void,
   skip: (path: string) => boolean = () => false,
 ): Promise<void> {
-  const dir = sectionPath(ws.layer, "sessions");
+  await eachClosedIn(sectionPath(ws.layer, "sessions"), ws.position.worktree, visit, skip);
+}
+
+/** `eachClosed` over the records folder `dir` of the checkout at `worktree` (for a reader that has no layer to hand: a worker thread). */
+export async function eachClosedIn(
+  dir: string,
+  worktree: string,
+  visit: (entry: ClosedEntry) => void,
+  skip: (path: string) => boolean = () => false,
+): Promise<void> {
   for (const name of recordNames(dir)) {
     if (skip(join(dir, name))) continue;
-    visit(await readOne(dir, name, ws.position.worktree, false));
+    visit(await readOne(dir, name, worktree, false));
   }
 }

@@ -2,9 +2,12 @@
 // what a whole read finds, and a ledger that is not the file it read is read whole again. Real
 // files in a temp folder; the scan is the module doctor runs.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scanLedger } from "../../src/health/ledger-scan.ts";
+import { ledgerScanOf, readBeside } from "../../src/health/beside.ts";
+import { Tree } from "../../src/health/tree.ts";
+import { Verdicts } from "../../src/health/verdicts.ts";
 import { scratch } from "../support/repo.ts";
 
 const dir = scratch("majordomus-ledger-scan-");
@@ -242,5 +245,61 @@ describe("doctor's ledger pass, resumed", () => {
     const read = await scanLedger(ledger, cache, new Set());
     expect(read.resumedAt).toBe(0);
     expect(read.findings.map((f) => f.problem)).not.toContain('unknown event "x"');
+  });
+});
+
+/** The pass on a second thread, as doctor asks for it (no closed records or prompts to read here: folders that do not exist). */
+async function beside(ledger: string, cache: string, running: Set<string>) {
+  const read = await readBeside(
+    {
+      ledger: { path: ledger, cacheFile: cache, running: [...running] },
+      closed: { dir: join(dir, "no-sessions") },
+      prompts: { dir: join(dir, "no-prompts") },
+      worktree: dir,
+      verdicts: { vocabulary: "v" },
+    },
+    async () => ({ tree: new Tree(dir), verdicts: new Verdicts(undefined, "v") }),
+  );
+  return { thread: read.thread, closed: read.closed, scan: () => ledgerScanOf(read.ledger, cache) };
+}
+
+describe("doctor's ledger pass on a second thread", () => {
+  test("it finds what the pass on this thread finds, first and resumed, and its cache is the one this thread would keep", async () => {
+    const running = new Set(["end"]);
+    const here = place();
+    const there = place();
+    for (const p of [here, there]) writeFileSync(p.ledger, text(0, 33));
+    const read = await beside(there.ledger, there.cache, running);
+    expect(read.thread).toBe("worker");
+    expect(read.closed).toEqual({ value: { findings: expect.any(Array), marked: "" } });
+    const first = read.scan();
+    const inline = await scanLedger(here.ledger, here.cache, running);
+    expect(plain(first)).toEqual(plain(inline));
+    first.save();
+    inline.save();
+    const cacheOf = (p: { cache: string }) => JSON.parse(readFileSync(p.cache, "utf8"));
+    expect({ ...cacheOf(there), ino: 0 }).toEqual({ ...cacheOf(here), ino: 0 });
+    for (const p of [here, there]) appendFileSync(p.ledger, text(33, 60));
+    const resumed = (await beside(there.ledger, there.cache, running)).scan();
+    expect(resumed.resumedAt).toBe(Buffer.byteLength(text(0, 33)));
+    expect(plain(resumed)).toEqual(plain(await scanLedger(here.ledger, here.cache, running)));
+  });
+
+  test("a ledger it cannot read fails there as it fails here: the same failure, thrown to the caller", async () => {
+    const { ledger, cache } = place();
+    mkdirSync(ledger);
+    const failed = (work: () => unknown) =>
+      Promise.resolve()
+        .then(work)
+        .then(
+          () => undefined,
+          (err: Error) => err,
+        );
+    const here = await failed(() => scanLedger(ledger, cache, new Set()));
+    const read = await beside(ledger, cache, new Set());
+    const there = await failed(() => read.scan());
+    expect(here).toBeDefined();
+    expect(there?.name).toBe("Failure");
+    expect(there?.message).toBe(here!.message);
   });
 });

@@ -531,7 +531,9 @@ describe("doctor converges", () => {
       lines.push("{ torn");
     }
     appendFileSync(ledgerFile, `${lines.join("\n")}\n`);
-    const failing = repo.mj(["doctor"]);
+    // The binary reads the ledger and the closed records on a second thread beside the local records (it carries that module).
+    const failing = repo.mj(["doctor"], { env: { MAJORDOMUS_TRACE: "1" } });
+    expect(failing.stderr).toContain("doctor: ledger and closed records read (beside the records)");
     expect(failing.stdout.split("\n").filter((l) => l.startsWith("FAIL lifecycle claude-code prompt")).length).toBe(10);
     expect(failing.stdout).toContain("FAIL lifecycle failures — 15 more unrecovered failure(s)");
     expect(failing.stdout.split("\n").filter((l) => /^FAIL ledger line \d+/.test(l)).length).toBe(20);

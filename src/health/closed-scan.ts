@@ -1,0 +1,78 @@
+/**
+ * doctor's check of the closed episode records (`.ai/repo/sessions/`): each read once, front matter
+ * only, against its schema, with no conversation key and no absolute path, and one record per
+ * episode. It runs on either thread (scan-worker.ts reads them beside the local half's records);
+ * what it found good is marked in the verdicts it is given.
+ */
+import { join } from "node:path";
+import { eachClosedIn } from "../session/closed.ts";
+import type { Finding } from "./findings.ts";
+import { statKey } from "./tree.ts";
+import type { Verdicts } from "./verdicts.ts";
+
+/** The findings about the records in `dir` (the sessions folder of the checkout at `worktree`), in the order doctor says them. */
+export async function checkClosed(dir: string, worktree: string, verdicts: Verdicts): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const ids = new Map<string, number>();
+  const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
+  let rejected = 0;
+  let good = 0;
+  // One record at a time, front matter only: ten thousand closed records are never all held.
+  await eachClosedIn(
+    dir,
+    worktree,
+    (entry) => {
+      if (!entry.ok) {
+        rejected++;
+        out.push({
+          level: "FAIL",
+          category: "sessions",
+          subject: entry.path,
+          message: entry.reason,
+          reproduce: "majordomus session list --all",
+        });
+        return;
+      }
+      const r = entry.record;
+      good++;
+      count(String(r.meta.session_id));
+      const absolute = Object.entries(r.meta).find(([, v]) =>
+        (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")),
+      );
+      if (absolute)
+        out.push({
+          level: "FAIL",
+          category: "sessions",
+          subject: r.path,
+          message: `${absolute[0]} holds an absolute path; shared records name none`,
+          reproduce: `majordomus session show ${r.meta.session_id}`,
+        });
+      else verdicts.mark(join(worktree, r.path), String(r.meta.session_id), statKey(entry.stats));
+    },
+    (path) => {
+      const was = verdicts.good(path);
+      if (was?.id === undefined) return false;
+      good++;
+      count(was.id);
+      return true;
+    },
+  );
+  for (const [id, n] of ids)
+    if (n > 1)
+      out.push({
+        level: "FAIL",
+        category: "sessions",
+        subject: id,
+        message: `${n} closed records for one episode`,
+        reproduce: `majordomus session list --all`,
+      });
+  if (rejected === 0)
+    out.push({
+      level: "OK",
+      category: "sessions",
+      subject: "repo/sessions",
+      message: `${good} closed record(s), session/v1, no conversation keys`,
+      reproduce: "majordomus session list --all",
+    });
+  return out;
+}

@@ -1,0 +1,44 @@
+/**
+ * doctor's check of the captured prompts (`.ai/local/prompts/`): each one JSON of schema prompt/v1
+ * with no conversation key. It runs on either thread (scan-worker.ts reads them beside the local
+ * half's records), over a walk of its own of the prompts folder; what it found good is marked in
+ * the verdicts it is given, by the change keys that walk saw.
+ */
+import { relative } from "node:path";
+import { readLayerFile } from "../lib/fsx.ts";
+import { TRANSCRIPT_KEYS } from "../session/schema.ts";
+import type { Finding } from "./findings.ts";
+import type { Tree } from "./tree.ts";
+import type { Verdicts } from "./verdicts.ts";
+
+/** The findings about the prompts under `dir` (walked as `tree`) of the checkout at `worktree`. */
+export function checkPrompts(dir: string, worktree: string, tree: Tree, verdicts: Verdicts): Finding[] {
+  const out: Finding[] = [];
+  for (const f of tree.files(dir).filter((p) => p.endsWith(".json"))) {
+    if (verdicts.good(f)) continue;
+    let record: Record<string, unknown> | undefined;
+    try {
+      record = JSON.parse(readLayerFile(f));
+    } catch {
+      record = undefined;
+    }
+    const transcript = record
+      ? Object.keys(record).filter((k) => (TRANSCRIPT_KEYS as readonly string[]).includes(k))
+      : [];
+    if (!record || record.schema !== "prompt/v1" || transcript.length > 0) {
+      out.push({
+        level: "FAIL",
+        category: "prompts",
+        subject: relative(worktree, f),
+        message: !record
+          ? "not JSON"
+          : transcript.length
+            ? `carries conversation key(s): ${transcript.join(", ")}`
+            : `schema ${JSON.stringify(record.schema)}`,
+        reproduce: `cat ${relative(worktree, f)}`,
+      });
+    } else verdicts.mark(f);
+  }
+
+  return out;
+}
