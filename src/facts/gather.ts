@@ -13,6 +13,7 @@ import { checkClaims } from "../records/claims-check.ts";
 import { offerShared, type SharedBy } from "../records/shared.ts";
 import { readLineMaps } from "../records/lines.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
+import { historySince } from "../repo/history.ts";
 import { activeTask, closedBy } from "../task/record.ts";
 import type { Facts, Need, RecordFact } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
@@ -123,7 +124,12 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   const policy = await ws.policy();
   const p = ws.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
-  const taskRead = activeTask(ws.layer);
+  // The files since a task began are read from the walk since its commit: asked first, so a
+  // record at that commit takes the same walk for its label (repo/history.ts).
+  const taskRead = activeTask(ws.layer).then((read) => {
+    if (read.active && want.has("since_task")) historySince(p, read.active.head, "files").catch(() => undefined);
+    return read;
+  });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
   const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs };
   // The handover that closed the last task carries its words past it (records/resolve.ts).

@@ -8,7 +8,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 export type DescribedEpisode = OpenEpisode & { age: string; start_label: Divergence };
 
 export async function describeOpen(ws: Pick<Workspace, "position" | "at">, e: OpenEpisode): Promise<DescribedEpisode> {
-  const label = await divergence({ head: e.start_head, branch: e.branch }, ws.position);
+  const label = await divergence({ head: e.start_head, branch: e.branch }, ws.position, "commits");
   return { ...e, age: ago(ws.at, e.opened_at), start_label: label };
 }
 

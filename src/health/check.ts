@@ -35,7 +35,7 @@ export async function check(ws: Workspace): Promise<Finding[]> {
       reproduce: 'majordomus start "<task>" --scope <paths>',
     });
   } else {
-    const label = await divergence({ head: task.head, branch: task.branch }, ws.position);
+    const label = await divergence({ head: task.head, branch: task.branch }, ws.position, "commits");
     const ok = label === "exact" || label === "advanced";
     out.push({
       level: ok ? "OK" : "FAIL",

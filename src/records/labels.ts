@@ -4,7 +4,7 @@
  */
 import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
-import { ancestry } from "../repo/history.ts";
+import { ancestry, type Need } from "../repo/history.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 
 export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
@@ -19,15 +19,17 @@ export const DIVERGENCE_MEANING: Record<Divergence, string> = {
 };
 
 /** The record's commit and branch against the checkout now. Git failures are `unknown`, never `exact`. */
+/** `need`: whether a reader after this one wants the files of the commits since (see repo/history.ts); a label alone needs only the commits. */
 export async function divergence(
   recorded: { head: string; branch: string },
   now: Pick<Position, "head" | "branch" | "git">,
+  need: Need = "files",
 ): Promise<Divergence> {
   if (recorded.branch !== now.branch) return "different_context";
   if (recorded.head === now.head) return "exact";
   if (recorded.head === NO_HEAD) return now.head === NO_HEAD ? "exact" : "advanced";
   if (now.head === NO_HEAD || !isCommitId(recorded.head)) return "unknown";
-  const ancestor = await ancestry(now, recorded.head);
+  const ancestor = await ancestry(now, recorded.head, need);
   return ancestor === undefined ? "unknown" : ancestor ? "advanced" : "diverged";
 }
 

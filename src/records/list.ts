@@ -73,7 +73,7 @@ export async function listRecords(
   const rows: Row[] = [];
   for (const r of loaded) {
     const key = `${r.meta.branch}\0${r.meta.head}`;
-    if (!labels.has(key)) labels.set(key, divergence(r.meta, ws.position));
+    if (!labels.has(key)) labels.set(key, divergence(r.meta, ws.position, "commits"));
     rows.push({
       path: relative(ws.position.worktree, r.path),
       created_at: r.meta.created_at,

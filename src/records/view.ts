@@ -46,7 +46,9 @@ export type View = {
 };
 
 export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {
-  return viewWith(record, await divergence(record.meta, position), position, policy, at);
+  // The claims check reads the files of the commits since; a record that cites nothing needs only its label.
+  const need = (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
+  return viewWith(record, await divergence(record.meta, position, need), position, policy, at);
 }
 
 /** The view of a record whose divergence is known (one this command just wrote at HEAD is `exact`). */

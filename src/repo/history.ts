@@ -51,23 +51,42 @@ export function parseHistory(out: string, cap: number = HISTORY_CAP): Omit<Histo
 const AT_HEAD: History = { ok: true, ancestor: true, since: [], complete: true };
 const UNPLACED: History = { ok: false, since: [], complete: false };
 
-/** The one walk from `from` to HEAD, asked through the position's answers (a second reader gets the same run). */
-export async function historySince(position: Pick<Position, "git" | "head">, from: string): Promise<History> {
+/**
+ * What a reader needs of the walk: the files each commit changed (the claims check, the files
+ * since a task or an episode began), or only the commits (a label, a count). Listing the files
+ * makes git compare each commit's tree with its parent's: a commit that adds 10,000 files costs
+ * tens of milliseconds a start hook need not spend when nothing reads them.
+ */
+export type Need = "files" | "commits";
+
+const walkArgs = (from: string, head: string, files: boolean): string[] => [
+  "-c",
+  "core.quotePath=false",
+  "log",
+  "--left-right",
+  `--format=${SEPARATOR}%m%h %s`,
+  ...(files ? ["--name-only", "--no-renames"] : []),
+  `--max-count=${HISTORY_CAP + 1}`,
+  `${from}...${head}`,
+  "--",
+];
+
+/**
+ * The one walk from `from` to HEAD, asked through the position's answers (a second reader gets the
+ * same run). A reader of commits only takes the walk with files when one was already asked for;
+ * `since[].files` is empty in a walk of commits only.
+ */
+export async function historySince(
+  position: Pick<Position, "git" | "head">,
+  from: string,
+  need: Need = "files",
+): Promise<History> {
   if (from === position.head) return AT_HEAD;
   // A commit id only: a planted `head` (`--output=…`) never reaches git as an option.
   if (from === NO_HEAD || position.head === NO_HEAD || !isCommitId(from)) return UNPLACED;
-  const run = await position.git.once([
-    "-c",
-    "core.quotePath=false",
-    "log",
-    "--left-right",
-    `--format=${SEPARATOR}%m%h %s`,
-    "--name-only",
-    "--no-renames",
-    `--max-count=${HISTORY_CAP + 1}`,
-    `${from}...${position.head}`,
-    "--",
-  ]);
+  const withFiles = walkArgs(from, position.head, true);
+  const asked = need === "commits" ? await position.git.known(withFiles) : undefined;
+  const run = asked ?? (await position.git.once(need === "files" ? withFiles : walkArgs(from, position.head, false)));
   return run.ok ? { ok: true, ...parseHistory(run.stdout) } : UNPLACED;
 }
 
@@ -75,8 +94,12 @@ export async function historySince(position: Pick<Position, "git" | "head">, fro
  * Whether `from` is an ancestor of (or equal to) HEAD; undefined when git cannot place it. The
  * walk answers it; past its cap with nothing on the earlier side, merge-base does.
  */
-export async function ancestry(position: Pick<Position, "git" | "head">, from: string): Promise<boolean | undefined> {
-  const history = await historySince(position, from);
+export async function ancestry(
+  position: Pick<Position, "git" | "head">,
+  from: string,
+  need: Need = "files",
+): Promise<boolean | undefined> {
+  const history = await historySince(position, from, need);
   if (!history.ok || history.ancestor !== undefined) return history.ancestor;
   const run = await position.git.once(["merge-base", "--is-ancestor", from, position.head]);
   return run.status === 0 ? true : run.status === 1 ? false : undefined;

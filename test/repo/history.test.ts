@@ -77,3 +77,31 @@ describe("the walk since a commit", () => {
     expect(parseHistory("\x01>a one\n\x01<b two\n").ancestor).toBe(false);
   });
 });
+
+describe("a walk of commits only", () => {
+  test("a label needs no files: the walk lists none, answers ancestry as the walk with files does, and takes that walk when one was asked for", async () => {
+    using repo = Repo.init();
+    const from = repo.commit("base", "a.ts");
+    repo.commit("touch a", "a.ts", "a2\n");
+    repo.commit("touch b", "b.ts");
+    const bare = await locate(repo.dir);
+    const commits = await historySince(bare, from, "commits");
+    expect(commits).toMatchObject({ ok: true, ancestor: true, complete: true });
+    expect(commits.since.map((c) => c.line)).toEqual(repo.git("log", "--format=%h %s", `${from}..HEAD`).split("\n"));
+    expect(commits.since.map((c) => c.files)).toEqual([[], []]);
+    // The files are read when a reader needs them, from a walk of their own.
+    const files = await historySince(bare, from, "files");
+    expect(files.since.map((c) => c.files)).toEqual([["b.ts"], ["a.ts"]]);
+    // Once a walk with files was asked for, a reader of commits takes it: one git process for both.
+    const warm = await locate(repo.dir);
+    await historySince(warm, from, "files");
+    expect((await historySince(warm, from, "commits")).since.map((c) => c.files)).toEqual([["b.ts"], ["a.ts"]]);
+    // Off this history, both say so alike.
+    const gone = repo.git("rev-parse", "HEAD");
+    repo.git("reset", "-q", "--hard", "HEAD~2");
+    repo.commit("other", "c.ts");
+    const after = await locate(repo.dir);
+    expect(await ancestry(after, gone, "commits")).toBe(false);
+    expect(await ancestry(await locate(repo.dir), gone, "files")).toBe(false);
+  });
+});

@@ -204,7 +204,7 @@ const list = command({
       out(
         closedLine(
           r.meta,
-          await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ws.position),
+          await divergence({ head: String(r.meta.end_head), branch: String(r.meta.branch) }, ws.position, "commits"),
           r.path,
         ),
       );
