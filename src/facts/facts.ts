@@ -63,5 +63,10 @@ export type Facts = {
   live: Live[];
 };
 
-/** What a view may ask for beyond the always-gathered facts (position, policy, git status, task, questions). */
-export type Need = "handover" | "checkpoint" | "since_task" | "decisions" | "entries" | "history" | "window" | "live";
+/**
+ * What a view may ask for beyond the always-gathered facts (position, policy, git status, task,
+ * questions). `claims`: the handover's and checkpoint's citations checked against the tree now
+ * (git, the cited files), for a view that shows them.
+ */
+export type Need =
+  "handover" | "checkpoint" | "claims" | "since_task" | "decisions" | "entries" | "history" | "window" | "live";

@@ -71,12 +71,15 @@ async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy
   return claims ? { ...shown, claims } : shown;
 }
 
+/** How a resolved record is shown: labelled, and its citations checked only where a view shows them. */
+type Show = (record: Resolved) => Promise<View>;
+
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
   ws: Workspace,
   policy: LoadedPolicy,
-  now: Now,
+  show: Show,
   place: Place = ws.position,
 ): Promise<RecordFact> {
   try {
@@ -84,7 +87,7 @@ async function recordFact(
     // A handover another checkout shared through git, where this one has no authored one of its own.
     const resolution: Resolution & { sharedBy?: SharedBy } =
       kind.name === "handover" ? await offerShared(own, ws.layer, ws.position) : own;
-    const shown = resolution.record && (await checkedView(resolution.record, ws, policy, now));
+    const shown = resolution.record && (await show(resolution.record));
     const sharedBy = resolution.sharedBy;
     return {
       view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
@@ -132,14 +135,19 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
   const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs };
+  // What a record cites is checked against the tree only for a view that shows it (a derived
+  // record never quotes the check, so the close and the compaction checkpoint do not pay for it).
+  const show: Show = want.has("claims")
+    ? (record) => checkedView(record, ws, policy, now)
+    : (record) => view(record, p, policy.policy, ws.at, false);
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
     ? taskRead.then((read) =>
-        recordFact(RECORD_KINDS.handover, ws, policy, now, placeWith(RECORD_KINDS.handover, p, read)),
+        recordFact(RECORD_KINDS.handover, ws, policy, show, placeWith(RECORD_KINDS.handover, p, read)),
       )
     : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint")
-    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, now)
+    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, show)
     : Promise.resolve(NONE);
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;

@@ -45,9 +45,18 @@ export type View = {
   live_author?: { session_id: string; provider: string; last_seen: string };
 };
 
-export async function view(record: Resolved, position: Position, policy: Policy | undefined, at: Date): Promise<View> {
-  // The claims check reads the files of the commits since; a record that cites nothing needs only its label.
-  const need = (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
+/**
+ * `checking`: its citations are checked next, from the files of the commits since (asked in the
+ * same git walk); a record that cites nothing, or one shown without the check, needs only its label.
+ */
+export async function view(
+  record: Resolved,
+  position: Position,
+  policy: Policy | undefined,
+  at: Date,
+  checking = true,
+): Promise<View> {
+  const need = checking && (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
   return viewWith(record, await divergence(record.meta, position, need), position, policy, at);
 }
 

@@ -52,7 +52,7 @@ export class Account {
 
   private async facts(ws: Workspace): Promise<ContinuityFacts> {
     const [facts, open, closed] = await Promise.all([
-      gatherFacts(ws, ["handover", "checkpoint", "live"]),
+      gatherFacts(ws, ["handover", "checkpoint", "claims", "live"]),
       listOpen(ws.layer),
       readClosed(ws, { limit: RECENT_CLOSED, branch: ws.position.branch }),
     ]);

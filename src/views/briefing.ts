@@ -43,7 +43,7 @@ export type Briefing = {
 };
 
 /** What the briefing is composed from, beyond what every view gets. */
-export const BRIEFING_NEEDS = ["handover", "live"] as const satisfies readonly Need[];
+export const BRIEFING_NEEDS = ["handover", "claims", "live"] as const satisfies readonly Need[];
 
 /** A Next Action quoted in a part: the part's lines before and after it, and the command that prints its record (for the notice). */
 type Quote = { before: string[]; quoted: string[]; after: string[]; command: string };

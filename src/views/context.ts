@@ -262,6 +262,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
 export const CONTEXT_NEEDS = [
   "handover",
   "checkpoint",
+  "claims",
   "since_task",
   "decisions",
   "history",
