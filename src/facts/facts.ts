@@ -70,3 +70,6 @@ export type Facts = {
  */
 export type Need =
   "handover" | "checkpoint" | "claims" | "since_task" | "decisions" | "entries" | "history" | "window" | "live";
+
+/** What a derived record is composed from: a record never shows a check of citations, nor the sessions live beside it. */
+export type RecordNeed = Exclude<Need, "claims" | "live">;

@@ -15,7 +15,7 @@ import { readLineMaps } from "../records/lines.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { historySince } from "../repo/history.ts";
 import { activeTask, closedBy } from "../task/record.ts";
-import type { Facts, Need, RecordFact } from "./facts.ts";
+import type { Facts, Need, RecordFact, RecordNeed } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith } from "./place.ts";
 import { liveSessions, type Live } from "./live.ts";
@@ -121,9 +121,48 @@ function byLive(fact: RecordFact, live: readonly Live[]): RecordFact {
  */
 export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode; gitDeadlineMs?: number };
 
+/** The facts a derived record is composed from: what any text needs, less what only a view shows (facts.ts RecordNeed). */
+export function gatherForRecords(
+  ws: Workspace,
+  needs: readonly RecordNeed[],
+  options: GatherOptions = {},
+): Promise<Facts> {
+  return gatherCore(ws, new Set(needs), options, plainly(ws));
+}
+
+/**
+ * The facts a view shows: those of a record, with what the handover and checkpoint cite checked
+ * against the tree (`claims`), and the sessions live beside this one (`live`), each record whose
+ * episode is one of them named as that session's.
+ */
 export async function gatherFacts(ws: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
-  const episode = options.episode;
   const want = new Set(needs);
+  const facts = await gatherCore(ws, want, options, want.has("claims") ? checked(ws) : plainly(ws));
+  if (!want.has("live")) return facts;
+  const own = options.episode?.session_id ?? ws.episodeId;
+  const live = await liveSessions(ws, facts.policy, { except: own, task: facts.task });
+  return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
+}
+
+/** How a command's resolved records are shown, given its policy and git now. */
+type Shows = (policy: LoadedPolicy, now: Now) => Show;
+
+/** Labelled only (a derived record never quotes a check of citations). */
+const plainly =
+  (ws: Workspace): Shows =>
+  (policy) =>
+  (record) =>
+    view(record, ws.position, policy.policy, ws.at, false);
+
+/** Labelled, and what the record cites checked against the tree now. */
+const checked =
+  (ws: Workspace): Shows =>
+  (policy, now) =>
+  (record) =>
+    checkedView(record, ws, policy, now);
+
+async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, shows: Shows): Promise<Facts> {
+  const episode = options.episode;
   const policy = await ws.policy();
   const p = ws.position;
   // The records are placed against git (a process when a commit differs) while git status runs.
@@ -134,12 +173,7 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     return read;
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
-  const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs };
-  // What a record cites is checked against the tree only for a view that shows it (a derived
-  // record never quotes the check, so the close and the compaction checkpoint do not pay for it).
-  const show: Show = want.has("claims")
-    ? (record) => checkedView(record, ws, policy, now)
-    : (record) => view(record, p, policy.policy, ws.at, false);
+  const show = shows(policy, { snapshot: bounded, deadlineMs: options.gitDeadlineMs });
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
     ? taskRead.then((read) =>
@@ -165,8 +199,6 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     episodeId: closing?.session_id,
   });
   const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing));
-  const own = episode?.session_id ?? ws.episodeId;
-  const live = want.has("live") ? await liveSessions(ws, policy, { except: own, task }) : [];
   return {
     at: ws.at,
     position: p,
@@ -182,9 +214,9 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
     decisions: want.has("decisions") ? readDecisions(ws.layer) : [],
     entries: tail.entries,
     history: tail.history,
-    handover: byLive(await handover, live),
-    checkpoint: byLive(await checkpoint, live),
+    handover: await handover,
+    checkpoint: await checkpoint,
     window,
-    live,
+    live: [],
   };
 }

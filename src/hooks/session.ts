@@ -116,14 +116,14 @@ const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({
 
 /** Each event loads only the modules its own work needs: a hook pays for what it does. */
 export async function derivedCheckpoint(ws: Workspace, policy: LoadedPolicy, compressions?: number): Promise<string> {
-  const [{ gatherFacts }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] =
+  const [{ gatherForRecords }, { CHECKPOINT_NEEDS, deriveCheckpoint }, { writeRecord }, { RECORD_KINDS }] =
     await Promise.all([
       import("../facts/gather.ts"),
       import("../views/derived.ts"),
       import("../lifecycle/records.ts"),
       import("../records/kinds.ts"),
     ]);
-  const body = deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS));
+  const body = deriveCheckpoint(await gatherForRecords(ws, CHECKPOINT_NEEDS));
   return (await writeRecord(ws, RECORD_KINDS.checkpoint, body, policy, { how: "derived", compressions })).relativePath;
 }
 

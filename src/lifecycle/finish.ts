@@ -39,12 +39,12 @@ async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | und
  */
 async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPolicy | undefined) {
   if (!policy) return undefined;
-  const [{ gatherFacts }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS }] = await Promise.all([
+  const [{ gatherForRecords }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS }] = await Promise.all([
     import("../facts/gather.ts"),
     import("../views/derived.ts"),
   ]);
   try {
-    const facts = await gatherFacts(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode });
+    const facts = await gatherForRecords(ws, [...CHECKPOINT_NEEDS, ...HANDOVER_NEEDS, "window"], { window: episode });
     if (!facts.window) return undefined;
     const ground = {
       position: facts.position,

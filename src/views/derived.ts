@@ -6,7 +6,7 @@
  * points at text that is not there.
  */
 import { Failure } from "../lib/failure.ts";
-import type { Facts, Need } from "../facts/facts.ts";
+import type { Facts, RecordNeed } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
 import { ago } from "../records/labels.ts";
 import { capped } from "./common.ts";
@@ -22,14 +22,14 @@ export const HANDOVER_TRAILER =
   "Derived by `majordomus handover --derive` from the task record, the ledger, git and the open questions. It asserts nothing else, and no model wrote it.";
 
 /** What each derived record is composed from (what `gatherFacts` must collect). */
-export const CHECKPOINT_NEEDS = ["since_task"] as const satisfies readonly Need[];
+export const CHECKPOINT_NEEDS = ["since_task"] as const satisfies readonly RecordNeed[];
 export const HANDOVER_NEEDS = [
   "since_task",
   "decisions",
   "entries",
   "checkpoint",
   "handover",
-] as const satisfies readonly Need[];
+] as const satisfies readonly RecordNeed[];
 
 const since = (f: Facts) => (f.task ? "since the task started" : "in the working tree (no active task marks a start)");
 

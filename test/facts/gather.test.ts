@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { isNews } from "../../src/records/claims.ts";
-import { gatherFacts } from "../../src/facts/gather.ts";
+import { gatherFacts, gatherForRecords } from "../../src/facts/gather.ts";
 import { workspace } from "../../src/workspace/workspace.ts";
 import { HANDOVER_NEEDS } from "../../src/views/derived.ts";
 import { BRIEFING_NEEDS } from "../../src/views/briefing.ts";
@@ -27,7 +27,7 @@ describe("a record's citations, checked only where they are shown", () => {
       const parser = claims?.labels.find((l) => l.cited.includes("src/parser.ts"));
       expect(parser && isNews(parser.state)).toBe(true);
     }
-    const derived = await gatherFacts(ws, HANDOVER_NEEDS);
+    const derived = await gatherForRecords(ws, HANDOVER_NEEDS);
     // The same record, resolved and labelled alike, without the check.
     const briefed = (await gatherFacts(ws, BRIEFING_NEEDS)).handover.view;
     expect(derived.handover.view?.path).toBe(briefed!.path);

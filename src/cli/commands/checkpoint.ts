@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { workspace } from "../../workspace/workspace.ts";
-import { gatherFacts } from "../../facts/gather.ts";
+import { gatherForRecords } from "../../facts/gather.ts";
 import { CHECKPOINT_NEEDS, deriveCheckpoint } from "../../views/derived.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { writeRecord } from "../../lifecycle/records.ts";
@@ -38,7 +38,7 @@ export default command({
     if (args.list) return printListing(KIND, ws, { json: args.json, limit });
     const policy = await ws.policy();
     const body = args.derive
-      ? deriveCheckpoint(await gatherFacts(ws, CHECKPOINT_NEEDS))
+      ? deriveCheckpoint(await gatherForRecords(ws, CHECKPOINT_NEEDS))
       : readBody("majordomus checkpoint");
     const written = await writeRecord(ws, KIND, body, policy, { how: args.derive ? "derived" : "authored" });
     if (args.json)

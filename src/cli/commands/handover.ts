@@ -3,7 +3,7 @@ import { Failure } from "../../lib/failure.ts";
 import { log } from "../../lib/log.ts";
 import { activeTask } from "../../task/record.ts";
 import { workspace } from "../../workspace/workspace.ts";
-import { gatherFacts } from "../../facts/gather.ts";
+import { gatherForRecords } from "../../facts/gather.ts";
 import { deriveHandover, HANDOVER_NEEDS } from "../../views/derived.ts";
 import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
@@ -100,7 +100,9 @@ export default command({
       log.info(`commit it with your work to hand it on: git add ${rel}`);
       return;
     }
-    const body = args.derive ? deriveHandover(await gatherFacts(ws, HANDOVER_NEEDS), requiredSections(policy)) : piped;
+    const body = args.derive
+      ? deriveHandover(await gatherForRecords(ws, HANDOVER_NEEDS), requiredSections(policy))
+      : piped;
     const written = await writeRecord(ws, KIND, body, policy, {
       how: args.derive ? "derived" : "authored",
       noTask,
