@@ -74,20 +74,24 @@ async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy
 /** How a resolved record is shown: labelled, and its citations checked only where a view shows them. */
 type Show = (record: Resolved) => Promise<View>;
 
+/** The handover this checkout resolved, as it is offered: a view offers one a teammate shared through git in its place. */
+type Offer = (own: Resolution) => Promise<Resolution & { sharedBy?: SharedBy }>;
+
+/** How a command reads the records it resolves: which handover it offers, and how it shows each. */
+type Reading = { offer: Offer; show: Show };
+
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
   ws: Workspace,
   policy: LoadedPolicy,
-  show: Show,
+  reading: Reading,
   place: Place = ws.position,
 ): Promise<RecordFact> {
   try {
     const own = await resolveLatest(kind, ws.layer, place);
-    // A handover another checkout shared through git, where this one has no authored one of its own.
-    const resolution: Resolution & { sharedBy?: SharedBy } =
-      kind.name === "handover" ? await offerShared(own, ws.layer, ws.position) : own;
-    const shown = resolution.record && (await show(resolution.record));
+    const resolution: Resolution & { sharedBy?: SharedBy } = kind.name === "handover" ? await reading.offer(own) : own;
+    const shown = resolution.record && (await reading.show(resolution.record));
     const sharedBy = resolution.sharedBy;
     return {
       view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
@@ -127,41 +131,49 @@ export function gatherForRecords(
   needs: readonly RecordNeed[],
   options: GatherOptions = {},
 ): Promise<Facts> {
-  return gatherCore(ws, new Set(needs), options, plainly(ws));
+  return gatherCore(ws, new Set(needs), options, asRecord(ws));
 }
 
 /**
- * The facts a view shows: those of a record, with what the handover and checkpoint cite checked
- * against the tree (`claims`), and the sessions live beside this one (`live`), each record whose
- * episode is one of them named as that session's.
+ * The facts a view shows: those of a record, with a handover a teammate shared through git offered
+ * where this checkout has no authored one of its own, what the handover and checkpoint cite
+ * checked against the tree (`claims`), and the sessions live beside this one (`live`), each record
+ * whose episode is one of them named as that session's.
  */
 export async function gatherFacts(ws: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
   const want = new Set(needs);
-  const facts = await gatherCore(ws, want, options, want.has("claims") ? checked(ws) : plainly(ws));
+  const facts = await gatherCore(ws, want, options, asView(ws, want.has("claims")));
   if (!want.has("live")) return facts;
   const own = options.episode?.session_id ?? ws.episodeId;
   const live = await liveSessions(ws, facts.policy, { except: own, task: facts.task });
   return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
 }
 
-/** How a command's resolved records are shown, given its policy and git now. */
-type Shows = (policy: LoadedPolicy, now: Now) => Show;
+/** How a command reads its resolved records, given its policy and git now. */
+type Readings = (policy: LoadedPolicy, now: Now) => Reading;
 
-/** Labelled only (a derived record never quotes a check of citations). */
-const plainly =
-  (ws: Workspace): Shows =>
-  (policy) =>
-  (record) =>
-    view(record, ws.position, policy.policy, ws.at, false);
+/**
+ * A derived record speaks of this checkout's own records only (a teammate's shared words are never
+ * its worker's own, and a share can be withdrawn), labelled, never quoting a check of citations.
+ */
+const asRecord =
+  (ws: Workspace): Readings =>
+  (policy) => ({
+    offer: async (own) => own,
+    show: (record) => view(record, ws.position, policy.policy, ws.at, false),
+  });
 
-/** Labelled, and what the record cites checked against the tree now. */
-const checked =
-  (ws: Workspace): Shows =>
-  (policy, now) =>
-  (record) =>
-    checkedView(record, ws, policy, now);
+/** A view offers a shared handover where this checkout has no authored one, and checks citations when it shows them. */
+const asView =
+  (ws: Workspace, claims: boolean): Readings =>
+  (policy, now) => ({
+    offer: (own) => offerShared(own, ws.layer, ws.position),
+    show: claims
+      ? (record) => checkedView(record, ws, policy, now)
+      : (record) => view(record, ws.position, policy.policy, ws.at, false),
+  });
 
-async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, shows: Shows): Promise<Facts> {
+async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {
   const episode = options.episode;
   const policy = await ws.policy();
   const p = ws.position;
@@ -173,15 +185,15 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     return read;
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
-  const show = shows(policy, { snapshot: bounded, deadlineMs: options.gitDeadlineMs });
+  const reading = readings(policy, { snapshot: bounded, deadlineMs: options.gitDeadlineMs });
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
     ? taskRead.then((read) =>
-        recordFact(RECORD_KINDS.handover, ws, policy, show, placeWith(RECORD_KINDS.handover, p, read)),
+        recordFact(RECORD_KINDS.handover, ws, policy, reading, placeWith(RECORD_KINDS.handover, p, read)),
       )
     : Promise.resolve(NONE);
   const checkpoint = want.has("checkpoint")
-    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, show)
+    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, reading)
     : Promise.resolve(NONE);
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;

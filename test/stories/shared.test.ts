@@ -93,6 +93,15 @@ describe("a handover handed to a teammate through git", () => {
 
     // Bob's session ends: his own derived record is named beside Alice's words, never in their place.
     fire(bob, "end", { ...END, session_id: "cc-bob-1" });
+    // It is derived from Bob's own checkout: it never passes Alice's file off as his worker's own handover.
+    const derived = readdirSync(bob.path(".ai/local/state/handovers")).filter(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    );
+    expect(derived).toHaveLength(1);
+    const continuation = readFileSync(bob.path(".ai/local/state/handovers", derived[0]!), "utf8");
+    expect(continuation).toContain("how: derived");
+    expect(continuation).not.toContain(shared);
+    expect(continuation).not.toContain("follow its Next Action");
     const second = start(bob, "cc-bob-2");
     expect(second).toContain("shared by Alice Example from another checkout");
     expect(second).toMatch(/Since then: a derived record \.ai\/local\/state\/handovers\/\S+/);
@@ -118,6 +127,8 @@ describe("a handover handed to a teammate through git", () => {
     const third = start(bob, "cc-bob-3");
     expect(third).not.toContain("shared by");
     expect(third).toMatch(/Handover \.ai\/local\/state\/handovers\/\S+ \(derived, /);
+    // Nothing sends the next worker to the withdrawn file.
+    expect(third).not.toContain(shared);
 
     // Shared again; Bob writes his own handover: his wins.
     ok(alice.mj(["handover", "--share"]));
