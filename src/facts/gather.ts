@@ -58,7 +58,7 @@ type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number };
 /** The resolved record's view, with what its text cites labelled against the tree now. */
 async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
   const [shown, claims] = await Promise.all([
-    view(record, ws.position, policy.policy, ws.at),
+    view(record, ws.position, policy.policy, ws.at, true),
     // The cited files' lines as written are in this checkout's cache for its own records.
     checkClaims(
       record.meta,
@@ -160,7 +160,7 @@ const asRecord =
   (ws: Workspace): Readings =>
   (policy) => ({
     offer: async (own) => own,
-    show: (record) => view(record, ws.position, policy.policy, ws.at, false),
+    show: (record) => view(record, ws.position, policy.policy, ws.at),
   });
 
 /** A view offers a shared handover where this checkout has no authored one, and checks citations when it shows them. */
@@ -170,7 +170,7 @@ const asView =
     offer: (own) => offerShared(own, ws.layer, ws.position),
     show: claims
       ? (record) => checkedView(record, ws, policy, now)
-      : (record) => view(record, ws.position, policy.policy, ws.at, false),
+      : (record) => view(record, ws.position, policy.policy, ws.at),
   });
 
 async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {

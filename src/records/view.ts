@@ -46,15 +46,16 @@ export type View = {
 };
 
 /**
- * `checking`: its citations are checked next, from the files of the commits since (asked in the
- * same git walk); a record that cites nothing, or one shown without the check, needs only its label.
+ * `checking`: its citations are checked beside it (facts/gather.ts), from the files of the commits
+ * since, which the label's git walk then lists too; a record that cites nothing, or one shown
+ * without the check, needs only the commits.
  */
 export async function view(
   record: Resolved,
   position: Position,
   policy: Policy | undefined,
   at: Date,
-  checking = true,
+  checking = false,
 ): Promise<View> {
   const need = checking && (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
   return viewWith(record, await divergence(record.meta, position, need), position, policy, at);
