@@ -30,10 +30,14 @@ export type EpisodeWindow = {
   quotes: Record<string, string[]>;
 };
 
-/** This episode's own ledger lines, oldest first: back to its `session.started`, never by time. */
+/**
+ * This episode's own ledger lines, oldest first: back to its `session.started`, never by time.
+ * Only lines that name the episode are parsed: the close of a stranded episode opened long ago
+ * (or whose start was rotated out) passes over the rest of a long ledger natively.
+ */
 export function episodeEntries(ledgerPath: string, episodeId: string): Entry[] {
   const out: Entry[] = [];
-  for (const parsed of newestFirst(ledgerPath)) {
+  for (const parsed of newestFirst(ledgerPath, episodeId)) {
     if (!parsed.ok) continue;
     if (parsed.entry.session === episodeId) out.push(parsed.entry);
     if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) break;

@@ -254,10 +254,15 @@ const MAX_CHUNK = 1024 * 1024;
  * Lines from the end of the ledger backwards, newest first, reading only as much of the file as
  * the caller consumes: `history --limit 5` on a long ledger reads one small chunk. Newlines are
  * found with the native lastIndexOf, not a JavaScript loop over every byte.
+ *
+ * `about`: only the lines whose text holds it (an id: plain ASCII, which the writer's JSON never
+ * escapes) are decoded and parsed; the others are passed over by a native search of each chunk.
+ * A reader of one episode's lines across a long ledger parses those lines alone.
  */
-export function* newestFirst(path: string): Generator<Parsed> {
+export function* newestFirst(path: string, about?: string): Generator<Parsed> {
   const fd = openIfExists(path);
   if (fd === undefined) return;
+  const needle = about !== undefined && about !== "" && !about.includes("\n") ? Buffer.from(about) : undefined;
   try {
     let position = fstatSync(fd).size;
     let carry: Buffer = Buffer.alloc(0);
@@ -268,17 +273,39 @@ export function* newestFirst(path: string): Generator<Parsed> {
       position -= size;
       const chunk = readAt(fd, size, position);
       const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
-      let end = data.length;
-      for (let nl = data.lastIndexOf(0x0a, end - 1); nl !== -1; nl = data.lastIndexOf(0x0a, end - 1)) {
-        if (nl + 1 < end) yield parseLine(data.toString("utf8", nl + 1, end));
-        end = nl;
-        if (end === 0) break;
-      }
-      carry = data.subarray(0, end);
+      // The lines after the chunk's first newline are whole; what is before it goes on in the chunk before.
+      const first = data.indexOf(0x0a);
+      const from = first === -1 ? data.length : first + 1;
+      yield* needle ? linesHolding(data, from, needle) : lines(data, from);
+      carry = data.subarray(0, first === -1 ? data.length : first);
     }
-    if (carry.length > 0) yield parseLine(carry.toString("utf8"));
+    if (carry.length > 0 && (!needle || carry.includes(needle))) yield parseLine(carry.toString("utf8"));
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The lines of `data` from `from` to its end, newest first (blank ones passed over). */
+function* lines(data: Buffer, from: number): Generator<Parsed> {
+  let end = data.length;
+  while (end > from) {
+    const nl = data.lastIndexOf(0x0a, end - 1);
+    const start = nl < from ? from : nl + 1;
+    if (start < end) yield parseLine(data.toString("utf8", start, end));
+    end = start - 1;
+  }
+}
+
+/** The lines of `data` from `from` to its end that hold `needle`, newest first. */
+function* linesHolding(data: Buffer, from: number, needle: Buffer): Generator<Parsed> {
+  let end = data.length;
+  while (end > from) {
+    const hit = data.lastIndexOf(needle, end - 1);
+    if (hit < from) return;
+    const start = Math.max(from, data.lastIndexOf(0x0a, hit) + 1);
+    const nl = data.indexOf(0x0a, hit);
+    yield parseLine(data.toString("utf8", start, nl === -1 || nl > end ? end : nl));
+    end = start - 1;
   }
 }
 

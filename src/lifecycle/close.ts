@@ -58,7 +58,7 @@ function recordOf(dir: string, episodeId: string): string | undefined {
 
 /** Whether the ledger already says this episode closed (read back to the episode's start only). */
 function closedInLedger(ledgerPath: string, episodeId: string): boolean {
-  for (const parsed of newestFirst(ledgerPath)) {
+  for (const parsed of newestFirst(ledgerPath, episodeId)) {
     if (!parsed.ok) continue;
     if (parsed.entry.event === "session.closed" && parsed.entry.session_id === episodeId) return true;
     if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) return false;

@@ -96,3 +96,53 @@ describe("the ledger read oldest first", () => {
     );
   });
 });
+
+describe("the ledger read newest first", () => {
+  // A deterministic run of line lengths: short ones, ones across the 8 KiB to 1 MiB chunks, one longer than the largest.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const ID = "s-20261201000000-00000000abcd";
+  const OTHER = "s-20261201000000-00000000abce";
+  const lineOf = (n: number, bytes: number, session?: string) => {
+    const head = `{"ts":"2026-12-01T00:00:00.000Z","event":"x","head":"h","branch":"b","by":"m"${session ? `,"session":"${session}"` : ""},"n":${n},"pad":"`;
+    return `${head}${"ž".repeat(Math.max(0, Math.floor((bytes - head.length - 2) / 2)))}"}`;
+  };
+  const lines = Array.from({ length: 6000 }, (_, i) => {
+    const r = next();
+    const bytes =
+      i === 3000 ? 1.5 * 1024 * 1024 : r < 0.02 ? 20_000 + Math.floor(next() * 90_000) : 60 + Math.floor(next() * 400);
+    return lineOf(i, bytes, i === 0 || i === 5999 || r > 0.9 ? ID : r > 0.8 ? OTHER : undefined);
+  });
+  const numbers = (rows: Iterable<{ ok: boolean } & ({ entry: { n?: unknown } } | { text?: string })>) =>
+    [...rows].map((r) => ("entry" in r ? r.entry.n : r));
+
+  test("every line once, newest first: blank lines passed over, lines across chunks, one longer than a chunk, with or without a last newline", () => {
+    for (const [name, text] of [
+      ["ledger-nl.jsonl", `${lines.join("\n")}\n`],
+      ["ledger-no-nl.jsonl", lines.join("\n")],
+      ["ledger-blank.jsonl", `\n${lines.slice(0, 50).join("\n\n")}\n\n`],
+    ] as const) {
+      writeFileSync(at(name), text);
+      const want = text
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l).n)
+        .reverse();
+      expect(numbers(newestFirst(at(name)))).toEqual(want);
+    }
+  });
+
+  test("read about one id: exactly the lines that hold it, newest first, wherever they fall against the chunks", () => {
+    for (const name of ["ledger-nl.jsonl", "ledger-no-nl.jsonl"]) {
+      const all = [...newestFirst(at(name))];
+      const holding = all.filter((r) => r.ok && r.text.includes(ID)).map((r) => (r.ok ? r.entry.n : undefined));
+      expect(holding.length).toBeGreaterThan(500);
+      expect(holding[0]).toBe(5999);
+      expect(holding.at(-1)).toBe(0);
+      expect(numbers(newestFirst(at(name), ID))).toEqual(holding);
+      // An id no line holds reads nothing; a blank one reads every line.
+      expect([...newestFirst(at(name), "s-20261201000000-ffffffffffff")]).toEqual([]);
+      expect(numbers(newestFirst(at(name), ""))).toEqual(numbers(all));
+    }
+  });
+});
