@@ -64,10 +64,13 @@ type Heard = { last: string; providerSession?: string; record?: { kind: "checkpo
 /**
  * Every episode heard from in a ledger since `cutoff`, with its newest line's time, its client
  * session, and its newest record: the lines are in time order, so the first line older than the
- * cutoff ends the read.
+ * cutoff ends the read. One whose newest line is its close is not live, and is left out (the
+ * recovery of stranded episodes closes them by the thousand, and none has a client session to be
+ * looked up by).
  */
 function heardFrom(ledgerPath: string, cutoff: number): Map<string, Heard> {
   const heard = new Map<string, Heard>();
+  const closed = new Set<string>();
   for (const parsed of newestFirst(ledgerPath)) {
     if (!parsed.ok) continue;
     const e = parsed.entry;
@@ -75,7 +78,11 @@ function heardFrom(ledgerPath: string, cutoff: number): Map<string, Heard> {
     if (at === undefined) continue;
     if (at < cutoff) break;
     const id = e.session;
-    if (id === undefined) continue;
+    if (id === undefined || closed.has(id)) continue;
+    if (e.event === "session.closed" && e.session_id === id && !heard.has(id)) {
+      closed.add(id);
+      continue;
+    }
     let seen = heard.get(id);
     if (!seen) heard.set(id, (seen = { last: e.ts }));
     if (!seen.providerSession && typeof e.provider_session === "string" && e.provider_session !== "none")

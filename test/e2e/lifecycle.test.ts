@@ -1,7 +1,8 @@
 // The session lifecycle through the installed shims, fed the payloads Claude Code 2.1.332 really sends.
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { captured, fire, fixture, hookEnv, openKeys, sessionFiles } from "../support/capture.ts";
+import { captured, fire, fixture, hookEnv, openKeys, sessionFiles, settled, SHIMS } from "../support/capture.ts";
 import { HANDOVER, ledger, ok, records } from "../support/layered.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -382,6 +383,40 @@ describe("recover and doctor", () => {
       "\noutcome: interrupted\n",
     );
     expect(ledger(repo).some((e) => e.event === "session.recovered")).toBe(true);
+  });
+
+  test("with stranded episodes open and some just recovered, a start reads a few open episodes, never the whole folder (strace)", () => {
+    const strace = spawnSync("sh", ["-c", "command -v strace"], { encoding: "utf8" }).stdout.trim();
+    if (!strace) throw new Error("strace is needed (CI installs it)");
+    using repo = captured();
+    const then = { MAJORDOMUS_NOW: "2026-01-01T00:00:00Z" };
+    for (let i = 0; i < 20; i++) fire(repo, "start", { ...START, session_id: `left-${i}` }, then);
+    // Two days later a new session starts: its worker recovers a few stranded episodes, and their closes are in the ledger now.
+    const later = { MAJORDOMUS_NOW: "2026-01-03T00:00:00Z" };
+    fire(repo, "start", { ...START, session_id: "fresh-one" }, later);
+    const left = openKeys(repo).length;
+    expect(left).toBeLessThan(21);
+    expect(left).toBeGreaterThan(12);
+    // The next start, resumed: the episodes closed a moment ago are not live, so nothing lists the open folder.
+    const trace = repo.path("start.trace");
+    const run = spawnSync(strace, ["-f", "-e", "trace=execve,openat", "-o", trace, repo.path(SHIMS.start)], {
+      cwd: repo.dir,
+      input: JSON.stringify({ ...START, session_id: "fresh-one", source: "resume" }),
+      env: { ...process.env, ...hookEnv(later) },
+    });
+    expect(run.status).toBe(0);
+    settled(repo);
+    const lines = readFileSync(trace, "utf8").split("\n");
+    rmSync(trace);
+    const hook = lines.find((l) => l.includes("execve(") && l.includes('capture", "session'))!.split(/\s+/)[0];
+    const opened = new Set(
+      lines
+        .filter((l) => l.startsWith(`${hook} `))
+        .flatMap((l) => /openat\(.*sessions-open\/([^"/]+)\.yaml"/.exec(l)?.[1] ?? []),
+    );
+    // Its own, and the one a look for a stranded episode stops at.
+    expect(opened.has("fresh-one")).toBe(true);
+    expect(opened.size).toBeLessThanOrEqual(2);
   });
 
   test("doctor is green on a healthy layer and fails (10) on a conversation key, a failure log, or broken declared wiring", () => {
