@@ -115,5 +115,19 @@ export function withSessionsAndPrompts(dir: string, count: number): string {
   // As in an adopter's repository, the shared records are committed.
   run(dir, "git", ["add", ".ai/repo/sessions"]);
   run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "session records"]);
+  return withSettledIndex(dir);
+}
+
+/**
+ * Files committed in the second the index was written are "racily clean" to git: each `git status`
+ * reads them again until a later one writes the index back. The hooks never write it (they run git
+ * with GIT_OPTIONAL_LOCKS=0, so that they never hold the person's index lock), so on a fixture
+ * written in one go every hook would re-read 10,000 files, which an adopter's repository, where
+ * the person's own git writes the index now and then, does not. Once the clock has moved on, one
+ * plain `git status` writes it, as theirs would.
+ */
+function withSettledIndex(dir: string): string {
+  Bun.sleepSync(1_100);
+  run(dir, "git", ["status", "--porcelain"]);
   return dir;
 }

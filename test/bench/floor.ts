@@ -22,6 +22,9 @@ const status =
   mode === "start"
     ? Bun.spawn(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], {
         cwd: repo,
+        // As the shim runs it: never writing the index, so the floor neither pays for that write
+        // nor refreshes the index for the hook it is compared with.
+        env: { ...process.env, LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "ignore",
