@@ -121,8 +121,9 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
   const path = episodePath(ws.layer, key);
   ensureDir(openDir(ws.layer), 0o700);
   const at = wall();
-  // A resumed session keeps its episode: decide that before paying for git status.
-  if (options.ifOpen === "keep" && peek(path).kind === "open") {
+  // A resumed session keeps its episode: decide that before paying for git status (read once:
+  // none, another checkout's or a broken one goes on to the keep-or-create under the lock).
+  if (options.ifOpen === "keep") {
     const kept = (await readEpisode(path)).episode;
     if (kept && sameCheckout(kept, ws.position)) return { episode: kept, key, kept: true };
   }

@@ -10,7 +10,7 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendPrepared, lineMaker } from "../ledger/store.ts";
 import { episodeKey } from "../session/keys.ts";
-import { episodePath, readEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
+import { episodePath, parseEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
 
 const LOCK_WAIT_MS = 3_000;
 
@@ -40,8 +40,9 @@ async function amend(
   const path = episodePath(ws.layer, key);
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
+    // The text compared under the lock below is the text parsed here: one read, one version.
     const text = readPlain(path);
-    const current = text === undefined ? undefined : (await readEpisode(path)).episode;
+    const current = text === undefined ? undefined : (await parseEpisode(text, path)).episode;
     if (current?.session_id !== episode.session_id) return undefined;
     const next = change(current);
     if (!next) return current;

@@ -72,6 +72,11 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
     if (errnoCode(err) === "ENOENT") return {};
     return { problem: `${path}: ${unreadable(err, path)}` };
   }
+  return parseEpisode(text, path);
+}
+
+/** An open record's text (read from `path`) as an episode, or what is wrong with it. */
+export async function parseEpisode(text: string, path: string): Promise<ReadEpisode> {
   try {
     const data = (await parseYaml(text)) as Record<string, unknown>;
     for (const key of OPEN_KEYS)
