@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
 import { ancestry } from "../lib/holder.ts";
 import { log } from "../lib/log.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
 import { switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
@@ -25,6 +25,7 @@ import { adapted, budgetFor } from "../providers/index.ts";
 import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
+import type { OpenEpisode } from "../session/store.ts";
 import type { Delivery, SessionEvent } from "./delivery.ts";
 import {
   awaitWork,
@@ -179,6 +180,63 @@ async function noteDelivery(
     log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);
 }
 
+/** What a start opened (or kept), and what its answer is bounded by. */
+type Began = {
+  opened?: { episode: OpenEpisode; kept: boolean };
+  policy: LoadedPolicy | undefined;
+  gitDeadlineMs: number;
+};
+
+/**
+ * The start's answer once its episode is open, in that episode's workspace: the briefing, the live
+ * sessions told of a new one, and whether work is left for a worker.
+ */
+async function briefIn(ws: Workspace, d: Delivery, { opened, policy, gitDeadlineMs }: Began): Promise<Answer> {
+  const [{ gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([
+    import("../facts/gather.ts"),
+    import("../views/briefing.ts"),
+  ]);
+  const fresh = opened !== undefined && !opened.kept;
+  let stdout: string | undefined;
+  let briefed: Briefing | undefined;
+  let facts: Facts | undefined;
+  if (policy && switchOn(policy.policy, start.switch)) {
+    await attempt(ws, d, "the briefing was not composed", async () => {
+      facts = await gatherFacts(ws, BRIEFING_NEEDS, {
+        episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
+        gitDeadlineMs,
+      });
+      const made = briefing(facts, budgetFor(d.provider.hooks, HOOKS.start.channel!, policy?.policy));
+      stdout = made.lines.join("\n");
+      briefed = made;
+    });
+    if (briefed) await noteBriefing(ws, d, briefed);
+  }
+  // The sessions already at work beside a new one are told of it at their next prompt, once.
+  if (fresh && opened && facts && facts.live.length > 0) {
+    const live = facts.live;
+    const episode = opened.episode;
+    const taskId = facts.task?.id;
+    await attempt(ws, d, "the live sessions beside it were not told", async () => {
+      const { tellLive } = await import("../lifecycle/live.ts");
+      await tellLive(ws, episode, live, taskId);
+    });
+  }
+  // Work is left only for a new episode (its working context), an episode old enough to be
+  // stranded, or a close whose taker died before finishing it.
+  const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([
+    import("../lifecycle/stranded.ts"),
+    import("../lifecycle/claim.ts"),
+  ]);
+  if (
+    !fresh &&
+    readClaims(ws.layer).length === 0 &&
+    !(await anyStrandedCandidate(ws, policy, opened?.episode.session_id).catch(() => true))
+  )
+    return { stdout };
+  return { stdout, work: orderOf(d, { fresh }) };
+}
+
 const start: Row = {
   switch: "session.briefing_on_start",
   // After /clear the start follows an end at once: its briefing must show the close just derived
@@ -195,7 +253,8 @@ const start: Row = {
       followsEnd ? { provider: d.provider.id, providerSession: d.providerSession! } : undefined,
     );
     if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-    const [{ openEpisode }, { gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([
+    // The briefing's modules load with the opening's (briefIn finds them loaded).
+    const [{ openEpisode }] = await Promise.all([
       import("../lifecycle/open.ts"),
       import("../facts/gather.ts"),
       import("../views/briefing.ts"),
@@ -226,46 +285,7 @@ const start: Row = {
           `episode ${opened.episode.session_id} ${opened.kept ? "kept" : "opened"} (source ${d.source ?? "unknown"})`,
         );
       });
-    const stamped: Workspace = opened ? { ...ws, episodeId: opened.episode.session_id, episode: opened.episode } : ws;
-    const fresh = opened !== undefined && !opened.kept;
-    let stdout: string | undefined;
-    let briefed: Briefing | undefined;
-    let facts: Facts | undefined;
-    if (policy && switchOn(policy.policy, start.switch)) {
-      await attempt(stamped, d, "the briefing was not composed", async () => {
-        facts = await gatherFacts(stamped, BRIEFING_NEEDS, {
-          episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
-          gitDeadlineMs,
-        });
-        const made = briefing(facts, budgetFor(d.provider.hooks, HOOKS.start.channel!, policy?.policy));
-        stdout = made.lines.join("\n");
-        briefed = made;
-      });
-      if (briefed) await noteBriefing(stamped, d, briefed);
-    }
-    // The sessions already at work beside a new one are told of it at their next prompt, once.
-    if (fresh && opened && facts && facts.live.length > 0) {
-      const live = facts.live;
-      const episode = opened.episode;
-      const taskId = facts.task?.id;
-      await attempt(stamped, d, "the live sessions beside it were not told", async () => {
-        const { tellLive } = await import("../lifecycle/live.ts");
-        await tellLive(stamped, episode, live, taskId);
-      });
-    }
-    // Work is left only for a new episode (its working context), an episode old enough to be
-    // stranded, or a close whose taker died before finishing it.
-    const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([
-      import("../lifecycle/stranded.ts"),
-      import("../lifecycle/claim.ts"),
-    ]);
-    if (
-      !fresh &&
-      readClaims(stamped.layer).length === 0 &&
-      !(await anyStrandedCandidate(stamped, policy, opened?.episode.session_id).catch(() => true))
-    )
-      return { stdout };
-    return { stdout, work: orderOf(d, { fresh }) };
+    return briefIn(opened ? inEpisode(ws, opened.episode) : ws, d, { opened, policy, gitDeadlineMs });
   },
   /** Freeze a new episode's working context, finish closes a dead taker left, recover stranded episodes. */
   async work(ws, t, policy) {
@@ -518,21 +538,23 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
  * Do an event's work, from its ticket: the episode is the one the ticket's client session has open
  * now (a start's answer may just have opened it), and the policy is read once, here.
  */
-async function doWork(base: Workspace, t: Ticket, wait = true): Promise<void> {
+async function doWork(ws: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
   // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
   const precise =
     row.waits?.for.includes("compact") === true &&
-    (await compactionLeavesCheckpoint(t.provider, await base.policy().catch(() => undefined)));
-  if (wait) await waitFor(base, row, "work", precise);
+    (await compactionLeavesCheckpoint(t.provider, await ws.policy().catch(() => undefined)));
+  if (wait) await waitFor(ws, row, "work", precise);
   const { attributedEpisode } = await import("../session/attribution.ts");
   // Work for an event that named no client session belongs to no episode.
   const episode =
-    t.provider_session === undefined
-      ? undefined
-      : await attributedEpisode(base.layer, base.position, t.provider_session);
-  const ws: Workspace = { ...base, episode, episodeId: episode?.session_id };
+    t.provider_session === undefined ? undefined : await attributedEpisode(ws.layer, ws.position, t.provider_session);
+  await workIn(inEpisode(ws, episode), row, t);
+}
+
+/** A row's work in the workspace of the episode it is for. */
+async function workIn(ws: Workspace, row: Row, t: Ticket): Promise<void> {
   await row.work(ws, t, await policyOrFail(ws, who(t)));
 }
 

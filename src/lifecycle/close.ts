@@ -17,7 +17,7 @@ import { stamp, compactStamp } from "../lib/clock.ts";
 import { ensureDir, openAppend, publishNew, readLayerFile } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendPrepared, lineMaker, newestFirst } from "../ledger/store.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
@@ -139,9 +139,8 @@ export async function writeClose(
   );
   const dir = sectionPath(ws.layer, "sessions");
   ensureDir(dir);
-  const stamped = { ...ws, episodeId: episode.session_id };
   const fresh = `${compactStamp(new Date(closing.closedAt))}--${episode.session_id}.md`;
-  const line = await lineMaker(stamped);
+  const line = await lineMaker(inEpisode(ws, episode));
   const state = sectionPath(ws.layer, "state");
 
   const done = withLock(closeLock(ws.layer, episode.session_id), CLOSE_LOCK_MS, () => {
@@ -157,7 +156,7 @@ export async function writeClose(
       );
     if (!existing || !closedInLedger(ws.ledger.path, episode.session_id))
       appendPrepared(
-        stamped,
+        inEpisode(ws, episode),
         line("session.closed", { session_id: episode.session_id, outcome: options.outcome, session_path: rel }),
       );
     appendClose(

@@ -7,7 +7,7 @@
  */
 import { isoStamp, now } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { listOpen, type OpenEpisode } from "../session/store.ts";
@@ -29,7 +29,7 @@ export async function attach(
     provider: client,
     providerSession: externalId,
   });
-  await appendEvent({ ...ws, episodeId: opened.episode.session_id }, "session.attached", {
+  await appendEvent(inEpisode(ws, opened.episode), "session.attached", {
     session_id: opened.episode.session_id,
     client,
     external_id: externalId,
@@ -43,7 +43,7 @@ export async function detached(
   reason: string,
   lastMessageAt: Date,
 ): Promise<void> {
-  await appendEvent({ ...ws, episodeId: episode.session_id }, "session.detached", {
+  await appendEvent(inEpisode(ws, episode), "session.detached", {
     session_id: episode.session_id,
     reason,
     last_message_at: isoStamp(lastMessageAt),
@@ -57,10 +57,12 @@ export async function closeConnection(
   reason: string,
   policy: LoadedPolicy,
 ): Promise<string | undefined> {
-  const result = await closeEpisode(
-    { ...ws, episodeId: episode.session_id, episode },
-    { outcome, providerSession: episode.provider_session, reason, policy },
-  );
+  const result = await closeEpisode(inEpisode(ws, episode), {
+    outcome,
+    providerSession: episode.provider_session,
+    reason,
+    policy,
+  });
   if (result.status !== "closed") return undefined;
   return result.path;
 }

@@ -9,7 +9,7 @@
  */
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, listOpen, readEpisode, type OpenEpisode } from "../session/store.ts";
@@ -60,14 +60,23 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
   }
 }
 
-export async function finishClose(base: Workspace, claim: Claim, policy: LoadedPolicy | undefined): Promise<Finished> {
-  const episode = await episodeOf(base, claim);
+export async function finishClose(ws: Workspace, claim: Claim, policy: LoadedPolicy | undefined): Promise<Finished> {
+  const episode = await episodeOf(ws, claim);
   if (!episode) {
     // Closed already (the claim outlived its close by a moment), or removed by hand: nothing left to write.
-    releaseClaim(base.layer, claim.session_id);
+    releaseClaim(ws.layer, claim.session_id);
     return { episodeId: claim.session_id, result: "gone" };
   }
-  const ws: Workspace = { ...base, episodeId: episode.session_id, episode };
+  return closeIn(inEpisode(ws, episode), episode, claim, policy);
+}
+
+/** The close of `episode` (open, its claim held), in its own workspace: gathered, planned, written. */
+async function closeIn(
+  ws: Workspace,
+  episode: OpenEpisode,
+  claim: Claim,
+  policy: LoadedPolicy | undefined,
+): Promise<Finished> {
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
   const plan = planClose(await gatherClose(ws, episode, policy));
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)

@@ -12,7 +12,7 @@ import { ensureDir, publishNew, randomHex, readLayerFile } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { snapshotWithin } from "../repo/status.ts";
@@ -68,7 +68,7 @@ async function writeSnapshot(ws: Workspace, episode: OpenEpisode, profile: strin
       import("../facts/gather.ts"),
       import("../views/context.ts"),
     ]);
-    context = contextView(await gatherFacts({ ...ws, episodeId: episode.session_id }, CONTEXT_NEEDS)).lines.join("\n");
+    context = contextView(await gatherFacts(inEpisode(ws, episode), CONTEXT_NEEDS)).lines.join("\n");
   } catch (err) {
     context = `(the context builder could not run: ${(err as Error).message})`;
   }
@@ -189,8 +189,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
     }
     return { episode: kept, key, kept: true };
   }
-  const stamped = { ...ws, episodeId: candidate.session_id };
-  await appendEvent(stamped, "session.started", {
+  await appendEvent(inEpisode(ws, candidate), "session.started", {
     session_id: candidate.session_id,
     opened_by: candidate.opened_by,
     owner: candidate.owner,
@@ -198,7 +197,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
     provider_session: candidate.provider_session,
     worker: candidate.worker,
   });
-  if (options.snapshot !== "later") await freezeContext(stamped, candidate, task?.profile ?? "none");
+  if (options.snapshot !== "later") await freezeContext(inEpisode(ws, candidate), candidate, task?.profile ?? "none");
   return { episode: candidate, key, kept: false };
 }
 

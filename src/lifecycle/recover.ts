@@ -7,7 +7,7 @@
 import { Failure } from "../lib/failure.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendEvent, newestFirst } from "../ledger/store.ts";
 import { openedBefore } from "./stranded.ts";
 import { closeEpisode } from "./close.ts";
@@ -80,8 +80,7 @@ export async function recoverStranded(
   if (options.check) return { closed: stranded.map((s) => s.episode), left: stranded.length, threshold };
   const closed: OpenEpisode[] = [];
   for (const s of stranded.slice(0, options.limit)) {
-    const stamped = { ...ws, episodeId: s.episode.session_id };
-    const result = await closeEpisode(stamped, {
+    const result = await closeEpisode(inEpisode(ws, s.episode), {
       outcome: "interrupted",
       providerSession: s.episode.provider_session === "none" ? undefined : s.episode.provider_session,
       reason: `stranded: no event for ${threshold}`,

@@ -7,7 +7,7 @@
 import { readPlain } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendPrepared, lineMaker } from "../ledger/store.ts";
 import { episodeKey } from "../session/keys.ts";
 import { episodePath, parseEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
@@ -68,7 +68,7 @@ export async function advanceWindow(
   trigger: WindowTrigger,
   clientTrigger?: string,
 ): Promise<number | undefined> {
-  const line = await lineMaker({ ...ws, episodeId: episode.session_id });
+  const line = await lineMaker(inEpisode(ws, episode));
   const event = (e: OpenEpisode) =>
     line("session.window", {
       session_id: episode.session_id,

@@ -45,6 +45,11 @@ export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?
 
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
 
+/** The same workspace in `episode` (every line it appends is stamped with that episode's id). */
+export function inEpisode(ws: Workspace, episode: OpenEpisode | undefined): Workspace {
+  return { ...ws, episode, episodeId: episode?.session_id };
+}
+
 /** The shared records folder, repository-relative with a trailing `/` (none when undeclared). */
 export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
   try {
