@@ -22,17 +22,18 @@ export async function printResolved(
 ): Promise<void> {
   const policy = (await ws.policy()).policy;
   const at = ws.at;
+  const { place, showing } = await placeFor(kind, ws);
   // A handover another checkout shared through git is offered where this one has none of its own (records/shared.ts).
   const offered = async (r: Resolution): Promise<Resolution & { sharedBy?: SharedBy }> =>
     kind.name === "handover" ? offerShared(r, ws.layer, ws.position) : r;
   const viewOf = async (r: Resolution & { sharedBy?: SharedBy }) => {
-    const v = r.record ? await view(r.record, ws.position, policy, at) : undefined;
+    const v = r.record ? await view(r.record, ws.position, policy, at, showing) : undefined;
     return v && r.sharedBy ? { ...v, shared: r.sharedBy } : v;
   };
   if (options.json) {
-    const explained = await explainOffered(kind, ws.layer, await placeFor(kind, ws), ws.position);
+    const explained = await explainOffered(kind, ws.layer, place, ws.position);
     const record = (await viewOf({ ...explained, skipped: 0 })) ?? null;
-    const since = explained.since ? await view(explained.since, ws.position, policy, at) : null;
+    const since = explained.since ? await view(explained.since, ws.position, policy, at, showing) : null;
     outJson("record-resolved", {
       kind: kind.name,
       record,
@@ -42,7 +43,7 @@ export async function printResolved(
     });
     return;
   }
-  const resolution = await offered(await resolveLatest(kind, ws.layer, await placeFor(kind, ws)));
+  const resolution = await offered(await resolveLatest(kind, ws.layer, place));
   if (resolution.skipped > 0)
     log.warn(
       `skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`,
@@ -63,7 +64,7 @@ export async function printResolved(
     out(join(ws.position.worktree, v.path));
     return;
   }
-  const since = resolution.since ? await view(resolution.since, ws.position, policy, at) : undefined;
+  const since = resolution.since ? await view(resolution.since, ws.position, policy, at, showing) : undefined;
   out(resolvedLines(kind.noun, v, since).join("\n"));
 }
 

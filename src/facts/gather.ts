@@ -14,7 +14,7 @@ import { offerShared, type SharedBy } from "../records/shared.ts";
 import { readLineMaps } from "../records/lines.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { historySince } from "../repo/history.ts";
-import { activeTask, closedBy } from "../task/record.ts";
+import { activeTask, closedBy, tasksNow, type TasksNow } from "../task/record.ts";
 import type { Facts, Need, RecordFact, RecordNeed } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith } from "./place.ts";
@@ -52,13 +52,16 @@ function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; ep
   return tail;
 }
 
-/** What a record's claims are checked against: git status now, and how long git may take. */
-type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number };
+/**
+ * What a record is shown against: git status now and how long git may take (its claims), and whose
+ * records may still tell the next step (task/record.ts tasksNow: a record of another task is history).
+ */
+type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number; tasks: Promise<TasksNow | undefined> };
 
 /** The resolved record's view, with what its text cites labelled against the tree now. */
 async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
   const [shown, claims] = await Promise.all([
-    view(record, ws.position, policy.policy, ws.at, true),
+    now.tasks.then((tasks) => view(record, ws.position, policy.policy, ws.at, { checking: true, tasks })),
     // The cited files' lines as written are in this checkout's cache for its own records.
     checkClaims(
       record.meta,
@@ -77,14 +80,13 @@ type Show = (record: Resolved) => Promise<View>;
 /** The handover this checkout resolved, as it is offered: a view offers one a teammate shared through git in its place. */
 type Offer = (own: Resolution) => Promise<Resolution & { sharedBy?: SharedBy }>;
 
-/** How a command reads the records it resolves: which handover it offers, and how it shows each. */
-type Reading = { offer: Offer; show: Show };
+/** How a command reads the records it resolves: which handover it offers, how it shows it, and a record only named beside it. */
+type Reading = { offer: Offer; show: Show; named: Show };
 
 /** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
   ws: Workspace,
-  policy: LoadedPolicy,
   reading: Reading,
   place: Place = ws.position,
 ): Promise<RecordFact> {
@@ -95,7 +97,7 @@ async function recordFact(
     const sharedBy = resolution.sharedBy;
     return {
       view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
-      since: resolution.since ? await view(resolution.since, ws.position, policy.policy, ws.at) : undefined,
+      since: resolution.since ? await reading.named(resolution.since) : undefined,
       skipped: resolution.skipped,
     };
   } catch (err) {
@@ -152,15 +154,22 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
 /** How a command reads its resolved records, given its policy and git now. */
 type Readings = (policy: LoadedPolicy, now: Now) => Reading;
 
+/** Labelled only. */
+const labelled =
+  (ws: Workspace, policy: LoadedPolicy, now: Now): Show =>
+  async (record) =>
+    view(record, ws.position, policy.policy, ws.at, { tasks: await now.tasks });
+
 /**
  * A derived record speaks of this checkout's own records only (a teammate's shared words are never
  * its worker's own, and a share can be withdrawn), labelled, never quoting a check of citations.
  */
 const asRecord =
   (ws: Workspace): Readings =>
-  (policy) => ({
+  (policy, now) => ({
     offer: async (own) => own,
-    show: (record) => view(record, ws.position, policy.policy, ws.at),
+    show: labelled(ws, policy, now),
+    named: labelled(ws, policy, now),
   });
 
 /** A view offers a shared handover where this checkout has no authored one, and checks citations when it shows them. */
@@ -168,9 +177,8 @@ const asView =
   (ws: Workspace, claims: boolean): Readings =>
   (policy, now) => ({
     offer: (own) => offerShared(own, ws.layer, ws.position),
-    show: claims
-      ? (record) => checkedView(record, ws, policy, now)
-      : (record) => view(record, ws.position, policy.policy, ws.at),
+    show: claims ? (record) => checkedView(record, ws, policy, now) : labelled(ws, policy, now),
+    named: labelled(ws, policy, now),
   });
 
 async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {
@@ -185,16 +193,16 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     return read;
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
-  const reading = readings(policy, { snapshot: bounded, deadlineMs: options.gitDeadlineMs });
+  const reading = readings(policy, {
+    snapshot: bounded,
+    deadlineMs: options.gitDeadlineMs,
+    tasks: taskRead.then(tasksNow),
+  });
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
-    ? taskRead.then((read) =>
-        recordFact(RECORD_KINDS.handover, ws, policy, reading, placeWith(RECORD_KINDS.handover, p, read)),
-      )
+    ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, reading, placeWith(RECORD_KINDS.handover, p, read)))
     : Promise.resolve(NONE);
-  const checkpoint = want.has("checkpoint")
-    ? recordFact(RECORD_KINDS.checkpoint, ws, policy, reading)
-    : Promise.resolve(NONE);
+  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, ws, reading) : Promise.resolve(NONE);
   const [snap, read] = await Promise.all([bounded, taskRead]);
   const task = read.active;
   const sinceTask =

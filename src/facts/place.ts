@@ -1,14 +1,24 @@
-/** Where a record kind is resolved from: this checkout, and for handovers the one that closed its last task. */
+/**
+ * Where a record kind is resolved from (this checkout, and for handovers the one that closed its
+ * last task), and what its records are shown against (whose records may still tell the next
+ * step), from one read of the task record.
+ */
 import type { Workspace } from "../workspace/workspace.ts";
 import type { RecordKind } from "../records/kinds.ts";
 import type { Place } from "../records/resolve.ts";
-import { closedBy, readTask, type TaskRead } from "../task/record.ts";
+import type { Showing } from "../records/view.ts";
+import { closedBy, readTask, tasksNow, type TaskRead } from "../task/record.ts";
 
 /** The place, given the task record as already read. */
 export function placeWith(kind: RecordKind, position: Workspace["position"], read: TaskRead): Place {
   return kind.name === "handover" ? { ...position, closedBy: closedBy(read) } : position;
 }
 
-export async function placeFor(kind: RecordKind, ws: Pick<Workspace, "layer" | "position">): Promise<Place> {
-  return kind.name === "handover" ? placeWith(kind, ws.position, await readTask(ws.layer)) : ws.position;
+/** Where `kind` is resolved from here, and how its records are shown. */
+export async function placeFor(
+  kind: RecordKind,
+  ws: Pick<Workspace, "layer" | "position">,
+): Promise<{ place: Place; showing: Showing }> {
+  const read = await readTask(ws.layer);
+  return { place: placeWith(kind, ws.position, read), showing: { tasks: tasksNow(read) } };
 }

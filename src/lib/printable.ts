@@ -10,3 +10,6 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 export function printable(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** A clause as the start of a sentence: its first letter upper case. */
+export const capitalized = (clause: string): string => `${clause.charAt(0).toUpperCase()}${clause.slice(1)}`;

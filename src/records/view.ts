@@ -1,5 +1,6 @@
 /** A resolved record as every surface shows it: both labels side by side, its age, its Next Action. */
 import { redactOnRead } from "../lib/redact.ts";
+import { capitalized } from "../lib/printable.ts";
 import { relative } from "node:path";
 import type { Policy } from "../policy/index.ts";
 import type { Position } from "../repo/where.ts";
@@ -33,6 +34,8 @@ export type View = {
   freshness: FreshnessVerdict["state"];
   freshness_reason: string;
   history: boolean;
+  /** Why it is history, not instruction (stale or invalid, or its task was finished since), when it is. */
+  history_why?: string;
   working_tree_then: string;
   next_action?: string[];
   next_action_withheld?: string;
@@ -46,19 +49,34 @@ export type View = {
 };
 
 /**
- * `checking`: its citations are checked beside it (facts/gather.ts), from the files of the commits
- * since, which the label's git walk then lists too; a record that cites nothing, or one shown
- * without the check, needs only the commits.
+ * How a record is shown. `checking`: its citations are checked beside it (facts/gather.ts), from
+ * the files of the commits since, which the label's git walk then lists too (a record that cites
+ * nothing, or one shown without the check, needs only the commits). `tasks`: whose records may
+ * still tell the next step here (task/record.ts tasksNow); a record of another task of this
+ * checkout is of work that is over: history, however fresh.
  */
+export type Showing = {
+  checking?: boolean;
+  tasks?: { active?: string; carried?: string; ended?: { task_id: string; outcome: string } };
+};
+
+/** Why a record of this checkout is of a task that is over, or undefined when its task may still tell the next step. */
+function overWhy(record: Resolved, tasks: Showing["tasks"]): string | undefined {
+  const id = record.meta.task_id;
+  if (!tasks || record.tier !== 0 || id === "none" || id === tasks.active || id === tasks.carried) return undefined;
+  if (tasks.ended?.task_id === id) return `its task ${id} was finished (${tasks.ended.outcome}) after it was written`;
+  return `its task ${id} is over (${tasks.active ? `task ${tasks.active} is active now` : "no task is active"})`;
+}
+
 export async function view(
   record: Resolved,
   position: Position,
   policy: Policy | undefined,
   at: Date,
-  checking = false,
+  showing: Showing = {},
 ): Promise<View> {
-  const need = checking && (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
-  return viewWith(record, await divergence(record.meta, position, need), position, policy, at);
+  const need = showing.checking && (record.meta.claims?.length ?? 0) > 0 ? "files" : "commits";
+  return viewWith(record, await divergence(record.meta, position, need), position, policy, at, showing.tasks);
 }
 
 /** The view of a record whose divergence is known (one this command just wrote at HEAD is `exact`). */
@@ -68,9 +86,12 @@ export function viewWith(
   position: Pick<Position, "worktree">,
   policy: Policy | undefined,
   at: Date,
+  tasks?: Showing["tasks"],
 ): View {
   const fresh = freshness(record.meta.created_at, at, policy);
-  const history = isHistory(fresh);
+  const over = overWhy(record, tasks);
+  const history = over !== undefined || isHistory(fresh);
+  const why = over ?? `it is ${fresh.state} (${fresh.reason})`;
   // A record an earlier version kept unredacted is shown redacted: every surface reads it through here.
   const body = redactOnRead(record.body);
   const next = sections(body).get("Next Action");
@@ -90,11 +111,12 @@ export function viewWith(
     freshness: fresh.state,
     freshness_reason: fresh.reason,
     history,
+    ...(history ? { history_why: why } : {}),
     working_tree_then: record.meta.working_tree,
     next_action: history ? undefined : nextLines,
     next_action_withheld:
       history && nextLines && nextLines.length > 0
-        ? `It is ${fresh.state} (${fresh.reason}): history, not instruction. Its Next Action was true when written and is withheld; read ${relative(position.worktree, record.path)} for context and decide from the repository as it stands.`
+        ? `${capitalized(why)}: history, not instruction. Its Next Action was true when written and is withheld; read ${relative(position.worktree, record.path)} for context and decide from the repository as it stands.`
         : undefined,
     body,
   };
@@ -128,6 +150,6 @@ export function headerLines(kind: string, v: View): string[] {
     );
   if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown")
     lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);
-  if (v.history) lines.push(`HISTORY: this record is ${v.freshness}; its Next Action is withheld.`);
+  if (v.history) lines.push(`HISTORY: ${v.history_why ?? v.freshness}; its Next Action is withheld.`);
   return lines;
 }

@@ -91,16 +91,12 @@ export class Account {
     return this.cached("handovers", async () => {
       const ws = await this.here();
       const policy = (await ws.policy()).policy;
-      const explained = await explainOffered(
-        RECORD_KINDS.handover,
-        ws.layer,
-        await placeFor(RECORD_KINDS.handover, ws),
-        ws.position,
-      );
-      const record = explained.record ? await view(explained.record, ws.position, policy, ws.at) : null;
+      const { place, showing } = await placeFor(RECORD_KINDS.handover, ws);
+      const explained = await explainOffered(RECORD_KINDS.handover, ws.layer, place, ws.position);
+      const record = explained.record ? await view(explained.record, ws.position, policy, ws.at, showing) : null;
       return {
         record: record && explained.sharedBy ? { ...record, shared: explained.sharedBy } : record,
-        since: explained.since ? await view(explained.since, ws.position, policy, ws.at) : null,
+        since: explained.since ? await view(explained.since, ws.position, policy, ws.at, showing) : null,
         candidates: explained.candidates,
         omitted: explained.omitted,
       };

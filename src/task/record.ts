@@ -113,6 +113,24 @@ export function closedBy(read: TaskRead): { task_id: string; created_at: string 
   return t && t.outcome === "handed_over" ? { task_id: t.id, created_at: t.checkpoint_at } : undefined;
 }
 
+/**
+ * Whose records may still tell the next step in this checkout: the active task's, or while none is
+ * active, the task a closing handover carried past (`handover --close`); and the task `finish`
+ * ended, while none has started since (its record keeps the outcome). A record of any other task
+ * is of work that is over (records/view.ts). Undefined when the task record cannot be read: then
+ * nothing is judged by it.
+ */
+export function tasksNow(read: TaskRead): TasksNow | undefined {
+  if (read.problem) return undefined;
+  const t = read.task;
+  if (!t) return {};
+  if (t.outcome === "active") return { active: t.id };
+  if (t.outcome === "handed_over") return { carried: t.id };
+  return { ended: { task_id: t.id, outcome: t.outcome } };
+}
+
+export type TasksNow = { active?: string; carried?: string; ended?: { task_id: string; outcome: string } };
+
 export function writeTask(layer: Layer, task: Task): void {
   ensureDir(sectionPath(layer, "state"), 0o700);
   writeFileAtomic(

@@ -20,7 +20,7 @@ import { liveCount, liveLines } from "./live.ts";
 import { ago } from "../records/labels.ts";
 import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
 import { headThatFits, measure, sizeOf, type Budget } from "../lib/fit.ts";
-import { printable } from "../lib/printable.ts";
+import { capitalized, printable } from "../lib/printable.ts";
 
 /** Open questions shown by name (the rest are counted). */
 const QUESTIONS_SHOWN = 5;
@@ -183,7 +183,7 @@ const handover: Section = (f) => {
   if (v.history) {
     lines.push(`Historical handover ${v.path} (${labels}).`);
     lines.push(
-      `It is ${v.freshness}: ${v.freshness_reason}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`,
+      `${capitalized(v.history_why ?? v.freshness)}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`,
     );
     return { lines: [...lines, ...after] };
   }

@@ -301,6 +301,42 @@ describe("a task lives until it is finished", () => {
     expect(briefing).toContain("No active task.");
     expect(briefing).not.toContain("> Write the migration test next.");
   });
+
+  test("the session ends, then the person finishes the task: the next briefing names the handover as history of a finished task and quotes no Next Action of it", () => {
+    using repo = captured();
+    ok(repo.mj(["start", "migrate the config loader", "--scope", "src"]));
+    const one = new Session(repo, "fin-3");
+    one.start();
+    one.agent(["handover"], authored("Write the migration test next."));
+    one.end();
+    // Ended with the task still active: its derived record and the authored one are both of the task.
+    expect(new Session(repo, "fin-4").start().stdout).toContain("> Write the migration test next.");
+    new Session(repo, "fin-4").end();
+    ok(repo.mj(["finish", "--outcome", "completed"]));
+    const briefing = new Session(repo, "fin-5").start().stdout;
+    expect(briefing).toContain("No active task.");
+    expect(briefing).not.toContain("Write the migration test next.");
+    expect(briefing).toMatch(/Historical handover \S+ \(authored, /);
+    expect(briefing).toMatch(
+      /Its task t-\S+ was finished \(completed\) after it was written\. It is context, not an instruction/,
+    );
+    // Every surface tells the same: the record as resolved, and the read side's account.
+    const resolved = ok(repo.mj(["handover", "--resolve"])).stdout;
+    expect(resolved).toMatch(
+      /HISTORY: its task t-\S+ was finished \(completed\) after it was written; its Next Action is withheld\./,
+    );
+    expect(resolved).not.toContain("Write the migration test next.");
+    const json = JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout);
+    expect(json.record.next_action).toBeUndefined();
+    expect(json.record.next_action_withheld).toMatch(
+      /^Its task t-\S+ was finished \(completed\) after it was written: history, not instruction\./,
+    );
+    // A task started afterwards is work of its own: the finished one's records tell it nothing to do.
+    ok(repo.mj(["start", "the next thing", "--scope", "src"]));
+    const next = new Session(repo, "fin-6").start().stdout;
+    expect(next).not.toContain("Write the migration test next.");
+    expect(next).toMatch(/Its task t-\S+ is over \(task t-\S+ is active now\)\. It is context, not an instruction/);
+  });
 });
 
 describe("our own files are not the worker's changes", () => {
