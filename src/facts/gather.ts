@@ -133,7 +133,7 @@ export function gatherForRecords(
   needs: readonly RecordNeed[],
   options: GatherOptions = {},
 ): Promise<Facts> {
-  return gatherCore(ws, new Set(needs), options, asRecord(ws));
+  return gatherCore(ws, new Set(needs), options, AS_RECORD);
 }
 
 /**
@@ -151,34 +151,29 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
 }
 
-/** How a command reads its resolved records, given its policy and git now. */
-type Readings = (policy: LoadedPolicy, now: Now) => Reading;
-
-/** Labelled only. */
-const labelled =
-  (ws: Workspace, policy: LoadedPolicy, now: Now): Show =>
-  async (record) =>
-    view(record, ws.position, policy.policy, ws.at, { tasks: await now.tasks });
+/**
+ * How a command reads its resolved records, given its policy, git now, and `labelled` (a record
+ * shown with its labels only: how every reading shows a record it only names beside another).
+ */
+type Readings = (policy: LoadedPolicy, now: Now, labelled: Show) => Reading;
 
 /**
  * A derived record speaks of this checkout's own records only (a teammate's shared words are never
  * its worker's own, and a share can be withdrawn), labelled, never quoting a check of citations.
  */
-const asRecord =
-  (ws: Workspace): Readings =>
-  (policy, now) => ({
-    offer: async (own) => own,
-    show: labelled(ws, policy, now),
-    named: labelled(ws, policy, now),
-  });
+const AS_RECORD: Readings = (_policy, _now, labelled) => ({
+  offer: async (own) => own,
+  show: labelled,
+  named: labelled,
+});
 
 /** A view offers a shared handover where this checkout has no authored one, and checks citations when it shows them. */
 const asView =
   (ws: Workspace, claims: boolean): Readings =>
-  (policy, now) => ({
+  (policy, now, labelled) => ({
     offer: (own) => offerShared(own, ws.layer, ws.position),
-    show: claims ? (record) => checkedView(record, ws, policy, now) : labelled(ws, policy, now),
-    named: labelled(ws, policy, now),
+    show: claims ? (record) => checkedView(record, ws, policy, now) : labelled,
+    named: labelled,
   });
 
 async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {
@@ -193,11 +188,10 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     return read;
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
-  const reading = readings(policy, {
-    snapshot: bounded,
-    deadlineMs: options.gitDeadlineMs,
-    tasks: taskRead.then(tasksNow),
-  });
+  const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs, tasks: taskRead.then(tasksNow) };
+  const reading = readings(policy, now, async (record) =>
+    view(record, p, policy.policy, ws.at, { tasks: await now.tasks }),
+  );
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
     ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, reading, placeWith(RECORD_KINDS.handover, p, read)))
