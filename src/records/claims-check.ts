@@ -404,7 +404,11 @@ async function check(
     .map((x) => x.l);
   return {
     labels: sorted,
-    all_gone: pathLabels.length > 0 && pathLabels.every((l) => l.state === "deleted" || l.state === "never_existed"),
+    // Gone: some cited path was there when written and none is now. Paths that were never there
+    // alone (the files a Next Action asks to create) say nothing of the tree having gone.
+    all_gone:
+      pathLabels.some((l) => l.state === "deleted") &&
+      pathLabels.every((l) => l.state === "deleted" || l.state === "never_existed"),
     ...(tree.why ? { why: tree.why } : {}),
   };
 }

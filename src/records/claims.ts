@@ -65,7 +65,7 @@ export type ClaimLabel = { cited: string; kind: Claim["kind"]; state: ClaimState
 
 export type ClaimsCheck = {
   labels: ClaimLabel[];
-  /** Every path the record cites is gone from the tree (deleted, or never there). */
+  /** Every path the record cites is gone from the tree: at least one deleted since, the rest never there. */
   all_gone: boolean;
   /** Why the claims could not be checked (git failed or did not answer in time); then `labels` is empty. */
   why?: string;

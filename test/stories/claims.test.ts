@@ -166,6 +166,14 @@ describe("claims checked against the tree", () => {
       "- `src/x.ts`: deleted",
       "- `src/y.ts`: never existed",
     ]);
+
+    // Citing only files still to be made: each labelled, and the tree is not said to be gone.
+    handover(repo, "cc-three", "Create `src/z.ts`, then `src/z.test.ts`.");
+    expect(citedList(session(repo, "cc-four"))).toEqual([
+      "What it cites, checked against the tree now (2 of 2 changed, gone or missing):",
+      "- `src/z.ts`: never existed",
+      "- `src/z.test.ts`: never existed",
+    ]);
   }, 60_000);
 
   test("a cited path through a link that leads out of the checkout is never read: no fingerprint, and labelled as unreadable", () => {
