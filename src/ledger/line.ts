@@ -43,6 +43,33 @@ export function topLevelKeys(text: string): string[] {
   return keys;
 }
 
+/** Each key as it stands quoted in a line without escapes; the keys of a ledger are few. */
+const quoted = new Map<string, string>();
+
+/**
+ * Whether `text` (which parsed as `record`) surely names each key once, with the envelope first,
+ * so the object's keys are the line's, in order. A line without a backslash spells every key as
+ * `"key"` exactly; a key named twice would show that spelling twice. The object lists a name
+ * that looks like a number first, which the line need not: such a line, or one with an escape, is
+ * scanned instead. Cheaper than comparing the line with JSON.stringify's text of it (a third of a
+ * doctor's pass over 200,000 lines), and it also trusts a line another writer spaced differently.
+ */
+function plainlyOnce(text: string, record: Record<string, unknown>): boolean {
+  if (text.includes("\\")) return false;
+  const keys = Object.keys(record);
+  if (keys[0] !== "ts" || keys[1] !== "event") return false;
+  for (const key of keys) {
+    let spelled = quoted.get(key);
+    if (spelled === undefined) {
+      spelled = `"${key}"`;
+      // A stranger's ledger may name any number of keys: only so many are remembered.
+      if (quoted.size < 1000) quoted.set(key, spelled);
+    }
+    if (text.indexOf(spelled, text.indexOf(spelled) + spelled.length) !== -1) return false;
+  }
+  return true;
+}
+
 const REQUIRED_STRINGS: readonly EnvelopeKey[] = ["ts", "event", "head", "branch", "by"];
 
 export function parseLine(text: string): Parsed {
@@ -55,9 +82,8 @@ export function parseLine(text: string): Parsed {
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return { ok: false, reason: "not a JSON object", text };
   const record = value as Record<string, unknown>;
-  // A line as majordomus writes it is JSON.stringify's own text: then it cannot repeat a key, and
-  // its keys are the object's, in order. Only a line written some other way is scanned.
-  const own = JSON.stringify(record) === text;
+  // Only a line that might repeat a key is scanned for its keys (see plainlyOnce).
+  const own = plainlyOnce(text, record);
   const keys = own ? Object.keys(record) : topLevelKeys(text);
   const repeated = own ? undefined : keys.find((k, i) => keys.indexOf(k) !== i);
   if (repeated !== undefined) return { ok: false, reason: `key "${repeated}" appears twice`, text };

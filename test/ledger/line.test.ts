@@ -18,10 +18,32 @@ describe("ledger lines", () => {
     ['{"ts":"t","event":"x","head":"h","branch":"b"}', 'envelope key "by" is missing or not a string'],
     ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","event":"other"}', 'key "event" appears twice'],
     ['{"ts":"t","event":"x","head":1,"branch":"b","by":"y"}', 'envelope key "head" is missing or not a string'],
+    // A key named twice, the second time spelled with an escape, is found as a repeat all the same.
+    ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","\\u0065vent":"other"}', 'key "event" appears twice'],
+    ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","mode":1,"mode":2}', 'key "mode" appears twice'],
+    // The object lists a key that looks like a number first; the line's own order is what is judged.
+    ['{"7":1,"ts":"t","event":"x","head":"h","branch":"b","by":"y"}', "envelope does not start with ts, event"],
   ])("%s is malformed: %s", (text, reason) => {
     const parsed = parseLine(text);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.reason).toBe(reason);
+  });
+
+  test.each([
+    ["spaced as another writer would", '{ "ts": "t", "event": "x", "head": "h", "branch": "b", "by": "y" }'],
+    ["a key's name also a value", '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","mode":"event"}'],
+    [
+      "a key that looks like a number, after the envelope",
+      '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","7":1}',
+    ],
+    ["an escape in a value", '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","note":"say \\"hi\\""}'],
+    [
+      "a nested object repeating an envelope key",
+      '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":{"event":1}}',
+    ],
+  ])("a line %s is well formed", (_, text) => {
+    const parsed = parseLine(text);
+    expect(parsed).toMatchObject({ ok: true });
   });
 
   test("top-level keys ignore nested objects, arrays and escaped quotes", () => {
