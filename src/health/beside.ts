@@ -12,7 +12,7 @@ import { mark } from "../lib/trace.ts";
 import { passOverLedger, saveLedgerPass, type LedgerPass, type LedgerScan } from "./ledger-scan.ts";
 import { checkClosed } from "./closed-scan.ts";
 import { checkPrompts } from "./prompt-scan.ts";
-import { Tree } from "./tree.ts";
+import { Tree, type Exposure } from "./tree.ts";
 import { Verdicts } from "./verdicts.ts";
 import type { Finding } from "./findings.ts";
 
@@ -26,9 +26,11 @@ export type BesideRequest = {
   verdicts: { file?: string; vocabulary: string };
 };
 type Settled<T> = { value: T } | { failure: { kind: FailureKind; message: string; hint?: string } } | { error: string };
-/** A check's findings, and the verdict lines it marked good, as one text (for this thread's verdicts to adopt). */
-export type Checked = { findings: Finding[]; marked: string };
-export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked>; prompts: Settled<Checked> };
+/** A check's findings, and the verdict lines it marked good, as bytes (for this thread's verdicts to adopt). */
+export type Checked = { findings: Finding[]; marked: Uint8Array };
+/** The prompts' check, with what their walk found for the privacy, lock and temp-file checks. */
+export type CheckedWalk = Checked & { exposure: Exposure };
+export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked>; prompts: Settled<CheckedWalk> };
 
 async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
   try {
@@ -42,21 +44,24 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
 
 /**
  * The work itself, on whichever thread runs it: the ledger's pass, then the closed records, then
- * the prompts. On a thread of its own it walks the prompts folder and reads the verdicts itself,
- * and hands back the lines it marked; on the caller's thread (`here`) it uses the caller's walk
- * and verdicts, and the lines stay where they were marked.
+ * the prompts, over a walk of their folder of its own (the caller's walk leaves that folder out).
+ * On a thread of its own it reads the verdicts itself and hands back the lines it marked; on the
+ * caller's thread (`here`) it uses the caller's verdicts, and the lines stay where they were marked.
  */
-export async function answer(request: BesideRequest, here?: { tree: Tree; verdicts: Verdicts }): Promise<BesideAnswer> {
+export async function answer(request: BesideRequest, here?: { verdicts: Verdicts }): Promise<BesideAnswer> {
   const { ledger, closed, prompts, worktree } = request;
   const pass = await settle(() => passOverLedger(ledger.path, ledger.cacheFile, new Set(ledger.running)));
-  const tree = here?.tree ?? new Tree(prompts.dir);
+  const tree = new Tree(prompts.dir);
   const verdicts =
     here?.verdicts ?? new Verdicts(request.verdicts.file, request.verdicts.vocabulary, (path) => tree.keyOf(path));
-  const checked = (findings: Finding[]) => ({ findings, marked: here ? "" : verdicts.handOver() });
+  const checked = (findings: Finding[]) => ({ findings, marked: here ? new Uint8Array() : verdicts.handOver() });
   return {
     ledger: pass,
     closed: await settle(async () => checked(await checkClosed(closed.dir, worktree, verdicts))),
-    prompts: await settle(async () => checked(checkPrompts(prompts.dir, worktree, tree, verdicts))),
+    prompts: await settle(async () => ({
+      ...checked(checkPrompts(prompts.dir, worktree, tree, verdicts)),
+      exposure: tree.exposure(),
+    })),
   };
 }
 
@@ -80,7 +85,7 @@ export function ledgerScanOf(part: Settled<LedgerPass>, cacheFile: string | unde
  */
 export async function readBeside(
   request: BesideRequest,
-  here: () => Promise<{ tree: Tree; verdicts: Verdicts }>,
+  here: () => Promise<{ verdicts: Verdicts }>,
 ): Promise<BesideAnswer & { thread: "worker" | "main" }> {
   const reply = await askWorker<BesideAnswer>("health/scan-worker.ts", request);
   if ("answer" in reply) return { ...reply.answer, thread: "worker" };

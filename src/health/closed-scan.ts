@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { eachClosedIn } from "../session/closed.ts";
 import type { Finding } from "./findings.ts";
 import { statKey } from "./tree.ts";
+import { FILES_PER_COLLECTION, ownCopy } from "./verdicts.ts";
+import { pacedCollector } from "../lib/runtime.ts";
 import type { Verdicts } from "./verdicts.ts";
 
 /** The findings about the records in `dir` (the sessions folder of the checkout at `worktree`), in the order doctor says them. */
@@ -18,10 +20,12 @@ export async function checkClosed(dir: string, worktree: string, verdicts: Verdi
   let rejected = 0;
   let good = 0;
   // One record at a time, front matter only: ten thousand closed records are never all held.
+  const collect = pacedCollector(FILES_PER_COLLECTION);
   await eachClosedIn(
     dir,
     worktree,
     (entry) => {
+      collect();
       if (!entry.ok) {
         rejected++;
         out.push({
@@ -35,7 +39,7 @@ export async function checkClosed(dir: string, worktree: string, verdicts: Verdi
       }
       const r = entry.record;
       good++;
-      count(String(r.meta.session_id));
+      count(ownCopy(String(r.meta.session_id)));
       const absolute = Object.entries(r.meta).find(([, v]) =>
         (Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.startsWith("/")),
       );

@@ -8,7 +8,7 @@ import { undelivered } from "../transcript/delivery.ts";
 import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
-import { Tree } from "./tree.ts";
+import { statKey, Tree, type Exposure } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
 import { isFailure } from "../lib/failure.ts";
 
@@ -18,7 +18,7 @@ const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { notAFile, readIfExists, readLayerFile } from "../lib/fsx.ts";
+import { notAFile, readIfExists, readLayerEntry } from "../lib/fsx.ts";
 import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
@@ -26,9 +26,10 @@ import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
 import { DERIVABLE_SECTIONS } from "../views/derived.ts";
 import { FRONT_MATTER_KEYS, OPTIONAL_FRONT_MATTER_KEYS, RECORD_KINDS } from "../records/kinds.ts";
-import { listNames, storeOf } from "../records/store.ts";
+import { isRecordName, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
-import { createHash, parseYaml } from "../lib/runtime.ts";
+import { createHash, pacedCollector, parseYaml } from "../lib/runtime.ts";
+import { FILES_PER_COLLECTION } from "./verdicts.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
@@ -96,14 +97,29 @@ async function layerFindings(ws: Workspace, out: Finding[]): Promise<LoadedPolic
   }
 }
 
-/** Returns whether git ignores the local half (only then may doctor keep its cache there). */
-async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promise<boolean> {
+/** What git says of the local half: whether it ignores it, and what of it it tracks (asked while the files are read). */
+async function gitPrivacy(ws: Workspace, local: string): Promise<{ probe: string; ignored: boolean; tracked: string }> {
   const root = ws.position.worktree;
-  const local = tree.root;
   const probe = relative(root, join(local, "state", "ledger.jsonl"));
-  const ignored = await git(root, ["check-ignore", "-q", "--no-index", probe]);
+  const [ignored, tracked] = await Promise.all([
+    git(root, ["check-ignore", "-q", "--no-index", probe]),
+    git(root, ["ls-files", "--", relative(root, local)]),
+  ]);
+  return { probe, ignored: ignored.status === 0, tracked: tracked.stdout.trim() };
+}
+
+/** The privacy findings: git's answer, and the modes and links the walks found (files' modes as their reads saw them). */
+function privacyFindings(
+  ws: Workspace,
+  local: string,
+  said: { probe: string; ignored: boolean; tracked: string },
+  exposure: Exposure,
+): Finding[] {
+  const root = ws.position.worktree;
+  const out: Finding[] = [];
+  const { probe } = said;
   out.push(
-    ignored.status === 0
+    said.ignored
       ? {
           level: "OK",
           category: "privacy",
@@ -119,16 +135,15 @@ async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
           reproduce: `git check-ignore -v ${probe}`,
         },
   );
-  const tracked = await git(root, ["ls-files", "--", relative(root, local)]);
-  if (tracked.stdout.trim() !== "")
+  if (said.tracked !== "")
     out.push({
       level: "FAIL",
       category: "privacy",
       subject: relative(root, local),
-      message: `tracked by git: ${tracked.stdout.trim().split("\n").slice(0, 3).join(", ")}`,
+      message: `tracked by git: ${said.tracked.split("\n").slice(0, 3).join(", ")}`,
       reproduce: `git ls-files ${relative(root, local)}`,
     });
-  const open = tree.openDirs;
+  const open = exposure.openDirs;
   for (const d of open)
     out.push({
       level: "FAIL",
@@ -137,7 +152,7 @@ async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
       message: `folder mode ${d.mode.toString(8)}; private folders are 0700`,
       reproduce: `ls -ld ${relative(root, d.path)}`,
     });
-  const readable = tree.readableFiles;
+  const readable = exposure.readableFiles;
   for (const f of readable.slice(0, 20))
     out.push({
       level: "FAIL",
@@ -146,7 +161,7 @@ async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
       message: `file mode ${f.mode.toString(8)}; private files are 0600`,
       reproduce: `ls -l ${relative(root, f.path)}`,
     });
-  for (const l of tree.links.slice(0, 20))
+  for (const l of exposure.links.slice(0, 20))
     out.push({
       level: "FAIL",
       category: "privacy",
@@ -163,22 +178,42 @@ async function privacyFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
       message: "folders 0700, files 0600",
       reproduce: `ls -lR ${relative(root, local)}`,
     });
-  return ignored.status === 0 && tracked.stdout.trim() === "";
+  return out;
+}
+
+/** Two walks' findings as one, each list in path order. */
+function joined(a: Exposure, b: Exposure | undefined): Exposure {
+  if (!b) return a;
+  const byPath = (x: { path: string }, y: { path: string }) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
+  return {
+    openDirs: [...a.openDirs, ...b.openDirs].sort(byPath),
+    readableFiles: [...a.readableFiles, ...b.readableFiles].sort(byPath),
+    links: [...a.links, ...b.links].sort(),
+    locks: [...a.locks, ...b.locks].sort(),
+    temps: [...a.temps, ...b.temps].sort(),
+  };
 }
 
 /** The records of every kind (handovers, checkpoints): files the first run reads by the ten thousand. */
-async function recordFindings(ws: Workspace, verdicts: Verdicts, out: Finding[]): Promise<void> {
+async function recordFindings(ws: Workspace, tree: Tree, verdicts: Verdicts, out: Finding[]): Promise<void> {
   const root = ws.position.worktree;
+  const collect = pacedCollector(FILES_PER_COLLECTION);
   for (const kind of Object.values(RECORD_KINDS)) {
     const store = storeOf(ws.layer, kind);
     let count = 0;
     let bad = 0;
-    for (const file of listNames(store.dir)) {
+    for (const file of tree.names(store.dir)) {
+      if (!isRecordName(file)) continue;
+      collect();
       count++;
       const path = join(store.dir, file);
       if (verdicts.good(path)) continue;
-      const parsed = await readRecord(kind, path, file);
-      if (parsed.ok) verdicts.mark(path);
+      let key: string | undefined;
+      const parsed = await readRecord(kind, path, file, (stats) => {
+        tree.saw(path, stats);
+        key = statKey(stats);
+      });
+      if (parsed.ok) verdicts.mark(path, undefined, key);
       else {
         bad++;
         out.push({
@@ -206,7 +241,9 @@ async function contextFindings(ws: Workspace, tree: Tree, out: Finding[]): Promi
   const root = ws.position.worktree;
   const contexts = sectionPath(ws.layer, "session_contexts");
   for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
-    const split = splitFrontMatter(readLayerFile(f));
+    const read = readLayerEntry(f);
+    tree.saw(f, read.stats);
+    const split = splitFrontMatter(read.text);
     const meta = split
       ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined)
       : undefined;
@@ -446,9 +483,9 @@ function claimFindings(ws: Workspace, out: Finding[]): void {
 }
 
 /** Every lock file in the local half, and whether a live process holds it (a stale one is broken by the next writer, or by --fix). */
-function lockFindings(ws: Workspace, tree: Tree, fix: boolean, out: Finding[]): void {
+function lockFindings(ws: Workspace, locks: readonly string[], fix: boolean, out: Finding[]): void {
   const root = ws.position.worktree;
-  for (const path of tree.locks) {
+  for (const path of locks) {
     const rel = relative(root, path);
     const seen = lockState(path);
     if (seen.state === "held")
@@ -651,8 +688,8 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   };
   // A later run (the verdicts kept) reads only what changed, and is done sooner on one thread than
   // a second one starts and reads its own copy of the verdicts; a first run reads everything.
-  let walked: (v: { tree: Tree; verdicts: Verdicts }) => void = () => undefined;
-  const mine = new Promise<{ tree: Tree; verdicts: Verdicts }>((resolve) => (walked = resolve));
+  let walked: (v: { verdicts: Verdicts }) => void = () => undefined;
+  const mine = new Promise<{ verdicts: Verdicts }>((resolve) => (walked = resolve));
   const beside = remembers(ws) ? undefined : readBeside(request, () => mine);
   const policy = await layerFindings(ws, out);
   // The wiring is proven by running the shims as the clients would: processes that run on another
@@ -671,18 +708,37 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
         reproduce: "majordomus init --extend",
       });
   }
-  const tree = new Tree(join(ws.layer.dir, ws.layer.manifest.local.path));
-  const privateHalf = await privacyFindings(ws, tree, out);
+  // The local half is walked here but for the prompts, which the reads beside walk with their own.
+  const local = join(ws.layer.dir, ws.layer.manifest.local.path);
+  const asking = gitPrivacy(ws, local);
+  const privacyAt = out.length;
+  const tree = new Tree(local, [request.prompts.dir]);
   mark("doctor: local half walked");
   const verdicts = new Verdicts(verdictsFile, recordVocabulary(), (path) => tree.keyOf(path));
-  walked({ tree, verdicts });
-  await recordFindings(ws, verdicts, out);
+  walked({ verdicts });
+  await recordFindings(ws, tree, verdicts, out);
   const contexts: Finding[] = [];
   await contextFindings(ws, tree, contexts);
   const files: Finding[] = [];
   fileFindings(ws, files);
-  mark("doctor: records read");
-  const read = beside ? await beside : { ...(await answer(request, { tree, verdicts })), thread: "main" as const };
+  // What needs nothing the reads beside find is read while they finish, and said where it always was.
+  const handedOff: Finding[] = [];
+  handOffFindings(ws, handedOff);
+  const delivered: Finding[] = [];
+  deliveryFindings(ws, delivered);
+  const claimed: Finding[] = [];
+  claimFindings(ws, claimed);
+  const episodes: Finding[] = [];
+  await strandedFindings(ws, policy, episodes);
+  mark("doctor: records and episodes read");
+  const read = beside ? await beside : { ...(await answer(request, { verdicts })), thread: "main" as const };
+  const prompts = valueOf(read.prompts);
+  verdicts.adopt(prompts.marked);
+  // The privacy findings, where they were always said (before the ledger's, spliced in below): the files' modes are known now, from their reads.
+  const exposure = joined(tree.exposure(), prompts.exposure);
+  const said = await asking;
+  out.splice(privacyAt, 0, ...privacyFindings(ws, local, said, exposure));
+  const privateHalf = said.ignored && said.tracked === "";
   // A ledger that cannot be read (a folder where the file belongs) is a finding, not the end of the report.
   let ledger: LedgerScan | undefined;
   try {
@@ -700,8 +756,6 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const closed = valueOf(read.closed);
   out.push(...closed.findings);
   verdicts.adopt(closed.marked);
-  const prompts = valueOf(read.prompts);
-  verdicts.adopt(prompts.marked);
   mark(
     `doctor: ledger and closed records read (${read.thread === "worker" ? "beside the records" : "on this thread"})`,
   );
@@ -719,10 +773,8 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
     ledger?.save();
   }
   lifecycleFindings(policy, scan, options.all === true, out);
-  handOffFindings(ws, out);
-  deliveryFindings(ws, out);
-  claimFindings(ws, out);
-  for (const rel of strayTemps(ws))
+  out.push(...handedOff, ...delivered, ...claimed);
+  for (const rel of strayTemps(ws, { root: local, temps: exposure.temps }))
     out.push({
       level: "WARN",
       category: "files",
@@ -730,9 +782,8 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
       message: "a temp file a killed writer left behind",
       reproduce: "majordomus doctor --fix (or majordomus recover)",
     });
-  lockFindings(ws, tree, options.fix === true, out);
-  await strandedFindings(ws, policy, out);
-  mark("doctor: episodes read");
+  lockFindings(ws, exposure.locks, options.fix === true, out);
+  out.push(...episodes);
   await proving;
   out.push(...proven);
   mark("doctor: wiring proven");

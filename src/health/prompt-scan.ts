@@ -2,23 +2,30 @@
  * doctor's check of the captured prompts (`.ai/local/prompts/`): each one JSON of schema prompt/v1
  * with no conversation key. It runs on either thread (scan-worker.ts reads them beside the local
  * half's records), over a walk of its own of the prompts folder; what it found good is marked in
- * the verdicts it is given, by the change keys that walk saw.
+ * the verdicts it is given, by the change key its read saw, and the walk is told what each read saw.
  */
 import { relative } from "node:path";
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerEntry } from "../lib/fsx.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import type { Finding } from "./findings.ts";
-import type { Tree } from "./tree.ts";
-import type { Verdicts } from "./verdicts.ts";
+import { statKey, type Tree } from "./tree.ts";
+import { FILES_PER_COLLECTION, type Verdicts } from "./verdicts.ts";
+import { pacedCollector } from "../lib/runtime.ts";
 
 /** The findings about the prompts under `dir` (walked as `tree`) of the checkout at `worktree`. */
 export function checkPrompts(dir: string, worktree: string, tree: Tree, verdicts: Verdicts): Finding[] {
   const out: Finding[] = [];
+  const collect = pacedCollector(FILES_PER_COLLECTION);
   for (const f of tree.files(dir).filter((p) => p.endsWith(".json"))) {
+    collect();
     if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
+    let key: string | undefined;
     try {
-      record = JSON.parse(readLayerFile(f));
+      const read = readLayerEntry(f);
+      tree.saw(f, read.stats);
+      key = statKey(read.stats);
+      record = JSON.parse(read.text);
     } catch {
       record = undefined;
     }
@@ -37,7 +44,7 @@ export function checkPrompts(dir: string, worktree: string, tree: Tree, verdicts
             : `schema ${JSON.stringify(record.schema)}`,
         reproduce: `cat ${relative(worktree, f)}`,
       });
-    } else verdicts.mark(f);
+    } else verdicts.mark(f, undefined, key);
   }
 
   return out;

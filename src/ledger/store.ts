@@ -18,6 +18,7 @@ import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import { WRITER } from "../lib/version.ts";
+import { pacedCollector } from "../lib/runtime.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Position } from "../repo/where.ts";
 import { eventRegistry, type EventSpec } from "./events.ts";
@@ -207,7 +208,10 @@ export function* oldestFirst(
     let held = 0;
     let base = position;
     let line = from.line;
+    // Each chunk's lines are garbage once read: collected as the read goes, not in one heap at the end.
+    const collect = pacedCollector(1);
     while (position < size) {
+      collect();
       if (held === buffer.length) {
         // A line longer than the buffer: it grows, and stays grown for the lines after.
         const grown = Buffer.allocUnsafe(buffer.length * 2);

@@ -45,6 +45,9 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${suffix}.tmp`);
 }
 
+/** A name tempPathFor gives, with the writer's pid as its first group. */
+export const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
 /**
  * `durable` (the default) flushes the content to disk before the name appears, so a power loss
  * cannot leave an empty file under it. Pointers that majordomus can rebuild skip the flush: each

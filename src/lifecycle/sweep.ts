@@ -4,12 +4,12 @@
  * that exact shape, only in the layer's own folders, never through a link.
  */
 import { lstatSync, readdirSync, rmSync, type Dirent } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { alive } from "../lib/holder.ts";
+import { TEMP_NAME } from "../lib/fsx.ts";
 import { sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 
-const TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const GRACE_MS = 10_000;
 
 /**
@@ -17,10 +17,10 @@ const GRACE_MS = 10_000;
  * folder listed once: the folders below are found in the same listing that is searched for temp
  * files (they hold tens of thousands of records on a busy layer).
  */
-function* entriesOf(ws: Workspace): Generator<{ dir: string; entry: Dirent }> {
+function* entriesOf(ws: Workspace, skip: string | undefined): Generator<{ dir: string; entry: Dirent }> {
   const seen = new Set<string>();
   function* walk(dir: string, depth: number): Generator<{ dir: string; entry: Dirent }> {
-    if (seen.has(dir)) return;
+    if (seen.has(dir) || (skip !== undefined && (dir === skip || dir.startsWith(skip + sep)))) return;
     seen.add(dir);
     for (const entry of readdirSafe(dir)) {
       yield { dir, entry };
@@ -40,16 +40,21 @@ function readdirSafe(dir: string) {
   }
 }
 
-/** The stray temp files in the layer (dead writer, past the grace), as repository-relative paths. */
-export function strayTemps(ws: Workspace): string[] {
+/**
+ * The stray temp files in the layer (dead writer, past the grace), as repository-relative paths.
+ * `walked`: a folder a walk of the caller's already listed (doctor's of the local half), with the
+ * temp files it found there; that folder is not listed again.
+ */
+export function strayTemps(ws: Workspace, walked?: { root: string; temps: readonly string[] }): string[] {
   const now = Date.now();
   const out: string[] = [];
-  for (const { dir, entry } of entriesOf(ws)) {
-    const m = entry.isFile() ? TEMP.exec(entry.name) : null;
-    if (!m) continue;
-    const path = join(dir, entry.name);
+  const candidates: string[] = [...(walked?.temps ?? [])];
+  for (const { dir, entry } of entriesOf(ws, walked?.root))
+    if (entry.isFile() && TEMP_NAME.test(entry.name)) candidates.push(join(dir, entry.name));
+  for (const path of candidates) {
+    const pid = Number(TEMP_NAME.exec(path.slice(path.lastIndexOf(sep) + 1))?.[1]);
     const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat || now - stat.mtimeMs < GRACE_MS || alive({ pid: Number(m[1]) })) continue;
+    if (!stat?.isFile() || now - stat.mtimeMs < GRACE_MS || alive({ pid })) continue;
     out.push(relative(ws.position.worktree, path));
   }
   return out.sort();

@@ -1,5 +1,6 @@
 /** One record file: its computed front matter and its body, written and read back. */
-import { readLayerFile, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
+import type { Stats } from "node:fs";
+import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
 import { Failure } from "../lib/failure.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { renderDocument, splitFrontMatter } from "./markdown.ts";
@@ -54,11 +55,21 @@ export type Parsed = { ok: true; record: Loaded } | { ok: false; reason: string 
 
 const MAJOR = /^([a-z]+)\/v(\d+)$/;
 
-/** Read and check a record file; a malformed or newer one comes back with the reason. */
-export async function readRecord(kind: RecordKind, path: string, file: string): Promise<Parsed> {
+/**
+ * Read and check a record file; a malformed or newer one comes back with the reason. `seen`: told
+ * what the read's fstat saw of the file (doctor keeps its mode and change key instead of looking again).
+ */
+export async function readRecord(
+  kind: RecordKind,
+  path: string,
+  file: string,
+  seen?: (stats: Stats) => void,
+): Promise<Parsed> {
   let text: string;
   try {
-    text = readLayerFile(path, { maxBytes: RECORD_MAX_BYTES });
+    const read = readLayerEntry(path, { maxBytes: RECORD_MAX_BYTES });
+    seen?.(read.stats);
+    text = read.text;
   } catch (err) {
     return { ok: false, reason: unreadable(err, path) };
   }

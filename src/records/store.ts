@@ -66,9 +66,12 @@ function lastSeq(stateDir: string, dirs: string[]): number {
   return max;
 }
 
+/** Whether a file name in a record folder is a record's (not its README, not a hidden file). */
+export const isRecordName = (n: string): boolean => n.endsWith(".md") && !n.startsWith(".") && n !== "README.md";
+
 export function listNames(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((n) => n.endsWith(".md") && !n.startsWith(".") && n !== "README.md");
+    return readdirSync(dir).filter(isRecordName);
   } catch {
     return [];
   }

@@ -1,0 +1,45 @@
+// doctor learns a file's mode from the read that checks it (its fstat), or, for a file nobody reads
+// that run, from one look when the privacy check asks: either way every exposed file is named, on
+// a first run (every record read) and on a later one (records found good before are not read).
+import { describe, expect, test } from "bun:test";
+import { chmodSync, readdirSync, writeFileSync } from "node:fs";
+import { captured, fire, fixture } from "../support/capture.ts";
+
+const START = fixture("SessionStart-startup.json");
+
+describe("doctor's walk of the local half", () => {
+  test("a record, a prompt, the ledger and a folder open to others are named on a first run and on a later one, as is a stale lock", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    fire(repo, "prompt", { session_id: START.session_id, prompt_id: "p1", prompt: "hello" });
+    fire(repo, "compact", { session_id: START.session_id, trigger: "auto" });
+    const checkpoint = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md"));
+    const prompt = readdirSync(repo.path(".ai/local/prompts"), { recursive: true }).find(
+      (f) => typeof f === "string" && f.endsWith(".json"),
+    );
+    expect(checkpoint).toBeDefined();
+    expect(prompt).toBeDefined();
+    chmodSync(repo.path(`.ai/local/state/checkpoints/${checkpoint}`), 0o644);
+    chmodSync(repo.path(`.ai/local/prompts/${prompt}`), 0o640);
+    chmodSync(repo.path(".ai/local/state/ledger.jsonl"), 0o604);
+    chmodSync(repo.path(".ai/local/state/handovers"), 0o755);
+    // A lock whose holder (a pid no process has) is gone.
+    writeFileSync(repo.path(".ai/local/state/sessions-open/gone.lock"), "999999999\n", { mode: 0o600 });
+    const expected = [
+      `FAIL privacy .ai/local/state/checkpoints/${checkpoint} — file mode 644; private files are 0600`,
+      `FAIL privacy .ai/local/prompts/${prompt} — file mode 640; private files are 0600`,
+      "FAIL privacy .ai/local/state/ledger.jsonl — file mode 604; private files are 0600",
+      "FAIL privacy .ai/local/state/handovers — folder mode 755; private folders are 0700",
+      "WARN locks .ai/local/state/sessions-open/gone.lock — stale: the process that took it (pid 999999999) is gone; the next writer breaks it",
+    ];
+    const first = repo.mj(["doctor"]);
+    const later = repo.mj(["doctor"]);
+    for (const run of [first, later]) {
+      expect(run.status).toBe(10);
+      for (const line of expected) expect(run.stdout).toContain(line);
+      expect(run.stdout).not.toContain("folders 0700, files 0600");
+    }
+    // The later run took the records' verdicts from the first: it is the same report.
+    expect(later.stdout).toBe(first.stdout);
+  });
+});
