@@ -51,9 +51,8 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
 export async function answer(request: BesideRequest, here?: { verdicts: Verdicts }): Promise<BesideAnswer> {
   const { ledger, closed, prompts, worktree } = request;
   const pass = await settle(() => passOverLedger(ledger.path, ledger.cacheFile, new Set(ledger.running)));
-  const tree = new Tree(prompts.dir);
-  const verdicts =
-    here?.verdicts ?? new Verdicts(request.verdicts.file, request.verdicts.vocabulary, (path) => tree.keyOf(path));
+  const verdicts = here?.verdicts ?? new Verdicts(request.verdicts.file, request.verdicts.vocabulary);
+  const tree = new Tree(prompts.dir, [], verdicts.remembering);
   const checked = (findings: Finding[]) => ({ findings, marked: here ? new Uint8Array() : verdicts.handOver() });
   return {
     ledger: pass,

@@ -51,7 +51,7 @@ export async function checkClosed(dir: string, worktree: string, verdicts: Verdi
           message: `${absolute[0]} holds an absolute path; shared records name none`,
           reproduce: `majordomus session show ${r.meta.session_id}`,
         });
-      else verdicts.mark(join(worktree, r.path), String(r.meta.session_id), statKey(entry.stats));
+      else verdicts.mark(join(worktree, r.path), statKey(entry.stats), String(r.meta.session_id));
     },
     (path) => {
       const was = verdicts.good(path);

@@ -8,7 +8,7 @@ import { undelivered } from "../transcript/delivery.ts";
 import { lstatSync, rmSync } from "node:fs";
 import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
-import { statKey, Tree, type Exposure } from "./tree.ts";
+import { pathOf, statKey, Tree, type Exposure } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
 import { isFailure } from "../lib/failure.ts";
 
@@ -202,18 +202,19 @@ async function recordFindings(ws: Workspace, tree: Tree, verdicts: Verdicts, out
     const store = storeOf(ws.layer, kind);
     let count = 0;
     let bad = 0;
-    for (const file of tree.names(store.dir)) {
-      if (!isRecordName(file)) continue;
-      collect();
+    for (const entry of tree.entries(store.dir, false)) {
+      if (!isRecordName(entry.name)) continue;
       count++;
-      const path = join(store.dir, file);
-      if (verdicts.good(path)) continue;
-      let key: string | undefined;
-      const parsed = await readRecord(kind, path, file, (stats) => {
-        tree.saw(path, stats);
+      const path = pathOf(entry);
+      if (verdicts.remembering && verdicts.good(path, tree.keyAt(entry))) continue;
+      // Only a read leaves garbage worth collecting.
+      collect();
+      let key = "";
+      const parsed = await readRecord(kind, path, entry.name, (stats) => {
+        tree.sawAt(entry, stats);
         key = statKey(stats);
       });
-      if (parsed.ok) verdicts.mark(path, undefined, key);
+      if (parsed.ok) verdicts.mark(path, key);
       else {
         bad++;
         out.push({
@@ -240,9 +241,10 @@ async function recordFindings(ws: Workspace, tree: Tree, verdicts: Verdicts, out
 async function contextFindings(ws: Workspace, tree: Tree, out: Finding[]): Promise<void> {
   const root = ws.position.worktree;
   const contexts = sectionPath(ws.layer, "session_contexts");
-  for (const f of tree.files(contexts).filter((p) => p.endsWith(".md") && !p.endsWith("README.md"))) {
+  for (const entry of tree.entries(contexts).filter((e) => e.name.endsWith(".md") && e.name !== "README.md")) {
+    const f = pathOf(entry);
     const read = readLayerEntry(f);
-    tree.saw(f, read.stats);
+    tree.sawAt(entry, read.stats);
     const split = splitFrontMatter(read.text);
     const meta = split
       ? ((await parseYaml(split.frontMatter).catch(() => undefined)) as Record<string, unknown> | undefined)
@@ -620,10 +622,10 @@ function recordVocabulary(): string {
 /**
  * Whether an earlier run's verdicts are kept here, so this run reads only the records and ledger
  * lines that changed since. Such a run is best without the JIT; a first one, which reads and checks
- * every record, is not. Measured on a layer of 40,000 records and a 200,000-line ledger: a later run
- * takes 98 MiB instead of 129 for 1.29x the time (0.81 s against 0.63 s, paired), and on a small
- * layer 0.87x the time and 47 MiB instead of 57; a first run would be twice as slow (3.7 s against
- * 1.6-2.1 s) for 108 MiB instead of 160.
+ * every record, keeps the JIT's first tiers and goes without its last (whose compiles on threads
+ * of their own cost a one-second run more than they save). Measured on a layer of 40,000 files and
+ * a 200,000-line ledger, paired: a later run without the JIT took 98 MiB instead of 129 for 1.29x
+ * the time; a first run without the last tier takes 0.89x the CPU and 0.90x the time.
  */
 export function remembers(ws: Workspace): boolean {
   const verdicts = cacheFile(ws, VERDICTS_FILE);
@@ -712,9 +714,9 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
   const asking = gitPrivacy(ws, local);
   const privacyAt = out.length;
-  const tree = new Tree(local, [request.prompts.dir]);
+  const verdicts = new Verdicts(verdictsFile, recordVocabulary());
+  const tree = new Tree(local, [request.prompts.dir], verdicts.remembering);
   mark("doctor: local half walked");
-  const verdicts = new Verdicts(verdictsFile, recordVocabulary(), (path) => tree.keyOf(path));
   walked({ verdicts });
   await recordFindings(ws, tree, verdicts, out);
   const contexts: Finding[] = [];

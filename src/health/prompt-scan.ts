@@ -8,7 +8,7 @@ import { relative } from "node:path";
 import { readLayerEntry } from "../lib/fsx.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import type { Finding } from "./findings.ts";
-import { statKey, type Tree } from "./tree.ts";
+import { pathOf, statKey, type Tree } from "./tree.ts";
 import { FILES_PER_COLLECTION, type Verdicts } from "./verdicts.ts";
 import { pacedCollector } from "../lib/runtime.ts";
 
@@ -16,14 +16,15 @@ import { pacedCollector } from "../lib/runtime.ts";
 export function checkPrompts(dir: string, worktree: string, tree: Tree, verdicts: Verdicts): Finding[] {
   const out: Finding[] = [];
   const collect = pacedCollector(FILES_PER_COLLECTION);
-  for (const f of tree.files(dir).filter((p) => p.endsWith(".json"))) {
+  for (const entry of tree.entries(dir).filter((e) => e.name.endsWith(".json"))) {
+    const f = pathOf(entry);
+    if (verdicts.remembering && verdicts.good(f, tree.keyAt(entry))) continue;
     collect();
-    if (verdicts.good(f)) continue;
     let record: Record<string, unknown> | undefined;
-    let key: string | undefined;
+    let key = "";
     try {
       const read = readLayerEntry(f);
-      tree.saw(f, read.stats);
+      tree.sawAt(entry, read.stats);
       key = statKey(read.stats);
       record = JSON.parse(read.text);
     } catch {
@@ -44,7 +45,7 @@ export function checkPrompts(dir: string, worktree: string, tree: Tree, verdicts
             : `schema ${JSON.stringify(record.schema)}`,
         reproduce: `cat ${relative(worktree, f)}`,
       });
-    } else verdicts.mark(f, undefined, key);
+    } else verdicts.mark(f, key);
   }
 
   return out;

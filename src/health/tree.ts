@@ -11,7 +11,7 @@
  * small on a layer of tens of thousands of files.
  */
 import { lstatSync, readdirSync, type Dirent } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
+import { join, sep } from "node:path";
 import { TEMP_NAME } from "../lib/fsx.ts";
 
 export function statKey(s: { size: number; ctimeMs: number; ino: number }): string {
@@ -41,6 +41,12 @@ const UNKNOWN = -1;
  */
 type Folder = { names: string[]; mode: Int32Array; size: Float64Array; ctime: Float64Array; ino: Float64Array };
 
+/** A file of a walk, as `entries` lists it: its folder and name, and where the walk keeps what it knows of it. */
+export type Entry = { readonly dir: string; readonly name: string; readonly folder: Folder; readonly i: number };
+
+/** The path of a file `entries` gave (made when asked: a list of 20,000 paths held while they are read costs MiB). */
+export const pathOf = (entry: Entry): string => join(entry.dir, entry.name);
+
 export class Tree {
   private readonly openDirs: Exposed[] = [];
   private readonly links: string[] = [];
@@ -48,10 +54,16 @@ export class Tree {
   private readonly temps: string[] = [];
   private readonly folders = new Map<string, Folder>();
 
-  /** `except`: folders under `root` this walk leaves to a walk of their own (doctor's prompts, walked on the second thread). */
+  /**
+   * `except`: folders under `root` this walk leaves to a walk of their own (doctor's prompts,
+   * walked on the second thread). `eager`: each file is looked at as the walk lists it, for a run
+   * that will ask every file's key and read few of them (doctor's later runs, which go without the
+   * JIT: there a look in the walk's own loop costs less than one asked for later).
+   */
   constructor(
     readonly root: string,
     private readonly except: readonly string[] = [],
+    private readonly eager = false,
   ) {
     const s = lstatSync(root, { throwIfNoEntry: false });
     if (s?.isDirectory()) this.visit(root, Number(s.mode) & 0o777);
@@ -88,13 +100,15 @@ export class Tree {
     }
     if (files.length > 0) {
       const n = files.length;
-      this.folders.set(path, {
+      const folder = {
         names: files,
         mode: new Int32Array(n).fill(UNKNOWN),
         size: new Float64Array(n),
         ctime: new Float64Array(n),
         ino: new Float64Array(n),
-      });
+      };
+      this.folders.set(path, folder);
+      if (this.eager) for (let i = 0; i < n; i++) this.known(folder, i, join(path, files[i]!));
     }
     // Folders after the files beside them, in name order: the same order of findings as one walk in name order.
     for (const child of folders) {
@@ -105,18 +119,39 @@ export class Tree {
 
   /** The files under `dir` (a folder inside this tree; one outside it gets a walk of its own). */
   files(dir: string): string[] {
-    const tree = this.holds(dir) ? this : new Tree(dir);
-    const prefix = dir + sep;
-    const out: string[] = [];
-    for (const [folder, f] of tree.folders)
-      if (folder === dir || folder.startsWith(prefix)) for (const name of f.names) out.push(join(folder, name));
-    return out.sort();
+    return this.entries(dir).map(pathOf);
   }
 
-  /** The names of the files directly in `dir`, sorted (a folder outside this tree gets a walk of its own). */
-  names(dir: string): readonly string[] {
-    const tree = this.holds(dir) ? this : new Tree(dir);
-    return tree.folders.get(dir)?.names ?? [];
+  /**
+   * The files under `dir` in path order (only those directly in it with `deep` false), each with
+   * where the walk keeps what it knows of it: `keyAt` and `sawAt` reach that without looking the
+   * path up again. A folder outside this tree gets a walk of its own.
+   */
+  entries(dir: string, deep = true): Entry[] {
+    const tree = this.holds(dir) ? this : new Tree(dir, [], this.eager);
+    const prefix = dir + sep;
+    const out: Entry[] = [];
+    let folders = 0;
+    for (const [folder, f] of tree.folders) {
+      if (folder !== dir && !(deep && folder.startsWith(prefix))) continue;
+      folders++;
+      for (let i = 0; i < f.names.length; i++) out.push({ dir: folder, name: f.names[i]!, folder: f, i });
+    }
+    if (folders < 2) return out;
+    const paths = new Map(out.map((e) => [e, pathOf(e)]));
+    return out.sort((a, b) => (paths.get(a)! < paths.get(b)! ? -1 : paths.get(a)! > paths.get(b)! ? 1 : 0));
+  }
+
+  /** The change key of a file `entries` gave (looked at now if nobody read it yet), or undefined when it is gone. */
+  keyAt(entry: Entry): string | undefined {
+    const { folder, i } = entry;
+    if (!this.known(folder, i, pathOf(entry))) return undefined;
+    return statKey({ size: folder.size[i]!, ctimeMs: folder.ctime[i]!, ino: folder.ino[i]! });
+  }
+
+  /** What the read of a file `entries` gave saw of it (its fstat). */
+  sawAt(entry: Entry, stats: Look): void {
+    fill(entry.folder, entry.i, stats);
   }
 
   private holds(dir: string): boolean {
@@ -124,20 +159,6 @@ export class Tree {
       (dir === this.root || dir.startsWith(this.root + sep)) &&
       !this.except.some((e) => dir === e || dir.startsWith(e + sep))
     );
-  }
-
-  /** What the read of `path` saw of it (its fstat): its mode and change key, so the walk need not look again. */
-  saw(path: string, stats: Look): void {
-    const at = this.at(path);
-    if (at) fill(at.folder, at.i, stats);
-  }
-
-  /** The change key of a file this walk listed (looked at now if nobody read it yet), or undefined. */
-  keyOf(path: string): string | undefined {
-    const at = this.at(path);
-    if (!at || !this.known(at.folder, at.i, path)) return undefined;
-    const { folder, i } = at;
-    return statKey({ size: folder.size[i]!, ctimeMs: folder.ctime[i]!, ino: folder.ino[i]! });
   }
 
   /**
@@ -150,10 +171,9 @@ export class Tree {
     for (const [dir, folder] of this.folders)
       for (let i = 0; i < folder.names.length; i++) {
         const name = folder.names[i]!;
-        const path = join(dir, name);
-        if (!this.known(folder, i, path)) continue;
+        if (folder.mode[i] === UNKNOWN && !this.known(folder, i, join(dir, name))) continue;
         const mode = folder.mode[i]!;
-        if ((mode & 0o077) !== 0 && name !== "README.md") readableFiles.push({ path, mode });
+        if ((mode & 0o077) !== 0 && name !== "README.md") readableFiles.push({ path: join(dir, name), mode });
       }
     return { openDirs: this.openDirs, readableFiles, links: this.links, locks: this.locks, temps: this.temps };
   }
@@ -165,13 +185,6 @@ export class Tree {
     if (!s) return false;
     fill(folder, i, s);
     return true;
-  }
-
-  private at(path: string): { folder: Folder; i: number } | undefined {
-    const folder = this.folders.get(dirname(path));
-    if (!folder) return undefined;
-    const i = indexOf(folder.names, basename(path));
-    return i < 0 ? undefined : { folder, i };
   }
 }
 
@@ -186,18 +199,4 @@ function fill(folder: Folder, i: number, s: Look): void {
   folder.size[i] = Number(s.size);
   folder.ctime[i] = Number(s.ctimeMs);
   folder.ino[i] = Number(s.ino);
-}
-
-/** Where `name` is in the sorted `names`, or -1. */
-function indexOf(names: readonly string[], name: string): number {
-  let lo = 0;
-  let hi = names.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = names[mid]!;
-    if (at === name) return mid;
-    if (at < name) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }

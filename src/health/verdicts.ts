@@ -14,7 +14,7 @@
  * a few megabytes, not a map of objects, and a file still good is written back with the very line
  * it was read from.
  */
-import { statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { basename } from "node:path";
 import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import { statKey } from "./tree.ts";
@@ -30,18 +30,14 @@ export class Verdicts {
   /** The lines of the next cache; a file still good keeps the very line it was read from. */
   private readonly next = new Lines();
 
-  /**
-   * `file` undefined: nothing is remembered (a layer without a cache section). `seen`: the change
-   * key of a file already looked at this run (a walk's), so it is not looked at twice.
-   */
   private readonly header: string;
   /** Where the lines after the header start in `next`. */
   private readonly afterHeader: number;
 
+  /** `file` undefined: nothing is remembered (a layer without a cache section). */
   constructor(
     private readonly file: string | undefined,
     vocabulary: string,
-    private readonly seen: (path: string) => string | undefined = () => undefined,
   ) {
     this.header = `${HEADER} ${vocabulary}`;
     // The cache as it will be written: its header line, then a line per file found good.
@@ -59,43 +55,33 @@ export class Verdicts {
     }
   }
 
-  /** Keys of files outside the walk, looked at once this run (a file is asked for before and after it is read). */
-  private readonly looked = new Map<string, string | undefined>();
-
-  private keyOf(path: string): string | undefined {
-    const known = this.seen(path);
-    if (known !== undefined) return known;
-    if (this.looked.has(path)) return this.looked.get(path);
-    const s = statSync(path, { throwIfNoEntry: false });
-    const key = s ? statKey(s) : undefined;
-    this.looked.set(path, key);
-    return key;
+  /** Whether an earlier run's verdicts are kept (then most files are known good without a read). */
+  get remembering(): boolean {
+    return this.known.size > 0;
   }
 
-  private lineOf(path: string, key?: string): string | undefined {
-    const k = key ?? this.keyOf(path);
-    return k === undefined ? undefined : `${basename(path)}\t${k}`;
-  }
-
-  /** The remembered verdict for `path` if it still holds (then the file need not be read), with the id kept beside it. */
-  good(path: string): { id?: string } | undefined {
-    // Nothing remembered (a first run): no file need be looked at to know it.
+  /**
+   * The remembered verdict for `path` if it still holds (then the file need not be read), with the
+   * id kept beside it. `key`: its change key as a walk knows it; without one, it is looked at here
+   * (never through a link). A caller with a key to work out asks only while `remembering`.
+   */
+  good(path: string, key?: string): { id?: string } | undefined {
     if (this.known.size === 0) return undefined;
-    const line = this.lineOf(path);
-    const whole = line === undefined ? undefined : this.known.get(line);
+    const k = key ?? keyOf(path);
+    if (k === undefined) return undefined;
+    const line = `${basename(path)}\t${k}`;
+    const whole = this.known.get(line);
     if (whole === undefined) return undefined;
     this.next.add(whole);
-    return whole.length === line!.length ? {} : { id: whole.slice(line!.length + 1) };
+    return whole.length === line.length ? {} : { id: whole.slice(line.length + 1) };
   }
 
   /** `path` was read and found good now; `key`: its change key as the read itself saw it (fstat of the file read). */
-  mark(path: string, id?: string, key?: string): void {
+  mark(path: string, key: string, id?: string): void {
     // An id that could break the line format is not remembered: that file is read again next time.
     if (id !== undefined && /[\t\n\r]/.test(id)) return;
-    const line = this.lineOf(path, key);
-    if (line === undefined) return;
-    this.next.add(line);
-    if (id !== undefined) this.next.extend(`\t${id}`);
+    const name = basename(path);
+    this.next.add(id === undefined ? `${name}\t${key}` : `${name}\t${key}\t${id}`);
   }
 
   /**
@@ -124,34 +110,40 @@ export class Verdicts {
   }
 }
 
+/** The change key of the file at `path` by one look, never through a link; undefined when it is gone. */
+function keyOf(path: string): string | undefined {
+  const s = lstatSync(path, { throwIfNoEntry: false });
+  return s ? statKey(s) : undefined;
+}
+
 /**
  * Lines kept as bytes in one buffer that doubles as it fills, written to the cache as they are.
  * The 40,000 lines of doctor's first run kept as strings, joined into one text and that text into
- * bytes to be written, held 15 MiB of its peak; as bytes they hold the 3 MB they are.
+ * bytes to be written, held 15 MiB of its peak; as bytes they hold the 3 MB they are. They are
+ * written a few at a time (a later run goes without the JIT, where a call per line costs), never
+ * many: a line still waiting when the engine collects young garbage is moved to the old, which
+ * only a full collection empties (with 256 waiting, the peak grew by 11 MiB).
  */
 class Lines {
   private bytes = Buffer.allocUnsafe(64 * 1024);
   private length = 0;
+  private pending: string[] = [];
 
   get size(): number {
+    this.flush();
     return this.length;
   }
 
   /** A new line. */
   add(line: string): void {
-    if (this.length > 0) this.extend("\n");
-    this.extend(line);
-  }
-
-  /** More of the last line. */
-  extend(text: string): void {
-    this.room(text.length * 3);
-    this.length += this.bytes.write(text, this.length, "utf8");
+    this.pending.push(line);
+    if (this.pending.length >= 16) this.flush();
   }
 
   /** New lines, as bytes another Lines gave (`view`). */
   addBytes(lines: Uint8Array): void {
-    if (this.length > 0) this.extend("\n");
+    this.flush();
+    if (this.length > 0) this.write("\n");
     this.room(lines.length);
     this.bytes.set(lines, this.length);
     this.length += lines.length;
@@ -159,11 +151,25 @@ class Lines {
 
   /** The bytes from `from` on (a view, valid until the next change). */
   view(from = 0): Uint8Array {
+    this.flush();
     return this.bytes.subarray(from, this.length);
   }
 
   truncate(to: number): void {
+    this.flush();
     this.length = Math.min(this.length, to);
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join("\n");
+    this.pending = [];
+    this.write(this.length > 0 ? `\n${text}` : text);
+  }
+
+  private write(text: string): void {
+    this.room(text.length * 3);
+    this.length += this.bytes.write(text, this.length, "utf8");
   }
 
   private room(more: number): void {

@@ -62,6 +62,11 @@ export const ENV = {
     unset: "its trust file decides",
   },
   BUN_JSC_useJIT: { ours: false, meaning: "the engine's JIT switch, set by the shims", unset: "the JIT on" },
+  BUN_JSC_useFTLJIT: {
+    ours: false,
+    meaning: "the switch of the engine's last JIT tier, set by doctor's first run",
+    unset: "the tier on",
+  },
 } as const satisfies Record<string, EnvRow>;
 
 export type EnvName = keyof typeof ENV;

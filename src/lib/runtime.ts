@@ -186,25 +186,32 @@ export function compiled(): boolean {
   return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED;
 }
 
-/** Bun's switch for JavaScriptCore's JIT, as the hook shims set it (wiring/shims.ts). */
-const JIT_SWITCH = "BUN_JSC_useJIT";
+/**
+ * The engine's tiers a long command may go on with: `interpreter`, no JIT at all (as the hook
+ * shims run, wiring/shims.ts); `no-ftl`, the JIT's first tiers without its last, whose compiles of
+ * hot code on a thread of their own cost a one-second command more than they save.
+ */
+const ENGINES = {
+  interpreter: { BUN_JSC_useJIT: "0" },
+  "no-ftl": { BUN_JSC_useFTLJIT: "0" },
+} as const;
 
 type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => never;
 
 /**
- * Go on without the JIT: the compiled binary replaces itself (execve, so no second process waits)
- * with the arguments it was given and the JIT switched off. A switch the person set either way is
- * kept, and from the source tree (bun, deno) nothing changes. `doctor` calls it when its caches
- * hold (see health/doctor.ts `remembers`).
+ * Go on with the engine `mode`: the compiled binary replaces itself (execve, so no second process
+ * waits) with the arguments it was given and the switch set. A switch the person set either way
+ * is kept, and from the source tree (bun, deno) nothing changes. `doctor` calls it: its first run
+ * without the last tier, a later one without the JIT (see health/doctor.ts `remembers`).
  */
-export function interpreted(): void {
-  if (!compiled() || env("BUN_JSC_useJIT") !== undefined) return;
+export function reexecWith(mode: keyof typeof ENGINES): void {
+  if (!compiled() || env("BUN_JSC_useJIT") !== undefined || env("BUN_JSC_useFTLJIT") !== undefined) return;
   const execve = (process as unknown as { execve?: Execve }).execve;
   if (typeof execve !== "function") return;
   try {
-    execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...environment(), [JIT_SWITCH]: "0" });
+    execve(process.execPath, [process.execPath, ...process.argv.slice(2)], { ...environment(), ...ENGINES[mode] });
   } catch {
-    // Not replaced (the system refused the exec): this process goes on as it is, with the JIT.
+    // Not replaced (the system refused the exec): this process goes on as it is.
   }
 }
 

@@ -13,7 +13,9 @@ describe("doctor's walk of the local half", () => {
     fire(repo, "start", START);
     fire(repo, "prompt", { session_id: START.session_id, prompt_id: "p1", prompt: "hello" });
     fire(repo, "compact", { session_id: START.session_id, trigger: "auto" });
-    const checkpoint = readdirSync(repo.path(".ai/local/state/checkpoints")).find((f) => f.endsWith(".md"));
+    const checkpoint = readdirSync(repo.path(".ai/local/state/checkpoints")).find(
+      (f) => f.endsWith(".md") && f !== "README.md",
+    );
     const prompt = readdirSync(repo.path(".ai/local/prompts"), { recursive: true }).find(
       (f) => typeof f === "string" && f.endsWith(".json"),
     );

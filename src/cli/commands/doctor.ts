@@ -1,7 +1,7 @@
 import { Failure, isFailure } from "../../lib/failure.ts";
 import { workspace } from "../../workspace/workspace.ts";
 import { doctor, remembers } from "../../health/doctor.ts";
-import { interpreted } from "../../lib/runtime.ts";
+import { reexecWith } from "../../lib/runtime.ts";
 import { check } from "../../health/check.ts";
 import { failing, render, type Finding } from "../../health/findings.ts";
 import { jsonArg } from "../args.ts";
@@ -56,9 +56,10 @@ export const doctorCommand = command({
           return readOnly();
         })
       : await readOnly();
-    // A run that reads only what changed since the last one goes on without the JIT: this process
-    // is replaced before it has said anything, so nothing is said twice.
-    if (!isFailure(ws) && remembers(ws)) interpreted();
+    // A run that reads only what changed since the last one goes on without the JIT, a first one
+    // without its last tier (see health/doctor.ts remembers): this process is replaced before it
+    // has said anything, so nothing is said twice.
+    if (!isFailure(ws)) reexecWith(remembers(ws) ? "interpreter" : "no-ftl");
     if (refused !== undefined) err(`majordomus: nothing fixed: ${refused}`);
     // No layer here (never initialised, or removed): that is the report, not an error.
     if (isFailure(ws)) {
