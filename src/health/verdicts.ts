@@ -90,7 +90,8 @@ export class Verdicts {
    */
   handOver(): Uint8Array {
     const lines = this.next.view(this.afterHeader);
-    const out = lines.slice(lines[0] === 0x0a ? 1 : 0);
+    // A copy (a Buffer's slice is a view of it, which the next lines would write over).
+    const out = new Uint8Array(lines.subarray(lines[0] === 0x0a ? 1 : 0));
     this.next.truncate(this.afterHeader);
     return out;
   }

@@ -2,7 +2,7 @@
 // that run, from one look when the privacy check asks: either way every exposed file is named, on
 // a first run (every record read) and on a later one (records found good before are not read).
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -43,5 +43,38 @@ describe("doctor's walk of the local half", () => {
     }
     // The later run took the records' verdicts from the first: it is the same report.
     expect(later.stdout).toBe(first.stdout);
+  });
+});
+
+describe("doctor's verdicts", () => {
+  test("a first run keeps one line per file it found good, from both threads, and a later run keeps the same", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    for (const n of [1, 2, 3])
+      fire(repo, "prompt", { session_id: START.session_id, prompt_id: `p${n}`, prompt: `hi ${n}` });
+    fire(repo, "compact", { session_id: START.session_id, trigger: "auto" });
+    fire(repo, "end", { ...fixture("SessionEnd-other.json"), session_id: START.session_id });
+    const names = (dir: string, ext: string) =>
+      readdirSync(repo.path(dir)).filter((f) => f.endsWith(ext) && f !== "README.md" && !f.startsWith("."));
+    const files = [
+      ...names(".ai/local/state/checkpoints", ".md"),
+      ...names(".ai/local/state/handovers", ".md"),
+      ...names(".ai/local/prompts", ".json"),
+      ...names(".ai/repo/sessions", ".md"),
+    ];
+    expect(names(".ai/repo/sessions", ".md").length).toBe(1);
+    expect(names(".ai/local/prompts", ".json").length).toBe(3);
+    const first = repo.mj(["doctor"]);
+    const cache = readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n");
+    expect(cache[0]).toMatch(/^majordomus doctor verdicts v3 [0-9a-f]{16}$/);
+    const lines = cache.slice(1);
+    // One line a file: its name, its change key, and (a closed record) its episode.
+    for (const line of lines) expect(line).toMatch(/^[^\t\n]+\t\d+:[\d.]+:\d+(\t[^\t]+)?$/);
+    expect(lines.map((l) => l.split("\t")[0]).sort()).toEqual([...files].sort());
+    const later = repo.mj(["doctor"]);
+    expect(later.stdout).toBe(first.stdout);
+    expect(readFileSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"), "utf8").split("\n").slice(1).sort()).toEqual(
+      [...lines].sort(),
+    );
   });
 });
