@@ -39,7 +39,8 @@ import { claimsDir, inProgress, readClaims } from "../lifecycle/claim.ts";
 import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
 import { RECORD_KEYS, TRANSCRIPT_KEYS } from "../session/schema.ts";
 import { CONTEXT_KEYS } from "../lifecycle/open.ts";
-import { listOpen } from "../session/store.ts";
+import { openDir, openNames, readEpisode } from "../session/store.ts";
+import { PAGE } from "../lib/page.ts";
 import type { Finding } from "./findings.ts";
 
 async function layerFindings(ws: Workspace, out: Finding[]): Promise<LoadedPolicy | undefined> {
@@ -426,21 +427,32 @@ function lifecycleFindings(policy: LoadedPolicy | undefined, scan: Scan, all: bo
   }
 }
 
+/**
+ * Episodes whose record cannot be read, and episodes open longer than `session.stranded_after`:
+ * each read once and let go (a layer after a crash or two holds thousands), the first PAGE of each
+ * said, and how many more.
+ */
 async function strandedFindings(ws: Workspace, policy: LoadedPolicy | undefined, out: Finding[]): Promise<void> {
   const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
-  for (const o of await listOpen(ws.layer)) {
+  const collect = pacedCollector(FILES_PER_COLLECTION);
+  let unreadable = 0;
+  let stranded = 0;
+  for (const name of openNames(ws.layer)) {
+    collect();
+    const o = await readEpisode(join(openDir(ws.layer), name));
     if (o.problem) {
-      out.push({
-        level: "FAIL",
-        category: "episodes",
-        subject: o.key,
-        message: o.problem,
-        reproduce: "majordomus session status",
-      });
+      if (unreadable++ < PAGE)
+        out.push({
+          level: "FAIL",
+          category: "episodes",
+          subject: name.slice(0, -".yaml".length),
+          message: o.problem,
+          reproduce: "majordomus session status",
+        });
       continue;
     }
     const age = now().getTime() - Date.parse(o.episode!.opened_at);
-    if (limit !== undefined && age >= limit)
+    if (limit !== undefined && age >= limit && stranded++ < PAGE)
       out.push({
         level: "FAIL",
         category: "episodes",
@@ -449,6 +461,22 @@ async function strandedFindings(ws: Workspace, policy: LoadedPolicy | undefined,
         reproduce: "majordomus recover --check",
       });
   }
+  if (unreadable > PAGE)
+    out.push({
+      level: "FAIL",
+      category: "episodes",
+      subject: "unreadable",
+      message: `${unreadable - PAGE} more open episode record(s) that cannot be read`,
+      reproduce: "majordomus session status",
+    });
+  if (stranded > PAGE)
+    out.push({
+      level: "FAIL",
+      category: "episodes",
+      subject: "stranded",
+      message: `${stranded - PAGE} more episode(s) open longer than session.stranded_after`,
+      reproduce: "majordomus recover --check",
+    });
 }
 
 /** Closes an end event claimed whose taker died before the record existed: a promise `recover` (or `doctor --fix`) keeps. */

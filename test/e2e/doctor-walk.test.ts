@@ -78,3 +78,18 @@ describe("doctor's verdicts", () => {
     );
   });
 });
+
+describe("doctor's stranded episodes", () => {
+  test("a layer holding more stranded episodes than a page shows the first page and says how many more", () => {
+    using repo = captured();
+    const then = { MAJORDOMUS_NOW: "2026-01-01T00:00:00Z" };
+    for (let i = 0; i < 23; i++) fire(repo, "start", { ...START, session_id: `left-${i}` }, then);
+    const run = repo.mj(["doctor"], { env: { MAJORDOMUS_NOW: "2026-01-03T00:00:00Z" } });
+    expect(run.status).toBe(10);
+    const lines = run.stdout.split("\n");
+    expect(lines.filter((l) => l.includes("longer than session.stranded_after; it never closed"))).toHaveLength(20);
+    expect(lines).toContain(
+      "FAIL episodes stranded — 3 more episode(s) open longer than session.stranded_after  [reproduce: majordomus recover --check]",
+    );
+  });
+});
