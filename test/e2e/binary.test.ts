@@ -9,7 +9,7 @@ import { layered } from "../support/layered.ts";
 const pkg = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8"));
 
 describe("the binary", () => {
-  test("doctor goes on without the JIT in the same process once its caches hold (the binary starts twice); a JIT switch the person set is kept; other commands keep the JIT", () => {
+  test("doctor goes on in the same process without the JIT once its caches hold, and without the JIT's last tier before (the binary starts twice); a JIT switch the person set is kept; other commands keep the JIT", () => {
     using repo = layered();
     const starts = (args: string[], env: Record<string, string> = {}) => {
       const run = repo.mj(args, { env: { MAJORDOMUS_TRACE: "1", ...env } });
@@ -19,14 +19,15 @@ describe("the binary", () => {
         starts: run.stderr.split("\n").filter((l) => /^majordomus: trace .* main$/.test(l)).length,
       };
     };
-    // The first run reads every record: it keeps the JIT, and leaves its verdicts behind.
+    // The first run reads every record: it keeps the JIT's first tiers, and leaves its verdicts behind.
     const first = starts(["doctor", "--json"]);
-    expect(first.starts).toBe(1);
+    expect(first.starts).toBe(2);
     expect(existsSync(repo.path(".ai/local/cache/doctor-verdicts.tsv"))).toBe(true);
     const later = starts(["doctor", "--json"]);
     expect(later.starts).toBe(2);
     const kept = starts(["doctor", "--json"], { BUN_JSC_useJIT: "1" });
     expect(kept.starts).toBe(1);
+    expect(starts(["doctor", "--json"], { BUN_JSC_useFTLJIT: "1" }).starts).toBe(1);
     // The same report either way: arguments, output and exit code go through the replacement whole.
     expect({ status: later.status, items: JSON.parse(later.stdout).items }).toEqual({
       status: first.status,
