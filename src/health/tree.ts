@@ -117,11 +117,6 @@ export class Tree {
     }
   }
 
-  /** The files under `dir` (a folder inside this tree; one outside it gets a walk of its own). */
-  files(dir: string): string[] {
-    return this.entries(dir).map(pathOf);
-  }
-
   /**
    * The files under `dir` in path order (only those directly in it with `deep` false), each with
    * where the walk keeps what it knows of it: `keyAt` and `sawAt` reach that without looking the
