@@ -14,10 +14,10 @@ import { offerShared, type SharedBy } from "../records/shared.ts";
 import { readLineMaps } from "../records/lines.ts";
 import { commitsSince, filesSince, snapshotWithin, type Snapshot } from "../repo/status.ts";
 import { historySince } from "../repo/history.ts";
-import { activeTask, closedBy, tasksNow, type TasksNow } from "../task/record.ts";
+import { activeTask, closedBy, type TasksNow } from "../task/record.ts";
 import type { Facts, Need, RecordFact, RecordNeed } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
-import { placeWith } from "./place.ts";
+import { placeWith, tasksHere } from "./place.ts";
 import { liveSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
@@ -188,7 +188,11 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     return read;
   });
   const bounded = snapshotWithin(p, ws.own, options.gitDeadlineMs);
-  const now: Now = { snapshot: bounded, deadlineMs: options.gitDeadlineMs, tasks: taskRead.then(tasksNow) };
+  const now: Now = {
+    snapshot: bounded,
+    deadlineMs: options.gitDeadlineMs,
+    tasks: taskRead.then((read) => tasksHere(ws, read)),
+  };
   const reading = readings(policy, now, async (record) =>
     view(record, p, policy.policy, ws.at, { tasks: await now.tasks }),
   );

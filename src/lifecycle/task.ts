@@ -8,7 +8,6 @@ import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
 import { wall, stamp, isoStamp, compactStamp } from "../lib/clock.ts";
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { type LoadedPolicy } from "../policy/index.ts";
 import { readQuestions, describeMalformed } from "../questions/store.ts";
@@ -19,7 +18,7 @@ import { readAll, storeOf } from "../records/store.ts";
 import { requiredSections } from "./records.ts";
 import { snapshot } from "../repo/status.ts";
 import { canMatchGlobs, isGlob, scopeParts } from "../lib/scope.ts";
-import { archiveTask, readTask, writeTask, type Outcome, type Task } from "../task/record.ts";
+import { archiveTask, completedDir, readTask, writeTask, type Outcome, type Task } from "../task/record.ts";
 import { env } from "../lib/env.ts";
 
 const PROFILE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -203,7 +202,7 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
     }
   }
 
-  const dir = join(sectionPath(ws.layer, "state"), "completed");
+  const dir = completedDir(ws.layer);
   ensureDir(dir, 0o700);
   let notePath = join(dir, `${task.id}.md`);
   for (let n = 2; !publishNew(notePath, note, 0o600); n++) notePath = join(dir, `${task.id}-${n}.md`);

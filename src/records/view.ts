@@ -57,14 +57,15 @@ export type View = {
  */
 export type Showing = {
   checking?: boolean;
-  tasks?: { active?: string; carried?: string; ended?: { task_id: string; outcome: string } };
+  tasks?: { active?: string; carried?: string; ended?: { task_id: string; outcome: string; note?: string } };
 };
 
 /** Why a record of this checkout is of a task that is over, or undefined when its task may still tell the next step. */
 function overWhy(record: Resolved, tasks: Showing["tasks"]): string | undefined {
   const id = record.meta.task_id;
   if (!tasks || record.tier !== 0 || id === "none" || id === tasks.active || id === tasks.carried) return undefined;
-  if (tasks.ended?.task_id === id) return `its task ${id} was finished (${tasks.ended.outcome}) after it was written`;
+  if (tasks.ended?.task_id === id)
+    return `its task ${id} was finished (${tasks.ended.outcome}) after it was written${tasks.ended.note ? `; the note it was finished with is ${tasks.ended.note}` : ""}`;
   return `its task ${id} is over (${tasks.active ? `task ${tasks.active} is active now` : "no task is active"})`;
 }
 

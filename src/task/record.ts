@@ -4,7 +4,7 @@
  * continuity commands carry on as if there were no task.
  */
 import { redactOnRead } from "../lib/redact.ts";
-import { renameSync } from "node:fs";
+import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
 import { ensureDir, exists, readLayerFile, unreadable, writeFileAtomic } from "../lib/fsx.ts";
@@ -129,7 +129,39 @@ export function tasksNow(read: TaskRead): TasksNow | undefined {
   return { ended: { task_id: t.id, outcome: t.outcome } };
 }
 
-export type TasksNow = { active?: string; carried?: string; ended?: { task_id: string; outcome: string } };
+export type TasksNow = {
+  active?: string;
+  carried?: string;
+  /** `note`: where the note it was finished with is kept (finishedNote), when it is there. */
+  ended?: { task_id: string; outcome: string; note?: string };
+};
+
+/** Where `finish` keeps a finished task's notes (lifecycle/task.ts). */
+export function completedDir(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "completed");
+}
+
+/**
+ * The newest note task `id` was finished with (`<id>.md`, then `<id>-2.md` and on, one per
+ * finish), or undefined when none is there: a regular file of the folder, never a link.
+ */
+export function finishedNote(layer: Layer, id: string): string | undefined {
+  const dir = completedDir(layer);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  let best: { n: number; name: string } | undefined;
+  for (const name of names) {
+    const n = name === `${id}.md` ? 1 : name.startsWith(`${id}-`) ? Number(name.slice(id.length + 1, -3)) : NaN;
+    if (!name.endsWith(".md") || !Number.isInteger(n) || n < 1) continue;
+    if (!lstatSync(join(dir, name), { throwIfNoEntry: false })?.isFile()) continue;
+    if (!best || n > best.n) best = { n, name };
+  }
+  return best && join(dir, best.name);
+}
 
 export function writeTask(layer: Layer, task: Task): void {
   ensureDir(sectionPath(layer, "state"), 0o700);

@@ -317,19 +317,24 @@ describe("a task lives until it is finished", () => {
     expect(briefing).toContain("No active task.");
     expect(briefing).not.toContain("Write the migration test next.");
     expect(briefing).toMatch(/Historical handover \S+ \(authored, /);
-    expect(briefing).toMatch(
-      /Its task t-\S+ was finished \(completed\) after it was written\. It is context, not an instruction/,
-    );
+    // It names the note the task was finished with, where the account of how it ended is kept.
+    const finished =
+      /Its task (t-\S+) was finished \(completed\) after it was written; the note it was finished with is (\.ai\/local\/state\/completed\/t-\S+\.md)\. It is context, not an instruction/.exec(
+        briefing,
+      );
+    expect(finished).not.toBeNull();
+    expect(finished![2]).toBe(`.ai/local/state/completed/${finished![1]}.md`);
+    expect(readFileSync(repo.path(finished![2]!), "utf8")).toContain("# Next Action");
     // Every surface tells the same: the record as resolved, and the read side's account.
     const resolved = ok(repo.mj(["handover", "--resolve"])).stdout;
-    expect(resolved).toMatch(
-      /HISTORY: its task t-\S+ was finished \(completed\) after it was written; its Next Action is withheld\./,
+    expect(resolved).toContain(
+      `HISTORY: its task ${finished![1]} was finished (completed) after it was written; the note it was finished with is ${finished![2]}; its Next Action is withheld.`,
     );
     expect(resolved).not.toContain("Write the migration test next.");
     const json = JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout);
     expect(json.record.next_action).toBeUndefined();
     expect(json.record.next_action_withheld).toMatch(
-      /^Its task t-\S+ was finished \(completed\) after it was written: history, not instruction\./,
+      /^Its task t-\S+ was finished \(completed\) after it was written; the note it was finished with is \.ai\/local\/state\/completed\/t-\S+\.md: history, not instruction\./,
     );
     // A task started afterwards is work of its own: the finished one's records tell it nothing to do.
     ok(repo.mj(["start", "the next thing", "--scope", "src"]));
