@@ -4,8 +4,8 @@
  * record checks share one listing instead of each walking tens of thousands of files again.
  *
  * A file is not looked at by the walk: what doctor needs of it (its mode, its change key) comes
- * from the fstat of the read that checks it (`saw`), or, for a file nobody reads this run, from
- * one lstat when it is asked for (`keyOf`, `exposure`). A first run reads every record anyway, so
+ * from the fstat of the read that checks it (`sawAt`), or, for a file nobody reads this run, from
+ * one lstat when it is asked for (`keyAt`, `exposure`). A first run reads every record anyway, so
  * an lstat per file beside that read was a second look at each of tens of thousands of files.
  * What the checks need is kept in typed arrays per folder, not an object per file: memory stays
  * small on a layer of tens of thousands of files.

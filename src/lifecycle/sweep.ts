@@ -13,9 +13,9 @@ import type { Workspace } from "../workspace/workspace.ts";
 const GRACE_MS = 10_000;
 
 /**
- * Every entry of the layer's own folders (each section folder and two levels below it), each
- * folder listed once: the folders below are found in the same listing that is searched for temp
- * files (they hold tens of thousands of records on a busy layer).
+ * Every entry of the layer's own folders (each half's own folder, each section folder and two
+ * levels below it), each folder listed once: the folders below are found in the same listing that
+ * is searched for temp files (they hold tens of thousands of records on a busy layer).
  */
 function* entriesOf(ws: Workspace, skip: string | undefined): Generator<{ dir: string; entry: Dirent }> {
   const seen = new Set<string>();
@@ -27,6 +27,9 @@ function* entriesOf(ws: Workspace, skip: string | undefined): Generator<{ dir: s
       if (depth > 0 && entry.isDirectory() && !entry.isSymbolicLink()) yield* walk(join(dir, entry.name), depth - 1);
     }
   }
+  // The halves' own folders hold files too (the local half's README, written through a temp file).
+  for (const half of [ws.layer.manifest.repo.path, ws.layer.manifest.local.path])
+    yield* walk(join(ws.layer.dir, half), 0);
   for (const name of Object.keys(ws.layer.manifest.sections) as SectionName[]) {
     if (SECTIONS[name].kind === "dir") yield* walk(sectionPath(ws.layer, name), 2);
   }

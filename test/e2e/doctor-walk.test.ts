@@ -2,7 +2,7 @@
 // that run, from one look when the privacy check asks: either way every exposed file is named, on
 // a first run (every record read) and on a later one (records found good before are not read).
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -91,5 +91,21 @@ describe("doctor's stranded episodes", () => {
     expect(lines).toContain(
       "FAIL episodes stranded — 3 more episode(s) open longer than session.stranded_after  [reproduce: majordomus recover --check]",
     );
+  });
+});
+
+describe("doctor's temp files", () => {
+  test("a temp file a killed writer left in the local half's own folder is named by doctor and removed by doctor --fix", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    // `init` writes the local half's README through a temp file beside it; a kill leaves that behind.
+    const rel = ".ai/local/.README.md.999999999.0123abcd.tmp";
+    writeFileSync(repo.path(rel), "half a README", { mode: 0o600 });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(repo.path(rel), old, old);
+    expect(repo.mj(["doctor"]).stdout).toContain(`WARN files ${rel} — a temp file a killed writer left behind`);
+    const fixed = repo.mj(["doctor", "--fix"]);
+    expect(fixed.stdout).toContain(`INFO fix ${rel} — a temp file a killed writer left; removed`);
+    expect(existsSync(repo.path(rel))).toBe(false);
   });
 });
