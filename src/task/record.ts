@@ -147,6 +147,8 @@ export function completedDir(layer: Layer): string {
  */
 export function finishedNote(layer: Layer, id: string): string | undefined {
   const dir = completedDir(layer);
+  // A link in the folder's place (a stranger's doing) is not listed through.
+  if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return undefined;
   let names: string[];
   try {
     names = readdirSync(dir);

@@ -10,6 +10,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -336,6 +337,18 @@ describe("a task lives until it is finished", () => {
     expect(json.record.next_action_withheld).toMatch(
       /^Its task t-\S+ was finished \(completed\) after it was written; the note it was finished with is \.ai\/local\/state\/completed\/t-\S+\.md: history, not instruction\./,
     );
+    // The notes' folder replaced by a link (a stranger's doing): no note is named through it.
+    const notes = repo.path(".ai/local/state/completed");
+    const away = scratch("majordomus-notes-");
+    cpSync(notes, away, { recursive: true });
+    rmSync(notes, { recursive: true });
+    symlinkSync(away, notes);
+    const linked = new Session(repo, "fin-5b").start().stdout;
+    expect(linked).toMatch(/Its task t-\S+ was finished \(completed\) after it was written\. It is context/);
+    expect(linked).not.toContain("the note it was finished with");
+    rmSync(notes);
+    cpSync(away, notes, { recursive: true });
+    rmSync(away, { recursive: true, force: true });
     // A task started afterwards is work of its own: the finished one's records tell it nothing to do.
     ok(repo.mj(["start", "the next thing", "--scope", "src"]));
     const next = new Session(repo, "fin-6").start().stdout;
