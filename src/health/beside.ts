@@ -10,7 +10,7 @@ import { askWorker } from "../lib/runtime.ts";
 import { Failure, isFailure, type FailureKind } from "../lib/failure.ts";
 import { mark } from "../lib/trace.ts";
 import { passOverLedger, saveLedgerPass, type LedgerPass, type LedgerScan } from "./ledger-scan.ts";
-import { checkClosedPart, type ClosedPart } from "./closed-scan.ts";
+import { checkClosed } from "./closed-scan.ts";
 import { checkPrompts } from "./prompt-scan.ts";
 import { Tree, type Exposure } from "./tree.ts";
 import { Verdicts } from "./verdicts.ts";
@@ -18,8 +18,8 @@ import type { Finding } from "./findings.ts";
 
 export type BesideRequest = {
   ledger: { path: string; cacheFile?: string; running: string[] };
-  /** The sessions folder (its records shared with the main thread through `cursor`), and the prompts folder (walked here on its own). */
-  closed: { dir: string; cursor?: SharedArrayBuffer };
+  /** The sessions folder, and the prompts folder (walked here on its own). */
+  closed: { dir: string };
   prompts: { dir: string };
   worktree: string;
   /** The verdicts' cache and the vocabulary doctor reaches them by (doctor.ts recordVocabulary). */
@@ -30,13 +30,7 @@ type Settled<T> = { value: T } | { failure: { kind: FailureKind; message: string
 export type Checked = { findings: Finding[]; marked: Uint8Array };
 /** The prompts' check, with what their walk found for the privacy, lock and temp-file checks. */
 export type CheckedWalk = Checked & { exposure: Exposure };
-/** The closed records' part of the check this thread did, and the verdict lines it marked good, as bytes. */
-export type CheckedClosed = ClosedPart & { marked: Uint8Array };
-export type BesideAnswer = {
-  ledger: Settled<LedgerPass>;
-  closed: Settled<CheckedClosed>;
-  prompts: Settled<CheckedWalk>;
-};
+export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked>; prompts: Settled<CheckedWalk> };
 
 async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
   try {
@@ -49,30 +43,24 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
 }
 
 /**
- * The work itself, on whichever thread runs it: the ledger's pass, then the prompts, over a walk of
- * their folder of its own (the caller's walk leaves that folder out), then the closed records,
- * whose list the main thread, once done with its own reads, works through too (the request's
- * cursor; on one thread, the two take turns). On a thread of its own it reads the verdicts itself
- * and hands back the lines it marked; on the caller's thread (`here`) it uses the caller's
- * verdicts, and the lines stay where they were marked.
+ * The work itself, on whichever thread runs it: the ledger's pass, then the closed records, then
+ * the prompts, over a walk of their folder of its own (the caller's walk leaves that folder out).
+ * On a thread of its own it reads the verdicts itself and hands back the lines it marked; on the
+ * caller's thread (`here`) it uses the caller's verdicts, and the lines stay where they were marked.
  */
 export async function answer(request: BesideRequest, here?: { verdicts: Verdicts }): Promise<BesideAnswer> {
   const { ledger, closed, prompts, worktree } = request;
   const pass = await settle(() => passOverLedger(ledger.path, ledger.cacheFile, new Set(ledger.running)));
   const verdicts = here?.verdicts ?? new Verdicts(request.verdicts.file, request.verdicts.vocabulary);
-  const marked = () => (here ? new Uint8Array() : verdicts.handOver());
   const tree = new Tree(prompts.dir, [], verdicts.remembering);
-  const checkedPrompts = await settle(async () => {
-    const findings = checkPrompts(prompts.dir, worktree, tree, verdicts);
-    return { findings, marked: marked(), exposure: tree.exposure() };
-  });
+  const checked = (findings: Finding[]) => ({ findings, marked: here ? new Uint8Array() : verdicts.handOver() });
   return {
     ledger: pass,
-    closed: await settle(async () => ({
-      ...(await checkClosedPart(closed.dir, worktree, verdicts, closed.cursor)),
-      marked: marked(),
+    closed: await settle(async () => checked(await checkClosed(closed.dir, worktree, verdicts))),
+    prompts: await settle(async () => ({
+      ...checked(checkPrompts(prompts.dir, worktree, tree, verdicts)),
+      exposure: tree.exposure(),
     })),
-    prompts: checkedPrompts,
   };
 }
 

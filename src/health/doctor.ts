@@ -21,8 +21,6 @@ import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/man
 import { notAFile, readIfExists, readLayerEntry } from "../lib/fsx.ts";
 import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
-import { checkClosedPart, closedFindings } from "./closed-scan.ts";
-import { sharedCursor } from "../lib/shared-cursor.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { describeMalformed, readQuestions } from "../questions/store.ts";
 import { decisionsPath } from "../decisions/store.ts";
@@ -30,7 +28,7 @@ import { DERIVABLE_SECTIONS } from "../views/derived.ts";
 import { FRONT_MATTER_KEYS, OPTIONAL_FRONT_MATTER_KEYS, RECORD_KINDS } from "../records/kinds.ts";
 import { isRecordName, storeOf } from "../records/store.ts";
 import { readRecord } from "../records/record.ts";
-import { collectBeforeWaiting, createHash, pacedCollector, parseYaml } from "../lib/runtime.ts";
+import { createHash, pacedCollector, parseYaml } from "../lib/runtime.ts";
 import { FILES_PER_COLLECTION } from "./verdicts.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
@@ -713,8 +711,7 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const verdictsFile = cacheFile(ws, VERDICTS_FILE);
   const request: BesideRequest = {
     ledger: { path: ws.ledger.path, ...(ledgerCache ? { cacheFile: ledgerCache } : {}), running: [...running] },
-    // The closed records come last there; this thread, done with its own reads, takes the rest of them.
-    closed: { dir: sectionPath(ws.layer, "sessions"), cursor: sharedCursor() },
+    closed: { dir: sectionPath(ws.layer, "sessions") },
     prompts: { dir: sectionPath(ws.layer, "prompts") },
     worktree: ws.position.worktree,
     verdicts: { ...(verdictsFile ? { file: verdictsFile } : {}), vocabulary: recordVocabulary() },
@@ -764,14 +761,6 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
   const episodes: Finding[] = [];
   await strandedFindings(ws, policy, episodes);
   mark("doctor: records and episodes read");
-  const helped = beside
-    ? await checkClosedPart(request.closed.dir, ws.position.worktree, verdicts, request.closed.cursor)
-    : undefined;
-  if (helped) {
-    mark(`doctor: ${helped.ids.length + helped.rejected} closed records read on this thread too`);
-    // While the other thread finishes: its answer then lands on a heap without this thread's garbage (5 MiB of the peak).
-    collectBeforeWaiting();
-  }
   const read = beside ? await beside : { ...(await answer(request, { verdicts })), thread: "main" as const };
   const prompts = valueOf(read.prompts);
   verdicts.adopt(prompts.marked);
@@ -795,7 +784,7 @@ export async function doctor(ws: Workspace, options: { all?: boolean; fix?: bool
     });
   }
   const closed = valueOf(read.closed);
-  out.push(...closedFindings(helped ? [closed, helped] : [closed]));
+  out.push(...closed.findings);
   verdicts.adopt(closed.marked);
   mark(
     `doctor: ledger and closed records read (${read.thread === "worker" ? "beside the records" : "on this thread"})`,

@@ -340,15 +340,6 @@ export function askWorker<T>(entry: string, request: unknown): Promise<WorkerRep
 const bunGc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
 
 /**
- * A full collection, where the engine offers one (tens of ms on doctor's heap): for a thread that
- * is about to wait on another, so its garbage is not still held when that thread's answer arrives
- * and both stand in the peak. Elsewhere, nothing.
- */
-export function collectBeforeWaiting(): void {
-  bunGc?.(true);
-}
-
-/**
  * A function for each item of a long read (doctor's tens of thousands of files, a ledger's
  * chunks): every `every` calls, it asks the engine for a collection of young garbage, which takes
  * about a millisecond. Left to its own pace the engine let such a read pile up tens of MiB before

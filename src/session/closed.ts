@@ -97,12 +97,28 @@ export async function readClosed(
   return out;
 }
 
-/** The closed record files of the folder `dir` in name order (so two readers that list it alike get the same list). */
-export function closedNames(dir: string): string[] {
-  return recordNames(dir).sort();
+/**
+ * Every closed record of the folder handed to `visit` as it is read, front matter only, in no
+ * order and none kept: a check over tens of thousands of them (doctor) holds one at a time.
+ * `skip` leaves a file unread.
+ */
+export async function eachClosed(
+  ws: { layer: Layer; position: { worktree: string } },
+  visit: (entry: ClosedEntry) => void,
+  skip: (path: string) => boolean = () => false,
+): Promise<void> {
+  await eachClosedIn(sectionPath(ws.layer, "sessions"), ws.position.worktree, visit, skip);
 }
 
-/** One closed record of the folder `dir` of the checkout at `worktree`, front matter only (doctor's check). */
-export function readClosedEntry(dir: string, name: string, worktree: string): Promise<ClosedEntry> {
-  return readOne(dir, name, worktree, false);
+/** `eachClosed` over the records folder `dir` of the checkout at `worktree` (for a reader that has no layer to hand: a worker thread). */
+export async function eachClosedIn(
+  dir: string,
+  worktree: string,
+  visit: (entry: ClosedEntry) => void,
+  skip: (path: string) => boolean = () => false,
+): Promise<void> {
+  for (const name of recordNames(dir)) {
+    if (skip(join(dir, name))) continue;
+    visit(await readOne(dir, name, worktree, false));
+  }
 }
