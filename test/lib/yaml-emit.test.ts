@@ -258,7 +258,7 @@ describe("readOwnMap", () => {
       expect({ text, read }).toEqual({ text, read: bunYaml(doc) as Record<string, unknown> });
       expect({ text, read }).toEqual({ text, read: parseYamlPackage(doc) });
     }
-    // Bare strings that open with a digit or a dot (`0`, `.hidden`) are left to the parser; all else is read.
+    // Bare strings that open with a digit (`0`) are left to the parser; all else is read.
     expect(read_).toBeGreaterThan(CORPUS.length * 0.95);
   });
 
@@ -298,6 +298,21 @@ describe("readOwnMap", () => {
       "a: x\r\n",
     ])
       expect({ doc, read: readOwnMap(doc) }).toEqual({ doc, read: undefined });
+    // A bare string that opens with a dot is read where a letter or `/` follows it, never where it could be a number.
+    for (const doc of ["a: .hidden\n", "a: ./x\n", "a: .ai/local/session-contexts/x--s-1.md\n"]) {
+      const read = readOwnMap(doc);
+      expect({ doc, read }).toEqual({ doc, read: bunYaml(doc) as Record<string, unknown> });
+      expect({ doc, read }).toEqual({ doc, read: parseYamlPackage(doc) });
+    }
+    for (const doc of ["a: .5\n", "a: .\n", "a: ..x\n", "a: ._1\n", "a: .inf\n", "a: .NAN\n", "a: .Inf\n", "a: .NaN\n"])
+      expect({ doc, read: readOwnMap(doc) }).toEqual({ doc, read: undefined });
+    // A line that opens with `#` is a comment wherever it stands; one after a value is the parser's.
+    for (const doc of ["# an open episode\na: x\nb: .ai/y\n", "a:\n# between\n  - x\n", "a: x\n#\n"]) {
+      const read = readOwnMap(doc);
+      expect(read).toBeDefined();
+      expect({ doc, read }).toEqual({ doc, read: bunYaml(doc) as Record<string, unknown> });
+      expect({ doc, read }).toEqual({ doc, read: parseYamlPackage(doc) });
+    }
     // What it reads holds no prototype trick: a key named like an Object method is a plain key.
     expect(Object.getPrototypeOf(readOwnMap("constructor: x\n"))).toBe(Object.prototype);
   });
