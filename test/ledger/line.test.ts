@@ -21,6 +21,15 @@ describe("ledger lines", () => {
     // A key named twice, the second time spelled with an escape, is found as a repeat all the same.
     ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","\\u0065vent":"other"}', 'key "event" appears twice'],
     ['{"ts":"t","event":"x","head":"h","branch":"b","by":"y","mode":1,"mode":2}', 'key "mode" appears twice'],
+    // Beside nested objects and lists of them, and spaced before its colons, a repeat is found all the same.
+    [
+      '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":{"q":1},"l":[{"r":2}],"mode":1,"mode":2}',
+      'key "mode" appears twice',
+    ],
+    [
+      '{"ts" : "t", "event" : "x", "head" : "h", "branch" : "b", "by" : "y", "mode" : 1, "mode" : 2}',
+      'key "mode" appears twice',
+    ],
     // The object lists a key that looks like a number first; the line's own order is what is judged.
     ['{"7":1,"ts":"t","event":"x","head":"h","branch":"b","by":"y"}', "envelope does not start with ts, event"],
   ])("%s is malformed: %s", (text, reason) => {
@@ -41,6 +50,15 @@ describe("ledger lines", () => {
       "a nested object repeating an envelope key",
       '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":{"event":1}}',
     ],
+    [
+      "a nested object naming its own key twice (only the line's own keys are judged)",
+      '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":{"a":1,"a":2}}',
+    ],
+    [
+      "a list of objects naming the same keys",
+      '{"ts":"t","event":"x","head":"h","branch":"b","by":"y","l":[{"a":1},{"a":2}],"m":[]}',
+    ],
+    ["spaced before its colons", '{"ts" : "t", "event" : "x", "head" : "h", "branch" : "b", "by" : "y"}'],
   ])("a line %s is well formed", (_, text) => {
     const parsed = parseLine(text);
     expect(parsed).toMatchObject({ ok: true });
