@@ -131,8 +131,8 @@ const ROTATE_WAIT_MS = 10_000;
  * the ledger. Nothing is deleted: the archive is complete before the ledger is replaced, so a
  * crash in between leaves lines in both places, never in neither.
  */
-export async function rotate(ctx: AppendContext, keep: number): Promise<Rotation> {
-  const ledger = ctx.ledger;
+export async function rotate(ws: AppendContext, keep: number): Promise<Rotation> {
+  const ledger = ws.ledger;
   const result = withLock(ledger.lock, ROTATE_WAIT_MS, () => {
     const text = readLedgerText(ledger.path);
     const size = ledgerSize(ledger.path);
@@ -156,7 +156,7 @@ export async function rotate(ctx: AppendContext, keep: number): Promise<Rotation
     throw new Failure("refused", `ledger lock ${ledger.lock} is held by a running majordomus`, "retry in a moment");
   const done = result.value;
   if (done.rotated) {
-    await appendEvent(ctx, "ledger.rotated", {
+    await appendEvent(ws, "ledger.rotated", {
       archived: done.archived,
       kept: done.kept,
       archive: basename(done.archive),

@@ -37,16 +37,20 @@ export function ledgerOf(layer: Layer): Ledger {
   return { path, lock: `${path}.lock` };
 }
 
-/** `episodeId`: the episode the line is stamped with (its `session` field). */
+/**
+ * The part of the workspace (`ws`) an append needs, named here because the ledger sits below the
+ * workspace: where the ledger is, the position a line is stamped with, and `episodeId`, the
+ * episode it is stamped with (its `session` field).
+ */
 export type AppendContext = { ledger: Ledger; position: Pick<Position, "head" | "branch">; episodeId?: string };
 
-async function checkedLine(ctx: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
-  return lineWith(await eventRegistry(), ctx, event, payload);
+async function checkedLine(ws: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
+  return lineWith(await eventRegistry(), ws, event, payload);
 }
 
 function lineWith(
   registry: Map<string, EventSpec>,
-  ctx: AppendContext,
+  ws: AppendContext,
   event: string,
   payload: Record<string, unknown>,
 ): string {
@@ -77,11 +81,11 @@ function lineWith(
   const envelope: Record<string, unknown> = {
     ts: stamp(),
     event,
-    head: ctx.position.head,
-    branch: ctx.position.branch,
+    head: ws.position.head,
+    branch: ws.position.branch,
     by: WRITER,
   };
-  if (ctx.episodeId) envelope.session = ctx.episodeId;
+  if (ws.episodeId) envelope.session = ws.episodeId;
   const line = `${JSON.stringify({ ...envelope, ...payload })}\n`;
   if (Buffer.byteLength(line) > MAX_LINE_BYTES)
     throw new Failure(
@@ -130,12 +134,8 @@ function ftruncateQuiet(fd: number, size: number): void {
 }
 
 /** Append one event; returns the line written (without its newline). */
-export async function appendEvent(
-  ctx: AppendContext,
-  event: string,
-  payload: Record<string, unknown>,
-): Promise<string> {
-  return appendPrepared(ctx, await checkedLine(ctx, event, payload));
+export async function appendEvent(ws: AppendContext, event: string, payload: Record<string, unknown>): Promise<string> {
+  return appendPrepared(ws, await checkedLine(ws, event, payload));
 }
 
 /**
@@ -143,19 +143,19 @@ export async function appendEvent(
  * inside a lock of its own and appends it there, synchronously (`appendPrepared`).
  */
 export async function lineMaker(
-  ctx: AppendContext,
+  ws: AppendContext,
 ): Promise<(event: string, payload: Record<string, unknown>) => string> {
   const registry = await eventRegistry();
-  return (event, payload) => lineWith(registry, ctx, event, payload);
+  return (event, payload) => lineWith(registry, ws, event, payload);
 }
 
 /** Append a line `prepareEvent` made; returns it without its newline. */
-export function appendPrepared(ctx: AppendContext, line: string): string {
-  ensureDir(dirname(ctx.ledger.path), 0o700);
-  const locked = withLock(ctx.ledger.lock, APPEND_WAIT_MS, () => writeLine(ctx.ledger.path, line));
+export function appendPrepared(ws: AppendContext, line: string): string {
+  ensureDir(dirname(ws.ledger.path), 0o700);
+  const locked = withLock(ws.ledger.lock, APPEND_WAIT_MS, () => writeLine(ws.ledger.path, line));
   if (!locked.acquired) {
-    log.warn(`ledger lock ${ctx.ledger.lock} held for over ${APPEND_WAIT_MS} ms; appending without it`);
-    writeLine(ctx.ledger.path, line);
+    log.warn(`ledger lock ${ws.ledger.lock} held for over ${APPEND_WAIT_MS} ms; appending without it`);
+    writeLine(ws.ledger.path, line);
   }
   return line.slice(0, -1);
 }

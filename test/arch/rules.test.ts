@@ -162,6 +162,14 @@ describe("architecture", () => {
     expect(callers.sort()).toEqual(["policy/index.ts", "workspace/workspace.ts"]);
   });
 
+  test("the workspace has one name: every parameter that takes it (or the part of it the ledger takes) is `ws`", () => {
+    const named = /\b([A-Za-z_$][\w$]*)\??\s*:\s*(?:Workspace|AppendContext|(?:Pick|Omit)<Workspace)\b(?!\[)/g;
+    const offenders = SOURCES.flatMap((f) =>
+      [...code(f.text).matchAll(named)].filter((m) => m[1] !== "ws").map((m) => `${f.rel}: ${m[1]}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   test("built-in modules are imported as node:*", () => {
     const bare = /from\s+["'](fs|path|os|crypto|child_process|util|url)(\/[a-z]+)?["']/;
     expect(SOURCES.filter((f) => bare.test(f.text)).map((f) => f.rel)).toEqual([]);
