@@ -43,16 +43,28 @@ export function topLevelKeys(text: string): string[] {
   return keys;
 }
 
-/** How many keys the objects in `value` name, at every depth. */
-function keysIn(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0;
+/**
+ * How many keys the objects in `record` name, at every depth: walked with a list of its own, never
+ * by recursion, so a stranger's line nested a hundred thousand deep is counted, not a crash.
+ */
+function keysIn(record: Record<string, unknown>): number {
   let n = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) n += keysIn(item);
-    return n;
+  // Most lines are flat: a list is made only for a line that nests.
+  let waiting: unknown[] | undefined;
+  let next: unknown = record;
+  for (;;) {
+    if (Array.isArray(next)) {
+      for (const item of next) if (item !== null && typeof item === "object") (waiting ??= []).push(item);
+    } else {
+      for (const key in next as Record<string, unknown>) {
+        n++;
+        const item = (next as Record<string, unknown>)[key];
+        if (item !== null && typeof item === "object") (waiting ??= []).push(item);
+      }
+    }
+    if (waiting === undefined || waiting.length === 0) return n;
+    next = waiting.pop();
   }
-  for (const key in value) n += 1 + keysIn((value as Record<string, unknown>)[key]);
-  return n;
 }
 
 /**

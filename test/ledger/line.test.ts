@@ -64,6 +64,17 @@ describe("ledger lines", () => {
     expect(parsed).toMatchObject({ ok: true });
   });
 
+  test("a stranger's line nested a hundred thousand deep is judged, not a crash", () => {
+    const deep = (open: string, close: string) =>
+      `{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":${open.repeat(100_000)}1${close.repeat(100_000)}}`;
+    expect(parseLine(deep("[", "]"))).toMatchObject({ ok: true });
+    expect(parseLine(deep('{"a":', "}"))).toMatchObject({ ok: true });
+    expect(parseLine(deep('{"a":', "}").replace('"by":"y"', '"by":"y","by":"z"'))).toMatchObject({
+      ok: false,
+      reason: 'key "by" appears twice',
+    });
+  });
+
   test("top-level keys ignore nested objects, arrays and escaped quotes", () => {
     expect(topLevelKeys('{"a":{"b":1,"c":[{"d":2}]},"e":"x\\",\\"f\\":1","g":[1,{"h":3}]}')).toEqual(["a", "e", "g"]);
   });
