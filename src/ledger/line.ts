@@ -44,26 +44,36 @@ export function topLevelKeys(text: string): string[] {
 }
 
 /**
- * How many keys the objects in `record` name, at every depth: walked with a list of its own, never
- * by recursion, so a stranger's line nested a hundred thousand deep is counted, not a crash.
+ * How deep a line may nest: far past any event majordomus writes (three levels), and far short of
+ * what makes printing it overflow the stack (JSON.stringify fails near 50,000 levels). A deeper
+ * line is malformed, so no reader, printer or check ever meets it.
  */
-function keysIn(record: Record<string, unknown>): number {
-  let n = 0;
-  // Most lines are flat: a list is made only for a line that nests.
-  let waiting: unknown[] | undefined;
+export const MAX_NESTING = 64;
+
+/**
+ * How many keys the objects in `record` name at every depth, and whether it nests deeper than
+ * MAX_NESTING: walked with a list of its own, never by recursion (a stranger's line may nest a
+ * hundred thousand deep). Most lines are flat: the list is made only for a line that nests.
+ */
+function shapeOf(record: Record<string, unknown>): { keys: number; tooDeep: boolean } {
+  let keys = 0;
+  let waiting: Array<[unknown, number]> | undefined;
   let next: unknown = record;
+  let depth = 1;
   for (;;) {
+    if (depth > MAX_NESTING) return { keys, tooDeep: true };
     if (Array.isArray(next)) {
-      for (const item of next) if (item !== null && typeof item === "object") (waiting ??= []).push(item);
+      for (const item of next) if (item !== null && typeof item === "object") (waiting ??= []).push([item, depth + 1]);
     } else {
       for (const key in next as Record<string, unknown>) {
-        n++;
+        keys++;
         const item = (next as Record<string, unknown>)[key];
-        if (item !== null && typeof item === "object") (waiting ??= []).push(item);
+        if (item !== null && typeof item === "object") (waiting ??= []).push([item, depth + 1]);
       }
     }
-    if (waiting === undefined || waiting.length === 0) return n;
-    next = waiting.pop();
+    const popped = waiting?.pop();
+    if (popped === undefined) return { keys, tooDeep: false };
+    [next, depth] = popped;
   }
 }
 
@@ -76,13 +86,13 @@ function keysIn(record: Record<string, unknown>): number {
  * spaced otherwise (`"a" : 1`) are scanned instead. One pass of the line's own search, where
  * looking for each key's spelling twice took a third of doctor's pass over 200,000 lines.
  */
-function plainlyOnce(text: string, record: Record<string, unknown>): boolean {
+function plainlyOnce(text: string, record: Record<string, unknown>, keysNamed: number): boolean {
   if (text.includes("\\")) return false;
   const keys = Object.keys(record);
   if (keys[0] !== "ts" || keys[1] !== "event") return false;
   let ends = 0;
   for (let i = text.indexOf('":'); i !== -1; i = text.indexOf('":', i + 2)) ends++;
-  return ends === keysIn(record);
+  return ends === keysNamed;
 }
 
 const REQUIRED_STRINGS: readonly EnvelopeKey[] = ["ts", "event", "head", "branch", "by"];
@@ -97,8 +107,10 @@ export function parseLine(text: string): Parsed {
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return { ok: false, reason: "not a JSON object", text };
   const record = value as Record<string, unknown>;
+  const shape = shapeOf(record);
+  if (shape.tooDeep) return { ok: false, reason: `nested deeper than ${MAX_NESTING} levels`, text };
   // Only a line that might repeat a key is scanned for its keys (see plainlyOnce).
-  const own = plainlyOnce(text, record);
+  const own = plainlyOnce(text, record, shape.keys);
   const keys = own ? Object.keys(record) : topLevelKeys(text);
   const repeated = own ? undefined : keys.find((k, i) => keys.indexOf(k) !== i);
   if (repeated !== undefined) return { ok: false, reason: `key "${repeated}" appears twice`, text };

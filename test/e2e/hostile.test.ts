@@ -192,6 +192,29 @@ describe("symbolic links in the layer", () => {
   });
 });
 
+describe("a ledger line from a stranger", () => {
+  test("a ledger line nested 100,000 deep: every reader names it malformed and goes on, none overflows", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const deep = 100_000;
+    const line = `{"ts":"2026-06-01T00:00:00.000Z","event":"note","head":"h","branch":"b","by":"y","p":${"[".repeat(deep)}1${"]".repeat(deep)}}\n`;
+    writeFileSync(repo.path(".ai/local/state/ledger.jsonl"), line, { flag: "a" });
+    for (const args of [["history"], ["history", "--json"], ["context"], ["context", "--json"]]) {
+      const run = repo.mj(args);
+      expect({ args, status: run.status, crashed: /internal error|call stack/i.test(run.stderr) }).toEqual({
+        args,
+        status: 0,
+        crashed: false,
+      });
+    }
+    expect(repo.mj(["history"]).stderr).toContain("skipped 1 malformed ledger line(s)");
+    const validate = repo.mj(["history", "--validate"]);
+    expect(validate.stdout).toMatch(/nested deeper than 64 levels/);
+    expect(repo.mj(["doctor"]).stdout).toMatch(/nested deeper than 64 levels/);
+    for (const run of story(repo)) expect(run.status).toBe(0);
+  });
+});
+
 describe("symbolic links among the client's files", () => {
   test(".claude linked to a folder outside: capture install and uninstall refuse before writing anything, and status names the link", () => {
     using repo = layered();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseLine, topLevelKeys } from "../../src/ledger/line.ts";
+import { MAX_NESTING, parseLine, topLevelKeys } from "../../src/ledger/line.ts";
 
 const GOOD =
   '{"ts":"2026-11-30T10:00:00.000Z","event":"layer.initialized","head":"NONE","branch":"main","by":"majordomus/1","mode":"init","created":3}';
@@ -64,15 +64,24 @@ describe("ledger lines", () => {
     expect(parsed).toMatchObject({ ok: true });
   });
 
-  test("a stranger's line nested a hundred thousand deep is judged, not a crash", () => {
-    const deep = (open: string, close: string) =>
-      `{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":${open.repeat(100_000)}1${close.repeat(100_000)}}`;
-    expect(parseLine(deep("[", "]"))).toMatchObject({ ok: true });
-    expect(parseLine(deep('{"a":', "}"))).toMatchObject({ ok: true });
-    expect(parseLine(deep('{"a":', "}").replace('"by":"y"', '"by":"y","by":"z"'))).toMatchObject({
-      ok: false,
-      reason: 'key "by" appears twice',
-    });
+  test("a line nested deeper than MAX_NESTING is malformed, judged without a crash however deep it goes", () => {
+    const nested = (depth: number, open: string, close: string) =>
+      `{"ts":"t","event":"x","head":"h","branch":"b","by":"y","p":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
+    // The line itself is the first level: its value nested MAX_NESTING - 1 more is as deep as a line may go.
+    for (const [open, close] of [
+      ["[", "]"],
+      ['{"a":', "}"],
+    ] as const) {
+      expect(parseLine(nested(MAX_NESTING, open, close))).toMatchObject({ ok: true });
+      for (const depth of [MAX_NESTING + 1, 100_000])
+        expect(parseLine(nested(depth, open, close))).toMatchObject({
+          ok: false,
+          reason: `nested deeper than ${MAX_NESTING} levels`,
+        });
+    }
+    // A repeat beside a deep value (kept within the bound) is still found.
+    const repeat = nested(MAX_NESTING, '{"a":', "}").replace('"by":"y"', '"by":"y","by":"z"');
+    expect(parseLine(repeat)).toMatchObject({ ok: false, reason: 'key "by" appears twice' });
   });
 
   test("top-level keys ignore nested objects, arrays and escaped quotes", () => {
