@@ -68,6 +68,9 @@ describe("readLayerFile and openLayerFile", () => {
   });
 });
 
+/** The reason a line longer than the ledger's writer ever writes is malformed. */
+const TOO_LONG = `longer than ${256 * 1024} bytes`;
+
 describe("the ledger read oldest first", () => {
   // A line of JSON `bytes` long (multibyte text included), its number in it.
   const lineOf = (n: number, bytes: number) => {
@@ -75,7 +78,7 @@ describe("the ledger read oldest first", () => {
     return `${head}${"ž".repeat(Math.max(0, Math.floor((bytes - head.length - 2) / 2)))}"}`;
   };
 
-  test("every line comes back once, in order, with where it ends: lines across the 1 MiB chunks, one longer than a chunk, a last line without its newline", () => {
+  test("every line comes back once, in order, with where it ends: lines across the 1 MiB chunks, one longer than a chunk (malformed: no line of the ledger is that long), a last line without its newline", () => {
     const lines = [
       ...Array.from({ length: 9000 }, (_, i) => lineOf(i, 150 + (i % 300))),
       lineOf(9000, 3 * 1024 * 1024),
@@ -84,7 +87,7 @@ describe("the ledger read oldest first", () => {
     const text = `${lines.join("\n")}`;
     writeFileSync(at("ledger.jsonl"), text);
     const rows = [...oldestFirst(at("ledger.jsonl"))];
-    expect(rows.map((r) => (r.ok ? r.entry.n : r.reason))).toEqual(lines.map((_, i) => i));
+    expect(rows.map((r) => (r.ok ? r.entry.n : r.reason))).toEqual(lines.map((_, i) => (i === 9000 ? TOO_LONG : i)));
     expect(rows.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1));
     let end = 0;
     const ends = lines.map((l, i) => (end += Buffer.byteLength(l) + (i < lines.length - 1 ? 1 : 0)));
@@ -94,6 +97,42 @@ describe("the ledger read oldest first", () => {
     expect([...oldestFirst(at("ledger.jsonl"), from)].map((r) => [r.line, r.end])).toEqual(
       rows.slice(5000).map((r) => [r.line, r.end]),
     );
+  });
+});
+
+describe("lines longer than any the ledger holds", () => {
+  const line = (n: number, bytes = 120) => {
+    const head = `{"ts":"2026-12-01T00:00:00.000Z","event":"x","head":"h","branch":"b","by":"m","n":${n},"pad":"`;
+    return `${head}${"x".repeat(Math.max(0, bytes - head.length - 2))}"}`;
+  };
+  const LIMIT = 256 * 1024;
+
+  test("first, in the middle, at the limit and last without a newline: each is one malformed row, nothing of it kept, every other line read, both ways", () => {
+    const lines = [
+      line(0, 3 * 1024 * 1024),
+      line(1),
+      line(2, LIMIT),
+      line(3, LIMIT + 1),
+      ...Array.from({ length: 40 }, (_, i) => line(4 + i, 40_000)),
+      line(44, 700_000),
+      line(45),
+      line(46, 2 * 1024 * 1024 + 5),
+    ];
+    writeFileSync(at("long.jsonl"), lines.join("\n"));
+    const want = lines.map((l, i) => (Buffer.byteLength(l) > LIMIT ? TOO_LONG : i));
+    const forward = [...oldestFirst(at("long.jsonl"))];
+    expect(forward.map((r) => (r.ok ? r.entry.n : r.reason))).toEqual(want);
+    let end = 0;
+    expect(forward.map((r) => r.end)).toEqual(
+      lines.map((l, i) => (end += Buffer.byteLength(l) + (i < lines.length - 1 ? 1 : 0))),
+    );
+    expect(forward.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1));
+    expect(forward.filter((r) => !r.ok).every((r) => r.text === "")).toBe(true);
+    const backward = [...newestFirst(at("long.jsonl"))];
+    expect(backward.map((r) => (r.ok ? r.entry.n : r.reason))).toEqual([...want].reverse());
+    expect(backward.filter((r) => !r.ok).every((r) => r.text === "")).toBe(true);
+    // Read about one line's text, a line nobody could have written is passed over unsaid.
+    expect([...newestFirst(at("long.jsonl"), '"n":45,')].map((r) => (r.ok ? r.entry.n : r.reason))).toEqual([45]);
   });
 });
 
@@ -116,7 +155,7 @@ describe("the ledger read newest first", () => {
   const numbers = (rows: Iterable<{ ok: boolean } & ({ entry: { n?: unknown } } | { text?: string })>) =>
     [...rows].map((r) => ("entry" in r ? r.entry.n : r));
 
-  test("every line once, newest first: blank lines passed over, lines across chunks, one longer than a chunk, with or without a last newline", () => {
+  test("every line once, newest first: blank lines passed over, lines across chunks, one longer than a chunk (malformed), with or without a last newline", () => {
     for (const [name, text] of [
       ["ledger-nl.jsonl", `${lines.join("\n")}\n`],
       ["ledger-no-nl.jsonl", lines.join("\n")],
@@ -126,15 +165,16 @@ describe("the ledger read newest first", () => {
       const want = text
         .split("\n")
         .filter((l) => l !== "")
-        .map((l) => JSON.parse(l).n)
+        .map((l) => (Buffer.byteLength(l) > 256 * 1024 ? TOO_LONG : JSON.parse(l).n))
         .reverse();
-      expect(numbers(newestFirst(at(name)))).toEqual(want);
+      expect([...newestFirst(at(name))].map((r) => (r.ok ? r.entry.n : r.reason))).toEqual(want);
     }
   });
 
   test("read about one id: exactly the lines that hold it, newest first, wherever they fall against the chunks", () => {
     for (const name of ["ledger-nl.jsonl", "ledger-no-nl.jsonl"]) {
       const all = [...newestFirst(at(name))];
+      // The line longer than any the ledger holds is not read about, whatever it holds.
       const holding = all.filter((r) => r.ok && r.text.includes(ID)).map((r) => (r.ok ? r.entry.n : undefined));
       expect(holding.length).toBeGreaterThan(500);
       expect(holding[0]).toBe(5999);
@@ -142,7 +182,7 @@ describe("the ledger read newest first", () => {
       expect(numbers(newestFirst(at(name), ID))).toEqual(holding);
       // An id no line holds reads nothing; a blank one reads every line.
       expect([...newestFirst(at(name), "s-20261201000000-ffffffffffff")]).toEqual([]);
-      expect(numbers(newestFirst(at(name), ""))).toEqual(numbers(all));
+      expect(numbers(newestFirst(at(name), "")).map(String)).toEqual(numbers(all).map(String));
     }
   });
 });
