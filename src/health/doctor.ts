@@ -10,7 +10,7 @@ import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { pathOf, statKey, Tree, type Exposure } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
-import { isFailure } from "../lib/failure.ts";
+import { errnoCode, isFailure } from "../lib/failure.ts";
 
 /** Where doctor remembers the files it found good (see verdicts.ts), and how far it read the ledger (ledger-scan.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
@@ -18,7 +18,7 @@ const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { notAFile, readIfExists, readLayerEntry } from "../lib/fsx.ts";
+import { notAFile, readLayerEntry, readLayerFile, unreadable } from "../lib/fsx.ts";
 import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
@@ -275,7 +275,22 @@ function contextLogFindings(ws: Workspace, failures: Failures, out: Finding[]): 
   const root = ws.position.worktree;
   const contexts = sectionPath(ws.layer, "session_contexts");
   const log = join(contexts, ".session-context.log");
-  const lines = (readIfExists(log) ?? "").split("\n").filter((l) => l.trim() !== "");
+  let text = "";
+  try {
+    // Read as the layer's files are: never through a link, never waiting on a FIFO.
+    text = readLayerFile(log);
+  } catch (err) {
+    if (errnoCode(err) !== "ENOENT")
+      out.push({
+        level: "FAIL",
+        category: "contexts",
+        subject: relative(root, log),
+        message: unreadable(err, log),
+        reproduce: `ls -l ${relative(root, log)}`,
+      });
+    return;
+  }
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
   // A line a hook's failure wrote (`<ts> <provider> <event> …`) is history once a later event of
   // its kind succeeded, like the ledger's failure line beside it.
   const current = lines.filter((l) => {

@@ -217,6 +217,15 @@ export function linkRefusal(shown: string): Failure {
   );
 }
 
+/** A FIFO, a socket or a device where the layer keeps a file: refused as a link is, before anything reads it. */
+export function oddRefusal(shown: string, what: string): Failure {
+  return new Failure(
+    "refused",
+    `${shown} is ${what} where majordomus keeps a file; majordomus never reads one (it would wait for a writer)`,
+    "move it away (`ls -l` shows what it is), then run `majordomus init --extend`; nothing was written",
+  );
+}
+
 /**
  * A file of the layer opened to read, or undefined when it is missing: never through a symbolic
  * link (O_NOFOLLOW), never waiting on a FIFO (O_NONBLOCK), and only a regular file. A stranger's
@@ -266,7 +275,7 @@ export function readLayerEntry(path: string, options: { maxBytes?: number } = {}
   try {
     // A file far larger than its kind ever is (a record a stranger's repository tracks at 500 MB) is named, not read into memory.
     if (options.maxBytes !== undefined && Number(stats.size) > options.maxBytes)
-      throw new Failure(
+      throw new TooLarge(
         "contract",
         `${path} is ${Number(stats.size)} bytes, more than the ${options.maxBytes} a file of its kind holds`,
         "look at it (`ls -l`), then move it away",
@@ -289,6 +298,9 @@ export function readLayerEntry(path: string, options: { maxBytes?: number } = {}
     closeSync(fd);
   }
 }
+
+/** A file larger than its kind ever is, named and never read into memory: a reader that goes on without it can tell it from the others. */
+export class TooLarge extends Failure {}
 
 /** The text of a file of the layer (see readLayerEntry). */
 export function readLayerFile(path: string, options: { maxBytes?: number } = {}): string {

@@ -10,8 +10,8 @@
 import { redactOnRead } from "../lib/redact.ts";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
-import { Failure } from "../lib/failure.ts";
-import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
+import { errnoCode, Failure } from "../lib/failure.ts";
+import { readIfExists, readLayerFile, RECORD_MAX_BYTES, TooLarge, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
@@ -25,7 +25,8 @@ export type Question = {
   resolved?: string;
   answer?: string;
 };
-export type Malformed = { line: number; text: string };
+/** A line that is no question; `whole`: the file itself could not be read (its `text` says why). */
+export type Malformed = { line: number; text: string; whole?: true };
 export type Questions = { path: string; open: Question[]; resolved: Question[]; malformed: Malformed[] };
 
 const UNRESOLVED = /^- \[unresolved\] (\S+) — (.+) \((\d{4}-\d{2}-\d{2})\)$/;
@@ -79,9 +80,22 @@ export function parseQuestions(text: string, path: string): Questions {
   return out;
 }
 
+/**
+ * The questions as the file holds them. A file larger than any record (a stranger's, force-added
+ * into a repository: 42 MB held every start hook for 8 s) is not read: it stands as one malformed
+ * entry, so the briefing warns of it and `check` fails until the person looks.
+ */
 export function readQuestions(layer: Layer): Questions {
   const path = questionsPath(layer);
-  return parseQuestions(readIfExists(path) ?? "", path);
+  let text: string;
+  try {
+    text = readLayerFile(path, { maxBytes: RECORD_MAX_BYTES });
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return parseQuestions("", path);
+    if (!(err instanceof TooLarge)) throw err;
+    return { path, open: [], resolved: [], malformed: [{ line: 0, text: (err as Error).message, whole: true }] };
+  }
+  return parseQuestions(text, path);
 }
 
 function checkSingleLine(what: string, text: string): string {
@@ -166,5 +180,7 @@ export function resolveQuestion(layer: Layer, selector: string, answer: string, 
 
 /** One line per malformed entry, each naming the file and line. */
 export function describeMalformed(questions: Questions): string[] {
-  return questions.malformed.map((m) => `${questions.path}:${m.line}: not a question line: ${m.text}`);
+  return questions.malformed.map((m) =>
+    m.whole ? `${m.text}; not read` : `${questions.path}:${m.line}: not a question line: ${m.text}`,
+  );
 }

@@ -103,8 +103,10 @@ const task: Section = (f) => {
 
 const questions: Section = (f) => {
   const q = f.questions;
-  const malformed =
-    q.malformed.length > 0
+  const whole = q.malformed.find((m) => m.whole);
+  const malformed = whole
+    ? [`WARNING: ${whole.text}; it was not read, so no question in it is known: \`majordomus question list\`.`]
+    : q.malformed.length > 0
       ? [`WARNING: ${q.malformed.length} malformed line(s) in ${q.path}: \`majordomus question list\` names them.`]
       : [];
   if (q.open.length === 0) return { lines: malformed };

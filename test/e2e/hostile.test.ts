@@ -16,7 +16,7 @@ import {
 import { BIN } from "../support/env.ts";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
-import { layered, ok, closedRecords, records } from "../support/layered.ts";
+import { layered, ok, closedRecords, records, HANDOVER } from "../support/layered.ts";
 import { scratch, type Repo } from "../support/repo.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -484,6 +484,83 @@ describe("a folder where the layer keeps a file", () => {
       expect(doctor.stderr).not.toContain("bug");
     });
   }
+});
+
+describe("a FIFO where the layer keeps a file", () => {
+  // Reading a FIFO waits for a writer that never comes: the layer is refused as for a link, at once.
+  const FILES = [
+    ".ai/local/state/open-questions.md",
+    ".ai/local/state/decisions.md",
+    ".ai/local/state/current.yaml",
+    ".ai/local/state/ledger.jsonl",
+    ".ai/repo/policy.yaml",
+    ".ai/manifest.yaml",
+  ];
+  /** A run that a hang cannot hold: killed after 20 s (a signal, not an exit status, then). */
+  const bounded = (repo: Repo, cmd: string, args: string[], input?: string) => {
+    const run = spawnSync(cmd, args, { cwd: repo.dir, input, encoding: "utf8", timeout: 20_000 });
+    return { status: run.status, signal: run.signal, stderr: run.stderr };
+  };
+
+  for (const rel of FILES) {
+    test(`${rel} as a FIFO: the hooks say so and go on, the commands refuse (15), nothing waits on it`, () => {
+      using repo = captured();
+      rmSync(repo.path(rel), { force: true });
+      expect(spawnSync("mkfifo", [repo.path(rel)]).status).toBe(0);
+      const said = `${rel} is a FIFO where majordomus keeps a file`;
+      for (const [shim, payload] of [
+        ["majordomus-session-start", { session_id: "cc-fifo", source: "startup" }],
+        ["majordomus-capture", { session_id: "cc-fifo", prompt: "hi" }],
+        ["majordomus-session-end", { session_id: "cc-fifo", reason: "other" }],
+      ] as const) {
+        const run = bounded(repo, repo.path(".claude/hooks", shim), [], JSON.stringify(payload));
+        expect({ shim, status: run.status, signal: run.signal }).toEqual({ shim, status: 0, signal: null });
+        expect(run.stderr).toContain(said);
+      }
+      for (const args of [["context"], ["question", "list"], ["doctor"]]) {
+        const run = bounded(repo, BIN, args);
+        expect({ args, status: run.status, signal: run.signal }).toEqual({ args, status: 15, signal: null });
+        expect(run.stderr).toContain(said);
+      }
+    });
+  }
+
+  test("doctor's log of hook failures as a FIFO: named among its findings, not waited on", () => {
+    using repo = captured();
+    const log = repo.path(".ai/local/session-contexts/.session-context.log");
+    rmSync(log, { force: true });
+    expect(spawnSync("mkfifo", [log]).status).toBe(0);
+    const run = spawnSync(BIN, ["doctor"], { cwd: repo.dir, encoding: "utf8", timeout: 20_000 });
+    expect(run.signal).toBeNull();
+    expect(run.stdout).toContain(".session-context.log — unreadable: it is not a regular file");
+  });
+});
+
+describe("an open-questions.md larger than any record", () => {
+  test("force-added at 2 MB: not read; the briefing says so, check fails, and finish --outcome completed is refused", () => {
+    using repo = captured();
+    const rel = ".ai/local/state/open-questions.md";
+    const line = (i: number) => `- [unresolved] t-1 — question ${i} of a stranger's long list (2026-12-01)\n`;
+    writeFileSync(repo.path(rel), `# Open questions\n\n${Array.from({ length: 30_000 }, (_, i) => line(i)).join("")}`);
+    repo.git("add", "-f", rel);
+    repo.git("commit", "-q", "-m", "A stranger's questions");
+    const said = /open-questions\.md is \d+ bytes, more than the 1048576 a file of its kind holds/;
+    const start = fire(repo, "start", START);
+    expect(start.status).toBe(0);
+    expect(start.stdout).toMatch(said);
+    expect(start.stdout).toContain("it was not read, so no question in it is known");
+    expect(start.stdout).not.toContain("question 0 of");
+    const list = repo.mj(["question", "list"]);
+    expect(list.status).toBe(10);
+    expect(list.stderr).toMatch(said);
+    const check = repo.mj(["check"]);
+    expect(check.stdout).toMatch(new RegExp(`FAIL blockers open-questions\\.md — .*${said.source}`));
+    ok(repo.mj(["start", "a task", "--scope", "src"]));
+    writeFileSync(repo.path("note.md"), HANDOVER);
+    const finish = repo.mj(["finish", "--outcome", "completed", "--note", "note.md"]);
+    expect(finish.status).not.toBe(0);
+    expect(finish.stderr).toContain("malformed line(s) refuse --outcome completed");
+  });
 });
 
 describe("section names from a stranger's policy", () => {

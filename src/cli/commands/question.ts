@@ -64,6 +64,8 @@ const list = command({
           out(`-  ${item.text}  (task ${item.taskId}, resolved ${item.resolved}: ${item.answer})`);
       if (q.open.length === 0) out("no open questions");
     }
+    if (q.malformed.some((m) => m.whole))
+      throw new Failure("contract", describeMalformed(q)[0]!, "look at it (`ls -l`), then move it away");
     if (q.malformed.length > 0) {
       throw new Failure(
         "contract",
