@@ -5,7 +5,7 @@
 import { join, normalize } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import { isDirectory, readIfExists } from "../lib/fsx.ts";
+import { isDirectory, readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/fsx.ts";
 import { parseDocument, type DocumentKind } from "./document.ts";
 
 export const LAYER_DIR = ".ai";
@@ -88,7 +88,7 @@ export function parseManifest(text: string, file: string, options: { strict?: bo
 export async function loadLayer(root: string): Promise<Layer> {
   const dir = join(root, LAYER_DIR);
   const manifestPath = join(dir, MANIFEST_FILE);
-  const text = readIfExists(manifestPath);
+  const text = readLayerFileIfExists(manifestPath, { maxBytes: RECORD_MAX_BYTES });
   if (text === undefined) {
     if (isDirectory(dir))
       throw new Failure(

@@ -307,6 +307,16 @@ export function readLayerFile(path: string, options: { maxBytes?: number } = {})
   return readLayerEntry(path, options).text;
 }
 
+/** The text of a file of the layer (see readLayerEntry), or undefined when it is missing. */
+export function readLayerFileIfExists(path: string, options: { maxBytes?: number } = {}): string | undefined {
+  try {
+    return readLayerEntry(path, options).text;
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
 /** The most a record (a handover, a checkpoint, a closed session record) is read as: real ones are a few kilobytes. */
 export const RECORD_MAX_BYTES = 1024 * 1024;
 

@@ -8,7 +8,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
 import { Failure } from "../lib/failure.ts";
-import { readIfExists } from "../lib/fsx.ts";
+import { readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/fsx.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
@@ -153,7 +153,8 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
 }
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
-  const text = readIfExists(path);
+  // A page of settings: one larger than any record (a stranger's 20 MB one cost every hook 0.16 s) is named, not parsed.
+  const text = readLayerFileIfExists(path, { maxBytes: RECORD_MAX_BYTES });
   if (text === undefined)
     throw new Failure(
       "missing",

@@ -563,6 +563,26 @@ describe("an open-questions.md larger than any record", () => {
   });
 });
 
+describe("a tracked policy larger than any record", () => {
+  test("2 MB of it: never parsed; the hooks say the policy could not be read and go on, the commands name it (10)", () => {
+    using repo = captured();
+    const rel = ".ai/repo/policy.yaml";
+    writeFileSync(repo.path(rel), `${readFileSync(repo.path(rel), "utf8")}# ${"x".repeat(2 * 1024 * 1024)}\n`);
+    repo.git("add", rel);
+    repo.git("commit", "-q", "-m", "A stranger's policy");
+    const said = /policy\.yaml is \d+ bytes, more than the 1048576 a file of its kind holds/;
+    const runs = story(repo);
+    for (const run of runs) expect(run.status).toBe(0);
+    // The start and end hooks need the policy and say why they went without it.
+    for (const i of [0, 3]) expect(runs[i]!.stderr).toMatch(said);
+    for (const args of [["policy"], ["context"]]) {
+      const run = repo.mj(args);
+      expect({ args, status: run.status }).toEqual({ args, status: 10 });
+      expect(run.stderr).toMatch(said);
+    }
+  });
+});
+
 describe("section names from a stranger's policy", () => {
   // The policy is tracked: its section names are looked up only among the writers' own rows, so a
   // name every object answers to (constructor, toString) is a section nobody writes, not code.
