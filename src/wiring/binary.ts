@@ -1,15 +1,14 @@
 /**
  * The binary the shims run: the one the person ran `capture install` with, recorded by its absolute
- * path in the git-ignored local half (wiring/shims.ts BINARY_RECORD). A copy inside the repository
- * is the person's only when git neither tracks it nor would add it (an ignored `.majordomus/bin/`);
- * a tracked one is a stranger's program and is never recorded. Run from the source tree, nothing is
- * recorded: the shims then use majordomus from the person's PATH.
+ * path in the git-ignored local half (wiring/shims.ts BINARY_RECORD). Never a copy inside the
+ * repository, tracked or not: a checkout replaces any file there, an ignored one without asking, so
+ * a branch could put its own program in the binary's place (the shims refuse such a record too).
+ * Run from the source tree, nothing is recorded: the shims then use majordomus from the person's PATH.
  */
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { ensureDir, readIfExists, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
 import { compiled } from "../lib/runtime.ts";
-import { git } from "../repo/git.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { BINARY_RECORD } from "./shims.ts";
 import type { Line } from "./report.ts";
@@ -25,22 +24,10 @@ export async function planBinary(
   const bin = realpathSync(executable);
   const root = realpathSync(ws.position.worktree);
   if (!bin.startsWith(root + sep)) return { record: bin };
-  const rel = relative(root, bin);
-  const [tracked, ignored] = await Promise.all([
-    git(root, ["ls-files", "--error-unmatch", "--", rel]),
-    git(root, ["check-ignore", "-q", "--", rel]),
-  ]);
-  if (tracked.ok)
-    return {
-      refused: bin,
-      why: `${rel} is tracked by git: a program anyone can commit is a stranger's, and the shims never run it`,
-    };
-  if (!ignored.ok)
-    return {
-      refused: bin,
-      why: `${rel} is inside the repository and not ignored by git; add its folder to .gitignore (e.g. \`.majordomus/\`) and run capture install with it again`,
-    };
-  return { record: bin };
+  return {
+    refused: bin,
+    why: `${relative(root, bin)} is inside the repository: a checkout can replace any file there (git overwrites ignored ones without asking), so the shims never run a program inside it; install majordomus outside the repository (e.g. \`~/.local/bin\`) and run its capture install`,
+  };
 }
 
 /** Write the record the plan names (all of it, or nothing), as an install line. */

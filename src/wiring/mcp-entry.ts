@@ -2,7 +2,7 @@
  * The MCP server entry `capture install` writes into a client's project MCP configuration, and how
  * it is recognised again. The client starts the command it names by itself, from the PATH it was
  * started with: a bare `majordomus` only where that name is on the person's PATH, else the absolute
- * path of the binary `capture install` recorded (a per-repository install in `.majordomus/bin/`).
+ * path of the binary `capture install` recorded (one installed off the person's PATH).
  */
 import { basename } from "node:path";
 

@@ -15,8 +15,8 @@ export const STATUS_ANSWER_PREFIX = "git-status.";
 
 /**
  * Where `capture install` records the absolute path of the binary the person ran it with (one
- * line, in the git-ignored local half): the binary every shim runs. A copy inside the repository is
- * recorded only when git neither tracks nor would add it (see wiring/binary.ts).
+ * line, in the git-ignored local half): the binary every shim runs. Never a copy inside the
+ * repository (see wiring/binary.ts), and the shims refuse a record that names one.
  */
 export const BINARY_RECORD = ".ai/local/state/binary";
 
@@ -68,9 +68,11 @@ done
 PATH=$safe
 export PATH
 # The binary \`capture install\` recorded (the one the person ran it with), else the first majordomus on that PATH.
+# Never one inside this repository, by its path or through /proc: a checkout can rewrite the record
+# and whatever it names there (git overwrites ignored files), so that would be the repository's program.
 mj=
 if [ -f "$root/${BINARY_RECORD}" ] && IFS= read -r bin <"$root/${BINARY_RECORD}"; then
-  case $bin in /*) if [ -x "$bin" ]; then mj=$bin; fi ;; esac
+  case $bin in "$root"/* | /proc/*) ;; /*) if [ -x "$bin" ]; then mj=$bin; fi ;; esac
 fi
 if [ -z "$mj" ]; then
   for dir in $PATH; do

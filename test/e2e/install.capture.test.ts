@@ -1,7 +1,6 @@
 // capture install and capture status through the compiled binary.
 import { describe, expect, test } from "bun:test";
 import {
-  appendFileSync,
   chmodSync,
   copyFileSync,
   existsSync,
@@ -15,7 +14,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
-import { sh } from "../support/repo.ts";
+import { scratch, sh } from "../support/repo.ts";
 import { hookEnv, SHIMS } from "../support/capture.ts";
 import { layered, ok } from "../support/layered.ts";
 
@@ -347,12 +346,12 @@ describe("the project's MCP server", () => {
     expect(ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout).toContain("already present  .mcp.json");
   });
 
-  test("a per-repository install with majordomus off PATH: .mcp.json names the binary by its absolute path; a bare name the PATH cannot find is not verified until it can", () => {
+  test("a binary installed off PATH: .mcp.json names it by its absolute path; a bare name the PATH cannot find is not verified until it can", () => {
     using repo = layered();
     const off = { PATH: "/usr/bin:/bin" };
-    appendFileSync(repo.path(".gitignore"), "\n.majordomus/\n");
-    mkdirSync(repo.path(".majordomus/bin"), { recursive: true });
-    const copy = repo.path(".majordomus/bin/majordomus");
+    // Installed in a folder of the person's own, outside every repository and off the PATH.
+    const folder = scratch("majordomus-bin-");
+    const copy = join(folder, "majordomus");
     copyFileSync(BIN, copy);
     chmodSync(copy, 0o755);
     const installed = sh(repo.dir, copy, ["capture", "install"], undefined, off);
@@ -385,6 +384,7 @@ describe("the project's MCP server", () => {
     expect(JSON.parse(readFileSync(repo.path(".mcp.json"), "utf8")).mcpServers.majordomus.command).toBe(
       realpathSync(copy),
     );
+    rmSync(folder, { recursive: true, force: true });
   });
 
   test("an MCP command inside the repository that capture install did not record is never run", () => {

@@ -1,7 +1,7 @@
 // A stranger's repository ships its own `git` and `majordomus` (tracked, in bin/ and
 // .majordomus/bin/), and the person's PATH reaches into it every way a PATH can: `.`, an empty
-// entry, a relative entry, the repository's own folders. None of them is ever run: not by a hook,
-// not by a command, not by doctor. Each planted program leaves a marker file outside the
+// entry, a relative entry, the repository's own folders; or a checkout rewrites the record of the
+// binary the shims run. None of them is ever run: not by a hook, not by a command, not by doctor. Each planted program leaves a marker file outside the
 // repository if it runs; the hooks and commands still work with the person's own programs.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -77,7 +77,7 @@ describe("programs the repository ships are never run", () => {
     rmSync(markers, { recursive: true, force: true });
   }, 120_000);
 
-  test("capture install records the binary it was run with; a tracked copy inside the repository is never recorded, an ignored one is", () => {
+  test("capture install records the binary it was run with, never a copy inside the repository (ignored or tracked); the shims never run a record that names one, or a path through /proc", () => {
     using repo = captured();
     expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
     mkdirSync(repo.path(".majordomus/bin"), { recursive: true });
@@ -88,18 +88,28 @@ describe("programs the repository ships are never run", () => {
       const r = Bun.spawnSync([bin, "capture", "install"], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
       return { status: r.exitCode, text: r.stdout.toString() + r.stderr.toString() };
     };
-    // Not ignored: not recorded, and said why.
-    const viaLocal = installWith(local);
-    expect(viaLocal.text).toContain("not ignored by git");
+    // Not ignored, ignored, tracked: never recorded, and said why; the record stays the person's binary.
+    expect(installWith(local).text).toContain("is inside the repository");
     expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
-    // Ignored: the person's own copy; recorded, and the shims run it.
     writeFileSync(repo.path(".gitignore"), `${readFileSync(repo.path(".gitignore"), "utf8")}.majordomus/\n`);
-    expect(installWith(local).status).toBe(0);
-    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(local);
-    // Tracked (forced past the ignore): a stranger's; not recorded.
+    expect(installWith(local).text).toContain("is inside the repository");
+    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
     repo.git("add", "-f", ".majordomus/bin/majordomus");
-    expect(installWith(local).text).toContain("is tracked by git");
-    // The record that named it is gone: the shims fall back to the person's PATH.
-    expect(existsSync(repo.path(".ai/local/state/binary"))).toBe(false);
+    expect(installWith(local).text).toContain("is inside the repository");
+    expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
+    // A record a checkout rewrote (git overwrites ignored files): naming a program of the repository by
+    // its path, or through /proc, it is never run; the hook runs majordomus from the person's PATH.
+    const markers = scratch("majordomus-markers-");
+    writeFileSync(repo.path("evil"), `#!/bin/sh\necho "evil $*" >> '${join(markers, "ran")}'\nexit 0\n`);
+    chmodSync(repo.path("evil"), 0o755);
+    for (const named of [repo.path("evil"), "/proc/self/cwd/evil"]) {
+      writeFileSync(repo.path(".ai/local/state/binary"), `${named}\n`);
+      const run = fire(repo, "prompt", { session_id: "cc-record", prompt: "hello" });
+      expect({ named, status: run.status }).toEqual({ named, status: 0 });
+      expect({ named, ran: existsSync(join(markers, "ran")) }).toEqual({ named, ran: false });
+    }
+    // And the prompt was captured by the person's majordomus, found on the PATH.
+    expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toContain('"provider_session":"cc-record"');
+    rmSync(markers, { recursive: true, force: true });
   }, 60_000);
 });
