@@ -72,7 +72,10 @@ export PATH
 # and whatever it names there (git overwrites ignored files), so that would be the repository's program.
 mj=
 if [ -f "$root/${BINARY_RECORD}" ] && IFS= read -r bin <"$root/${BINARY_RECORD}"; then
-  case $bin in "$root"/* | /proc/*) ;; /*) if [ -x "$bin" ]; then mj=$bin; fi ;; esac
+  case $bin in
+    "$root"/* | /proc/*) echo "majordomus: ${BINARY_RECORD} names a program inside this repository (or under /proc), which no shim runs; run capture install with a majordomus installed outside it" >&2 ;;
+    /*) if [ -x "$bin" ]; then mj=$bin; fi ;;
+  esac
 fi
 if [ -z "$mj" ]; then
   for dir in $PATH; do

@@ -107,6 +107,7 @@ describe("programs the repository ships are never run", () => {
       const run = fire(repo, "prompt", { session_id: "cc-record", prompt: "hello" });
       expect({ named, status: run.status }).toEqual({ named, status: 0 });
       expect({ named, ran: existsSync(join(markers, "ran")) }).toEqual({ named, ran: false });
+      expect(run.stderr).toContain(".ai/local/state/binary names a program inside this repository");
     }
     // And the prompt was captured by the person's majordomus, found on the PATH.
     expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toContain('"provider_session":"cc-record"');
