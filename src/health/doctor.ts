@@ -10,7 +10,7 @@ import { lockState } from "../lib/lock.ts";
 import { Verdicts } from "./verdicts.ts";
 import { pathOf, statKey, Tree, type Exposure } from "./tree.ts";
 import { mark } from "../lib/trace.ts";
-import { errnoCode, isFailure } from "../lib/failure.ts";
+import { isFailure } from "../lib/failure.ts";
 
 /** Where doctor remembers the files it found good (see verdicts.ts), and how far it read the ledger (ledger-scan.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
@@ -18,7 +18,7 @@ const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { notAFile, readLayerEntry, readLayerFile, unreadable } from "../lib/fsx.ts";
+import { notAFile, readLayerEntry, readLayerFileIfExists, unreadable } from "../lib/fsx.ts";
 import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
@@ -275,19 +275,18 @@ function contextLogFindings(ws: Workspace, failures: Failures, out: Finding[]): 
   const root = ws.position.worktree;
   const contexts = sectionPath(ws.layer, "session_contexts");
   const log = join(contexts, ".session-context.log");
-  let text = "";
+  let text: string;
   try {
     // Read as the layer's files are: never through a link, never waiting on a FIFO.
-    text = readLayerFile(log);
+    text = readLayerFileIfExists(log) ?? "";
   } catch (err) {
-    if (errnoCode(err) !== "ENOENT")
-      out.push({
-        level: "FAIL",
-        category: "contexts",
-        subject: relative(root, log),
-        message: unreadable(err, log),
-        reproduce: `ls -l ${relative(root, log)}`,
-      });
+    out.push({
+      level: "FAIL",
+      category: "contexts",
+      subject: relative(root, log),
+      message: unreadable(err, log),
+      reproduce: `ls -l ${relative(root, log)}`,
+    });
     return;
   }
   const lines = text.split("\n").filter((l) => l.trim() !== "");

@@ -10,8 +10,8 @@
 import { redactOnRead } from "../lib/redact.ts";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
-import { errnoCode, Failure } from "../lib/failure.ts";
-import { readIfExists, readLayerFile, RECORD_MAX_BYTES, TooLarge, writeFileAtomic } from "../lib/fsx.ts";
+import { Failure } from "../lib/failure.ts";
+import { readIfExists, readLayerFileIfExists, RECORD_MAX_BYTES, TooLarge, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
@@ -87,15 +87,12 @@ export function parseQuestions(text: string, path: string): Questions {
  */
 export function readQuestions(layer: Layer): Questions {
   const path = questionsPath(layer);
-  let text: string;
   try {
-    text = readLayerFile(path, { maxBytes: RECORD_MAX_BYTES });
+    return parseQuestions(readLayerFileIfExists(path, { maxBytes: RECORD_MAX_BYTES }) ?? "", path);
   } catch (err) {
-    if (errnoCode(err) === "ENOENT") return parseQuestions("", path);
     if (!(err instanceof TooLarge)) throw err;
-    return { path, open: [], resolved: [], malformed: [{ line: 0, text: (err as Error).message, whole: true }] };
+    return { path, open: [], resolved: [], malformed: [{ line: 0, text: err.message, whole: true }] };
   }
-  return parseQuestions(text, path);
 }
 
 function checkSingleLine(what: string, text: string): string {

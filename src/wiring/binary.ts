@@ -16,10 +16,7 @@ import type { Line } from "./report.ts";
 /** What to record, or why nothing is: a pure answer from what was gathered. */
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };
 
-export async function planBinary(
-  ws: Workspace,
-  executable = compiled() ? process.execPath : undefined,
-): Promise<BinaryPlan> {
+export function planBinary(ws: Workspace, executable = compiled() ? process.execPath : undefined): BinaryPlan {
   if (executable === undefined) return { why: "run from the source tree: the shims run majordomus from your PATH" };
   const bin = realpathSync(executable);
   const root = realpathSync(ws.position.worktree);

@@ -398,7 +398,7 @@ export async function install(
   // The binary the shims run: the person's own, recorded in the local half. The MCP server is
   // started by the client itself, so its entry names that binary by its path when PATH has none.
   const { planBinary, commitBinary } = await import("./binary.ts");
-  const binary = await planBinary(ws);
+  const binary = planBinary(ws);
   mcpConfig(ws, provider, mcpCommandHere(ws, binary.record), options.merge, report);
   report.lines.push(commitBinary(ws, binary));
   // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
