@@ -14,6 +14,9 @@ import { join, relative } from "node:path";
 import { readRecord } from "../records/record.ts";
 import { storeOf } from "../records/store.ts";
 import { redactOnRead } from "../lib/redact.ts";
+import { gatherFacts } from "../facts/gather.ts";
+import { claimLines } from "../views/common.ts";
+import { CLAIMS_KEPT } from "../records/claims.ts";
 
 export async function printResolved(
   kind: RecordKind,
@@ -121,4 +124,24 @@ export async function printRecord(
       body: r.body,
     });
   out(shownLines(kind.noun, relative(ws.position.worktree, r.path), r.meta, r.body).join("\n"));
+}
+
+/** `handover --claims`: what the resolved handover cites, each labelled against the tree now (the list a briefing summarises). */
+export async function printClaims(ws: Workspace, options: { json?: boolean }): Promise<void> {
+  const facts = await gatherFacts(ws, ["handover", "claims"]);
+  const v = facts.handover.view;
+  if (options.json) {
+    outJson("handover-claims", { path: v?.path ?? null, claims: v?.claims ?? null });
+    return;
+  }
+  if (!v) {
+    out(noRecordLine("handover", ws.position.branch));
+    return;
+  }
+  out(`Handover ${v.path}`);
+  if (!v.claims) {
+    out("It cites nothing the repository can check (no path, symbol, commit or package script).");
+    return;
+  }
+  for (const line of claimLines(v.claims, CLAIMS_KEPT)) out(line);
 }

@@ -77,3 +77,22 @@ export function headThatFits(
   }
   return { shown, kept: shown.length, partial: false };
 }
+
+/** The largest head of `lines`, at most `k` long, that does not end inside a fenced code block (0 when the first fence opens it). */
+export function outsideFence(lines: readonly string[], k: number): number {
+  let openedAt = -1;
+  for (let i = 0; i < k; i++) if (FENCE.test(lines[i]!)) openedAt = openedAt === -1 ? i : -1;
+  return openedAt === -1 || k >= lines.length ? k : openedAt;
+}
+
+/** The largest n in [0, max] for which `fits(n)` holds, given that it holds for every smaller n (a binary search). */
+export function largest(max: number, fits: (n: number) => boolean): number {
+  let lo = 0;
+  let hi = max;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

@@ -69,6 +69,8 @@ export type ClaimsCheck = {
   all_gone: boolean;
   /** Why the claims could not be checked (git failed or did not answer in time); then `labels` is empty. */
   why?: string;
+  /** How many were left out of `labels` to fit an answer's budget (only the news is kept then). */
+  omitted?: number;
 };
 
 /** The most claims one record keeps, in the order its text gives them. */

@@ -1,12 +1,10 @@
 /**
  * `majordomus context`: one read-only projection of everything the layer knows, in authority
  * order, fitted to a line budget and a character budget (what an agent's tool call is handed
- * whole). A pure view over the facts.
- *
- * When the document is over budget, sections give way in DROP_ORDER: whole sections first, then
- * the checkpoint and handover shrink to their header and a pointer to the file, then they go.
- * GIT, TASK and OPEN QUESTIONS are never dropped. Every line printed is counted, the BUDGET
- * trailer included.
+ * whole) by the one budget (views/budget.ts): the handover's Next Action first and whole when it
+ * fits, every section yielding to its short form (a count and the command that shows it) in the
+ * reverse of its worth before a word of it is cut. Every line printed is counted, the BUDGET
+ * trailer included. A pure view over the facts.
  */
 import { inScope } from "../lib/scope.ts";
 import { isoStamp } from "../lib/clock.ts";
@@ -17,31 +15,39 @@ import { describeMalformed } from "../questions/store.ts";
 import { ago, DIVERGENCE_MEANING } from "../records/labels.ts";
 import { withoutNextAction, type View } from "../records/view.ts";
 import type { Task } from "../task/record.ts";
-import { authorship, CLAIMS_SHOWN, claimLines, liveAuthorLine, sharedLine } from "./briefing.ts";
+import {
+  authorship,
+  claimLines,
+  claimsSummary,
+  cutNotice,
+  liveAuthorLine,
+  ownRecordsLine,
+  sharedLine,
+  showCommand,
+  untrustedLine,
+  warnsAgainst,
+} from "./common.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
-import { ownRecordsLine, showCommand, warnsAgainst } from "./common.ts";
-import { headThatFits, sizeOf } from "../lib/fit.ts";
+import { sizeOf } from "../lib/fit.ts";
+import { printable } from "../lib/printable.ts";
+import { spend, type Part, type Quote } from "./budget.ts";
+import { field, fields, quoted } from "../lib/quote.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
-type Section = {
-  id: SectionId;
-  title: string;
-  lines: string[];
-  short?: string[];
-  next?: { lines: string[]; command: string };
-};
+/** A section: its title, its lines, and the short form it yields to (a count, and the command that shows it). */
+type Section = { id: SectionId; title: string; lines: string[]; short?: string[] };
 
-/** What gives way when over budget, in order: a section dropped, or shrunk to its header. */
-const DROP_ORDER: ReadonlyArray<{ id: SectionId; step: "drop" | "shrink" | "cut" }> = [
-  { id: "history", step: "drop" },
-  { id: "files", step: "drop" },
-  { id: "decisions", step: "drop" },
-  { id: "checkpoint", step: "shrink" },
-  { id: "handover", step: "shrink" },
-  { id: "checkpoint", step: "drop" },
-  { id: "handover", step: "cut" },
-  { id: "handover", step: "drop" },
+/** Which sections get their long form back first once the Next Action is spent: git first, history last. */
+const WORTH: readonly SectionId[] = [
+  "git",
+  "task",
+  "questions",
+  "handover",
+  "checkpoint",
+  "decisions",
+  "files",
+  "history",
 ];
 
 /**
@@ -74,7 +80,8 @@ export type Context = {
   handover_since: View | null;
 };
 
-function recordLines(v: View, since: View | undefined, at: Date): { lines: string[]; short: string[] } {
+/** A record's labels and where it comes from: what a section shows before its quoted text. */
+function recordHeader(v: View, since: View | undefined, at: Date): string[] {
   const header = [
     `path: ${v.path}`,
     `labels: ${v.divergence} · ${v.freshness} (${v.freshness_reason})`,
@@ -83,58 +90,43 @@ function recordLines(v: View, since: View | undefined, at: Date): { lines: strin
   if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
   if (v.shared) header.push(sharedLine(v.shared, at));
   if (v.live_author) header.push(liveAuthorLine(v.live_author, at));
-  if (!v.history && v.next_action) header.push(`Next Action ${authorship(v)}.`);
-  const sinceLines = since
-    ? [
-        `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`,
-      ]
-    : [];
-  // What the record cites, labelled against the tree now: all of it here, only the news when shrunk.
+  if (since)
+    header.push(
+      `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`,
+    );
+  return header;
+}
+
+/** A record's text, quoted: its body (without the Next Action when that is quoted above it, or withheld). */
+function recordText(v: View, quotedAbove: boolean): { lines: string[]; short: string[] } {
   const cited = v.claims ? claimLines(v.claims, CLAIMS_KEPT) : [];
-  const citedShort = v.claims ? claimLines(v.claims, CLAIMS_SHOWN, true) : [];
-  const body = (v.history ? withoutNextAction(v.body) : v.body).split("\n").filter((l) => l.trim() !== "");
+  const citedShort = v.claims ? [claimsSummary(v.claims)] : [];
+  const text = v.history || quotedAbove ? withoutNextAction(v.body) : v.body;
+  const body = text.split("\n").filter((l) => l.trim() !== "");
   const tail = v.next_action_withheld ? [v.next_action_withheld] : [];
-  // Shrunk, a record keeps its Next Action (the agent's own words come first) and drops the rest of its body.
-  const next = !v.history && v.next_action ? v.next_action : [];
-  const omitted = `rest of the body omitted for the budget — \`${showCommand(v)}\` prints it`;
+  const intro = quotedAbove ? ["The rest of the record, quoted:"] : ["The record, quoted:"];
+  const pointer = `rest of the body omitted for the budget — \`${showCommand(v)}\` prints it`;
   return {
-    lines: [...header, ...sinceLines, ...cited, ...body, ...tail],
-    short: [...header, ...sinceLines, ...(next.length ? ["Next Action:", ...next] : []), ...citedShort, omitted],
+    lines: [...cited, ...(body.length ? [...intro, ...body.map(quoted)] : []), ...tail],
+    short: [...citedShort, ...(body.length ? [pointer] : []), ...tail],
   };
 }
 
-function recordSection(
-  id: "checkpoint" | "handover",
-  title: string,
-  noun: string,
-  command: string,
-  fact: RecordFact,
-  excluded: Excluded[],
-  at: Date,
-): Section | undefined {
+function absent(id: "checkpoint" | "handover", title: string, fact: RecordFact, excluded: Excluded[]): boolean {
+  const noun = id;
   if (fact.error) excluded.push({ item: title, reason: `the records could not be read: ${fact.error}` });
   if (fact.skipped > 0)
     excluded.push({
       item: `${fact.skipped} malformed ${noun} record(s)`,
-      reason: `skipped; see \`majordomus ${command} --list\``,
+      reason: `skipped; see \`majordomus ${noun} --list\``,
     });
-  if (!fact.view) {
-    if (!fact.error)
-      excluded.push({
-        item: title,
-        reason: `no ${noun} for this worktree and branch (other branches are never offered)`,
-      });
-    return undefined;
-  }
-  const r = recordLines(fact.view, fact.since, at);
-  return {
-    id,
-    title,
-    ...r,
-    ...(id === "handover" && !fact.view.history && fact.view.next_action
-      ? { next: { lines: fact.view.next_action, command: showCommand(fact.view) } }
-      : {}),
-  };
+  if (fact.view) return false;
+  if (!fact.error)
+    excluded.push({
+      item: title,
+      reason: `no ${noun} for this worktree and branch (other branches are never offered)`,
+    });
+  return true;
 }
 
 const inTaskScope = (task: Task, file: string) => inScope(task.scope, file);
@@ -160,7 +152,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
   const gitLines = [
     `repository: ${p.repositoryId}`,
     `worktree: ${p.worktree}`,
-    `branch: ${p.branch}`,
+    `branch: ${field(p.branch)}`,
     `head: ${p.head}`,
     `working tree: ${snap.workingTree}${snap.changed.length ? ` (${snap.changed.length} path(s) changed)` : ""}`,
   ];
@@ -176,80 +168,137 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
       );
   }
   if (f.taskProblem) gitLines.push(`WARNING: ${f.taskProblem}`);
+  const untrusted = untrustedLine(f.untrusted);
+  if (untrusted) gitLines.push(`WARNING: ${untrusted}`);
 
   const taskLines = task
     ? [
-        `id: ${task.id} (${task.outcome}, profile ${task.profile}, owner ${task.owner})`,
-        `task: ${task.task}`,
-        `scope: ${task.scope.join(", ")}`,
+        `id: ${task.id} (${task.outcome}, profile ${task.profile}, owner ${field(task.owner)})`,
+        `task: ${field(task.task, 2_000)}`,
+        `scope: ${fields(task.scope)}`,
         `started: ${task.started_at} (${ago(f.at, task.started_at)})`,
         `last checkpoint: ${task.checkpoint_at} (${ago(f.at, task.checkpoint_at)})`,
       ]
     : [
         'none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>',
       ];
+  const taskShort = task
+    ? [
+        `id: ${task.id} (${task.outcome}); task: ${field(task.task, 200)}`,
+        `scope: ${task.scope.length} path(s) (\`majordomus context --json\` has them)`,
+      ]
+    : undefined;
 
   const q = f.questions;
+  const malformed = describeMalformed(q).map((m) => `MALFORMED: ${m}`);
+  const blocks = `${q.open.length} unresolved; each refuses \`majordomus finish --outcome completed\``;
   const questionLines = [
-    ...(q.open.length === 0
-      ? ["none; nothing blocks acceptance in this checkout"]
-      : [`${q.open.length} unresolved; each refuses \`majordomus finish --outcome completed\`:`]),
-    ...q.open.map((item, i) => `${i + 1}. ${item.text} (task ${item.taskId}, opened ${item.opened})`),
-    ...describeMalformed(q).map((m) => `MALFORMED: ${m}`),
+    ...(q.open.length === 0 ? ["none; nothing blocks acceptance in this checkout"] : [`${blocks}:`]),
+    ...q.open
+      .slice(0, maxItems)
+      .map((item, i) => `${i + 1}. ${field(item.text, 400)} (task ${item.taskId}, opened ${item.opened})`),
+    ...(q.open.length > maxItems ? [`... and ${q.open.length - maxItems} more: \`majordomus question list\``] : []),
+    ...malformed,
   ];
 
   const decisions = [...f.decisions].reverse().slice(0, recent);
   const sections: Section[] = [
     { id: "git", title: "GIT", lines: gitLines },
-    { id: "task", title: "TASK", lines: taskLines },
-    { id: "questions", title: "OPEN QUESTIONS", lines: questionLines },
+    { id: "task", title: "TASK", lines: taskLines, ...(taskShort ? { short: taskShort } : {}) },
+    {
+      id: "questions",
+      title: "OPEN QUESTIONS",
+      lines: questionLines,
+      ...(q.open.length > 0 ? { short: [`${blocks}; \`majordomus question list\` lists them.`, ...malformed] } : {}),
+    },
   ];
   if (decisions.length > 0)
     sections.push({
       id: "decisions",
       title: "DECISIONS",
-      lines: decisions.map((d) => `- ${d.date} ${d.title} (task ${d.task}, head ${d.head.slice(0, 7)}): ${d.why}`),
+      lines: decisions.map(
+        (d) => `- ${d.date} ${field(d.title, 400)} (task ${d.task}, head ${d.head.slice(0, 7)}): ${field(d.why, 600)}`,
+      ),
+      short: [],
     });
   else excluded.push({ item: "DECISIONS", reason: "none recorded in this checkout" });
 
-  const checkpoint = recordSection(
-    "checkpoint",
-    "LATEST CHECKPOINT",
-    "checkpoint",
-    "checkpoint",
-    f.checkpoint,
-    excluded,
-    f.at,
-  );
-  if (checkpoint) sections.push(checkpoint);
-  const handover = recordSection(
-    "handover",
-    "LATEST COMPATIBLE HANDOVER",
-    "handover",
-    "handover",
-    f.handover,
-    excluded,
-    f.at,
-  );
-  if (handover) sections.push(handover);
+  const checkpoint = f.checkpoint.view;
+  if (!absent("checkpoint", "LATEST CHECKPOINT", f.checkpoint, excluded)) {
+    const text = recordText(checkpoint!, false);
+    const header = recordHeader(checkpoint!, f.checkpoint.since, f.at);
+    sections.push({
+      id: "checkpoint",
+      title: "LATEST CHECKPOINT",
+      lines: [...header, ...text.lines],
+      short: [...header, ...text.short],
+    });
+  }
+  // The handover's header is printed whole; its Next Action is the quote, spent first; the rest of it yields.
+  const handover = f.handover.view;
+  let quote: Quote | undefined;
+  const handoverParts: Part[] = [];
+  if (!absent("handover", "LATEST COMPATIBLE HANDOVER", f.handover, excluded)) {
+    const v = handover!;
+    const next = !v.history && v.next_action && v.next_action.length > 0 ? v.next_action : undefined;
+    const text = recordText(v, next !== undefined);
+    handoverParts.push({
+      id: "handover-header",
+      lines: [
+        "## LATEST COMPATIBLE HANDOVER",
+        ...recordHeader(v, f.handover.since, f.at),
+        ...(next ? [`Next Action, ${authorship(v)}, quoted:`] : []),
+      ],
+    });
+    if (next) {
+      const command = showCommand(v);
+      quote = {
+        after: "handover-header",
+        lines: next,
+        wrap: quoted,
+        command,
+        notice: (kept, total, partial, limits) => cutNotice(kept, total, limits, command, partial),
+      };
+    }
+    handoverParts.push({
+      id: "handover",
+      lines: [...text.lines, ""],
+      short: { lines: [...text.short, ""], cut: cutOf("the handover's body") },
+    });
+    sections.push({
+      id: "handover",
+      title: "LATEST COMPATIBLE HANDOVER",
+      lines: [...handoverParts[0]!.lines.slice(1), ...(next ?? []).map(quoted), ...text.lines],
+      short: [...handoverParts[0]!.lines.slice(1), ...(next ?? []).map(quoted), ...text.short],
+    });
+  }
 
   if (task) {
     const files = f.files.filter((file) => inTaskScope(task, file));
-    const shown = files.slice(0, maxItems);
+    const shown = files.slice(0, maxItems).map((file) => field(file, 400));
     if (files.length > maxItems) shown.push(`... and ${files.length - maxItems} more file(s)`);
     sections.push({
       id: "files",
       title: `FILES TOUCHED IN SCOPE (${files.length})`,
       lines: files.length ? shown : ["none since the task started"],
+      short: [],
     });
   } else excluded.push({ item: "FILES TOUCHED IN SCOPE", reason: "no active task, so no scope" });
 
-  const history = f.history.slice(0, maxItems).map(formatEntry).reverse();
-  sections.push({ id: "history", title: `RECENT HISTORY (last ${history.length} event(s))`, lines: history });
+  const history = f.history
+    .slice(0, maxItems)
+    .map((e) => printable(formatEntry(e)))
+    .reverse();
+  sections.push({
+    id: "history",
+    title: `RECENT HISTORY (last ${history.length} event(s))`,
+    lines: history,
+    short: [],
+  });
 
   return {
     generated_at: isoStamp(f.at),
-    ...fit(sections, excluded, { lines: limit, chars }, f.at),
+    ...fit(sections, handoverParts, quote, excluded, { lines: limit, chars }, f.at),
     git,
     task,
     checkpoint: f.checkpoint.view ?? null,
@@ -269,84 +318,75 @@ export const CONTEXT_NEEDS = [
   "live",
 ] as const satisfies readonly Need[];
 
-type State = { id: SectionId; title: string; lines: string[]; shrunk: boolean };
-
-function render(states: State[], excluded: Excluded[], limits: Limits, dropped: string[], at: Date): string[] {
-  const out = [
-    `# majordomus context — ${isoStamp(at)}`,
-    "A projection of the layer's records; where they disagree with git, git wins.",
-    "",
-  ];
-  for (const s of states) out.push(`## ${s.title}`, ...s.lines, "");
-  out.push("## EXCLUDED", ...(excluded.length ? excluded.map((e) => `- ${e.item} — ${e.reason}`) : ["nothing"]), "");
-  out.push("## BUDGET");
-  // The BUDGET line counts itself: the document is exactly out.length + 1 lines long, and its characters are counted with it.
-  const budgetLine = (n: number, c: number) =>
-    `${n} of ${limits.lines} lines, ${c.toLocaleString("en-US")} of ${limits.chars.toLocaleString("en-US")} characters${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
-  const before = sizeOf(out, "utf16") + 1;
-  let line = budgetLine(out.length + 1, before);
-  for (let i = 0; i < 3; i++) line = budgetLine(out.length + 1, before + line.length);
-  out.push(line);
-  return out;
-}
+const cutOf = (part: string) => ({ part, what: "summarised", command: "majordomus context --budget-chars 40000" });
 
 type Limits = { lines: number; chars: number };
 
 function fit(
   sections: Section[],
-  excludedIn: Excluded[],
+  handover: Part[],
+  quote: Quote | undefined,
+  excluded: Excluded[],
   limits: Limits,
   at: Date,
 ): Pick<Context, "lines" | "over" | "budget" | "sections" | "excluded"> {
-  const states: State[] = sections.map((s) => ({ id: s.id, title: s.title, lines: s.lines, shrunk: false }));
-  const excluded = [...excludedIn];
-  const dropped: string[] = [];
-  const over = (l: string[]) => l.length > limits.lines || sizeOf(l, "utf16") > limits.chars;
-  let lines = render(states, excluded, limits, dropped, at);
-  const reason = `context budget ${limits.lines} lines, ${limits.chars.toLocaleString("en-US")} characters`;
-  for (const step of DROP_ORDER) {
-    if (!over(lines)) break;
-    const index = states.findIndex((s) => s.id === step.id);
-    if (index === -1) continue;
-    const state = states[index]!;
-    const section = sections.find((s) => s.id === step.id);
-    if (step.step === "shrink") {
-      if (!section?.short || state.shrunk) continue;
-      states[index] = { ...state, lines: section.short, shrunk: true };
-      excluded.push({ item: `${state.title} body`, reason });
-      dropped.push(`${state.title} body`);
-    } else if (step.step === "cut" && section?.next) {
-      // The Next Action last of all: its head within what is left, and the command for the rest.
-      const command = section.next.command;
-      const header = section.short!.slice(0, section.short!.indexOf("Next Action:") + 1);
-      const notice = (kept: number, partial: boolean) =>
-        `… The Next Action is cut here: ${kept} of ${section.next!.lines.length} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${section.next!.lines.length - kept} left out to fit the ${reason}. \`${command}\` prints the whole record.`;
-      states[index] = { ...state, lines: [...header, notice(section.next.lines.length, true)], shrunk: true };
-      const without = render(
-        states,
-        [...excluded, { item: `${state.title} Next Action (in part)`, reason }],
-        limits,
-        [...dropped, `${state.title} Next Action (in part)`],
-        at,
-      );
-      const head = headThatFits(
-        section.next.lines.slice(0, Math.max(0, limits.lines - without.length)),
-        limits.chars - sizeOf(without, "utf16") - 1,
-        "utf16",
-      );
-      states[index] = { ...state, lines: [...header, ...head.shown, notice(head.kept, head.partial)], shrunk: true };
-      excluded.push({ item: `${state.title} Next Action (in part)`, reason });
-      dropped.push(`${state.title} Next Action (in part)`);
-    } else {
-      states.splice(index, 1);
-      excluded.push({ item: state.title, reason });
-      dropped.push(state.title);
-    }
-    lines = render(states, excluded, limits, dropped, at);
-  }
+  const part = (s: Section): Part => ({
+    id: s.id,
+    lines: [`## ${s.title}`, ...s.lines, ""],
+    // A section whose short form is empty is dropped whole, named in the BUDGET line.
+    ...(s.short
+      ? { short: { lines: s.short.length ? [`## ${s.title}`, ...s.short, ""] : [], cut: cutOf(s.title) } }
+      : {}),
+  });
+  const before = sections.filter((s) => !["files", "history", "handover"].includes(s.id)).map(part);
+  const after = sections.filter((s) => s.id === "files" || s.id === "history").map(part);
+  const top: Part = {
+    id: "top",
+    lines: [
+      `# majordomus context — ${isoStamp(at)}`,
+      "A projection of the layer's records; where they disagree with git, git wins.",
+      "",
+    ],
+  };
+  const excludedPart: Part = {
+    id: "excluded",
+    lines: ["## EXCLUDED", ...(excluded.length ? excluded.map((e) => `- ${e.item} — ${e.reason}`) : ["nothing"]), ""],
+  };
+  // The trailer (`## BUDGET` and its line) is spent as a part at its widest, and written once the rest is known.
+  const droppable = [
+    ...sections.filter((s) => s.short).map((s) => s.title),
+    "LATEST COMPATIBLE HANDOVER Next Action (in part)",
+  ];
+  const budgetLine = (n: number, besides: number, c: number, dropped: readonly string[]) =>
+    `${n > limits.lines ? `${n} lines (${besides} of ${limits.lines} besides the Next Action)` : `${n} of ${limits.lines} lines`}, ${c.toLocaleString("en-US")} of ${limits.chars.toLocaleString("en-US")} characters${dropped.length ? ` (dropped: ${dropped.join(", ")})` : ""}`;
+  const widest = budgetLine(99_999, 9_999, 9_999_999, droppable);
+  const trailer: Part = { id: "trailer", lines: ["## BUDGET", widest] };
+  const spent = spend([top, ...before, ...handover, ...after, excludedPart, trailer], quote, {
+    order: WORTH,
+    maxLines: limits.lines,
+    linesKey: "context.builder_budget_lines",
+    budget: { chars: limits.chars, counts: "utf16", channel: "the context budget" },
+    closing: () => undefined,
+    cutAtEnd: (l) => `(Cut here to fit ${l}: raise --budget-lines or --budget-chars.)`,
+  });
+  const dropped = [
+    ...spent.shortened.map((id) =>
+      id === "handover" ? "LATEST COMPATIBLE HANDOVER body" : (sections.find((s) => s.id === id)?.title ?? id),
+    ),
+    ...(spent.withheld > 0 ? ["LATEST COMPATIBLE HANDOVER Next Action (in part)"] : []),
+  ];
+  const quotedLines = spent.quoted;
+  const lines = spent.lines.at(-1) === widest ? spent.lines.slice(0, -1) : spent.lines;
+  // The BUDGET line counts itself: the document is exactly lines.length + 1 lines long, and its characters are counted with it.
+  const n = lines.length + 1;
+  const size = sizeOf(lines, "utf16") + 1;
+  let line = budgetLine(n, n - quotedLines, size, dropped);
+  for (let i = 0; i < 3; i++) line = budgetLine(n, n - quotedLines, size + line.length, dropped);
+  lines.push(line);
+  const over = n - quotedLines > limits.lines || sizeOf(lines, "utf16") > limits.chars;
   return {
     lines,
-    over: over(lines),
+    over,
     budget: {
       lines: lines.length,
       limit: limits.lines,
@@ -354,7 +394,12 @@ function fit(
       chars_limit: limits.chars,
       dropped,
     },
-    sections: states,
-    excluded,
+    sections: sections.map((s) => ({
+      id: s.id,
+      title: s.title,
+      lines: spent.shortened.includes(s.id) && s.short ? s.short : s.lines,
+      shrunk: spent.shortened.includes(s.id),
+    })),
+    excluded: [...excluded, ...dropped.map((item) => ({ item, reason: "summarised to fit the context budget" }))],
   };
 }

@@ -11,7 +11,8 @@ import type { View } from "../records/view.ts";
 import type { ClaimsCheck } from "../records/claims.ts";
 import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
-import { headThatFits } from "../lib/fit.ts";
+import { largest, outsideFence } from "../lib/fit.ts";
+import { isNews } from "../records/claims.ts";
 import { showCommand } from "./common.ts";
 
 export type ClosedSummary = {
@@ -55,17 +56,26 @@ export type RecordSummary = {
 };
 
 /**
- * The longest Next Action each record of the answer quotes, in characters: Claude Code shows a
- * tool result over 20,000 characters as a preview, and the answer quotes up to three records
- * (the handover gets the most room).
+ * The answer's budget, as it is sent (pretty-printed JSON): Claude Code shows a tool result over
+ * 20,000 characters as a preview. Spent by the one order: the handover's Next Action first, whole
+ * when it fits with everything else at its shortest, then the rest in SPENT_AFTER order.
  */
-export const NEXT_ACTION_CHARS = { handover: 9_000, other: 3_000 } as const;
+export const CONTINUITY_CHARS = 18_000;
 
-function summary(v: View, room: number): RecordSummary {
+/** What gets its full form back after the Next Action, first to last; the rest stays short (counted). */
+const SPENT_AFTER = ["blockers", "claims", "open", "checkpoint", "since", "closed"] as const;
+type Spendable = (typeof SPENT_AFTER)[number];
+
+/** How much of a record's Next Action is quoted: all of it, or its first `lines` and `chars` of the next. */
+type Head = { lines: number; chars?: number } | "whole";
+
+function summary(v: View, head: Head, claimsWhole: boolean): RecordSummary {
   const lines = !v.history && v.next_action ? v.next_action : undefined;
-  const whole = lines?.join("\n");
-  const command = showCommand(v);
-  const head = lines && whole!.length > room ? headThatFits(lines, room, "utf16") : undefined;
+  const part = head === "whole" || !lines ? undefined : head;
+  const cut = part !== undefined && (part.lines < lines!.length || part.chars !== undefined);
+  const shown = cut
+    ? [...lines!.slice(0, part!.lines), ...(part!.chars ? [`${lines![part!.lines]!.slice(0, part!.chars)}…`] : [])]
+    : lines;
   return {
     path: v.path,
     how: v.how,
@@ -79,13 +89,19 @@ function summary(v: View, room: number): RecordSummary {
     age: v.age ?? null,
     task_id: v.task_id,
     episode: v.session === "none" ? null : v.session,
-    next_action: head ? head.shown.join("\n") : (whole ?? null),
+    next_action: shown && shown.length > 0 ? shown.join("\n") : null,
     next_action_withheld: v.next_action_withheld ?? null,
-    next_action_cut: head ? { shown_lines: head.kept, total_lines: lines!.length, command } : null,
-    claims: v.claims ?? null,
+    next_action_cut: cut ? { shown_lines: shown!.length, total_lines: lines!.length, command: showCommand(v) } : null,
+    claims: v.claims && !claimsWhole ? shortClaims(v.claims) : (v.claims ?? null),
     live_author: v.live_author ?? null,
     shared_by: v.shared ?? null,
   };
+}
+
+/** A record's citations when the budget is short: only those that no longer match the tree, the first few, and how many were left out. */
+function shortClaims(check: ClaimsCheck): ClaimsCheck {
+  const news = check.labels.filter((l) => isNews(l.state)).slice(0, 3);
+  return { ...check, labels: news, omitted: check.labels.length - news.length };
 }
 
 const absence = (fact: RecordFact, noun: string) =>
@@ -96,11 +112,37 @@ export type Continuity = ReturnType<typeof continuityView>;
 /** How many open episodes (the newest) and open questions (the first) the account lists; the rest are counted: crashed clients can leave thousands of episodes open until `recover` runs. */
 export const OPEN_LISTED = PAGE;
 
-export function continuityView(c: ContinuityFacts) {
+export function continuityView(c: ContinuityFacts, chars = CONTINUITY_CHARS) {
+  const size = (answer: unknown) => JSON.stringify(answer, null, 2).length;
+  const all = new Set<Spendable>(SPENT_AFTER);
+  const whole = answerWith(c, "whole", all);
+  if (size(whole) <= chars) return whole;
+  // The Next Action first: whole if it fits beside every other part at its shortest, else its longest head that does.
+  const none = new Set<Spendable>();
+  const lines = c.facts.handover.view?.next_action ?? [];
+  let head: Head = "whole";
+  if (size(answerWith(c, "whole", none)) > chars) {
+    const fits = (h: Head) => size(answerWith(c, h, none)) <= chars;
+    const n = outsideFence(
+      lines,
+      largest(lines.length - 1, (k) => fits({ lines: k })),
+    );
+    const first = lines[0] ?? "";
+    head = n > 0 ? { lines: n } : { lines: 0, chars: largest(first.length - 1, (k) => fits({ lines: 0, chars: k })) };
+  }
+  const long = new Set<Spendable>();
+  for (const part of SPENT_AFTER) {
+    long.add(part);
+    if (size(answerWith(c, head, long)) > chars) long.delete(part);
+  }
+  return answerWith(c, head, long);
+}
+
+function answerWith(c: ContinuityFacts, head: Head, long: ReadonlySet<Spendable>) {
   const f = c.facts;
   const p = f.position;
   const newest = newestOpenFirst(c.open);
-  const open = newest.slice(0, OPEN_LISTED).map((e) => ({
+  const open = newest.slice(0, long.has("open") ? OPEN_LISTED : 0).map((e) => ({
     session_id: e.session_id,
     provider: e.provider,
     provider_session: e.provider_session,
@@ -111,9 +153,12 @@ export function continuityView(c: ContinuityFacts) {
   }));
   // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
   const blockers = f.questions.open
-    .slice(0, OPEN_LISTED)
+    .slice(0, long.has("blockers") ? OPEN_LISTED : 0)
     .map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
-  const handover = f.handover.view ? summary(f.handover.view, NEXT_ACTION_CHARS.handover) : null;
+  const handover = f.handover.view ? summary(f.handover.view, head, long.has("claims")) : null;
+  const other = (v: View | undefined, part: Spendable) =>
+    v ? summary(v, long.has(part) ? "whole" : { lines: 0 }, long.has("claims")) : null;
+  const closed = long.has("closed") ? c.closed : [];
   const next = [
     ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
     ...(handover?.next_action_cut
@@ -121,7 +166,14 @@ export function continuityView(c: ContinuityFacts) {
           `The handover's Next Action was cut to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to fit this answer: ${handover.next_action_cut.command} prints it whole.`,
         ]
       : []),
-    ...(blockers.length > 0 ? [`Resolve the open question(s): majordomus question resolve <n> --answer "…"`] : []),
+    ...(f.questions.open.length > 0
+      ? [`Resolve the open question(s): majordomus question resolve <n> --answer "…"`]
+      : []),
+    ...(long.size < SPENT_AFTER.length
+      ? [
+          `Parts of this answer are counted, not listed, to fit ${CONTINUITY_CHARS.toLocaleString("en-US")} characters: majordomus context --json has them.`,
+        ]
+      : []),
     "majordomus context",
     "majordomus check",
   ];
@@ -153,12 +205,13 @@ export function continuityView(c: ContinuityFacts) {
     task_absent: f.task ? null : (f.taskProblem ?? "no active task"),
     handover,
     handover_absent: handover ? null : absence(f.handover, "handover"),
-    handover_since: f.handover.since ? summary(f.handover.since, NEXT_ACTION_CHARS.other) : null,
-    checkpoint: f.checkpoint.view ? summary(f.checkpoint.view, NEXT_ACTION_CHARS.other) : null,
+    handover_since: other(f.handover.since, "since"),
+    checkpoint: other(f.checkpoint.view, "checkpoint"),
     checkpoint_absent: f.checkpoint.view ? null : absence(f.checkpoint, "checkpoint"),
     blockers,
     blockers_more: f.questions.open.length - blockers.length,
-    closed: c.closed,
+    closed,
+    closed_more: c.closed.length - closed.length,
     next,
   };
 }

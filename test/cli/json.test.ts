@@ -64,6 +64,7 @@ describe("--json documents", () => {
     json(repo, ["checkpoint", "--derive"]);
     json(repo, ["handover"], 0, "# Objective\nA.\n\n# Current State\nB.\n\n# Next Action\nC.\n");
     expect(json(repo, ["handover", "--resolve"]).record).toMatchObject({ how: "authored" });
+    expect(json(repo, ["handover", "--claims"])).toMatchObject({ claims: null });
     expect(json(repo, ["handover", "--share"]).path).toMatch(
       /^\.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md$/,
     );

@@ -74,10 +74,12 @@ describe("start", () => {
     for (let i = 0; i < 8; i++) ok(repo.mj(["question", "add", `Question number ${i}?`]));
     const lines = fire(repo, "start", START).stdout.replace(/\n$/, "").split("\n");
     expect(lines.length).toBeLessThanOrEqual(11);
-    expect(lines).toContain("BLOCKED: 8 open question(s); each refuses `majordomus finish --outcome completed`.");
+    expect(lines).toContain(
+      "BLOCKED: 8 open question(s); each refuses `majordomus finish --outcome completed`; `majordomus question list` lists them.",
+    );
     expect(lines.some((l) => l.includes("Question number"))).toBe(false);
     expect(lines.at(-1)).toBe(
-      "(Shortened to fit 11 lines (session.briefing_budget_lines): open questions counted, not listed — `majordomus question list`.)",
+      "(Shortened to fit 11 lines (session.briefing_budget_lines): open questions in short, each naming its command.)",
     );
     // What was handed is in the ledger: its size, its budget, what was cut.
     const briefed = ledger(repo).filter((e) => e.event === "session.briefed");
@@ -169,7 +171,7 @@ describe("compact and end", () => {
     fire(repo, "end", END_OTHER);
     expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: active");
     const next = fire(repo, "start", { ...START, session_id: "another-session" });
-    expect(next.stdout).toMatch(/Task t-\S+ \(active, profile implementation\): tidy the parser/);
+    expect(next.stdout).toMatch(/Task t-\S+ \(active, profile implementation\): "tidy the parser"/);
     expect(next.stdout).toContain("Handover .ai/local/state/handovers/");
     expect(next.stdout).toContain(
       "Its Next Action, derived by majordomus from the records; no one wrote it, quoted:\n> Continue task t-",

@@ -87,7 +87,7 @@ describe("claims checked against the tree", () => {
       "- `parseArgs in src/b.ts`: no longer in src/b.ts",
       "- `npm run lint`: package.json has no script lint now",
       "- `npm test`: a script of package.json (test)",
-      "- … and 1 more, unchanged: `majordomus context` lists them",
+      "- … and 1 more, unchanged: `majordomus handover --claims` lists them",
     ]);
 
     // The same labels in context, over MCP and over the HTTP API.

@@ -101,7 +101,7 @@ describe("the fresh window: what the mod is told, and what the next window start
     expect(text).toContain("## majordomus — what this repository already knows");
     expect(text).toContain(`Episode ${status.episode} (resumed)`);
     expect(text).toMatch(
-      /The agent's own handover, \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old, written in episode s-\S+\), quoted whole, in its author's own words:/,
+      /The agent's own handover, \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old, written in episode s-\S+\), in its author's own words:/,
     );
     expect(text).toContain(`> # Next Action\n> ${NEXT}`);
     // Never the conversation: no prompt text, no transcript path.

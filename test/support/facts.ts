@@ -35,6 +35,7 @@ export function facts(over: Partial<Facts> = {}): Facts {
     handover: { skipped: 0 },
     checkpoint: { skipped: 0 },
     live: [],
+    untrusted: { dir: ".ai/local", files: [] },
     ...over,
   };
 }

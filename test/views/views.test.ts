@@ -73,24 +73,41 @@ describe("briefing", () => {
 
   test("the task is named; an unreadable task record is a warning, not a stop", () => {
     expect(briefing(facts({ task: TASK })).lines).toContain(
-      "Task t-1 (active, profile implementation): teach the parser comments",
+      'Task t-1 (active, profile implementation): "teach the parser comments"',
     );
     expect(briefing(facts({ taskProblem: "current.yaml: not a map" })).lines).toContain(
       "WARNING: current.yaml: not a map",
     );
   });
 
-  test("over the line budget: the Next Action's head within it, and a notice naming the cut and the command for the rest", () => {
+  test("the line budget limits every other part, never the Next Action: 30 steps stay whole under a 14-line budget", () => {
     const small = { path: "p", policy: { ...POLICY, session: { ...POLICY.session, briefing_budget_lines: 14 } } };
     const steps = Array.from({ length: 30 }, (_, i) => `${i + 1}. step ${i + 1}`);
-    const out = briefing(facts({ policy: small, handover: { view: record({ next_action: steps }), skipped: 0 } }));
-    expect(out.lines.length).toBeLessThanOrEqual(14);
-    const kept = out.lines.filter((l) => /^> \d+\. step/.test(l)).length;
-    expect(kept).toBeGreaterThan(0);
-    expect(out.lines).toContain(
-      `… The Next Action is cut here: ${kept} of 30 line(s) quoted, ${30 - kept} left out to fit 14 lines (session.briefing_budget_lines). \`majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md\` prints the whole record.`,
+    const questions = {
+      path: "/r/q.md",
+      open: Array.from({ length: 8 }, (_, i) => ({
+        text: `question ${i}`,
+        taskId: "t-1",
+        opened: "2026-11-30",
+        line: i,
+      })),
+      resolved: [],
+      malformed: [],
+    } as Facts["questions"];
+    const out = briefing(
+      facts({ policy: small, questions, handover: { view: record({ next_action: steps }), skipped: 0 } }),
     );
-    expect(out.withheld).toBe(30 - kept);
+    expect(out.lines.filter((l) => /^> \d+\. step/.test(l)).length).toBe(30);
+    expect(out.withheld).toBe(0);
+    // The questions yielded to their short form, which names its command; the notice says so in one line.
+    expect(out.lines.join("\n")).toContain(
+      "BLOCKED: 8 open question(s); each refuses `majordomus finish --outcome completed`; `majordomus question list` lists them.",
+    );
+    expect(out.lines.join("\n")).not.toContain("question 3");
+    expect(out.lines.at(-1)).toBe(
+      "(Shortened to fit 14 lines (session.briefing_budget_lines): open questions in short, each naming its command.)",
+    );
+    expect(out.lines.length - out.quoted).toBeLessThanOrEqual(14);
   });
 
   const budget = (chars: number, counts: "utf16" | "utf8" = "utf16") => ({ chars, counts, channel: "a test channel" });
@@ -135,8 +152,10 @@ describe("briefing", () => {
     expect(out.cuts.map((c) => c.part)).toContain("open questions");
     expect(text).toContain("BLOCKED: 3 open question(s)");
     expect(text).not.toContain("question 1 about");
-    expect(text).toContain("open questions counted, not listed — `majordomus question list`");
-    expect(text).toContain("9,500 characters (a test channel)");
+    expect(text).toContain("`majordomus question list` lists them.");
+    expect(out.lines.at(-1)).toBe(
+      "(Shortened to fit 9,500 characters (a test channel): open questions in short, each naming its command.)",
+    );
   });
 
   test("a Next Action that cannot fit is cut between lines, counted, and named with the command; the text is within the budget", () => {
@@ -332,7 +351,7 @@ describe("context", () => {
       }),
     );
     const text = c.lines.join("\n");
-    expect(text).toContain("Next Action in its author's own words.");
+    expect(text).toContain("Next Action, in its author's own words, quoted:\n> Run the parser tests.");
     expect(text).toContain("since then: derived later.md (0m ago, episode s-2)");
     expect(text).toContain("1 closed session record(s) not committed");
     expect(c.git.own_records_uncommitted).toEqual([".ai/repo/sessions/a.md"]);
@@ -348,11 +367,15 @@ describe("context", () => {
       }),
       { budget: 36 },
     );
-    expect(c.lines.length).toBeLessThanOrEqual(36);
+    // The line budget counts every line but the Next Action's three, which are never cut for it.
+    expect(c.lines.length - 3).toBeLessThanOrEqual(36);
+    expect(c.over).toBe(false);
     expect(c.lines.at(-1)).toBe(
-      `${c.lines.length} of 36 lines, ${c.lines.join("\n").length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`,
+      `${c.lines.length} lines (${c.lines.length - 3} of 36 besides the Next Action), ${c.lines.join("\n").length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`,
     );
-    expect(c.budget.dropped[0]).toStartWith("RECENT HISTORY");
+    // What is worth least yields first: the history before the task.
+    expect(c.budget.dropped).toContain("FILES TOUCHED IN SCOPE (0)");
+    expect(c.budget.dropped).not.toContain("GIT");
   });
 });
 
@@ -368,7 +391,8 @@ describe("the read side's account", () => {
       closed: [],
       openProblems: [],
     });
-    expect(c.handover!.next_action!.length).toBeLessThanOrEqual(9_000);
+    expect(JSON.stringify(c, null, 2).length).toBeLessThanOrEqual(18_000);
+    expect(c.handover!.next_action!.split("\n").length).toBeGreaterThan(60);
     expect(c.handover!.next_action_cut).toEqual({
       shown_lines: c.handover!.next_action!.split("\n").length,
       total_lines: 120,
@@ -400,7 +424,7 @@ describe("the read side's account", () => {
     expect(c.over).toBe(false);
     expect(text.length).toBeLessThanOrEqual(18_000);
     expect(text).toMatch(
-      /… The Next Action is cut here: \d+ of 200 line\(s\) quoted, \d+ left out to fit the context budget 2000 lines, 18,000 characters\. `majordomus handover --show \S+\.md` prints the whole record\./,
+      /… The Next Action is cut here: \d+ of 200 line\(s\) quoted, \d+ left out to fit 18,000 characters \(the context budget\)\. `majordomus handover --show \S+\.md` prints the whole record\./,
     );
     expect(c.lines.at(-1)).toBe(
       `${c.lines.length} of 2000 lines, ${text.length.toLocaleString("en-US")} of 18,000 characters (dropped: ${c.budget.dropped.join(", ")})`,

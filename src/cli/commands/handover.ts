@@ -9,7 +9,7 @@ import { RECORD_KINDS } from "../../records/kinds.ts";
 import { requiredSections, writeRecord } from "../../lifecycle/records.ts";
 import { exclusive, jsonArg, limitArg, listLimit } from "../args.ts";
 import { command } from "../define.ts";
-import { printListing, printRecord, printResolved } from "../records.ts";
+import { printClaims, printListing, printRecord, printResolved } from "../records.ts";
 import { readBody } from "../stdin.ts";
 import { stdinIsTerminal } from "../../lib/stdin.ts";
 import { consentHere } from "../../lifecycle/consent.ts";
@@ -26,6 +26,7 @@ export default command({
     "majordomus handover < handover.md",
     "majordomus handover --derive",
     "majordomus handover --resolve",
+    "majordomus handover --claims",
     "majordomus handover --show 20261130T115500000Z--000003--main--aaaaaaa.md",
     "majordomus handover --share < handover.md   # write it and share it through git",
     "majordomus handover --share --withdraw",
@@ -39,6 +40,11 @@ export default command({
     "no-task": { type: "boolean", description: "Do not attach the handover to the active task" },
     resolve: { type: "boolean", description: "Print the handover this checkout resolves to, with its labels" },
     path: { type: "boolean", description: "With --resolve: print only its path" },
+    claims: {
+      type: "boolean",
+      description:
+        "Print what the resolved handover cites (paths, symbols, commits, scripts), each checked against the tree now",
+    },
     list: { type: "boolean", description: "List this checkout's handovers, newest first" },
     show: { type: "string", description: "Print one handover whole, by its file name (what a cut briefing names)" },
     share: {
@@ -51,7 +57,7 @@ export default command({
     ...jsonArg,
   },
   async run({ args }) {
-    exclusive(args, ["derive", "resolve", "list", "show", "share"]);
+    exclusive(args, ["derive", "resolve", "list", "show", "share", "claims"]);
     if (args.withdraw && !args.share)
       throw new Failure("usage", "--withdraw goes with --share", "run `majordomus handover --share --withdraw`");
     const limit = listLimit(args.limit, args.list === true, "--list");
@@ -66,6 +72,15 @@ export default command({
       return printRecord(KIND, await workspace(process.cwd(), undefined, { readOnly: true }), args.show, {
         json: args.json,
       });
+    }
+    if (args.claims) {
+      if (args.close || noTask)
+        throw new Failure(
+          "usage",
+          "--close and --no-task apply only when writing a handover",
+          "drop them, or drop --claims",
+        );
+      return printClaims(await workspace(process.cwd(), undefined, { readOnly: true }), { json: args.json });
     }
     if ((args.resolve || args.list) && (args.close || noTask))
       throw new Failure(
