@@ -61,7 +61,11 @@ export type Facts = {
   window?: EpisodeWindow;
   /** Other sessions live in this checkout (or in another worktree whose task scope overlaps), when asked for (facts/live.ts). */
   live: Live[];
+  /** The files of the local half git tracks (repository-relative): a checkout can replace them, so none is believed. */
+  untrusted: Untrusted;
 };
+
+export type Untrusted = { dir: string; files: readonly string[] };
 
 /**
  * What a view may ask for beyond the always-gathered facts (position, policy, git status, task,

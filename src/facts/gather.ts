@@ -20,6 +20,29 @@ import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith, tasksHere } from "./place.ts";
 import { liveSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
+import { join, relative } from "node:path";
+import { trackedWithin, type Tracked } from "../repo/tracked.ts";
+import { decisionsPath } from "../decisions/store.ts";
+import { questionsPath, type Questions } from "../questions/store.ts";
+import type { TaskRead } from "../task/record.ts";
+
+/** Why a file git tracks in the local half is not believed. */
+const notBelieved = (root: string, path: string) =>
+  `${relative(root, path)} is tracked by git, so a checkout can replace it: it is not believed`;
+
+/** The task record as read, unless git tracks it: then there is no task, and the reason. */
+function believedTask<T extends TaskRead>(root: string, read: T, tracked: Tracked): T {
+  if (!tracked.files.has(read.path)) return read;
+  return { path: read.path, problem: notBelieved(root, read.path) } as T;
+}
+
+/** The questions, unless git tracks their file: then it is not read, none is known, and the gates hold. */
+function believedQuestions(ws: Workspace, tracked: Tracked): Questions {
+  const path = questionsPath(ws.layer);
+  if (!tracked.files.has(path)) return readQuestions(ws.layer);
+  const text = notBelieved(ws.position.worktree, path);
+  return { path, open: [], resolved: [], malformed: [{ line: 0, text, whole: true }] };
+}
 
 /** What a command reads of the ledger, newest first, in one pass that stops when each part is whole. */
 type Tail = { entries: Entry[]; history: Entry[]; episode: Entry[] };
@@ -147,7 +170,11 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   const facts = await gatherCore(ws, want, options, asView(ws, want.has("claims")));
   if (!want.has("live")) return facts;
   const own = options.episode?.session_id ?? ws.episodeId;
-  const live = await liveSessions(ws, facts.policy, { except: own, task: facts.task });
+  const live = await liveSessions(ws, facts.policy, {
+    except: own,
+    task: facts.task,
+    tracked: new Set(facts.untrusted.files.map((f) => join(ws.position.worktree, f))),
+  });
   return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
 }
 
@@ -183,7 +210,11 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
   // The records are placed against git (a process when a commit differs) while git status runs.
   // The files since a task began are read from the walk since its commit: asked first, so a
   // record at that commit takes the same walk for its label (repo/history.ts).
-  const taskRead = activeTask(ws.layer).then((read) => {
+  const local = join(ws.layer.dir, ws.layer.manifest.local.path);
+  // Bounded as git status is: a git that cannot say in time what it tracks leaves the files believed, as before it was asked.
+  const tracked = trackedWithin(p.worktree, local, p.git, options.gitDeadlineMs);
+  const taskRead = Promise.all([activeTask(ws.layer), tracked]).then(([found, t]) => {
+    const read = believedTask(p.worktree, found, t);
     if (read.active && want.has("since_task")) historySince(p, read.active.head, "files").catch(() => undefined);
     return read;
   });
@@ -198,10 +229,17 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
   );
   // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
-    ? taskRead.then((read) => recordFact(RECORD_KINDS.handover, ws, reading, placeWith(RECORD_KINDS.handover, p, read)))
+    ? Promise.all([taskRead, tracked]).then(([read, t]) =>
+        recordFact(RECORD_KINDS.handover, ws, reading, {
+          ...placeWith(RECORD_KINDS.handover, p, read),
+          tracked: t.files,
+        }),
+      )
     : Promise.resolve(NONE);
-  const checkpoint = want.has("checkpoint") ? recordFact(RECORD_KINDS.checkpoint, ws, reading) : Promise.resolve(NONE);
-  const [snap, read] = await Promise.all([bounded, taskRead]);
+  const checkpoint = want.has("checkpoint")
+    ? tracked.then((t) => recordFact(RECORD_KINDS.checkpoint, ws, reading, { ...p, tracked: t.files }))
+    : Promise.resolve(NONE);
+  const [snap, read, distrusted] = await Promise.all([bounded, taskRead, tracked]);
   const task = read.active;
   const sinceTask =
     task && want.has("since_task")
@@ -228,13 +266,17 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     closedBy: closedBy(read),
     sinceTask,
     files,
-    questions: readQuestions(ws.layer),
-    decisions: want.has("decisions") ? readDecisions(ws.layer) : [],
+    questions: believedQuestions(ws, distrusted),
+    decisions: want.has("decisions") && !distrusted.files.has(decisionsPath(ws.layer)) ? readDecisions(ws.layer) : [],
     entries: tail.entries,
     history: tail.history,
     handover: await handover,
     checkpoint: await checkpoint,
     window,
     live: [],
+    untrusted: {
+      dir: relative(p.worktree, local),
+      files: [...distrusted.files].map((f) => relative(p.worktree, f)).sort(),
+    },
   };
 }

@@ -19,6 +19,7 @@ import type { LoadedPolicy } from "../policy/index.ts";
 import { readRecord } from "../records/record.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
+import { trackedUnder } from "../repo/tracked.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { episodePath, listOpen, openNames, readEpisode, type OpenEpisode } from "../session/store.ts";
 import { episodeKey } from "../session/keys.ts";
@@ -59,6 +60,13 @@ export function scopesOverlap(a: readonly string[], b: readonly string[]): boole
   return a.some((p) => inScope(b, p)) || b.some((p) => inScope(a, p));
 }
 
+/**
+ * A line stamped this far past the command's instant is no sign of life: every line of a checkout
+ * is written by this machine's clock, so one from the future was forged or copied (a branch that
+ * force-added a ledger), and believing it would announce a session as live for ever.
+ */
+const FUTURE_SKEW_MS = 60_000;
+
 type Heard = { last: string; providerSession?: string; record?: { kind: "checkpoint" | "handover"; path: string } };
 
 /**
@@ -68,14 +76,14 @@ type Heard = { last: string; providerSession?: string; record?: { kind: "checkpo
  * recovery of stranded episodes closes them by the thousand, and none has a client session to be
  * looked up by).
  */
-function heardFrom(ledgerPath: string, cutoff: number): Map<string, Heard> {
+function heardFrom(ledgerPath: string, cutoff: number, now: number): Map<string, Heard> {
   const heard = new Map<string, Heard>();
   const closed = new Set<string>();
   for (const parsed of newestFirst(ledgerPath)) {
     if (!parsed.ok) continue;
     const e = parsed.entry;
     const at = parseIsoTime(e.ts)?.getTime();
-    if (at === undefined) continue;
+    if (at === undefined || at > now + FUTURE_SKEW_MS) continue;
     if (at < cutoff) break;
     const id = e.session;
     if (id === undefined || closed.has(id)) continue;
@@ -112,14 +120,17 @@ async function touchedBy(root: string, record: Heard["record"]): Promise<string[
 async function liveIn(
   layer: Layer,
   root: string,
-  cutoff: number,
+  window: { cutoff: number; now: number },
   here: boolean,
   task: Task | undefined,
+  tracked: ReadonlySet<string>,
   except?: string,
   keep: (e: OpenEpisode) => boolean = () => true,
 ): Promise<Live[]> {
   if (openNames(layer).length <= (except ? 1 : 0)) return [];
-  const heard = heardFrom(ledgerOf(layer).path, cutoff);
+  // A ledger git tracks is a stranger's: nothing in it is a sign of life.
+  if (tracked.has(ledgerOf(layer).path)) return [];
+  const heard = heardFrom(ledgerOf(layer).path, window.cutoff, window.now);
   heard.delete(except ?? "");
   // Newest heard from first (the ledger is read from its end), up to LIVE_KEPT of them.
   const found = new Map<string, OpenEpisode>();
@@ -131,13 +142,21 @@ async function liveIn(
       continue;
     }
     // An episode heard from that is no longer open (it closed since) has no record under its key.
-    const e = (await readEpisode(episodePath(layer, episodeKey(h.providerSession)))).episode;
+    const path = episodePath(layer, episodeKey(h.providerSession));
+    if (tracked.has(path)) continue;
+    const e = (await readEpisode(path)).episode;
     if (e?.session_id === id && keep(e)) found.set(id, e);
   }
   // One opened without a client session (by hand, over MCP) is found by listing the folder.
   if (byHand && found.size < LIVE_KEPT)
     for (const r of await listOpen(layer))
-      if (r.episode && heard.has(r.episode.session_id) && !found.has(r.episode.session_id) && keep(r.episode))
+      if (
+        r.episode &&
+        !tracked.has(episodePath(layer, r.key)) &&
+        heard.has(r.episode.session_id) &&
+        !found.has(r.episode.session_id) &&
+        keep(r.episode)
+      )
         found.set(r.episode.session_id, r.episode);
   const out: Live[] = [];
   for (const [id, e] of [...found].slice(0, LIVE_KEPT)) {
@@ -166,13 +185,20 @@ async function liveIn(
 export async function liveSessions(
   ws: Workspace,
   policy: LoadedPolicy | undefined,
-  options: { except?: string; task?: Task } = {},
+  options: { except?: string; task?: Task; tracked?: ReadonlySet<string> } = {},
 ): Promise<Live[]> {
   const windowMs = liveWindowMs(policy);
   if (windowMs === undefined) return [];
-  const cutoff = ws.at.getTime() - windowMs;
-  const found = await liveIn(ws.layer, ws.position.worktree, cutoff, true, options.task, options.except, (e) =>
-    sameCheckout(e, ws.position),
+  const window = { cutoff: ws.at.getTime() - windowMs, now: ws.at.getTime() };
+  const found = await liveIn(
+    ws.layer,
+    ws.position.worktree,
+    window,
+    true,
+    options.task,
+    options.tracked ?? new Set(),
+    options.except,
+    (e) => sameCheckout(e, ws.position),
   );
   const mine = options.task;
   if (mine && mine.scope.length > 0)
@@ -185,9 +211,11 @@ export async function liveSessions(
       } catch {
         continue;
       }
-      const theirs = (await activeTask(layer)).active;
+      const tracked = (await trackedUnder(root, join(layer.dir, layer.manifest.local.path))).files;
+      const read = await activeTask(layer);
+      const theirs = tracked.has(read.path) ? undefined : read.active;
       if (!theirs || !scopesOverlap(mine.scope, theirs.scope)) continue;
-      found.push(...(await liveIn(layer, root, cutoff, false, theirs)));
+      found.push(...(await liveIn(layer, root, window, false, theirs, tracked)));
     }
   return found.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)).slice(0, LIVE_KEPT);
 }

@@ -23,6 +23,7 @@ import { loadLayer } from "../layer/manifest.ts";
 import type { Layer } from "../layer/manifest.ts";
 import { DETACHED, sameRepository, type Position } from "../repo/where.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
+import { trackedUnder } from "../repo/tracked.ts";
 import type { RecordKind } from "./kinds.ts";
 import { newer, readRecord, type Loaded, type Meta } from "./record.ts";
 import { listNames, readIndex, storeOf, type IndexName, type Store } from "./store.ts";
@@ -42,7 +43,12 @@ export type Verdict = {
   how?: string;
 };
 
-export type Place = Pick<Position, "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch"> & {
+export type Place = Pick<
+  Position,
+  "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch" | "git"
+> & {
+  /** The files of this checkout's local half git tracks, when the caller already asked (else resolving asks). */
+  tracked?: ReadonlySet<string>;
   /** The authored record that closed the last task, while no task has started since (task/record.ts closedBy). */
   closedBy?: { task_id: string; created_at: string };
 };
@@ -64,18 +70,30 @@ function newest(a: Resolved, b: Resolved | undefined): boolean {
   return a.path > b.path;
 }
 
+/** A store to look in, and the files of it git tracks: a checkout can replace those, so none is believed. */
+type Looked = { store: Store; own: boolean; tracked: ReadonlySet<string> };
+
+const localOf = (layer: Layer) => join(layer.dir, layer.manifest.local.path);
+
 /** The stores to look in: this checkout's (own), then every other worktree's (through its own manifest). */
-async function storesFor(kind: RecordKind, layer: Layer, place: Place): Promise<Array<{ store: Store; own: boolean }>> {
-  const stores = [{ store: storeOf(layer, kind), own: true }];
+async function storesFor(kind: RecordKind, layer: Layer, place: Place): Promise<Looked[]> {
+  const own = place.tracked ?? (await trackedUnder(place.worktree, localOf(layer), place.git)).files;
+  const stores: Looked[] = [{ store: storeOf(layer, kind), own: true, tracked: own }];
   for (const root of otherWorktrees(place)) {
     try {
-      stores.push({ store: storeOf(await loadLayer(root), kind), own: false });
+      const theirs = await loadLayer(root);
+      const tracked = await trackedUnder(root, localOf(theirs));
+      stores.push({ store: storeOf(theirs, kind), own: false, tracked: tracked.files });
     } catch {
       // that worktree has no readable layer: it holds no records we could trust
     }
   }
   return stores;
 }
+
+/** Why a record git tracks in a local half is not read. */
+export const TRACKED_RECORD =
+  "tracked by git in the private local half: a checkout can replace it, so it is not believed";
 
 export type Resolution = {
   /** The record to resume from. */
@@ -112,11 +130,11 @@ function choose(best: Best[], place: Place): Pick<Resolution, "record" | "since"
 
 async function candidate(
   kind: RecordKind,
-  store: Store,
+  { store, own, tracked }: Looked,
   file: string,
   place: Place,
-  own: boolean,
 ): Promise<Resolved | { bad: string } | undefined> {
+  if (tracked.has(join(store.dir, file))) return { bad: TRACKED_RECORD };
   const parsed = await readRecord(kind, join(store.dir, file), file);
   if (!parsed.ok) return { bad: parsed.reason };
   const tier = tierOf(parsed.record.meta, place, own);
@@ -126,15 +144,16 @@ async function candidate(
 /** The record one index entry names, if it is usable here; undefined sends the caller to read the folder. */
 async function fromIndex(
   kind: RecordKind,
-  store: Store,
+  looked: Looked,
   place: Place,
-  own: boolean,
   which: IndexName,
 ): Promise<Resolved | null | undefined> {
-  const entry = readIndex(store, place.branch, which);
+  // An index git tracks is a stranger's pointer: the folder is read instead.
+  if (looked.tracked.size > 0) return undefined;
+  const entry = readIndex(looked.store, place.branch, which);
   if (entry === null) return null;
   if (!entry) return undefined;
-  const found = await candidate(kind, store, entry.file, place, own);
+  const found = await candidate(kind, looked, entry.file, place);
   return found && !("bad" in found) ? found : undefined;
 }
 
@@ -142,12 +161,12 @@ async function fromIndex(
 export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place): Promise<Resolution> {
   let skipped = 0;
   const best: Best[] = [];
-  for (const { store, own } of await storesFor(kind, layer, place)) {
-    const any = await fromIndex(kind, store, place, own, "any");
+  for (const looked of await storesFor(kind, layer, place)) {
+    const any = await fromIndex(kind, looked, place, "any");
     const authored = any
       ? any.meta.how === "authored"
         ? any
-        : await fromIndex(kind, store, place, own, "authored")
+        : await fromIndex(kind, looked, place, "authored")
       : undefined;
     if (any && authored !== undefined) {
       consider(best, any);
@@ -155,8 +174,8 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
       continue;
     }
     // No usable index: read the folder (its malformed records are counted there).
-    for (const file of listNames(store.dir)) {
-      const found = await candidate(kind, store, file, place, own);
+    for (const file of listNames(looked.store.dir)) {
+      const found = await candidate(kind, looked, file, place);
       if (found && "bad" in found) skipped++;
       else if (found) consider(best, found);
     }
@@ -177,9 +196,13 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
   const best: Best[] = [];
-  for (const { store, own } of await storesFor(kind, layer, place)) {
+  for (const { store, own, tracked } of await storesFor(kind, layer, place)) {
     for (const file of listNames(store.dir)) {
       const path = join(store.dir, file);
+      if (tracked.has(path)) {
+        verdicts.push({ path, verdict: "rejected", reason: TRACKED_RECORD });
+        continue;
+      }
       const parsed = await readRecord(kind, path, file);
       if (!parsed.ok) {
         verdicts.push({ path, verdict: "rejected", reason: parsed.reason });

@@ -22,6 +22,27 @@ import { newer, type Meta } from "./record.ts";
 import { explain, TIERS, type Explained, type Place, type Resolution, type Resolved, type Verdict } from "./resolve.ts";
 import type { RecordKind } from "./kinds.ts";
 import { readableBranch } from "./store.ts";
+import { field } from "../lib/quote.ts";
+
+/**
+ * The shape each field of a shared handover must have: the file is anyone's who can push, and its
+ * fields are shown beside majordomus's own words, so a field outside its shape (a newline, a
+ * control character, a forged heading, an unbounded length) makes the record malformed: skipped
+ * and counted, never shown.
+ */
+const ONE_LINE = (max: number) =>
+  new RegExp(`^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]{1,${max}}$`);
+const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const SHAPES: Record<(typeof KEYS)[number], RegExp> = {
+  schema: /^shared-handover\/v1$/,
+  created_at: STAMP,
+  shared_at: STAMP,
+  author: ONE_LINE(100),
+  checkout: /^c-[0-9a-f]{16}$/,
+  branch: ONE_LINE(255),
+  head: /^[0-9a-f]{40}([0-9a-f]{24})?$|^NONE$/,
+  working_tree: /^(clean|dirty|unknown)$/,
+};
 
 export const SHARED_SCHEMA = "shared-handover/v1";
 
@@ -64,7 +85,7 @@ export async function readShared(path: string, file: string): Promise<Shared | u
     const data = (await parseYaml(split.frontMatter)) as Record<string, unknown> | null;
     if (!data || data.schema !== SHARED_SCHEMA) return undefined;
     if (Object.keys(data).some((k) => k !== "claims" && !(KEYS as readonly string[]).includes(k))) return undefined;
-    if (!KEYS.every((k) => typeof data[k] === "string" && data[k] !== "")) return undefined;
+    if (!KEYS.every((k) => typeof data[k] === "string" && SHAPES[k].test(data[k] as string))) return undefined;
     // A tracked file is anyone's: its commit must be a commit id, never something git would take as an option.
     if (data.head !== NO_HEAD && !isCommitId(data.head as string)) return undefined;
     const claims = data.claims;
@@ -190,7 +211,7 @@ export function offeredCandidates(
   const selected: Verdict = {
     path: shared.path,
     verdict: "selected",
-    reason: `shared by ${by.author} from another checkout (${by.checkout}, shared ${by.shared_at}): this checkout has no authored handover of its own on ${shared.meta.branch}`,
+    reason: `shared by ${field(by.author)} from another checkout (${field(by.checkout)}, shared ${field(by.shared_at)}): this checkout has no authored handover of its own on ${field(shared.meta.branch)}`,
     tier: shared.tier,
     created_at: shared.meta.created_at,
     how: "authored",

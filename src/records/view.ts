@@ -1,6 +1,7 @@
 /** A resolved record as every surface shows it: both labels side by side, its age, its Next Action. */
 import { redactOnRead } from "../lib/redact.ts";
 import { capitalized } from "../lib/printable.ts";
+import { field } from "../lib/quote.ts";
 import { relative } from "node:path";
 import type { Policy } from "../policy/index.ts";
 import type { Position } from "../repo/where.ts";
@@ -147,7 +148,7 @@ export function headerLines(kind: string, v: View): string[] {
   ];
   if (v.shared)
     lines.push(
-      `Shared by ${v.shared.author} from another checkout (${v.shared.checkout}), ${v.shared.shared_at}: offered because this checkout has no authored handover of its own for this branch.`,
+      `Shared by ${field(v.shared.author)} from another checkout (${field(v.shared.checkout)}), ${field(v.shared.shared_at)}: offered because this checkout has no authored handover of its own for this branch.`,
     );
   if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown")
     lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);

@@ -46,8 +46,8 @@ export function answersFor(cwd: string): Answers {
   const asked = new Map<string, Promise<GitResult>>();
   const keep = (key: string, pending: Promise<GitResult>) => {
     asked.set(key, pending);
-    // A failure to run git is not an answer worth keeping: the next caller asks again.
-    pending.catch(() => asked.delete(key));
+    // A failure to run git is not an answer worth keeping: the next caller asks again (unless an answer was taken since).
+    pending.catch(() => asked.get(key) === pending && asked.delete(key));
     return pending;
   };
   return {

@@ -10,6 +10,7 @@ import { GAVE_UP, onCancel } from "../lib/cancel.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { GitResult } from "./git.ts";
 import { STATUS_ARGS } from "./status.ts";
+import { TRACKED_ARGS } from "./tracked.ts";
 import type { Position } from "./where.ts";
 
 /** The longest a wait for the shim's `git status` may last; the briefing's own deadline (session.git_deadline_ms) cancels it sooner. */
@@ -72,6 +73,7 @@ async function waitForAnswer(file: string): Promise<GitResult | undefined> {
 }
 
 const writable = (dir: string) => canAccess(dir, constants.W_OK);
+const readable = (file: string) => canAccess(file, constants.F_OK);
 
 /**
  * Hand the answer this position already has on to a worker it starts: written where a shim writes
@@ -86,6 +88,12 @@ export async function handOnStatus(position: Pick<Position, "worktree" | "git">)
   try {
     writeFileSync(file, known.stdout, { mode: 0o600 });
     writeFileSync(`${file}.rc`, `${known.status}\n`, { mode: 0o600 });
+    // What git tracks of the local half goes with it, when this process has git's answer.
+    const tracked = await position.git.known(TRACKED_ARGS);
+    if (tracked?.ok && tracked.status !== null) {
+      writeFileSync(`${file}${TRACKED_SUFFIX}`, tracked.stdout, { mode: 0o600 });
+      writeFileSync(`${file}${TRACKED_SUFFIX}.rc`, `${tracked.status}\n`, { mode: 0o600 });
+    }
     return relative(root, file);
   } catch {
     rmSync(file, { force: true });
@@ -93,12 +101,24 @@ export async function handOnStatus(position: Pick<Position, "worktree" | "git">)
   }
 }
 
+/** The answer to `git ls-files` of the local half sits beside the status answer, under this suffix. */
+const TRACKED_SUFFIX = ".tracked";
+
 /**
  * Start on `git status` now: take a handed-on answer (a shim's or a hook's) as git's when `answerFile`
- * names one, else ask git. Whatever asks for the status later gets this answer.
+ * names one, else ask git. Whatever asks for the status later gets this answer; so with the answer
+ * to `git ls-files` of the local half, when the shim (`tracked`) or a hook handed one on beside it.
  */
-export function startStatus(position: Pick<Position, "worktree" | "git">, answerFile?: string): void {
-  if (answerFile !== undefined && isShimAnswer(position.worktree, answerFile))
-    position.git.take(STATUS_ARGS, waitForAnswer(resolve(position.worktree, answerFile)));
-  else void position.git.once(STATUS_ARGS).catch(() => undefined);
+export function startStatus(
+  position: Pick<Position, "worktree" | "git">,
+  answerFile?: string,
+  tracked?: boolean,
+): void {
+  if (answerFile !== undefined && isShimAnswer(position.worktree, answerFile)) {
+    const file = resolve(position.worktree, answerFile);
+    position.git.take(STATUS_ARGS, waitForAnswer(file));
+    // The shim says it asks `git ls-files` too (an older one does not); a handed-on answer is there already.
+    if (tracked || readable(`${file}${TRACKED_SUFFIX}.rc`))
+      position.git.take(TRACKED_ARGS, waitForAnswer(`${file}${TRACKED_SUFFIX}`));
+  } else void position.git.once(STATUS_ARGS).catch(() => undefined);
 }

@@ -44,6 +44,27 @@ export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> &
 
 const ALL_KEYS: readonly string[] = [...OPEN_KEYS, ...OPTIONAL_OPEN_KEYS];
 
+/** One line, no control character: what a field another process wrote must be to be shown at all. */
+const LINE = (max: number) => new RegExp(`^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]{1,${max}}$`);
+
+/**
+ * The shapes the fields another session's record shows must have: an episode id as majordomus makes
+ * them, a client's id and session id as the clients make them, one-line paths and names. A record
+ * outside them is malformed (skipped and counted), never shown.
+ */
+const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof OPTIONAL_OPEN_KEYS)[number], RegExp]> =
+  [
+    ["session_id", /^s-\d{14}-[0-9a-f]{12}$/],
+    ["provider", /^[a-z][a-z0-9-]{0,31}$/],
+    ["provider_session", LINE(256)],
+    ["opened_at", /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/],
+    ["task_id", /^(none|t-\d{14}-[0-9a-f]{4})$/],
+    ["worktree", LINE(4096)],
+    ["branch", LINE(1024)],
+    ["opened_by", LINE(200)],
+    ["window", /^\d{1,9}$/],
+  ];
+
 /** The episode's window ordinal (0 for a record that names none). */
 export function windowOf(episode: Pick<OpenEpisode, "window">): number {
   const n = Number(episode.window ?? "0");
@@ -86,6 +107,8 @@ export async function parseEpisode(text: string, path: string): Promise<ReadEpis
         return { problem: `${path}: ${key} is not a string` };
     const unknown = Object.keys(data).filter((k) => !ALL_KEYS.includes(k));
     if (unknown.length > 0) return { problem: `${path}: undeclared key(s) ${unknown.join(", ")}` };
+    const bad = OPEN_SHAPES.find(([key, shape]) => data[key] !== undefined && !shape.test(data[key] as string));
+    if (bad) return { problem: `${path}: ${bad[0]} is not in its shape (${bad[1].source})` };
     return { episode: data as OpenEpisode };
   } catch (err) {
     return { problem: `${path}: not valid YAML (${(err as Error).message})` };

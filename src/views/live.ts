@@ -6,6 +6,7 @@
 import { LIVE_KEPT, type Live } from "../facts/live.ts";
 import { ago } from "../records/labels.ts";
 import type { Notice } from "../session/notices.ts";
+import { field, fields } from "../lib/quote.ts";
 
 /** The most notices one prompt tells of (the rest are counted). */
 const NOTICES_TOLD = 5;
@@ -14,17 +15,22 @@ const NOTICES_TOLD = 5;
 const TOUCHED_SHOWN = 5;
 
 const named = (paths: readonly string[], shown = TOUCHED_SHOWN) =>
-  paths.length > shown ? `${paths.slice(0, shown).join(", ")} and ${paths.length - shown} more` : paths.join(", ");
+  paths.length > shown ? `${fields(paths.slice(0, shown))} and ${paths.length - shown} more` : fields(paths);
+
+/** The most of another worktree's task text shown. */
+const TASK_CHARS = 200;
 
 function sessionLine(l: Live, at: Date): string {
-  const where = l.here ? "" : ` in the worktree ${l.worktree}, whose task overlaps yours,`;
-  const task = l.task ? `task ${l.task.id} (${l.task.task}; scope ${l.task.scope.join(", ")})` : "no task";
+  const where = l.here ? "" : ` in the worktree ${field(l.worktree)}, whose task overlaps yours,`;
+  const task = l.task
+    ? `task ${field(l.task.id)} (${field(l.task.task, TASK_CHARS)}; scope ${field(l.task.scope.join(", "), TASK_CHARS)})`
+    : "no task";
   const touched = l.touched
     ? l.touched.length > 0
       ? `its newest record names as changed: ${named(l.touched)}`
       : "its newest record names no changed file"
     : "it has written no record yet";
-  return `- ${l.provider} session ${l.provider_session}${where} (episode ${l.session_id}): opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`;
+  return `- ${field(l.provider)} session ${field(l.provider_session)}${where} (episode ${field(l.session_id)}): opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`;
 }
 
 /** The briefing's lines about the sessions live beside this one; none when there are none. */
@@ -54,7 +60,7 @@ export function liveCount(live: readonly Live[]): string[] {
   if (live.length === 0) return [];
   return [
     "",
-    `LIVE: ${live.length} other session(s) at work beside this one (${live.map((l) => l.provider).join(", ")}): coordinate, and do not undo their changes.`,
+    `LIVE: ${live.length} other session(s) at work beside this one (${fields(live.map((l) => l.provider))}): coordinate, and do not undo their changes; \`majordomus session status\` lists them.`,
   ];
 }
 
@@ -66,13 +72,13 @@ export function noticeLines(notices: readonly Notice[], at: Date, task?: { id: s
     "## majordomus — another session opened beside this one",
     "",
     ...told.map((n) => {
-      const where = n.here ? "in this checkout" : `in the worktree ${n.worktree}, whose task overlaps yours`;
+      const where = n.here ? "in this checkout" : `in the worktree ${field(n.worktree)}, whose task overlaps yours`;
       const itsTask = n.task_id
         ? task && task.id === n.task_id
-          ? `on task ${n.task_id} (${task.task})`
-          : `on task ${n.task_id}`
+          ? `on task ${field(n.task_id)} (${field(task.task, TASK_CHARS)})`
+          : `on task ${field(n.task_id)}`
         : "with no task";
-      return `- A ${n.provider} session (episode ${n.session_id}) opened ${where} ${ago(at, n.opened_at)}, ${itsTask}.`;
+      return `- A ${field(n.provider)} session (episode ${field(n.session_id)}) opened ${where} ${ago(at, n.opened_at)}, ${itsTask}.`;
     }),
     ...(notices.length > told.length
       ? [`- … and ${notices.length - told.length} more: \`majordomus session status\``]

@@ -5,6 +5,7 @@
  */
 import type { Hooks, Provider } from "../providers/index.ts";
 import { HOOKS, clientRow, hookArgs, type HookEvent } from "../providers/hooks.ts";
+import { TRACKED_ARGS } from "../repo/tracked.ts";
 
 /** Ownership marker: a file or folder that does not carry it is never touched. */
 export const MARKER = "Written by `majordomus capture install`";
@@ -26,11 +27,13 @@ export const BINARY_RECORD = ".ai/local/state/binary";
  * tells the binary where the answer will be; the binary falls back to asking git itself.
  */
 function statusPrefetch(): string {
-  return `# The briefing needs \`git status\`: start it now, while the binary starts, and say where its answer goes.
+  return `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the binary starts, and say where their answers go.
 if [ -d "$root/${STATUS_ANSWER_DIR}" ]; then
   answer="$root/${STATUS_ANSWER_DIR}/${STATUS_ANSWER_PREFIX}$$"
   (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; echo $? >"$answer.rc") </dev/null >/dev/null 2>&1 &
-  set -- --git-status "$answer"
+  # And what git tracks of the local half (a force-added file there is a stranger's): its answer beside the first.
+  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; echo $? >"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
+  set -- --git-status "$answer" --git-tracked
 fi
 `;
 }

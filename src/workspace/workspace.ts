@@ -41,7 +41,7 @@ export type Workspace = {
  * ignores the local half). `startStatus`: start on `git status` as soon as the checkout is found,
  * from a shim's answer file when it names one (the start hook).
  */
-export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?: string } };
+export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?: string; tracked?: boolean } };
 
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
 
@@ -71,7 +71,12 @@ export async function workspace(
   const position = await locate(cwd);
   mark("located");
   // The start hook's briefing needs git status: it starts now, while the layer is read.
-  if (options.startStatus) (await import("../repo/prefetch.ts")).startStatus(position, options.startStatus.answerFile);
+  if (options.startStatus)
+    (await import("../repo/prefetch.ts")).startStatus(
+      position,
+      options.startStatus.answerFile,
+      options.startStatus.tracked,
+    );
   const layer = await loadGuardedLayer(position.worktree);
   mark("layer loaded");
   // A command that may write makes sure git ignores the local half first.

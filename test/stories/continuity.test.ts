@@ -95,7 +95,7 @@ describe("the agent's own handover survives the end of its session", () => {
     );
 
     const context = repo.mj(["context"]).stdout;
-    expect(context).toContain("Next Action in its author's own words.");
+    expect(context).toContain("Next Action, in its author's own words, quoted:");
     expect(context).toContain(NEXT.split("\n")[0]!);
     expect(context).toMatch(/since then: derived \S+/);
   });
@@ -226,7 +226,7 @@ describe("a task lives until it is finished", () => {
     for (const id of ["run-1", "run-2", "run-3"]) {
       const s = new Session(repo, id);
       const briefing = s.start().stdout;
-      expect(briefing).toMatch(/Task t-\S+ \(active, profile implementation\): migrate the config loader/);
+      expect(briefing).toMatch(/Task t-\S+ \(active, profile implementation\): "migrate the config loader"/);
       s.end();
     }
     expect(readFileSync(repo.path(".ai/local/state/current.yaml"), "utf8")).toContain("outcome: active");
@@ -273,7 +273,7 @@ describe("a task lives until it is finished", () => {
     next.start();
     next.end();
     const after = new Session(repo, "close-5").start().stdout;
-    expect(after).toMatch(/Task t-\S+ \(active, profile implementation\): the next task/);
+    expect(after).toMatch(/Task t-\S+ \(active, profile implementation\): "the next task"/);
     expect(after).not.toContain(closing);
   });
 

@@ -75,7 +75,7 @@ describe("live sessions that share a checkout", () => {
     expect(briefing).toContain("LIVE: 1 other session(s) at work beside this one");
     expect(briefing).toMatch(
       new RegExp(
-        `- claude-code session cc-alpha \\(episode ${aEpisode}\\): opened (just now|\\d+m ago), last heard from (just now|\\d+m ago); task t-\\S+ \\(Parse the config files; scope src\\); it has written no record yet\\.`,
+        `- claude-code session cc-alpha \\(episode ${aEpisode}\\): opened (just now|\\d+m ago), last heard from (just now|\\d+m ago); task t-\\S+ \\("Parse the config files"; scope src\\); it has written no record yet\\.`,
       ),
     );
     const bEpisode = episodeOf(repo, "cc-beta");
@@ -85,7 +85,7 @@ describe("live sessions that share a checkout", () => {
     expect(notice).toContain("## majordomus — another session opened beside this one");
     expect(notice).toMatch(
       new RegExp(
-        `- A claude-code session \\(episode ${bEpisode}\\) opened in this checkout (just now|\\d+m ago), on task t-\\S+ \\(Parse the config files\\)\\.`,
+        `- A claude-code session \\(episode ${bEpisode}\\) opened in this checkout (just now|\\d+m ago), on task t-\\S+ \\("Parse the config files"\\)\\.`,
       ),
     );
     expect(notice).toContain("(Told once.)");

@@ -64,10 +64,10 @@ describe("a handover handed to a teammate through git", () => {
     bob.git("config", "user.name", "Bob Example");
     const first = start(bob, "cc-bob-1");
     expect(first).toMatch(
-      /Handover \.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md \(authored, shared by Alice Example from another checkout, advanced, fresh, 0m old\)\./,
+      /Handover \.ai\/repo\/sessions\/shared\/main--c-[0-9a-f]{16}\.md \(authored, shared by "Alice Example" from another checkout, advanced, fresh, 0m old\)\./,
     );
     expect(first).toMatch(
-      /It was shared through git (just now|\d+m ago) by Alice Example from another checkout \(c-[0-9a-f]{16}\)/,
+      /It was shared through git (just now|\d+m ago) by "Alice Example" from another checkout \(c-[0-9a-f]{16}\)/,
     );
     expect(first).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
     // A tracked file is anyone's: the briefing says so beside the words.
@@ -76,7 +76,7 @@ describe("a handover handed to a teammate through git", () => {
     expect(first).toContain("- `src/reader.ts`: unchanged");
     expect(first).not.toContain(secret);
     // `handover --resolve` (and its JSON) names the same record, and who shared it.
-    expect(ok(bob.mj(["handover", "--resolve"])).stdout).toContain("Shared by Alice Example from another checkout");
+    expect(ok(bob.mj(["handover", "--resolve"])).stdout).toContain('Shared by "Alice Example" from another checkout');
     type Explained = {
       record: { path: string; shared: { author: string } };
       candidates: Array<{ path: string; verdict: string; reason: string }>;
@@ -86,10 +86,12 @@ describe("a handover handed to a teammate through git", () => {
     expect(resolved.record.shared.author).toBe("Alice Example");
     // Its candidates explain the same choice: the shared one selected, and only it.
     expect(resolved.candidates.filter((c) => c.verdict === "selected").map((c) => c.path)).toEqual([bob.path(shared)]);
-    expect(resolved.candidates[0]!.reason).toContain("shared by Alice Example from another checkout");
+    expect(resolved.candidates[0]!.reason).toContain('shared by "Alice Example" from another checkout');
     // So does the MCP tool that explains the candidates.
     const [candidates] = mcpAnswers(bob.dir, ["handovers"]);
-    expect(candidates).toContain("shared by Alice Example from another checkout");
+    expect(JSON.parse(JSON.parse(candidates!).content[0].text).candidates[0].reason).toContain(
+      'shared by "Alice Example" from another checkout',
+    );
 
     // Bob's session ends: his own derived record is named beside Alice's words, never in their place.
     fire(bob, "end", { ...END, session_id: "cc-bob-1" });
@@ -103,7 +105,7 @@ describe("a handover handed to a teammate through git", () => {
     expect(continuation).not.toContain(shared);
     expect(continuation).not.toContain("follow its Next Action");
     const second = start(bob, "cc-bob-2");
-    expect(second).toContain("shared by Alice Example from another checkout");
+    expect(second).toContain('shared by "Alice Example" from another checkout');
     expect(second).toMatch(/Since then: a derived record \.ai\/local\/state\/handovers\/\S+/);
     const later = JSON.parse(ok(bob.mj(["handover", "--resolve", "--json"])).stdout) as Explained;
     expect(later.candidates[0]!.path).toBe(bob.path(shared));
@@ -136,7 +138,7 @@ describe("a handover handed to a teammate through git", () => {
     alice.git("commit", "-q", "-m", "Share it again");
     alice.git("push", "-q", remote, "main");
     bob.git("pull", "-q", "--ff-only", remote, "main");
-    expect(start(bob, "cc-bob-4")).toContain("shared by Alice Example from another checkout");
+    expect(start(bob, "cc-bob-4")).toContain('shared by "Alice Example" from another checkout');
     ok(
       bob.mj(["handover"], {
         input: body("Bob's own next step: the writer."),

@@ -26,6 +26,10 @@ export default command({
       type: "string",
       description: "Where the start shim is collecting `git status` (read, then removed)",
     },
+    "git-tracked": {
+      type: "boolean",
+      description: "The start shim is collecting `git ls-files` of the local half beside it (<git-status>.tracked)",
+    },
   },
   async run({ args }) {
     const provider = await adapted(String(args.provider));
@@ -38,7 +42,9 @@ export default command({
       return;
     }
     // An event whose answer needs git status (the start's briefing): the workspace starts on it (from the shim's answer) at once.
-    const startStatus = HOOKS[args.event as SessionEvent].startsStatus ? { answerFile: args["git-status"] } : undefined;
+    const startStatus = HOOKS[args.event as SessionEvent].startsStatus
+      ? { answerFile: args["git-status"], tracked: args["git-tracked"] === true }
+      : undefined;
     const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession, { startStatus });
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
