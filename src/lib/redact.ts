@@ -33,16 +33,19 @@ const SECRET_NAME =
 const NAME_HINTS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
 
 export const REDACTIONS: readonly Rule[] = [
+  // A key block whole, to its END line (bounded); without one, the header and the key material
+  // on the lines right after it (base64, or `Name: value` headers), never the text beyond.
   {
     name: "private-key",
     hints: ["private key"],
     pattern:
-      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+      /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?:[ \t]*\r?\n(?:[A-Za-z0-9+/=]{8,200}|[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,200})(?=[ \t]*\r?\n|$)){0,400})/g,
   },
   {
     name: "putty-key",
     hints: ["putty-user-key-file-"],
-    pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$)/g,
+    pattern:
+      /PuTTY-User-Key-File-\d{1,3}:(?:[^]{0,16384}?Private-MAC:[^\n]{0,200}| ?[\w@.-]{0,60}(?:\r?\n(?:[A-Za-z0-9+/=]{8,200}|[A-Za-z][A-Za-z-]{0,40}: [^\n]{0,200})(?=\r?\n|$)){0,400})/g,
   },
   { name: "anthropic-key", hints: ["sk-ant-"], pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { name: "openai-key", hints: ["sk-"], pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
@@ -332,19 +335,29 @@ export async function redact(text: string): Promise<{ text: string; redacted: st
 
 const marks = (text: string) => text.split("[redacted:").length - 1;
 
+/** A text redacted for keeping, with how many secrets were taken out and by which rules. */
+export async function redactCounted(text: string): Promise<{ text: string; count: number; rules: string[] }> {
+  const clean = await redact(text);
+  return { text: clean.text, count: marks(clean.text) - marks(text), rules: clean.redacted };
+}
+
+/** What the writer is told of the secrets taken out of what it wrote: how many and by which rules, never a value. */
+export function sayRedacted(what: string, done: { count: number; rules: string[] }): void {
+  if (done.count > 0)
+    log.warn(
+      `${done.count} secret(s) redacted from the ${what} before it was stored (${done.rules.join(", ")}); the record says [redacted:<rule>] where each was`,
+    );
+}
+
 /**
  * A text someone gives majordomus to keep (a record's body, a question, a decision, a task), redacted
  * before it is stored, with the rules prompts get. The writer is told on stderr how many secrets were
  * taken out and by which rules, never the value: an agent learns that it wrote one.
  */
 export async function redactForWrite(text: string, what: string): Promise<string> {
-  const clean = await redact(text);
-  const n = marks(clean.text) - marks(text);
-  if (n > 0)
-    log.warn(
-      `${n} secret(s) redacted from the ${what} before it was stored (${clean.redacted.join(", ")}); the record says [redacted:<rule>] where each was`,
-    );
-  return clean.text;
+  const done = await redactCounted(text);
+  sayRedacted(what, done);
+  return done.text;
 }
 
 /** A stored text shown again (a briefing, context, the read side): whatever an earlier version kept unredacted is redacted now, by the shapes. */

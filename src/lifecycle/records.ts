@@ -4,7 +4,7 @@
  * identity, the task's new clock and the ledger line's payload; the commit redacts, publishes,
  * moves the task's clock and appends the line, in that order. A task is never required.
  */
-import { redactForWrite } from "../lib/redact.ts";
+import { redactCounted, sayRedacted } from "../lib/redact.ts";
 import { relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { log } from "../lib/log.ts";
@@ -97,7 +97,42 @@ export type PlannedRecord = {
   task?: Task;
   /** The ledger line's payload (its event is the kind's; the record's path is added once it is published). */
   payload: Record<string, unknown>;
+  /** The sections the body must still hold once it is redacted (a handover's required sections). */
+  required: readonly string[];
 };
+
+/** Redaction may take at most this share of a text: past it, what is left is no account of the work. */
+const REDACTED_SHARE_MAX = 0.5;
+
+/**
+ * Why a body, as redaction left it, cannot be stored: a required section it had is gone or empty
+ * now, or most of the text went. The checks run on the text that would be stored, so a rule that
+ * took more than it matched is caught here, never written with an "ok".
+ */
+export function redactionRefusal(
+  kind: RecordKind,
+  before: string,
+  after: string,
+  required: readonly string[],
+): Failure | undefined {
+  // A section left holding only `[redacted:…]` marks says nothing any more: it is lost too.
+  const unmarked = after.replace(/\[redacted:[a-z0-9-]+\]/g, "");
+  const lost = missingSections(unmarked, required).filter((s) => !missingSections(before, [s]).length);
+  if (lost.length > 0)
+    return new Failure(
+      "contract",
+      `redacting the ${kind.noun} would remove its required section(s) ${lost.join(", ")}; nothing was stored`,
+      "keep secrets (keys, tokens, passwords) out of the text, or name them without their value, and write it again",
+    );
+  const kept = unmarked.trim().length;
+  if (before.trim().length >= 200 && kept < before.trim().length * (1 - REDACTED_SHARE_MAX))
+    return new Failure(
+      "contract",
+      `redaction would remove most of the ${kind.noun} (${before.trim().length - kept} of ${before.trim().length} characters); nothing was stored`,
+      "keep secrets out of the text and write it again; a key or a log of credentials is no handover",
+    );
+  return undefined;
+}
 
 export async function gatherGround(ws: Workspace): Promise<Ground> {
   const [read, snap] = await Promise.all([activeTask(ws.layer), snapshot(ws.position, ws.own)]);
@@ -147,6 +182,7 @@ export function planRecord(
       outcome: options.close ? "handed_over" : task.outcome,
     },
     payload,
+    required: kind.name === "handover" ? requiredSections(policy) : [],
   };
 }
 
@@ -173,7 +209,14 @@ export async function writePlanned(
 ): Promise<Written> {
   const { kind } = planned;
   // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
-  const body = await redactForWrite(planned.body, kind.noun);
+  const redacted = await redactCounted(planned.body);
+  const body = redacted.text;
+  // The body's checks again, on the text that is stored: redaction must not have emptied what they found.
+  if (body !== planned.body) {
+    const refused = redactionRefusal(kind, planned.body, body, planned.required);
+    if (refused) throw refused;
+  }
+  sayRedacted(kind.noun, redacted);
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
   // What the body cites is read from the text as kept, so a claim never holds what redaction removed.
   const cited = marked(claimsIn(body), ws.position.worktree);

@@ -121,13 +121,18 @@ describe("redaction at every write", () => {
     const triples = Array.from({ length: Math.ceil(texts.length / 3) }, (_, i) =>
       texts.slice(i * 3, i * 3 + 3).join(" | "),
     );
-    ok(repo.mj(["checkpoint"], { env, input: `# Progress\n${triples.join("\n")}\n` }));
+    // Secrets are never most of what is kept (such a write is refused): each text carries as much prose.
+    const prose = (text: string) =>
+      "The release notes say which service reads which credential, and who rotates it. ".repeat(
+        Math.ceil(text.length / 40),
+      );
+    ok(repo.mj(["checkpoint"], { env, input: `# Progress\n${triples.join("\n")}\n${prose(triples.join(""))}\n` }));
     for (const t of texts.slice(0, 12)) ok(repo.mj(["question", "add", t], { env }));
     ok(repo.mj(["decision", "Rotate every key", "--why", texts.slice(12, 30).join("; ")], { env }));
     ok(
       repo.mj(["handover"], {
         env,
-        input: `# Objective\nShip.\n\n# Current State\n${texts.join("\n")}\n\n# Next Action\nRotate these first:\n${texts.slice(30, 60).join("\n")}\n`,
+        input: `# Objective\nShip.\n\n# Current State\n${texts.join("\n")}\n${prose(texts.join(""))}\n\n# Next Action\nRotate these first:\n${texts.slice(30, 60).join("\n")}\n${prose(texts.slice(30, 60).join(""))}\n`,
       }),
     );
     const briefing = fire(repo, "start", { ...START, source: "resume" }).stdout;
