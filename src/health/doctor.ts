@@ -32,6 +32,7 @@ import { createHash, pacedCollector, parseYaml } from "../lib/runtime.ts";
 import { FILES_PER_COLLECTION } from "./verdicts.ts";
 import { now, parseDuration } from "../lib/clock.ts";
 import { git } from "../repo/git.ts";
+import { field } from "../lib/quote.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { status, wiredProviders } from "../wiring/status.ts";
 import { tickets, ticketsDir } from "../hooks/handoff.ts";
@@ -109,6 +110,13 @@ async function gitPrivacy(ws: Workspace, local: string): Promise<{ probe: string
   return { probe, ignored: ignored.status === 0, tracked: tracked.stdout.trim() };
 }
 
+/** What doctor says of the local half's files git tracks: which, and how to untrack them (as every briefing says). */
+function trackedMessage(files: readonly string[], rel: string): string {
+  const named = files.slice(0, 3).map((f) => field(f));
+  const more = files.length > named.length ? ` and ${files.length - named.length} more` : "";
+  return `tracked by git: ${named.join(", ")}${more}; a checkout can replace them, so nothing in them is believed (its task, ledger, records, consent or token). Untrack them, keeping the files: git rm -r --cached ${rel}, then commit`;
+}
+
 /** The privacy findings: git's answer, and the modes and links the walks found (files' modes as their reads saw them). */
 function privacyFindings(
   ws: Workspace,
@@ -141,7 +149,7 @@ function privacyFindings(
       level: "FAIL",
       category: "privacy",
       subject: relative(root, local),
-      message: `tracked by git: ${said.tracked.split("\n").slice(0, 3).join(", ")}`,
+      message: trackedMessage(said.tracked.split("\n"), relative(root, local)),
       reproduce: `git ls-files ${relative(root, local)}`,
     });
   const open = exposure.openDirs;

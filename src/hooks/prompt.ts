@@ -119,17 +119,22 @@ export async function promptContext(ws: Workspace, provider: Provider & { hooks:
   const { takeNotices } = await import("../session/notices.ts");
   const notices = takeNotices(ws.layer, ws.episodeId);
   if (notices.length === 0) return undefined;
-  const [{ noticeLines }, { activeTask }, { headThatFits }, { budgetFor }, policy] = await Promise.all([
+  const [{ noticeLines }, { activeTask }, { spend }, { budgetFor }, policy] = await Promise.all([
     import("../views/live.ts"),
     import("../task/record.ts"),
-    import("../lib/fit.ts"),
+    import("../views/budget.ts"),
     import("../providers/index.ts"),
     ws.policy().catch(() => undefined),
   ]);
   const task = notices.some((n) => n.task_id) ? (await activeTask(ws.layer)).active : undefined;
-  const lines = noticeLines(notices, ws.at, task);
-  const budget = budgetFor(provider.hooks, "prompt", policy?.policy);
-  const text = budget ? headThatFits(lines, budget.chars, budget.counts).shown.join("\n") : lines.join("\n");
+  // Spent by the one budget every answer is: the notices are the whole of it, cut at their end if ever over.
+  const text = spend([{ id: "notices", lines: noticeLines(notices, ws.at, task) }], undefined, {
+    order: [],
+    linesKey: "session.briefing_budget_lines",
+    budget: budgetFor(provider.hooks, "prompt", policy?.policy),
+    closing: () => undefined,
+    cutAtEnd: (limits) => `(Cut here to fit ${limits}: \`majordomus session status\` lists every open episode.)`,
+  }).lines.join("\n");
   await appendEvent(ws, "session.told", { provider: provider.id, of: notices.map((n) => n.session_id) }).catch(
     (err: Error) => log.warn(`the notice was not recorded: ${err.message}`),
   );

@@ -1,4 +1,5 @@
 /** The records in this checkout's folder, newest first, each with both labels: the newest page of them, or every one. */
+import { field } from "../lib/quote.ts";
 import { join, relative } from "node:path";
 import type { Layer } from "../layer/manifest.ts";
 import type { Position } from "../repo/where.ts";
@@ -72,7 +73,7 @@ export async function listRecords(
   const labels = new Map<string, Promise<Divergence>>();
   const rows: Row[] = [];
   for (const r of loaded) {
-    const key = `${r.meta.branch}\0${r.meta.head}`;
+    const key = `${field(r.meta.branch)}\0${r.meta.head}`;
     if (!labels.has(key)) labels.set(key, divergence(r.meta, ws.position, "commits"));
     rows.push({
       path: relative(ws.position.worktree, r.path),

@@ -17,6 +17,7 @@
  * reads a handful of files however long the history is; a folder whose index is missing or points
  * at a bad record is read whole instead.
  */
+import { field } from "../lib/quote.ts";
 import { join } from "node:path";
 import { PAGE } from "../lib/page.ts";
 import { loadLayer } from "../layer/manifest.ts";
@@ -57,7 +58,7 @@ export type Place = Pick<
 export function tierOf(meta: Meta, place: Place, own: boolean): { tier: Tier } | { reason: string } {
   if (!sameRepository(meta.repository_id, place)) return { reason: `another repository (${meta.repository_id})` };
   if (meta.branch !== place.branch)
-    return { reason: `another branch (${meta.branch}; this checkout is on ${place.branch})` };
+    return { reason: `another branch (${field(meta.branch)}; this checkout is on ${field(place.branch)})` };
   if (own) return { tier: 0 };
   if (place.branch === DETACHED) return { reason: "a detached checkout matches only records of its own worktree" };
   return { tier: 1 };

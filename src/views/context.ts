@@ -161,7 +161,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
   if (task && f.sinceTask) {
     const label = f.sinceTask.label;
     git.task_record = label;
-    gitLines.push(`task record: ${label} (recorded on ${task.branch} at ${task.head.slice(0, 7)})`);
+    gitLines.push(`task record: ${label} (recorded on ${field(task.branch)} at ${task.head.slice(0, 7)})`);
     if (warnsAgainst(label))
       gitLines.push(
         `WARNING: the task record is ${label}: ${DIVERGENCE_MEANING[label]}. Trust git, not the records below.`,

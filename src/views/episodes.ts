@@ -1,4 +1,5 @@
 /** The texts `majordomus session …` prints about episodes, open and closed: pure functions of what the command gathered. */
+import { field } from "../lib/quote.ts";
 import type { DescribedEpisode } from "../facts/open-episode.ts";
 import { ago } from "../records/labels.ts";
 import type { Because } from "../session/pick.ts";
@@ -13,7 +14,7 @@ export const deliveryLine = (v: { state: string; cause: string } | null | undefi
 
 /** The client session an episode belongs to, or how it was opened. */
 export const who = (e: OpenEpisode) =>
-  e.provider !== "none" ? `${e.provider} session ${e.provider_session}` : "by hand";
+  e.provider !== "none" ? `${field(e.provider)} session ${field(e.provider_session)}` : "by hand";
 
 /** One line per open episode, for a person choosing between several. */
 export const openLine = (at: Date, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(at, e.opened_at)})`;
@@ -58,8 +59,8 @@ export function statusLines(s: StatusFacts): string[] {
   const d = s.mine;
   if (d) {
     lines.push(
-      `Episode ${d.session_id}${s.because === ONLY ? ` (${ONLY}; this process runs in no client session)` : ""}, opened ${d.opened_at} (${d.age}) by ${d.opened_by}${d.provider !== "none" ? `; provider ${d.provider} (session ${d.provider_session})` : ""}`,
-      `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`,
+      `Episode ${d.session_id}${s.because === ONLY ? ` (${ONLY}; this process runs in no client session)` : ""}, opened ${d.opened_at} (${d.age}) by ${field(d.opened_by)}${d.provider !== "none" ? `; provider ${field(d.provider)} (session ${field(d.provider_session)})` : ""}`,
+      `On ${field(d.branch)} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`,
     );
     const delivered = deliveryLine(d.delivery);
     if (delivered) lines.push(delivered);
@@ -76,8 +77,8 @@ export function statusLines(s: StatusFacts): string[] {
 
 export function shownOpenLines(d: DescribedEpisode, delivery: { state: string; cause: string } | null): string[] {
   return [
-    `Episode ${d.session_id} is open (${who(d)}), opened ${d.opened_at} (${d.age}) by ${d.opened_by}`,
-    `On ${d.branch} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`,
+    `Episode ${d.session_id} is open (${who(d)}), opened ${d.opened_at} (${d.age}) by ${field(d.opened_by)}`,
+    `On ${field(d.branch)} from ${d.start_head.slice(0, 7)} (${d.start_label}); task at open ${d.task_id}`,
     `Working context: ${d.context_path}`,
     ...(delivery ? [deliveryLine(delivery)!] : []),
     "Its record is written when it closes; `majordomus session context` composes it now.",

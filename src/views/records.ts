@@ -1,4 +1,5 @@
 /** What `checkpoint` and `handover` print of their records: the resolved one, the listing, one shown whole. Pure views. */
+import { field } from "../lib/quote.ts";
 import type { Row } from "../records/list.ts";
 import type { Meta } from "../records/record.ts";
 import { headerLines, withoutNextAction, type View } from "../records/view.ts";
@@ -29,7 +30,7 @@ export const listingLine = (r: Row) =>
 export function shownLines(noun: string, path: string, m: Meta, body: string): string[] {
   return [
     `${capital(noun)}: ${path}`,
-    `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${m.branch} at ${m.head.slice(0, 7)}`,
+    `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${field(m.branch)} at ${m.head.slice(0, 7)}`,
     `Task: ${m.task_id}`,
     "---",
     body.replace(/\s+$/, ""),

@@ -1,4 +1,5 @@
 /** `majordomus session context`: an episode's working context composed now, a pure view over its facts. */
+import { field } from "../lib/quote.ts";
 import type { SessionContextFacts } from "../facts/episode.ts";
 import { ago } from "../records/labels.ts";
 
@@ -31,11 +32,11 @@ export function sessionContextLines(f: SessionContextFacts): string[] {
   const p = f.position;
   const lines = [
     `# Episode ${e.session_id}`,
-    `opened ${e.opened_at} (${ago(f.at, e.opened_at)}) by ${e.opened_by}${e.provider !== "none" ? ` for ${e.provider} session ${e.provider_session}` : ""}; task at open ${e.task_id}`,
+    `opened ${e.opened_at} (${ago(f.at, e.opened_at)}) by ${field(e.opened_by)}${e.provider !== "none" ? ` for ${field(e.provider)} session ${field(e.provider_session)}` : ""}; task at open ${e.task_id}`,
     "",
     "## Git now vs at open",
-    `at open: ${e.branch} ${e.start_head.slice(0, 7)}, working tree ${e.start_working_tree}`,
-    `now: ${p.branch} ${p.head.slice(0, 7)}, working tree ${f.workingTree} — ${f.label}${f.commitsSince.length ? `, ${f.commitsSince.length} commit(s) since` : ""}`,
+    `at open: ${field(e.branch)} ${e.start_head.slice(0, 7)}, working tree ${e.start_working_tree}`,
+    `now: ${field(p.branch)} ${p.head.slice(0, 7)}, working tree ${f.workingTree} — ${f.label}${f.commitsSince.length ? `, ${f.commitsSince.length} commit(s) since` : ""}`,
     "",
     "## Recorded in this episode",
   ];

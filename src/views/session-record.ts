@@ -3,6 +3,7 @@
  * front matter (a closed key set, no absolute paths) and a body composed from the policy's
  * `session.record_sections`. No model, no transcript: a pure view over the episode's window.
  */
+import { field } from "../lib/quote.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Policy } from "../policy/index.ts";
@@ -19,8 +20,8 @@ const QUOTED_LINES = 12;
 /** One writer per record section name; a section with nothing to say says so and names its command. */
 export const RECORD_SECTIONS: Record<string, Section> = {
   "What Happened": (w, c) => [
-    `Episode ${w.episode.session_id}, opened by ${w.episode.opened_by}${w.episode.provider !== "none" ? ` (${w.episode.provider} session ${w.episode.provider_session})` : ""} at ${w.episode.opened_at}, closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
-    `On ${w.episode.branch}: from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${w.commits[0] === "diverged" ? "the start commit is no longer an ancestor (history was rewritten)" : `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
+    `Episode ${w.episode.session_id}, opened by ${field(w.episode.opened_by)}${w.episode.provider !== "none" ? ` (${field(w.episode.provider)} session ${field(w.episode.provider_session)})` : ""} at ${w.episode.opened_at}, closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
+    `On ${field(w.episode.branch)}: from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${w.commits[0] === "diverged" ? "the start commit is no longer an ancestor (history was rewritten)" : `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
     ...(w.tasks.length ? [`Task(s): ${w.tasks.join(", ")}.`] : ["No task was active."]),
   ],
   "Progress Notes": (w) =>

@@ -53,6 +53,41 @@ function importsOf(f: { rel: string; text: string }): string[] {
   return out;
 }
 
+type Source = { rel: string; text: string };
+
+/**
+ * The quoting gate: a text view shows a field another writer chose (an author, a branch, an id, a
+ * path, a task's words) only through lib/quote.ts, so it stays one quoted line. A template slot
+ * that ends in such a field, unwrapped, is an offender. derived.ts writes a record's body, which
+ * every surface quotes line by line; page.ts escapes every slot as HTML.
+ */
+const FOREIGN_FIELD =
+  /\.(author|checkout|shared_at|provider|provider_session|worktree|branch|task|text|owner|title|why|opened_by|cited)\s*$/;
+const OURS = new Set(["f.snapshot.why", "check.why", "tree.why", "s.title", "whole.text", "d.task", "p.worktree"]);
+function quotingOffenders(sources: readonly Source[]): string[] {
+  return sources
+    .filter((f) => f.rel.startsWith("views/") && f.rel !== "views/derived.ts" && f.rel !== "views/page.ts")
+    .flatMap((f) =>
+      [...code(f.text).matchAll(/\$\{([^{}]*)\}/g)]
+        .filter((m) => FOREIGN_FIELD.test(m[1]!) && !OURS.has(m[1]!.trim()))
+        .map((m) => `${f.rel}: \${${m[1]}}`),
+    );
+}
+
+/**
+ * The budget gate: what a client is handed is fitted by views/budget.ts alone (the Next Action
+ * first); no other module cuts text to a budget itself, and the client-facing views spend it.
+ */
+function budgetOffenders(sources: readonly Source[]): string[] {
+  const cutters = sources
+    .filter((f) => f.rel !== "views/budget.ts" && f.rel !== "lib/fit.ts" && /\bheadThatFits\b/.test(code(f.text)))
+    .map((f) => `${f.rel}: cuts text itself (headThatFits)`);
+  const spenders = ["views/briefing.ts", "views/boot.ts", "views/context.ts", "hooks/prompt.ts"]
+    .filter((rel) => !/\bspend\(/.test(code(sources.find((f) => f.rel === rel)?.text ?? "")))
+    .map((rel) => `${rel}: does not spend the one budget`);
+  return [...cutters, ...spenders];
+}
+
 describe("architecture", () => {
   test("every folder of src/ has a place in the layer order", () => {
     const folders = [...new Set(SOURCES.filter((f) => f.rel.includes("/")).map((f) => folderOf(f.rel)))];
@@ -96,6 +131,24 @@ describe("architecture", () => {
         .map((t) => `${f.rel} -> ${t}`),
     ]);
     expect(offenders).toEqual([]);
+  });
+
+  test("every stranger's field a view shows goes through lib/quote.ts (a planted unquoted slot fails)", () => {
+    expect(quotingOffenders(SOURCES)).toEqual([]);
+    const planted = { rel: "views/x.ts", text: "export const x = (s: { author: string }) => `by ${s.author}`;" };
+    expect(quotingOffenders([planted])).toEqual(["views/x.ts: ${s.author}"]);
+    expect(quotingOffenders([{ ...planted, text: planted.text.replace("${s.author}", "${field(s.author)}") }])).toEqual(
+      [],
+    );
+  });
+
+  test("every answer a client is handed is fitted by the one budget (a planted cutter fails)", () => {
+    expect(budgetOffenders(SOURCES)).toEqual([]);
+    const planted = {
+      rel: "views/new-part.ts",
+      text: 'import { headThatFits } from "../lib/fit.ts";\nheadThatFits([], 1, "utf16");',
+    };
+    expect(budgetOffenders([...SOURCES, planted])).toEqual(["views/new-part.ts: cuts text itself (headThatFits)"]);
   });
 
   test("policy switches are read through switchOn, never as inline key checks", () => {

@@ -22,8 +22,16 @@ export const planSteps = (n: number) =>
       `${i + 1}. Migrate module m${i + 1} of the legacy billing package to the new ledger API; run its tests, then commit with a message naming the module and the API it now calls.`,
   );
 
+/** Steps that each name the file they change: a Next Action whose every line is a citation. */
+export const citingSteps = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `${i + 1}. Migrate module m${i + 1} of the legacy billing package, src/billing/m${i + 1}.ts, to the new ledger API; run its tests, then commit with a message naming the module and the API it now calls.`,
+  );
+
 /** A busy layer: an active task with a scope, three open questions, and the agent's handover with an n-step Next Action. */
-export function busyLayer(n: number, repo: Repo = layered()): Repo {
+export function busyLayer(n: number, repo: Repo = layered(), steps: string[] = planSteps(n)): Repo {
   ok(
     repo.mj([
       "start",
@@ -40,18 +48,83 @@ export function busyLayer(n: number, repo: Repo = layered()): Repo {
     ok(repo.mj(["question", "add", q]));
   ok(
     repo.mj(["handover"], {
-      input: `# Objective\nThe billing package on the ledger API.\n\n# Current State\nThe ledger client is in place.\n\n# Next Action\n${planSteps(n).join("\n")}\n`,
+      input: `# Objective\nThe billing package on the ledger API.\n\n# Current State\nThe ledger client is in place.\n\n# Next Action\n${steps.join("\n")}\n`,
     }),
   );
+  return repo;
+}
+
+/**
+ * The busiest layer the issue describes: the files each step cites are in the tree, the handover
+ * cites 44 of them, and a derived record was written after it (a session ended since).
+ */
+function citingLayer(n: number, steps: string[]): Repo {
+  const repo = layered();
+  for (let i = 1; i <= 44; i++) repo.commit(`m${i}`, `src/billing/m${i}.ts`, `export const m${i} = ${i};\n`);
+  busyLayer(n, repo, steps);
+  ok(repo.mj(["handover", "--derive"]));
   return repo;
 }
 
 /** Which of the plan's steps a text carries, by number. */
 const stepsIn = (text: string) =>
   new Set([...text.matchAll(/> (\d+)\. Migrate module m\1 /g)].map((m) => Number(m[1])));
+/** Which short steps a text carries, by number. */
+const shortStepsIn = (text: string) =>
+  new Set([...text.matchAll(/> (\d+)\. Check box \1\./g)].map((m) => Number(m[1])));
 const CUT =
   /… The Next Action is cut here: (\d+) of 120 line\(s\) quoted, (\d+) left out to fit [^\n]*`majordomus handover --show (\S+\.md)` prints the whole record\./;
 describe.skipIf(!ENABLED)("the account reaches the model whole, or cut and said so", () => {
+  test(
+    "Claude Code: a 44-step Next Action whose every step cites a file, on a busy layer with a record since, reaches the model whole, the citations summarised",
+    async () => {
+      using rig = new ClaudeRig({ repo: citingLayer(44, citingSteps(44)), wire: true });
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages()[0]!.text;
+      expect(text).not.toContain("persisted-output");
+      expect(stepsIn(text).size).toBe(44);
+      expect(text).not.toContain("The Next Action is cut here");
+      expect(text).toContain("BLOCKED: 3 open question(s)");
+      expect(text).toMatch(/It cites 24, checked now: 24 unchanged; `majordomus handover --claims` lists each\./);
+      expect(text).toContain("Since then: a derived record");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "Claude Code: a 150-step Next Action of short steps (about 2,800 characters) reaches the model whole: the line budget never cuts the agent's words",
+    async () => {
+      const steps = Array.from({ length: 150 }, (_, i) => `${i + 1}. Check box ${i + 1}.`);
+      expect(steps.join("\n").length).toBeGreaterThan(2_500);
+      using rig = new ClaudeRig({ repo: citingLayer(150, steps), wire: true });
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages()[0]!.text;
+      expect(shortStepsIn(text).size).toBe(150);
+      expect(text).not.toContain("The Next Action is cut here");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "Claude Code: a 120-step Next Action of long steps (about 25,000 characters) reaches the model cut, with one notice and the command that prints it",
+    async () => {
+      const steps = planSteps(120).map((s) => `${s} Keep the old adapter until the release after.`);
+      expect(steps.join("\n").length).toBeGreaterThan(24_000);
+      using rig = new ClaudeRig({ repo: citingLayer(120, steps), wire: true });
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages()[0]!.text;
+      expect(text).not.toContain("persisted-output");
+      const cut = CUT.exec(text);
+      expect(cut).not.toBeNull();
+      expect(stepsIn(text).size).toBe(Number(cut![1]));
+      // One notice: no closing paragraph of the parts that yielded besides it.
+      expect(text.match(/Shortened to fit|is cut here/g)?.length).toBe(1);
+      const shown = ok(rig.repo.mj(["handover", "--show", cut![3]!])).stdout;
+      expect(shown).toContain("120. Migrate module m120 ");
+    },
+    TIMEOUT,
+  );
+
   test(
     "Claude Code: a 44-step Next Action on a busy layer reaches the model whole, inline",
     async () => {
