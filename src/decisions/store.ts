@@ -1,5 +1,5 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
-import { redactOnRead } from "../lib/redact.ts";
+import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { appendText, readIfExists, readLayerFile } from "../lib/fsx.ts";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
@@ -26,8 +26,8 @@ export function render(d: Decision): string {
 
 export function appendDecision(
   layer: Layer,
-  title: string,
-  why: string | undefined,
+  title: Clean,
+  why: Clean | undefined,
   task: string,
   head: string,
   at: Date,

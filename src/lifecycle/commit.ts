@@ -19,7 +19,7 @@ export async function commitRecord(
   push: boolean,
 ): Promise<string | undefined> {
   const p = ws.position;
-  if (p.head === NO_HEAD || p.branch === DETACHED) {
+  if (p.head === NO_HEAD || p.branch === DETACHED || !p.ref) {
     log.warn(
       `the session record was not committed: ${p.head === NO_HEAD ? "the repository has no commit yet" : "HEAD is detached"}`,
     );
@@ -58,7 +58,7 @@ export async function commitRecord(
       "update-ref",
       "-m",
       `majordomus: session record ${episodeId}`,
-      `refs/heads/${p.branch}`,
+      p.ref,
       id,
       p.head,
     ]);
@@ -66,7 +66,7 @@ export async function commitRecord(
     // The files are now tracked: record them in the real index too, touching no other entry.
     for (const e of entries) await git(p.worktree, ["update-index", "--add", "--cacheinfo", e]);
     if (push) {
-      const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:refs/heads/${p.branch}`]);
+      const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:${p.ref}`]);
       if (!pushed.ok)
         log.warn(
           `the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it goes with your next push`,

@@ -59,7 +59,7 @@ export function normaliseScope(raw: string): string[] {
 export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
 
 export async function startTask(ws: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
-  const text = (await redactForWrite(options.task, "task")).trim();
+  const text = await redactForWrite(options.task.trim(), "task");
   if (text === "")
     throw new Failure(
       "usage",

@@ -7,7 +7,7 @@
  * Any other list line is malformed and reported, because a gate that cannot read an entry could
  * be bypassed by mistyping it. HTML comments (the template) are never read.
  */
-import { redactOnRead } from "../lib/redact.ts";
+import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
@@ -127,7 +127,7 @@ function edit<T>(layer: Layer, change: (text: string, path: string) => { text: s
   return done.value;
 }
 
-export function addQuestion(layer: Layer, question: string, taskId: string, at: Date): Question {
+export function addQuestion(layer: Layer, question: Clean, taskId: string, at: Date): Question {
   const text = checkSingleLine("question", question);
   return edit(layer, (before) => {
     const line = `- [unresolved] ${taskId} — ${text} (${today(at)})`;
@@ -165,7 +165,7 @@ export function select(questions: Questions, selector: string): Question {
   return matches[0]!;
 }
 
-export function resolveQuestion(layer: Layer, selector: string, answer: string, at: Date): Question {
+export function resolveQuestion(layer: Layer, selector: string, answer: Clean, at: Date): Question {
   const text = checkSingleLine("answer", answer);
   return edit(layer, (before, path) => {
     const q = select(parseQuestions(before, path), selector);

@@ -15,6 +15,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createHash, parseYaml } from "../lib/runtime.ts";
 import { readLayerFile, RECORD_MAX_BYTES } from "../lib/fsx.ts";
+import type { Clean } from "../lib/redact.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { renderDocument, splitFrontMatter } from "./markdown.ts";
@@ -71,7 +72,7 @@ export function sharedDir(layer: Layer): string | undefined {
 /** The file one checkout shares its branch's handover in. */
 export const sharedName = (branch: string, checkout: string) => `${readableBranch(branch)}--${checkout}.md`;
 
-export function renderShared(meta: SharedMeta, body: string): string {
+export function renderShared(meta: SharedMeta & { author: Clean }, body: Clean): string {
   const entries: Array<readonly [string, string | string[]]> = KEYS.map((k) => [k, meta[k]]);
   if (meta.claims && meta.claims.length > 0) entries.push(["claims", meta.claims]);
   return renderDocument(entries, body);

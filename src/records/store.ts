@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { ensureDir, publishNew, randomHex, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
 import { withLock } from "../lib/lock.ts";
+import type { Clean } from "../lib/redact.ts";
 import { compactStampMs } from "../lib/clock.ts";
 import { createHash } from "../lib/runtime.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
@@ -131,7 +132,7 @@ async function newestAuthored(store: Store, branch: string): Promise<IndexEntry 
 export type Draft = Omit<Meta, "seq" | "schema">;
 
 /** Publish a record; returns the loaded record (path, meta, body). Never overwrites anything. */
-export async function publish(store: Store, draft: Draft, body: string, otherDirs: string[]): Promise<Loaded> {
+export async function publish(store: Store, draft: Draft, body: Clean, otherDirs: string[]): Promise<Loaded> {
   ensureDir(store.dir, 0o700);
   // A folder written before the authored index existed is read once, so the index can say "none".
   const authoredBefore =

@@ -13,6 +13,7 @@ import { Failure } from "../lib/failure.ts";
 import { answersFor, git, gitLine, type Answers } from "./git.ts";
 import { repositoryIdentity } from "./identity.ts";
 import { env } from "../lib/env.ts";
+import { redactShapes, type Clean } from "../lib/redact.ts";
 
 export const DETACHED = "DETACHED";
 export const NO_HEAD = "NONE";
@@ -31,8 +32,13 @@ export type Position = {
   worktree: string;
   /** This worktree's own git dir (differs from the common dir in a linked worktree). */
   gitDir: string;
-  /** Short branch name, or DETACHED. */
-  branch: string;
+  /**
+   * Short branch name as every record and answer shows it (a secret in a name is redacted: `fix/[redacted:github-token]`), or DETACHED.
+   * git itself is handed `ref`.
+   */
+  branch: Clean;
+  /** The branch's full ref as git names it (`refs/heads/<name>`), for the commands that move it; undefined when detached. */
+  ref?: string;
   /** Full commit id of HEAD, or NONE in a repository with no commits. */
   head: string;
   /** git's answers about this checkout, each asked once while this position lives (one command). */
@@ -154,7 +160,10 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
     commonDir: dirs.commonDir,
     worktree: dirs.worktree,
     gitDir: dirs.gitDir,
-    ...state,
+    // A branch is named by whoever made it: a token in its name is redacted here, once, for every surface.
+    branch: redactShapes(state.branch),
+    ...(state.branch === DETACHED ? {} : { ref: `refs/heads/${state.branch}` }),
+    head: state.head,
     git: answersFor(dirs.worktree),
   };
 }

@@ -3,7 +3,7 @@
  * everywhere on the continuity path; a record that cannot be read is reported, and the
  * continuity commands carry on as if there were no task.
  */
-import { redactOnRead } from "../lib/redact.ts";
+import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { Failure, errnoCode } from "../lib/failure.ts";
@@ -19,7 +19,8 @@ export type TaskState = "active" | "handed_over" | Outcome;
 
 export type Task = {
   id: string;
-  task: string;
+  /** The person's words, as the gate left them. */
+  task: Clean;
   profile: string;
   owner: string;
   scope: string[];

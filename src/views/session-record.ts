@@ -5,6 +5,7 @@
  */
 import { field } from "../lib/quote.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
+import type { Clean } from "../lib/redact.ts";
 import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Policy } from "../policy/index.ts";
 import type { Outcome } from "../session/schema.ts";
@@ -66,7 +67,7 @@ export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefi
   return out.join("\n");
 }
 
-export function renderRecord(w: EpisodeWindow, c: Closing, body: string): string {
+export function renderRecord(w: EpisodeWindow, c: Closing, body: Clean): string {
   const front = emitMap([
     ["schema", "session/v1"],
     ["session_id", w.episode.session_id],

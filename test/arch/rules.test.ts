@@ -88,6 +88,37 @@ function budgetOffenders(sources: readonly Source[]): string[] {
   return [...cutters, ...spenders];
 }
 
+/**
+ * The redaction gate: a person's or a stranger's text enters a record only as `Clean`, a type that
+ * lib/redact.ts alone makes, and each store's writer takes it so (tsc then refuses any other way
+ * in). A brand cast elsewhere, or a writer that takes a plain string, is an offender.
+ */
+const GATED: ReadonlyArray<readonly [file: string, declared: string, param: string]> = [
+  ["records/store.ts", "function publish", "body"],
+  ["questions/store.ts", "function addQuestion", "question"],
+  ["questions/store.ts", "function resolveQuestion", "answer"],
+  ["decisions/store.ts", "function appendDecision", "title"],
+  ["decisions/store.ts", "function appendDecision", "why"],
+  ["records/shared.ts", "function renderShared", "author"],
+  ["records/shared.ts", "function renderShared", "body"],
+  ["views/session-record.ts", "function renderRecord", "body"],
+  ["task/record.ts", "type Task =", "task"],
+  ["repo/where.ts", "type Position =", "branch"],
+];
+function gateOffenders(sources: readonly Source[]): string[] {
+  const casts = sources
+    .filter((f) => f.rel !== "lib/redact.ts" && /\bas\s+(?:unknown\s+as\s+)?Clean\b/.test(code(f.text)))
+    .map((f) => `${f.rel}: makes a Clean text itself`);
+  const writers = GATED.filter(([rel, declared, param]) => {
+    const text = code(sources.find((f) => f.rel === rel)?.text ?? "");
+    const at = text.search(new RegExp(`export (?:async )?${declared}`));
+    // A signature ends at its body's brace; a type at its closing line.
+    const end = declared.startsWith("type") ? text.indexOf("\n};", at) : text.indexOf(" {\n", at);
+    return at === -1 || !new RegExp(`\\b${param}\\??:\\s*Clean\\b`).test(text.slice(at, end));
+  }).map(([rel, declared, param]) => `${rel}: ${declared} takes ${param} unredacted`);
+  return [...casts, ...writers];
+}
+
 describe("architecture", () => {
   test("every folder of src/ has a place in the layer order", () => {
     const folders = [...new Set(SOURCES.filter((f) => f.rel.includes("/")).map((f) => folderOf(f.rel)))];
@@ -149,6 +180,20 @@ describe("architecture", () => {
       text: 'import { headThatFits } from "../lib/fit.ts";\nheadThatFits([], 1, "utf16");',
     };
     expect(budgetOffenders([...SOURCES, planted])).toEqual(["views/new-part.ts: cuts text itself (headThatFits)"]);
+  });
+
+  test("every text enters a record through the redaction gate (a planted cast or an ungated writer fails)", () => {
+    expect(gateOffenders(SOURCES)).toEqual([]);
+    const cast = {
+      rel: "hooks/x.ts",
+      text: 'import type { Clean } from "../lib/redact.ts";\nexport const x = (s: string) => s as Clean;',
+    };
+    expect(gateOffenders([...SOURCES, cast])).toEqual(["hooks/x.ts: makes a Clean text itself"]);
+    const store = SOURCES.find((f) => f.rel === "questions/store.ts")!;
+    const ungated = { ...store, text: store.text.replace("question: Clean", "question: string") };
+    expect(gateOffenders([...SOURCES.filter((f) => f !== store), ungated])).toEqual([
+      "questions/store.ts: function addQuestion takes question unredacted",
+    ]);
   });
 
   test("policy switches are read through switchOn, never as inline key checks", () => {

@@ -1,6 +1,7 @@
 /** Repositories with a lot of history, built with majordomus's own modules and binary. */
 import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { IDENTITY_FILE } from "../../src/repo/identity.ts";
+import { redactShapes } from "../../src/lib/redact.ts";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { BIN } from "../support/env.ts";
@@ -77,7 +78,7 @@ export async function withRecords(dir: string, count: number, options: { legacy?
           working_tree: "clean",
           changed_files: [],
         },
-        kind.name === "handover" ? body : "Progress: steady.\n",
+        redactShapes(kind.name === "handover" ? body : "Progress: steady.\n"),
         [],
       );
     }

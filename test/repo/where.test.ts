@@ -22,7 +22,7 @@ function gitAnswer(repo: Repo, cwd = repo.dir) {
 
 async function ours(cwd: string) {
   const p = await locate(cwd);
-  return { repositoryId: p.repositoryId, worktree: p.worktree, branch: p.branch, head: p.head };
+  return { repositoryId: p.repositoryId, worktree: p.worktree, branch: p.branch as string, head: p.head };
 }
 
 describe("locate agrees with git", () => {

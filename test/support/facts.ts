@@ -6,11 +6,15 @@ import type { Facts } from "../../src/facts/facts.ts";
 import type { Policy } from "../../src/policy/index.ts";
 import type { View } from "../../src/records/view.ts";
 import { answersFor } from "../../src/repo/git.ts";
+import type { Clean } from "../../src/lib/redact.ts";
 import { PROJECT } from "./env.ts";
 
 export const POLICY = parse(readFileSync(join(PROJECT, "share/skeleton/repo/policy.yaml"), "utf8")) as Policy;
 export const AT = new Date("2026-11-30T12:00:00.000Z");
 export const HEAD = "a".repeat(40);
+
+/** A fixture's text that holds no secret, as the gate would pass it (src/ makes a Clean text only through lib/redact.ts). */
+export const clean = (text: string) => text as Clean;
 
 export function facts(over: Partial<Facts> = {}): Facts {
   return {
@@ -21,7 +25,7 @@ export function facts(over: Partial<Facts> = {}): Facts {
       commonDir: "/r/.git",
       worktree: "/r",
       gitDir: "/r/.git",
-      branch: "main",
+      branch: clean("main"),
       head: HEAD,
       git: answersFor("/r"),
     },

@@ -12,7 +12,8 @@ const B64 = `${ALNUM}+/`;
 function rnd(n: number, alphabet = ALNUM): string {
   let out = "";
   for (let i = 0; i < n; i++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
+    // In 32-bit integer arithmetic: the product in doubles loses its low bits, and the values ran to AAAA….
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
     out += alphabet[seed % alphabet.length];
   }
   return out;

@@ -14,7 +14,7 @@ import { boot } from "../../src/views/boot.ts";
 import { briefing, BRIEFING_PARTS } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
 import { continuityView, CONTINUITY_CHARS } from "../../src/views/continuity.ts";
-import { AT, facts, POLICY, record } from "../support/facts.ts";
+import { AT, clean, facts, POLICY, record } from "../support/facts.ts";
 import { quoted } from "../../src/lib/quote.ts";
 import { PROJECT } from "../support/env.ts";
 
@@ -77,7 +77,7 @@ function layer(seed: number): Facts {
     here: r.next() < 0.5,
     task: {
       id: "t-1",
-      task: r.text(big() ? 3_000 : 60),
+      task: clean(r.text(big() ? 3_000 : 60)),
       scope: Array.from({ length: r.int(1, 40) }, (_, j) => `src/p${j}`),
     },
     touched: Array.from({ length: r.int(0, 20) }, (_, j) => `src/t${j}.ts`),
@@ -87,7 +87,7 @@ function layer(seed: number): Facts {
       r.next() < 0.7
         ? {
             id: "t-1",
-            task: r.text(big() ? 3_000 : 80),
+            task: clean(r.text(big() ? 3_000 : 80)),
             profile: "implementation",
             owner: "dev",
             scope: Array.from({ length: r.int(1, big() ? 200 : 4) }, (_, i) => `src/scope-${i}`),

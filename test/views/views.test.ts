@@ -10,11 +10,11 @@ import { continuityView, OPEN_LISTED } from "../../src/views/continuity.ts";
 import { pageHtml } from "../../src/views/page.ts";
 import type { OpenEpisode } from "../../src/session/store.ts";
 
-import { AT, POLICY, facts, record } from "../support/facts.ts";
+import { AT, POLICY, clean, facts, record } from "../support/facts.ts";
 
 const TASK: Task = {
   id: "t-1",
-  task: "teach the parser comments",
+  task: clean("teach the parser comments"),
   profile: "implementation",
   owner: "dev",
   scope: ["src"],

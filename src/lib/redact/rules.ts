@@ -1,0 +1,175 @@
+/**
+ * The shapes redaction takes, one row each: secrets with a published prefix or format, and the
+ * shapes named by what is beside them. Every pattern is linear in its input on the engine the hooks
+ * use (JIT off): no quantified group can match the same text two ways, and every run that could
+ * meet a run of its own characters again is bounded. `test/lib/redact-linear.test.ts` runs a ReDoS
+ * checker (recheck) over each and a growth measure over input pumped from each, so a row that
+ * backtracks fails the build. The shapes a regular expression cannot hold linearly (a secret's
+ * name, then its value; a key block) are code: `scan` (redact/scan.ts).
+ *
+ * `hints`: lower-case substrings one of which any match contains; a rule runs only on a text that
+ * holds one. `when`: a shape without a prefix of its own is taken only beside what names it.
+ * `keep`: the group kept before the mark (`password=`), the value alone replaced.
+ */
+import { keyBlocks, mysqlPasswords, namedValues, puttyKeys } from "./scan.ts";
+
+export type Rule = {
+  name: string;
+  hints: readonly string[];
+  pattern?: RegExp;
+  keep?: number;
+  when?: RegExp;
+  /** A rule written as code: the text with each secret replaced by `mark(kept)` (`name` when it is not the rule's). */
+  scan?: (text: string, mark: (kept: string, name?: string) => string) => string;
+};
+
+/** What separates a token from the text around it: a character that cannot continue it. */
+const END = "(?![A-Za-z0-9_-])";
+
+export const REDACTIONS: readonly Rule[] = [
+  { name: "private-key", hints: ["private key"], scan: keyBlocks },
+  { name: "putty-key", hints: ["putty-user-key-file-"], scan: puttyKeys },
+  { name: "anthropic-key", hints: ["sk-ant-"], pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
+  { name: "openai-key", hints: ["sk-"], pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+  {
+    name: "github-token",
+    hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+    pattern: /\bgh[pousr]_[A-Za-z0-9_.-]{20,}/g,
+  },
+  { name: "github-pat", hints: ["github_pat_"], pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g },
+  {
+    name: "gitlab-token",
+    hints: [
+      "glpat-",
+      "gldt-",
+      "glptt-",
+      "glrt-",
+      "glsoat-",
+      "glcbt-",
+      "glimt-",
+      "glagent-",
+      "glffct-",
+      "glc_",
+      "glsa_",
+    ],
+    pattern:
+      /\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct)-[A-Za-z0-9_-]{16,}|\bglc_[A-Za-z0-9+/]{32,}|\bglsa_[A-Za-z0-9_]{32,}/g,
+  },
+  { name: "npm-token", hints: ["npm_"], pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
+  { name: "pypi-token", hints: ["pypi-"], pattern: /\bpypi-[A-Za-z0-9_-]{40,}/g },
+  { name: "huggingface-token", hints: ["hf_"], pattern: /\bhf_[A-Za-z0-9]{30,}/g },
+  { name: "docker-token", hints: ["dckr_pat_"], pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/g },
+  { name: "groq-key", hints: ["gsk_"], pattern: /\bgsk_[A-Za-z0-9]{40,}/g },
+  { name: "figma-token", hints: ["figd_"], pattern: /\bfigd_[A-Za-z0-9_-]{30,}/g },
+  {
+    name: "notion-token",
+    hints: ["ntn_", "secret_"],
+    pattern: /\bntn_[0-9]{11}[A-Za-z0-9]{30,}|\bsecret_[A-Za-z0-9]{43}\b/g,
+  },
+  { name: "sendgrid-key", hints: ["sg."], pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g },
+  {
+    name: "slack-token",
+    hints: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-"],
+    pattern: /\bx(?:ox[abposr]|app)-[A-Za-z0-9-]{10,}/g,
+  },
+  {
+    name: "slack-webhook",
+    hints: ["hooks.slack.com/"],
+    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g,
+  },
+  {
+    name: "discord-webhook",
+    hints: ["/api/webhooks/"],
+    pattern: /https:\/\/(?:[a-z]{1,20}\.)?discord(?:app)?\.com\/api\/webhooks\/[0-9]{1,30}\/[A-Za-z0-9_-]+/g,
+  },
+  { name: "stripe-key", hints: ["_live_", "_test_"], pattern: /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  {
+    name: "shopify-token",
+    hints: ["shpat_", "shpca_", "shppa_", "shpss_"],
+    pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}/g,
+  },
+  {
+    name: "aws-access-key-id",
+    hints: ["akia", "asia", "agpa", "aida", "aroa", "anpa", "abia", "acca"],
+    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
+  },
+  { name: "google-api-key", hints: ["aiza"], pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
+  { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
+  { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us[0-9]{1,2}\b/g },
+  // gitleaks' ranges: a bot id of 5 to 16 digits, then `A` and 34 more.
+  { name: "telegram-bot-token", hints: [":a"], pattern: new RegExp(`\\b[0-9]{5,16}:A[A-Za-z0-9_-]{34}${END}`, "g") },
+  { name: "1password-service-account-token", hints: ["ops_ey"], pattern: /\bops_ey[A-Za-z0-9_+/-]{100,}={0,2}/g },
+  { name: "mailgun-key", hints: ["key-"], pattern: /\bkey-[0-9a-z]{32}\b/g },
+  { name: "google-oauth-token", hints: ["ya29."], pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
+  {
+    name: "discord-bot-token",
+    hints: ["."],
+    pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g,
+  },
+  // Beside an AWS key id, or the words that name one (gitleaks' keywords), a 40-character token of mixed case is its secret; a git SHA is lower-case hex.
+  {
+    name: "aws-secret-key",
+    hints: ["akia", "asia", "aws", "secret"],
+    when: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|aws|secret/i,
+    pattern:
+      /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+  },
+  // Beside a Twilio account SID (or the word), 32 lower-case hex characters are its auth token.
+  {
+    name: "twilio-auth-token",
+    hints: ["twilio", "ac"],
+    when: /\bAC[0-9a-f]{32}\b|twilio/i,
+    pattern: /(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z-])/g,
+  },
+  // mysql, mysqldump, mysqladmin: the password glued to -p, on the line that runs one.
+  { name: "mysql-password", hints: ["mysql"], scan: mysqlPasswords },
+  { name: "vault-token", hints: ["hvs.", "hvb.", "hvr."], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
+  { name: "digitalocean-token", hints: ["doo_v1_", "dop_v1_", "dor_v1_"], pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
+  { name: "databricks-token", hints: ["dapi"], pattern: /\bdapi[0-9a-f]{32}(?:-[0-9])?\b/g },
+  { name: "linear-key", hints: ["lin_api_", "lin_oauth_"], pattern: /\blin_(?:api|oauth)_[A-Za-z0-9]{32,}/g },
+  // age's Bech32 alphabet, upper case as age prints it.
+  {
+    name: "age-secret-key",
+    hints: ["age-secret-key-1"],
+    pattern: /\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b/gi,
+  },
+  {
+    name: "jwt",
+    hints: ["eyj"],
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+  },
+  // Credentials inside a URL: the user stays, the password goes.
+  {
+    name: "url-password",
+    hints: ["://"],
+    pattern: /((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{0,200}:)[^\s@/]{1,400}(?=@)/gi,
+    keep: 1,
+  },
+  {
+    name: "authorization",
+    hints: ["authorization"],
+    pattern:
+      /\b((?:proxy-)?authorization["']?[ \t]{0,20}[:=][ \t]{0,20}["']?(?:(?:basic|bearer|token|digest|negotiate)[ \t]{1,20})?)[A-Za-z0-9._~+/=:-]{8,}/gi,
+    keep: 1,
+  },
+  { name: "bearer-token", hints: ["bearer"], pattern: /\b([Bb]earer[ \t]{1,20})[A-Za-z0-9._~+/=-]{16,}/g, keep: 1 },
+  {
+    name: "cli-secret",
+    hints: ["-pass", "-token", "-secret", "-api", "-auth", "-access"],
+    pattern:
+      /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-?key|auth-token|access-token)(?:=|[ \t]{1,20}))(?:"[^"\n]{0,400}"|'[^'\n]{0,400}'|[^\s"']\S{0,400})/gim,
+    keep: 1,
+  },
+  {
+    name: "cli-user-password",
+    hints: ["-u"],
+    pattern: /((?:^|\s)(?:-u|--user)[ \t]{1,20}[^\s:]{1,200}:)\S{1,400}/g,
+    keep: 1,
+  },
+  // A secret's name and its value (`DB_PASSWORD=…`, `"client_secret": "…"`, `?sig=…&`): code, so a long name costs a bounded look back.
+  {
+    name: "assignment",
+    hints: ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"],
+    scan: namedValues,
+  },
+];
