@@ -9,6 +9,7 @@
  * its narrower question instead (merge-base for ancestry, a path-limited log for counts).
  */
 import { NO_HEAD, isCommitId, type Position } from "./where.ts";
+import { redactEach } from "../lib/redact.ts";
 
 /** How many commits one walk reads before it gives way to narrower questions. */
 export const HISTORY_CAP = 100;
@@ -34,7 +35,8 @@ export function parseHistory(out: string, cap: number = HISTORY_CAP): Omit<Histo
   let shown = 0;
   let theirs = false;
   let current: Commit | undefined;
-  for (const line of out.split("\n")) {
+  // Subjects and paths are written by whoever made the commit: each line is redacted on its own.
+  for (const line of redactEach(out.split("\n"))) {
     if (line.startsWith(SEPARATOR)) {
       shown++;
       const mine = line[1] === ">";

@@ -2,6 +2,7 @@
 import { GAVE_UP, within } from "../lib/cancel.ts";
 import { type Position, type WorkingTree } from "./where.ts";
 import { ancestry, historySince } from "./history.ts";
+import { redactEach } from "../lib/redact.ts";
 
 /**
  * The working tree as git sees it, less majordomus's own records: `ownRecords` are the closed
@@ -87,12 +88,13 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
       i++;
     }
   }
-  const list = [...changed].sort();
+  // A path is named by whoever made the file: a token in it is redacted here, for every surface.
+  const list = redactEach([...changed].sort());
   return {
     workingTree: list.length === 0 ? "clean" : "dirty",
     changed: list,
     ownRecords: [...ownRecords].sort(),
-    ...(movedFrom.length > 0 ? { movedFrom } : {}),
+    ...(movedFrom.length > 0 ? { movedFrom: redactEach(movedFrom) } : {}),
   };
 }
 

@@ -129,6 +129,32 @@ describe("history tools over MCP", () => {
     expect(read).toContain("\\u001b[31mred");
   });
 
+  test("an identifier that once stalled the name-and-value rule, before a password, in 20 messages: list and read return none of the passwords", async () => {
+    const words = [
+      "authenticationMiddlewareConfigurationOptions",
+      "useDesignSystemThemeProviderContextValue",
+      "PASSWORD_RESET_TOKEN_EXPIRATION_SECONDS_DEFAULT",
+      "src/components/AuthenticationProviderWrapper.tsx",
+    ];
+    const rows = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({
+        type: "user",
+        uuid: `u-id-${i}`,
+        timestamp: "t",
+        message: { role: "user", content: `see ${words[i % 4]} then DB_PASSWORD=Pr0dDbP4ss${i}x` },
+      }),
+    );
+    const w = world(`${readFileSync(SAMPLE, "utf8")}${rows.join("\n")}\n`);
+    using _ = w.repo;
+    await using t = await tools(w.repo, w.env);
+    const found = (await t.call("history_list", { query: "DB_PASSWORD", limit: 100 })).json();
+    expect(found.total).toBe(20);
+    const read = (await t.call("history_read", { seq: found.items[0].seq, to: found.items[19].seq })).text;
+    expect(JSON.stringify(found)).not.toContain("Pr0dDbP4ss");
+    expect(read).not.toContain("Pr0dDbP4ss");
+    expect(read).toContain("DB_PASSWORD=[redacted:assignment]");
+  });
+
   test("nothing read is stored: no file of the layer holds a line of the transcript afterwards", async () => {
     const w = world();
     using _ = w.repo;

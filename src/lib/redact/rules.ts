@@ -136,7 +136,7 @@ export const REDACTIONS: readonly Rule[] = [
   {
     name: "jwt",
     hints: ["eyj"],
-    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+    pattern: /(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
   },
   // Credentials inside a URL: the user stays, the password goes.
   {
