@@ -127,6 +127,8 @@ const LOG_PROMPT = Array.from(
 )
   .join("\n")
   .slice(0, 65_536);
+/** The same log, 900 KB of it: the largest paste the prompt hook reads whole (over 1 MiB the payload is not read). */
+const LOG_900 = LOG_PROMPT.repeat(14).slice(0, 900_000);
 
 function hookRows(label: string, dir: string, rowEnv: Record<string, string> = env): Row[] {
   open(dir, "bench-live", rowEnv);
@@ -171,6 +173,14 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
       cwd: dir,
       env: rowEnv,
       stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pl-${label}-${n}`, prompt: LOG_PROMPT }),
+      before: settle(),
+    },
+    {
+      name: `prompt, a 900 KB pasted log (${label})`,
+      cmd: [join(dir, SHIM.prompt)],
+      cwd: dir,
+      env: rowEnv,
+      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pm-${label}-${n}`, prompt: LOG_900 }),
       before: settle(),
     },
     {
@@ -434,6 +444,14 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
       before: () => benched.forEach(drained),
     },
     {
+      name: "floor through a shim: the prompt hook's I/O, a 900 KB pasted log (large)",
+      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
+      cwd: large,
+      env,
+      stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_900 }),
+      before: () => benched.forEach(drained),
+    },
+    {
       name: "floor through a shim: the start hook's I/O (large)",
       cmd: [floorShim(large, SHIM.start, floor, "start")],
       cwd: large,
@@ -480,7 +498,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
         by("prompt, a URL and paths (large)"),
         by("floor through a shim: the prompt hook's I/O, a URL and paths (large)"),
       ),
-      1.3,
+      1.5,
     ),
   );
   out.push(
@@ -491,6 +509,16 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
         by("floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)"),
       ),
       1.5,
+    ),
+  );
+  out.push(
+    verdict(
+      "prompt, a 900 KB pasted log (large) vs its floor",
+      pairedRatio(
+        by("prompt, a 900 KB pasted log (large)"),
+        by("floor through a shim: the prompt hook's I/O, a 900 KB pasted log (large)"),
+      ),
+      2.0,
     ),
   );
   out.push(

@@ -35,6 +35,22 @@ function parts(rule: Rule): string[] {
   return [...new Set([...rule.hints, ...classes.filter((c) => c.length > 0)])];
 }
 
+/** The rules written as code have no pattern to pump from: their own worst cases, by hand. */
+const SCANNED: Record<string, string[]> = {
+  assignment: [
+    "authenticationMiddlewareConfigurationOptions",
+    "a=a=",
+    "token:",
+    `${"x".repeat(300)}_secret = "`,
+    "passpasspass",
+    'password="',
+  ],
+  jwt: ["eyJ", "-eyJ", "eyJyeeJy---", "eyJaaaaaaaaaaaa.", "eyJaaaaaaaaaaaa.bbbbbbbbbbbb."],
+  "private-key": ["-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----\nAAAAAAAA", " AAAAAAAAAAAAAAAAAAAA"],
+  "putty-key": ["PuTTY-User-Key-File-3: ", "PuTTY-User-Key-File-3:\nAAAAAAAAAA\n"],
+  "mysql-password": ["mysql -p", "mysql -pX ", "mysql\n"],
+};
+
 /** Texts of about `size` characters pumped from a rule's parts: each part alone, each hint before each part, and all of them in turn. */
 function pumped(rule: Rule, size: number): string[] {
   const ps = parts(rule);
@@ -42,11 +58,7 @@ function pumped(rule: Rule, size: number): string[] {
   const texts = ps.map(fill);
   for (const h of rule.hints.slice(0, 3)) for (const p of ps) texts.push(fill(`${h}${p.repeat(8)}`));
   texts.push(fill(ps.join("")));
-  if (rule.name === "assignment") {
-    // The name scan's own worst cases: long identifiers with a keyword, separators with no value.
-    texts.push(fill("authenticationMiddlewareConfigurationOptions"), fill("a=".repeat(4)), fill("token:"));
-    texts.push(fill(`${"x".repeat(300)}_secret = "`));
-  }
+  for (const seed of SCANNED[rule.name] ?? []) texts.push(fill(seed));
   return texts;
 }
 

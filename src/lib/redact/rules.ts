@@ -11,7 +11,7 @@
  * holds one. `when`: a shape without a prefix of its own is taken only beside what names it.
  * `keep`: the group kept before the mark (`password=`), the value alone replaced.
  */
-import { keyBlocks, mysqlPasswords, namedValues, puttyKeys } from "./scan.ts";
+import { jwts, keyBlocks, mysqlPasswords, NAME_HINTS, namedValues, puttyKeys } from "./scan.ts";
 
 export type Rule = {
   name: string;
@@ -136,7 +136,7 @@ export const REDACTIONS: readonly Rule[] = [
   {
     name: "jwt",
     hints: ["eyj"],
-    pattern: /(?<![A-Za-z0-9_])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+    scan: jwts,
   },
   // Credentials inside a URL: the user stays, the password goes.
   {
@@ -169,7 +169,7 @@ export const REDACTIONS: readonly Rule[] = [
   // A secret's name and its value (`DB_PASSWORD=…`, `"client_secret": "…"`, `?sig=…&`): code, so a long name costs a bounded look back.
   {
     name: "assignment",
-    hints: ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"],
+    hints: NAME_HINTS,
     scan: namedValues,
   },
 ];

@@ -21,6 +21,34 @@ const isName = (c: number) =>
 const isSpace = (c: number) => c === 32 || c === 9;
 const isBlank = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
 
+/** What every secret word contains, lower-cased (`api_key` holds `key`, `passwd` holds `pass`): the rule's hints. */
+export const NAME_HINTS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"] as const;
+
+/**
+ * The `=` or `:` after each name that may hold a secret word, in order. The hints are found by
+ * substring search (native, as fast with the JIT off as on), and each name is walked to its end
+ * once, however many hints it holds, so the walk is linear in the text; the name itself is judged
+ * at its separator.
+ */
+function* separatorsAfterSecretWords(text: string): Generator<number> {
+  const lower = text.toLowerCase();
+  const found: number[] = [];
+  for (const h of NAME_HINTS) for (let at = lower.indexOf(h); at !== -1; at = lower.indexOf(h, at + 1)) found.push(at);
+  found.sort((a, b) => a - b);
+  let walked = 0;
+  for (const at of found) {
+    if (at < walked) continue;
+    let k = at;
+    while (k < text.length && isName(text.charCodeAt(k))) k++;
+    walked = k + 1;
+    if (text[k] === '"' || text[k] === "'") k++;
+    const gap = k;
+    while (k < text.length && k - gap < GAP_MAX && isSpace(text.charCodeAt(k))) k++;
+    const c = text.charCodeAt(k);
+    if (c === 61 || c === 58) yield k;
+  }
+}
+
 /** A value already replaced (by a shape rule before this one), or a scheme followed by one. */
 const MARKED = /^(?:(?:basic|bearer|token|digest|negotiate)\s+)?\[redacted:/i;
 
@@ -32,9 +60,9 @@ const MARKED = /^(?:(?:basic|bearer|token|digest|negotiate)\s+)?\[redacted:/i;
 export function namedValues(text: string, mark: (kept: string, name?: string) => string): string {
   const out: string[] = [];
   let done = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (const i of separatorsAfterSecretWords(text)) {
+    if (i < done) continue;
     const sep = text.charCodeAt(i);
-    if (sep !== 61 && sep !== 58) continue;
     // Back from the separator: spaces, an optional closing quote, then the name.
     let j = i;
     while (j > 0 && i - j < GAP_MAX && isSpace(text.charCodeAt(j - 1))) j--;
@@ -74,7 +102,6 @@ export function namedValues(text: string, mark: (kept: string, name?: string) =>
     if (MARKED.test(text.slice(valueAt, Math.min(text.length, valueAt + 40)))) continue;
     out.push(text.slice(done, valueAt), mark("", query ? "query-secret" : undefined));
     done = to;
-    i = to - 1;
   }
   return out.length === 0 ? text : out.join("") + text.slice(done);
 }
@@ -170,6 +197,36 @@ export function mysqlPasswords(text: string, mark: (kept: string) => string): st
     return line.slice(0, at) + after;
   });
   return changed ? lines.join("\n") : text;
+}
+
+/** A JWT at a place: three base64url parts, the first opening as a JSON object does (`eyJ`). */
+const JWT_AT = /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/y;
+const URL_SAFE_RUN = /[A-Za-z0-9_-]*/y;
+const isWord = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * JSON web tokens, after any character that cannot continue a word (a dash too: `k0-eyJ….ts`). A
+ * regular expression that may start after a dash would try again at every `eyJ` inside one long
+ * run; here a try that fails skips the run it read, so the scan is linear.
+ */
+export function jwts(text: string, mark: (kept: string) => string): string {
+  const out: string[] = [];
+  let done = 0;
+  let skip = 0;
+  for (let at = text.indexOf("eyJ"); at !== -1; at = text.indexOf("eyJ", at + 1)) {
+    if (at < skip || (at > 0 && isWord(text.charCodeAt(at - 1)))) continue;
+    JWT_AT.lastIndex = at;
+    const m = JWT_AT.exec(text);
+    if (m) {
+      out.push(text.slice(done, at), mark(""));
+      done = skip = at + m[0].length;
+      continue;
+    }
+    URL_SAFE_RUN.lastIndex = at;
+    URL_SAFE_RUN.exec(text);
+    skip = URL_SAFE_RUN.lastIndex;
+  }
+  return out.length === 0 ? text : out.join("") + text.slice(done);
 }
 
 /** The scans' own patterns, for the linearity check every pattern of redaction passes. */
