@@ -12,6 +12,8 @@ export type Started = {
   /** The URL the person is told to open in a browser. */
   open: string;
   token: string;
+  /** What serve has said on stderr so far. */
+  stderr(): string;
   /** fetch `path` on this server as the person: with the token as a bearer header. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
 };
@@ -34,6 +36,7 @@ export function startServe(cwd: string, env: Record<string, string> = {}, args: 
         url,
         open,
         token,
+        stderr: () => seen,
         fetch: (path, init = {}) =>
           fetch(`${url}${path}`, {
             ...init,

@@ -27,9 +27,13 @@ export default command({
     name: "serve",
     description: "Serve the continuity page (/), the JSON API (/api/v1/) and MCP (/mcp) on a loopback port, read-only",
   },
-  examples: ["majordomus serve", "majordomus serve --port 7411"],
+  examples: ["majordomus serve", "majordomus serve --port 7411", "majordomus serve --rotate-token"],
   args: {
     port: { type: "string", description: "The port (default 7411; 0 picks a free one)" },
+    "rotate-token": {
+      type: "boolean",
+      description: "Replace the checkout's token with a new one first (API and MCP clients then need the new one)",
+    },
     host: {
       type: "string",
       description:
@@ -42,12 +46,13 @@ export default command({
     if (port > 65535) throw new Failure("usage", `--port ${port} is not a port`, "give 0 to 65535");
     const host = hostOption(args.host);
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });
-    const [{ Account }, { serve, isLoopback }, { serveToken }] = await Promise.all([
+    const [{ Account }, { serve, isLoopback }, { serveToken, rotateToken }] = await Promise.all([
       import("../../serve/account.ts"),
       import("../../serve/http.ts"),
       import("../../serve/token.ts"),
     ]);
-    const { token, path } = serveToken(ws.layer);
+    if (args["rotate-token"]) rotateToken(ws.layer);
+    const { token, path } = await serveToken(ws.layer, ws.position.worktree);
     const shownPath = relative(process.cwd(), path) || path;
     if (!isLoopback(host))
       err(
@@ -57,7 +62,7 @@ export default command({
     err(`majordomus: serving ${served.url}/ (read-only; Ctrl-C stops)`);
     err(`  open ${served.url}/?token=${token} in your browser for the page`);
     err(
-      `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; delete it to make a new one)`,
+      `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; \`serve --rotate-token\` makes a new one)`,
     );
     await new Promise<void>((resolve) => {
       for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
