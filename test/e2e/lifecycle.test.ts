@@ -231,6 +231,41 @@ describe("compact and end", () => {
   });
 });
 
+describe("the consented commit and git's index lock", () => {
+  test("with .git/index.lock held during a consented end: nothing is committed, nothing is staged for deletion, and the person's next ordinary commit keeps the record", () => {
+    using repo = captured();
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", {
+      mode: 0o600,
+    });
+    const before = repo.git("rev-parse", "HEAD");
+    fire(repo, "start", START);
+    // Another git (an editor's) holds the index at that moment.
+    writeFileSync(repo.path(".git/index.lock"), "");
+    fire(repo, "end", END_OTHER);
+    expect(repo.git("rev-parse", "HEAD")).toBe(before);
+    rmSync(repo.path(".git/index.lock"));
+    const record = `.ai/repo/sessions/${sessionFiles(repo)[0]!}`;
+    const status = repo.git("status", "--porcelain", "--", ".ai/repo/sessions");
+    expect(status).not.toMatch(/^D /m);
+    expect(status).toBe(`?? ${record}`);
+    // The person's own next commit, as they always make it.
+    writeFileSync(repo.path("f.txt"), "work\n");
+    repo.git("add", "f.txt");
+    repo.git("commit", "-q", "-m", "my work");
+    expect(readFileSync(repo.path(record), "utf8")).toContain("schema: session/v1");
+    expect(repo.git("status", "--porcelain", "--", record)).toBe(`?? ${record}`);
+
+    // Without the lock, the next consented end commits its record, and the index agrees with the branch.
+    fire(repo, "start", { ...START, session_id: "second" });
+    fire(repo, "end", { ...END_OTHER, session_id: "second" });
+    expect(repo.git("log", "-1", "--format=%s")).toStartWith("chore(session): record ");
+    expect(repo.git("status", "--porcelain", "--", ".ai/repo/sessions")).not.toMatch(/^D /m);
+    repo.git("commit", "-q", "--allow-empty", "-m", "more of my work");
+    const committed = repo.git("show", "--name-only", "--format=", "HEAD~1").trim();
+    expect(repo.git("ls-files", "--", committed)).toBe(committed);
+  });
+});
+
 describe("push", () => {
   test("a local consent to push_record_on_end pushes the record commit to the branch's remote; without it nothing is pushed", () => {
     using repo = captured();
