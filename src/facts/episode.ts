@@ -10,6 +10,7 @@ import { newestFirst } from "../ledger/store.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { divergence, type Divergence } from "../records/labels.ts";
 import { commitsSince, filesSince, isAncestor, snapshot } from "../repo/status.ts";
+import { gitStopped } from "../repo/git.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 
@@ -18,7 +19,10 @@ export type EpisodeWindow = {
   /** The episode's ledger lines, oldest first. */
   entries: Entry[];
   endHead: string;
-  /** Short ids of the commits since it opened, or ["diverged"] when its start is no longer an ancestor. */
+  /**
+   * Short ids of the commits since it opened, ["diverged"] when its start is no longer an ancestor,
+   * or ["unknown"] when git did not answer within the hook's budget (then `files` is what it had).
+   */
   commits: string[];
   files: string[];
   tasks: string[];
@@ -94,7 +98,8 @@ export async function episodeGit(
       ? []
       : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
   const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p, ws.own), ws.own);
-  return { commits, files };
+  // A git stopped at the end hook's budget answered nothing: its silence is no divergence and no empty history.
+  return { commits: gitStopped() ? ["unknown"] : commits, files };
 }
 
 /** What the session context view is composed from: the window, and where git stands against the episode's start. */

@@ -21,7 +21,8 @@ import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
 import { switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from "../policy/index.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "../lib/redact.ts";
-import { adapted, budgetFor } from "../providers/index.ts";
+import { adapted, budgetFor, providers } from "../providers/index.ts";
+import { stopGitAt } from "../repo/git.ts";
 import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
@@ -558,6 +559,21 @@ async function workIn(ws: Workspace, row: Row, t: Ticket): Promise<void> {
   await row.work(ws, t, await policyOrFail(ws, who(t)));
 }
 
+/** What the hook keeps after its last git call to publish the record without git's answers. */
+const PUBLISH_MS = 1_000;
+
+/**
+ * Work done in the hook (the end's close) asks git nothing after the strictest client's end budget
+ * (the providers table's end_budget_ms: Codex, 3 s) less the time the record takes to publish: a
+ * slow git leaves the record without the facts it was late with, and the record says which.
+ */
+async function boundGit(): Promise<void> {
+  const strictest = Math.min(
+    ...[...(await providers()).values()].flatMap((p) => (p.hooks ? [p.hooks.end_budget_ms] : [])),
+  );
+  stopGitAt(strictest - PUBLISH_MS);
+}
+
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(
   ws: Workspace,
@@ -565,6 +581,7 @@ export async function handleSessionEvent(
   mode: WorkMode = "hand-off",
 ): Promise<string | undefined> {
   const row = SESSION_EVENTS[d.event];
+  if (row.inHook) await boundGit();
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
     await appendEvent(ws, "provider.event.received", {

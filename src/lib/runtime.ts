@@ -70,6 +70,7 @@ type BunChild = {
   stdout: ReadableStream<Uint8Array>;
   stderr: ReadableStream<Uint8Array>;
   kill(signal?: number | string): void;
+  unref(): void;
 };
 type BunSpawn = (
   cmd: string[],
@@ -121,6 +122,16 @@ function notStarted(cmd: string, err: unknown): SpawnResult {
   };
 }
 
+/** A pipe read to its end, as text. */
+async function drain(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> }): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || value === undefined) return Buffer.concat(chunks).toString("utf8");
+    chunks.push(value);
+  }
+}
+
 async function spawnInner(
   cmd: string,
   args: readonly string[],
@@ -139,19 +150,27 @@ async function spawnInner(
     } catch (err) {
       return notStarted(cmd, err);
     }
-    // A deadline that passes stops it (lib/cancel.ts): its pipes close and this returns at once.
-    let cancelled = false;
+    // A deadline that passes stops it (lib/cancel.ts) and this returns at once, without waiting for
+    // its pipes to close: a program it started itself may hold them open after it is gone.
+    let stop: (gaveUp: SpawnResult) => void = () => undefined;
+    const stopped = new Promise<SpawnResult>((resolve) => (stop = resolve));
+    const readers = [child.stdout.getReader(), child.stderr.getReader()];
     const forget = onCancel(() => {
-      cancelled = true;
       child.kill("SIGKILL");
+      child.unref();
+      // Our ends of its pipes close too, so nothing of it keeps this process alive.
+      for (const r of readers) r.cancel().catch(() => undefined);
+      stop({ status: null, stdout: "", stderr: GAVE_UP });
     });
     try {
-      const [stdout, stderr, status] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited,
+      return await Promise.race([
+        stopped,
+        Promise.all([drain(readers[0]!), drain(readers[1]!), child.exited]).then(([stdout, stderr, status]) => ({
+          status,
+          stdout,
+          stderr,
+        })),
       ]);
-      return cancelled ? { status: null, stdout: "", stderr: GAVE_UP } : { status, stdout, stderr };
     } finally {
       forget();
     }

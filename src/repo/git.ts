@@ -4,11 +4,31 @@
  */
 import { spawnText } from "../lib/runtime.ts";
 import { environment } from "../lib/env.ts";
+import { cancelAll, GAVE_UP } from "../lib/cancel.ts";
 
 export type GitResult = { ok: boolean; status: number | null; stdout: string; stderr: string };
 
 /** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
+
+/** When git stops being asked (ms since this process started): set by a hook whose client kills it at a budget. */
+let deadlineAt: number | undefined;
+
+/**
+ * Every git call of this process ends by `atMs` after it started: one still running then is
+ * stopped, and a later one is not started; each answers as a git that gave up (GAVE_UP), which every
+ * caller already reads as facts it does not have. Nothing else of the process is bounded here.
+ */
+export function stopGitAt(atMs: number): void {
+  deadlineAt = atMs;
+  const left = atMs - performance.now();
+  if (left > 0) setTimeout(cancelAll, left).unref?.();
+}
+
+/** Whether the deadline stopGitAt set has passed: git's answers since are missing, not negative. */
+export function gitStopped(): boolean {
+  return deadlineAt !== undefined && performance.now() >= deadlineAt;
+}
 
 export function git(
   cwd: string,
@@ -16,6 +36,8 @@ export function git(
   input?: string,
   env: Record<string, string> = {},
 ): Promise<GitResult> {
+  if (deadlineAt !== undefined && performance.now() >= deadlineAt)
+    return Promise.resolve({ ok: false, status: null, stdout: "", stderr: GAVE_UP });
   // Optional locks off: a hook must never take the index lock a person's own git command needs.
   return spawnText("git", args, {
     cwd,

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { captured, fire, fixture, hookEnv, SHIMS, slowGit } from "../support/capture.ts";
+import { captured, fire, fixture, hookEnv, sessionFiles, SHIMS, slowGit } from "../support/capture.ts";
 import { ok } from "../support/layered.ts";
 import { Repo, scratch, sh } from "../support/repo.ts";
 
@@ -276,4 +276,28 @@ describe("doctor remembers what it found good", () => {
       expect(doctor.stdout).toMatch(/FAIL sessions s-\S+ — 2 closed records for one episode/);
     }
   });
+});
+
+describe("a slow git at the end", () => {
+  test("with a git that takes 5 s, the end hook killed at 3 s (Codex's budget) writes its record every time, saying what git did not answer", () => {
+    using repo = captured();
+    const slow = slowGit(5);
+    for (const n of [1, 2, 3]) {
+      const session = `slow-end-${n}`;
+      fire(repo, "start", { ...fixture("SessionStart-startup.json"), session_id: session });
+      const run = spawnSync("timeout", ["-s", "KILL", "3", repo.path(SHIMS.end)], {
+        cwd: repo.dir,
+        input: JSON.stringify({ ...fixture("SessionEnd-other.json"), session_id: session }),
+        env: { ...process.env, ...slow },
+        encoding: "utf8",
+      });
+      // timeout exits 137 when it had to kill: the hook ended on its own, within the budget.
+      expect(run.status).toBe(0);
+      const record = sessionFiles(repo)
+        .map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"))
+        .find((t) => t.includes(`provider_session: ${session}\n`));
+      expect(record).toBeDefined();
+      expect(record).toContain("git did not answer within the end hook's budget");
+    }
+  }, 60_000);
 });
