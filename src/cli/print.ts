@@ -1,9 +1,11 @@
 /**
  * The CLI's two streams: `out` is data (stdout: briefings, listings, `--json`), `err` is for
  * people (stderr). Both go through `printable`, so no record or payload text reaches a terminal
- * with its control characters.
+ * with its control characters; what goes to people is redacted too, since an error may quote what
+ * it was given (a note, a path, an argument).
  */
 import { printable } from "../lib/printable.ts";
+import { redactShapes } from "../lib/redact.ts";
 import { stderrLine } from "../lib/stderr.ts";
 
 export function out(...parts: unknown[]): void {
@@ -11,7 +13,7 @@ export function out(...parts: unknown[]): void {
 }
 
 export function err(...parts: unknown[]): void {
-  stderrLine(printable(parts.map(String).join(" ")));
+  stderrLine(printable(redactShapes(parts.map(String).join(" "))));
 }
 
 /**

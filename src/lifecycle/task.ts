@@ -159,10 +159,13 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
     try {
       note = readFileSync(options.note, "utf8");
     } catch (err) {
+      // --note names a file; text given in its place is a usage mistake, and is not echoed back.
       throw new Failure(
-        errnoCode(err) === "ENOENT" ? "missing" : "usage",
-        `cannot read the note ${options.note}: ${(err as Error).message}`,
-        "give --note a readable Markdown file",
+        "usage",
+        errnoCode(err) === "ENOENT"
+          ? "--note takes the path of a Markdown file, and no such file exists"
+          : `cannot read the note file: ${(err as { code?: string }).code ?? "unreadable"}`,
+        "write the note to a file and give its path (e.g. `--note notes.md`), or leave --note out to use the newest handover naming the task",
       );
     }
     source = options.note;

@@ -9,11 +9,14 @@ export default command({
   meta: { name: "finish", description: "Finish the active task with an outcome and a note" },
   examples: [
     "majordomus finish --outcome completed",
-    'majordomus finish --outcome partial --note "parser done; the CLI flag is not"',
+    "majordomus finish --outcome partial --note notes.md   # notes.md: the note, in Markdown",
   ],
   args: {
     outcome: { type: "enum", options: [...OUTCOMES], required: true, description: `One of ${OUTCOMES.join(", ")}` },
-    note: { type: "string", description: "Markdown note (default: the newest handover naming the task)" },
+    note: {
+      type: "string",
+      description: "The path of a Markdown file holding the note (default: the newest handover naming the task)",
+    },
     ...jsonArg,
   },
   async run({ args }) {
