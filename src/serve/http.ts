@@ -3,15 +3,19 @@
  * JSON API under `/api/v1/`, and MCP over Streamable HTTP at `/mcp`. Read-only. A request whose
  * Host or Origin is not this server's own loopback address is refused (DNS rebinding: a web page
  * elsewhere must not read the local half through the person's browser), and every request needs
- * the checkout's token (serve/token.ts): as `Authorization: Bearer <token>`, or the cookie the URL
- * `serve` prints sets when the person opens it (then it sends them on to `/`, the token out of the
- * address bar). Anyone else who reaches the port, whatever Host they send, is answered 401 and
- * nothing of the account.
+ * a key as `Authorization: Bearer <key>`: the checkout's token (serve/token.ts), or the session key
+ * of this run the page's script traded for the one-time launch secret in the URL `serve` printed
+ * (serve/shell.ts). No cookie is set or read: a browser sends cookies to every port of a host.
+ * Anyone else who reaches the port, whatever Host they send, is answered 401 (or, at `/`, the
+ * page's empty shell) and nothing of the account.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Account } from "./account.ts";
 import { Failure } from "../lib/failure.ts";
+import { randomBytes } from "node:crypto";
+import { networkInterfaces } from "node:os";
 import { isToken } from "./token.ts";
+import { LAUNCH_HEADER, SHELL_HTML, SHELL_SCRIPT_HASH } from "./shell.ts";
 
 export const API_SCHEMA = (name: string) => `majordomus/api-${name}/v1`;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -20,20 +24,34 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host);
 }
 
-/** The Host values this server answers to: its loopback names (and the address given with --host) at its port. */
+/**
+ * The Host values this server answers to: its loopback names and the address given with --host, at
+ * its port; bound to every address (0.0.0.0, ::), each address of this machine's own interfaces, so
+ * a remote caller names the one it reached (the token is still asked for).
+ */
 function allowedHosts(bound: string, port: number): Set<string> {
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
-  if (!isLoopback(bound)) names.add(bound.includes(":") ? `[${bound}]` : bound);
+  const own =
+    bound === "0.0.0.0" || bound === "::"
+      ? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
+      : isLoopback(bound)
+        ? []
+        : [bound];
+  for (const address of own) names.add(address.includes(":") ? `[${address}]` : address);
   return new Set([...names].map((n) => `${n}:${port}`));
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
+const NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+/** The shell runs its own script and nothing else, and talks to this server alone. */
+const SHELL_POLICY = `default-src 'none'; script-src ${SHELL_SCRIPT_HASH}; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+
+function send(res: ServerResponse, status: number, type: string, body: string, policy = NO_SCRIPT): void {
   res.writeHead(status, {
     "content-type": type,
     "cache-control": "no-store",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "content-security-policy": policy,
   });
   res.end(body);
 }
@@ -55,32 +73,13 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text === "" ? undefined : JSON.parse(text);
 }
 
-/** The cookie the page's URL sets: named for the port, as cookies are shared by every port of a host. */
-export const cookieName = (port: number) => `majordomus-${port}`;
-
-/** The token a request carries: its bearer header, or this server's cookie. */
-function carried(req: IncomingMessage, cookie: string): string | undefined {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
-  if (bearer) return bearer;
-  for (const pair of (req.headers.cookie ?? "").split(";")) {
-    const at = pair.indexOf("=");
-    if (at !== -1 && pair.slice(0, at).trim() === cookie) return pair.slice(at + 1).trim();
-  }
-  return undefined;
+/** The key a request carries: its bearer header alone (nothing a browser sends by itself). */
+function carried(req: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
 }
 
 const UNAUTHORIZED =
-  "this server answers only the person who started it: open the URL `majordomus serve` printed (it carries the token), or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
-
-function unauthorized(res: ServerResponse, page: boolean): void {
-  if (!page) return refuse(res, 401, UNAUTHORIZED);
-  send(
-    res,
-    401,
-    "text/html; charset=utf-8",
-    `<!doctype html><meta charset="utf-8"><title>majordomus</title><p>${UNAUTHORIZED.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("`", "")}</p>\n`,
-  );
-}
+  "this server answers only the person who started it: open the URL `majordomus serve` printed, or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
 
 /** The API's routes: one row each. */
 const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
@@ -97,7 +96,8 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
   },
 };
 
-export type Served = { server: Server; url: string; close(): Promise<void> };
+/** `launch`: the one-time URL for the person's browser (its secret in the fragment, dead once used or once this run ends). */
+export type Served = { server: Server; url: string; launch: string; close(): Promise<void> };
 export type ServeOptions = { host: string; port: number; token: string };
 
 /** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
@@ -129,7 +129,12 @@ function listenFailure(err: unknown, options: { host: string; port: number }): u
 
 export async function serve(account: Account, options: ServeOptions): Promise<Served> {
   let allowed = new Set<string>();
-  let cookie = "";
+  // This run's launch secret (one use) and the session keys traded for it: in memory only.
+  let launch: string | undefined = randomBytes(32).toString("base64url");
+  const shown = launch;
+  const sessions: string[] = [];
+  const authorized = (given: string | undefined) =>
+    isToken(given, options.token) || sessions.some((key) => isToken(given, key));
   const server = createServer(async (req, res) => {
     try {
       const host = req.headers.host ?? "";
@@ -143,19 +148,25 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
       if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, "")))
         return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
       const url = new URL(req.url ?? "/", `http://${host}`);
-      const offered = url.pathname === "/" ? url.searchParams.get("token") : null;
-      if (offered !== null) {
-        if (!isToken(offered, options.token)) return unauthorized(res, true);
-        // The URL `serve` printed: keep the token in a cookie only this server's pages send, and show the page without it.
-        res.writeHead(303, {
-          location: "/",
-          "set-cookie": `${cookie}=${options.token}; Path=/; HttpOnly; SameSite=Strict`,
-          "cache-control": "no-store",
-          "referrer-policy": "no-referrer",
-        });
-        return void res.end();
+      if (url.pathname === "/api/v1/session" && req.method === "POST") {
+        const offered = req.headers[LAUNCH_HEADER];
+        if (launch === undefined || typeof offered !== "string" || !isToken(offered, launch))
+          return refuse(
+            res,
+            401,
+            "the launch secret is not this run's, or was used already: open the URL the running serve printed",
+          );
+        launch = undefined;
+        const key = randomBytes(32).toString("base64url");
+        sessions.push(key);
+        return json(res, 200, { schema: API_SCHEMA("session"), token: key });
       }
-      if (!isToken(carried(req, cookie), options.token)) return unauthorized(res, url.pathname === "/");
+      if (!authorized(carried(req))) {
+        // The page's shell holds nothing of the account: its script asks for the page with the key it keeps.
+        if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD") && !req.headers.authorization)
+          return send(res, 200, "text/html; charset=utf-8", SHELL_HTML, SHELL_POLICY);
+        return refuse(res, 401, UNAUTHORIZED);
+      }
       if (url.pathname === "/mcp") return await mcp(account, req, res);
       if (req.method !== "GET" && req.method !== "HEAD")
         return refuse(res, 405, "read-only: only GET is answered here");
@@ -190,9 +201,14 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   allowed = allowedHosts(options.host, port);
-  cookie = cookieName(port);
-  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
-  return { server, url: `http://${shown}:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+  const name = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const url = `http://${name}:${port}`;
+  return {
+    server,
+    url,
+    launch: `${url}/#launch=${shown}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 /** One MCP exchange over Streamable HTTP, stateless: a server and a transport per request. */

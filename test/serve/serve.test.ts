@@ -199,12 +199,12 @@ describe("majordomus serve", () => {
     path: string,
     headers: Record<string, string>,
     method = "GET",
-  ): Promise<{ status: number; body: string }> {
+  ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
     return new Promise((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
         let body = "";
         res.on("data", (d) => (body += d));
-        res.on("end", () => resolve({ status: res.statusCode!, body }));
+        res.on("end", () => resolve({ status: res.statusCode!, body, headers: res.headers }));
       });
       req.on("error", reject);
       req.end();
@@ -269,7 +269,7 @@ describe("majordomus serve", () => {
     ).toBe(200);
   });
 
-  test("without the token nothing of the account is answered (401) on the page, the API, its index and /mcp; a wrong one, a cookie for another port, a token in an API URL the same", async () => {
+  test("without a key nothing of the account is answered: 401 on the API, its index and /mcp, the page's empty shell at /; a wrong key, a cookie for this port or another, a token in a URL the same", async () => {
     const wrong = `${served.token.slice(0, -4)}AAAA`;
     const attempts: Array<[string, Record<string, string>, string?]> = [];
     for (const path of [
@@ -285,45 +285,64 @@ describe("majordomus serve", () => {
         [path, {}],
         [path, { authorization: `Bearer ${wrong}` }],
         [path, { cookie: `majordomus-${port + 1}=${served.token}` }],
-        [path, { cookie: `majordomus-${port}=${wrong}` }],
+        [path, { cookie: `majordomus-${port}=${served.token}` }],
       );
     }
-    attempts.push(["/api/v1/continuity?token=" + served.token, {}], [`/?token=${wrong}`, {}], ["/mcp", {}, "POST"]);
+    attempts.push(
+      ["/api/v1/continuity?token=" + served.token, {}],
+      [`/?token=${served.token}`, {}],
+      ["/mcp", {}, "POST"],
+    );
     for (const [path, headers, method] of attempts) {
       const answer = await raw(path, { host: `127.0.0.1:${port}`, ...headers }, method);
-      expect(`${path} ${JSON.stringify(headers)} ${answer.status}`).toBe(`${path} ${JSON.stringify(headers)} 401`);
-      expect(answer.body).toContain("open the URL");
+      const shell = new URL(path, base).pathname === "/" && method === undefined && !headers.authorization;
+      expect(`${path} ${JSON.stringify(headers)} ${answer.status}`).toBe(
+        `${path} ${JSON.stringify(headers)} ${shell ? 200 : 401}`,
+      );
+      expect(answer.body).toContain(shell ? "Open the URL" : "open the URL");
+      expect(answer.headers["set-cookie"]).toBeUndefined();
       for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token])
         expect(answer.body).not.toContain(secret);
     }
   });
 
-  test("the URL serve printed sets a cookie for this port only (HttpOnly, SameSite=Strict) and sends the browser on to /, which then answers", async () => {
-    const opened = await raw(new URL(served.open).pathname + new URL(served.open).search, {
-      host: `127.0.0.1:${port}`,
-    });
-    expect(opened.status).toBe(303);
-    const answer = await new Promise<{ status: number; location?: string; cookie?: string[] }>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, path: `/?token=${served.token}` }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode!, location: res.headers.location, cookie: res.headers["set-cookie"] });
-      });
-      req.on("error", reject);
-      req.end();
-    });
-    expect(answer.location).toBe("/");
-    expect(answer.cookie?.[0]).toBe(`majordomus-${port}=${served.token}; Path=/; HttpOnly; SameSite=Strict`);
-    const page = await raw("/", { host: `127.0.0.1:${port}`, cookie: `other=1; majordomus-${port}=${served.token}` });
+  test("the URL serve printed carries a one-time launch secret in its fragment: traded once for this run's key, which opens the page and the API as a header; no cookie is ever set", async () => {
+    const launch = new URL(served.open).hash.replace(/^#launch=/, "");
+    expect(new URL(served.open).search).toBe("");
+    expect(launch).not.toBe(served.token);
+    const trade = () => raw("/api/v1/session", { host: `127.0.0.1:${port}`, "x-majordomus-launch": launch }, "POST");
+    const first = await trade();
+    expect(first.status).toBe(200);
+    expect(first.headers["set-cookie"]).toBeUndefined();
+    const { schema, ...doc } = JSON.parse(first.body) as Record<string, unknown>;
+    expect(schema).toBe("majordomus/api-session/v1");
+    valid("session", doc);
+    const key = String(doc.token);
+    expect(key).not.toBe(served.token);
+    // Once only: the same secret again, from a browser's history or anyone else, opens nothing.
+    expect((await trade()).status).toBe(401);
+    const page = await raw("/", { host: `127.0.0.1:${port}`, authorization: `Bearer ${key}` });
     expect(page.status).toBe(200);
     expect(page.body).toContain(NEXT);
+    expect(
+      (await raw("/api/v1/continuity", { host: `127.0.0.1:${port}`, authorization: `Bearer ${key}` })).status,
+    ).toBe(200);
+    // The key as a cookie is nothing: only a header the page's script sets is read.
+    expect(
+      (await raw("/api/v1/continuity", { host: `127.0.0.1:${port}`, cookie: `majordomus-${port}=${key}` })).status,
+    ).toBe(401);
+    const shell = await raw("/", { host: `127.0.0.1:${port}` });
+    expect(String(shell.headers["content-security-policy"])).toMatch(
+      /script-src 'sha256-[A-Za-z0-9+/=]+'; connect-src 'self'/,
+    );
     const index = await served.fetch("/api/v1/");
     expect(index.status).toBe(200);
-    const { schema, ...listed } = (await index.json()) as Record<string, unknown>;
+    const { schema: indexSchema, ...listed } = (await index.json()) as Record<string, unknown>;
     expect(valid("index", { ...listed })).toEqual({
       routes: ["/api/v1/continuity", "/api/v1/episodes", "/api/v1/handovers", "/api/v1/context"],
       mcp: "/mcp",
     });
-    expect(schema).toBe("majordomus/api-index/v1");
+    expect(indexSchema).toBe("majordomus/api-index/v1");
   });
 
   test("the token is the person's alone: 0600 in the local half, never an argument of the server's process, never in the ledger or a tracked file", () => {
@@ -610,7 +629,8 @@ describe("majordomus serve, as anyone but the person", () => {
           ],
         ] as const) {
           const got = nobody(["curl", "-s", "-o", "-", "-w", "\n%{http_code}", ...extra, `${served.url}${path}`]);
-          expect(got.stdout.trim().split("\n").pop()).toBe("401");
+          // At / the page's empty shell (its script asks for the page with a key it does not have).
+          expect(got.stdout.trim().split("\n").pop()).toBe(path === "/" ? "200" : "401");
           for (const secret of [NEXT, "make the greeting configurable", "which file format?", "cc-now", served.token])
             expect(got.stdout).not.toContain(secret);
         }
@@ -624,7 +644,7 @@ describe("majordomus serve, as anyone but the person", () => {
   );
 
   test.skipIf(lanAddress === undefined)(
-    "bound to 0.0.0.0, a caller on the machine's network address sending a loopback Host gets 401 and nothing of the account (needs a non-loopback IPv4 address)",
+    "bound to 0.0.0.0, a caller on the machine's network address sending a loopback Host gets nothing of the account; naming that address with the token, it is answered (needs a non-loopback IPv4 address)",
     async () => {
       using repo = busy();
       const served = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
@@ -649,9 +669,15 @@ describe("majordomus serve, as anyone but the person", () => {
             req.on("error", reject);
             req.end();
           });
-          expect(answer.status).toBe(401);
+          expect(answer.status).toBe(path === "/" ? 200 : 401);
           expect(answer.body).not.toContain(NEXT);
         }
+        // The machine's own address, named honestly, with the token: answered.
+        const honest = await fetch(`http://${lanAddress}:${port}/api/v1/continuity`, {
+          headers: { authorization: `Bearer ${served.token}` },
+        });
+        expect(honest.status).toBe(200);
+        expect(await honest.text()).toContain(NEXT);
       } finally {
         served.child.kill("SIGTERM");
       }

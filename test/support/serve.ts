@@ -1,15 +1,18 @@
 /**
  * `majordomus serve --port 0` in a folder, and what it prints: the address it serves, the URL the
- * person opens (it carries the token), and the token itself, which every other request needs.
+ * person opens (a one-time launch secret in its fragment), and the checkout's token (read from the
+ * file serve names), which every other request needs.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { BIN } from "./env.ts";
 
 export type Started = {
   child: ChildProcess;
   /** `http://127.0.0.1:PORT`, no trailing slash. */
   url: string;
-  /** The URL the person is told to open in a browser. */
+  /** The URL the person is told to open in a browser: this run's one-time launch secret in its fragment. */
   open: string;
   token: string;
   /** What serve has said on stderr so far. */
@@ -19,7 +22,7 @@ export type Started = {
 };
 
 export function startServe(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<Started> {
-  const child = spawn(BIN, ["serve", "--port", "0", ...args], {
+  const child = spawn(BIN, ["serve", ...(args.includes("--port") ? [] : ["--port", "0"]), ...args], {
     cwd,
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...env },
@@ -28,9 +31,11 @@ export function startServe(cwd: string, env: Record<string, string> = {}, args: 
     let seen = "";
     child.stderr!.on("data", (d: Buffer) => {
       seen += d.toString();
-      const m = /serving (http:\/\/[^\s/]+)\/[\s\S]*open (\S+\?token=([A-Za-z0-9_-]+)) /.exec(seen);
+      const m =
+        /serving (http:\/\/[^\s/]+)\/[\s\S]*open (\S+#launch=[A-Za-z0-9_-]+) [\s\S]*the token is in (\S+) /.exec(seen);
       if (!m) return;
-      const [, url, open, token] = m as unknown as [string, string, string, string];
+      const [, url, open, file] = m as unknown as [string, string, string, string];
+      const token = readFileSync(isAbsolute(file) ? file : join(cwd, file), "utf8").trim();
       resolve({
         child,
         url,

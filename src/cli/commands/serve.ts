@@ -60,7 +60,9 @@ export default command({
       );
     const served = await serve(new Account(ws.position.worktree), { host, port, token });
     err(`majordomus: serving ${served.url}/ (read-only; Ctrl-C stops)`);
-    err(`  open ${served.url}/?token=${token} in your browser for the page`);
+    err(
+      `  open ${served.launch} in your browser for the page (it works once, for this run; the page then keeps its own key)`,
+    );
     err(
       `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; \`serve --rotate-token\` makes a new one)`,
     );
