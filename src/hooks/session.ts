@@ -14,7 +14,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ancestry } from "../lib/holder.ts";
+import { clientProcess } from "../lib/holder.ts";
 import { log } from "../lib/log.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
@@ -267,7 +267,7 @@ const start: Row = {
     if (d.providerSession !== undefined)
       await attempt(ws, d, "the episode did not open", async () => {
         // Who started this hook (the client, through its shell and the shim): the history tools serve a transcript only to the client whose hooks opened its episode.
-        const clientProcesses = ancestry().join(" ") || undefined;
+        const clientProcesses = clientProcess();
         opened = await openEpisode(ws, {
           ifOpen: "keep",
           openedBy: "hook",

@@ -41,19 +41,23 @@ export function processKey(pid: number): string {
   return start === undefined ? String(pid) : `${pid}:${start}`;
 }
 
+/** Programs that run a client's hook command for it: a hook's shell, not the client. */
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "ash", "busybox", "env", "timeout"]);
+
 /**
- * The processes above this one, nearest first, up to `depth` (and never init), each as
- * processKey gives it: who started a hook (the client, through its shell and the shim). Linux
- * only (read from /proc); elsewhere empty, and nothing is proven by it.
+ * The client that started this hook: the nearest process above it that is not a shell running the
+ * hook's command (read from /proc/<pid>/comm), as processKey gives it. Only that process, never its
+ * own parent (the shell the person started the client from, which every other program started
+ * there shares). Undefined where /proc says nothing.
  */
-export function ancestry(depth = 3): string[] {
-  const keys: string[] = [];
+export function clientProcess(depth = 4): string | undefined {
   let pid = parentOf("self");
-  while (pid !== undefined && keys.length < depth) {
-    keys.push(processKey(pid));
-    pid = parentOf(pid);
+  for (let n = 0; pid !== undefined && n < depth; n++, pid = parentOf(pid)) {
+    const comm = read(`/proc/${pid}/comm`)?.trim();
+    if (comm === undefined) return undefined;
+    if (!SHELLS.has(comm)) return processKey(pid);
   }
-  return keys;
+  return undefined;
 }
 
 let mine: Holder | undefined;

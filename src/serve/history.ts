@@ -13,7 +13,6 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, real
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { processKey } from "../lib/holder.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import {
@@ -37,13 +36,14 @@ const PREVIEW_CHARS = 160;
 const MESSAGE_CHARS = 20_000;
 
 /**
- * Who asks. `client`: the stdio server a client started (its parent process is that client): it
+ * Who asks. `client`: the stdio server a client started (`client`: the nearest process above it
+ * that is not a shell, as holder.ts clientProcess names it, the way the hooks name theirs): it
  * is served the session it was started for, or one whose episode that same client's hooks opened
  * or resumed (a `/resume` or `claude -c` gives the session an id the server's environment never
  * saw), never another client's. `person`: the HTTP server, whose every request carried the
  * person's token: the session must be named, and any open one of this checkout may be.
  */
-export type Caller = { kind: "client"; parent: number } | { kind: "person" };
+export type Caller = { kind: "client"; client: string | undefined } | { kind: "person" };
 
 export type Source = { session: string; episode: string; path: string };
 
@@ -83,10 +83,12 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
       `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`,
       "the history tools read only the current session's transcript",
     );
-  if (caller.kind === "client" && session !== launched) {
-    // Another session than the one this server was started for: only if this server's own client opened or resumed it.
-    const mine = processKey(caller.parent);
-    if (!(episode.client_processes ?? "").split(" ").includes(mine)) {
+  if (caller.kind === "client" && (session !== launched || episode.client_processes !== undefined)) {
+    // Only the client process whose hooks opened or resumed the episode: the variable naming the
+    // session is any process's to set. Where the hooks could record no client (no /proc), the
+    // session the server was started for is all there is to go on.
+    const mine = caller.client;
+    if (mine === undefined || !(episode.client_processes ?? "").split(" ").includes(mine)) {
       throw new Failure(
         "refused",
         `session ${session} is not this client's: its episode was opened by another client process than the one that started this server`,

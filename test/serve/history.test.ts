@@ -291,12 +291,16 @@ describe("which session's transcript", () => {
   });
 });
 
-/** Fire a start hook as another client would: from a process tree of its own (three shells between this test and the hook, none exec'd away). */
+/**
+ * Fire a start hook as another client would: from a client process of its own (another program,
+ * here a second bun, whose shell then runs the hook), not from this test's process.
+ */
 function fireAsAnotherClient(repo: Repo, payload: Record<string, unknown>): void {
   const shim = join(repo.dir, ".claude", "hooks", "majordomus-session-start");
-  const inner = `'${shim}' < '${join(repo.dir, "..", "payload.json")}'; true`;
-  writeFileSync(join(repo.dir, "..", "payload.json"), JSON.stringify(payload));
-  const run = spawnSync("sh", ["-c", `sh -c "sh -c \\"${inner.replace(/"/g, '\\\\"')}\\"; true"; true`], {
+  const input = join(repo.dir, "..", "payload.json");
+  writeFileSync(input, JSON.stringify(payload));
+  const client = `const r = require("node:child_process").spawnSync("sh", ["-c", ${JSON.stringify(`'${shim}' < '${input}'; true`)}], { stdio: "inherit" }); process.exit(r.status ?? 1);`;
+  const run = spawnSync(process.execPath, ["-e", client], {
     cwd: repo.dir,
     encoding: "utf8",
     env: { ...process.env, PATH: `${join(BIN, "..")}:${process.env.PATH}` },
@@ -329,6 +333,57 @@ describe("a transcript only for its own client", () => {
       expect(r.text).not.toContain("THE OTHER SESSION'S WORDS");
     }
     expect((await t.call("history_windows")).error).toBe(false);
+  });
+
+  test("a process that sets the session's variable itself (any program started beside the client) is refused: the server must be that client's own", async () => {
+    const w = world();
+    using _ = w.repo;
+    // Started through a shell that stays (not exec'd away), from this test: its client is that shell's parent, as for
+    // any program the person starts from a terminal; the session's own hooks were fired by this test directly.
+    const transport = new StdioClientTransport({
+      command: "bash",
+      args: ["-c", `'${BIN}' mcp; true`],
+      cwd: w.repo.dir,
+      env: { ...(process.env as Record<string, string>), ...w.env },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(transport);
+    try {
+      const r = (await client.callTool({ name: "history_list", arguments: {} })) as {
+        isError?: boolean;
+        content: Array<{ text: string }>;
+      };
+      // bash is a shell, so the server's client is this test process: the same as the hooks'. Served.
+      expect(r.isError).not.toBe(true);
+    } finally {
+      await client.close();
+    }
+    // From another program (a second bun that starts the server): the variable names the session, the process does not own it.
+    const outsider = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        `const c = require("node:child_process").spawn(${JSON.stringify(BIN)}, ["mcp"], { stdio: "inherit" }); c.on("exit", (code) => process.exit(code ?? 0));`,
+      ],
+      cwd: w.repo.dir,
+      env: { ...(process.env as Record<string, string>), ...w.env },
+      stderr: "pipe",
+    });
+    const stranger = new Client({ name: "test", version: "1" });
+    await stranger.connect(outsider);
+    try {
+      for (const name of ["history_windows", "history_list"]) {
+        const r = (await stranger.callTool({ name, arguments: {} })) as {
+          isError?: boolean;
+          content: Array<{ text: string }>;
+        };
+        expect(r.isError).toBe(true);
+        expect(r.content[0]!.text).toContain("is not this client's");
+      }
+    } finally {
+      await stranger.close();
+    }
   });
 
   test("a folder on the way that is a link (inside the client's projects folder) is refused, never followed", async () => {

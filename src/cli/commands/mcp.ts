@@ -3,6 +3,7 @@
  * configuration). Nothing but JSON-RPC on stdout; logging on stderr.
  */
 import { workspace } from "../../workspace/workspace.ts";
+import { clientProcess } from "../../lib/holder.ts";
 import { mark } from "../../lib/trace.ts";
 import { command } from "../define.ts";
 import { err, out } from "../print.ts";
@@ -28,7 +29,11 @@ export default command({
     // Connection episodes, where this checkout consented to them (the server's only writes).
     const connection = await Connection.open(ws.position.worktree);
     // The history tools answer the client that started this server (its parent) for its own sessions only.
-    const server = mcpServer(new Account(ws.position.worktree), { kind: "client", parent: process.ppid }, connection);
+    const server = mcpServer(
+      new Account(ws.position.worktree),
+      { kind: "client", client: clientProcess() },
+      connection,
+    );
     mark("mcp: tools registered");
     // Served while stdin is open; when the client closes it, the answers still being made are
     // written, and then the process ends by itself (nothing else keeps it alive).
