@@ -5,10 +5,10 @@
  * compressed history back with one user message holding its `<state_snapshot>`; each compression
  * is a new such message. A checkpoint is derived once per new one: never once per turn.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "../lib/runtime.ts";
-import { ensureDir, readPlain, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, openRegular, readPlain, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { newestFirst } from "../ledger/store.ts";
 import { sectionPath } from "../layer/manifest.ts";
@@ -69,15 +69,15 @@ export function compressionsIn(payload: Payload, memory?: string): number | unde
   const path = pick(payload.data, ["transcript_path"]);
   if (!path || !path.endsWith(".jsonl")) return undefined;
   // The client's own file, never through a link, and only a regular file.
-  let fd: number;
+  let opened: ReturnType<typeof openRegular>;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    opened = openRegular(path);
   } catch {
     return undefined;
   }
+  if (!opened) return undefined;
+  const { fd, stats } = opened;
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
     const file = { dev: Number(stats.dev), ino: Number(stats.ino) };
     const kept = memory === undefined ? undefined : join(memory, `${createHash("sha256", path).slice(0, 32)}.json`);
     const before = kept === undefined ? undefined : parseScan(readPlain(kept));

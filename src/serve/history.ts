@@ -9,10 +9,11 @@
  * extended as it grows; over TAIL_BYTES only its end is read. A subagent is refused these tools by
  * the majordomus mod in Claude Code (the server cannot tell the two apart).
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
-import { Failure } from "../lib/failure.ts";
+import { Failure, isFailure } from "../lib/failure.ts";
+import { openRegular } from "../lib/fsx.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import {
@@ -121,33 +122,27 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
  * client's own transcript folder.
  */
 function openTranscript(source: Source): { fd: number; size: number; dev: number; ino: number } {
-  let fd: number;
+  let opened: ReturnType<typeof openRegular>;
   try {
-    fd = openSync(source.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    opened = openRegular(source.path);
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "ENOENT")
-      throw new Failure(
-        "missing",
-        `the transcript ${source.path} is not there`,
-        "the client writes it from the first prompt; nothing is guessed in its place",
-      );
-    if (code === "ELOOP")
+    // A link, a folder, a FIFO or a device: the safe open refused it.
+    if (isFailure(err))
       throw new Failure(
         "refused",
-        `the transcript ${source.path} is not a plain file (a link)`,
+        `the transcript ${source.path} is not a plain file (a link, a folder or a device)`,
         "the history tools never follow a link",
       );
     throw err;
   }
+  if (!opened)
+    throw new Failure(
+      "missing",
+      `the transcript ${source.path} is not there`,
+      "the client writes it from the first prompt; nothing is guessed in its place",
+    );
+  const { fd, stats } = opened;
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile())
-      throw new Failure(
-        "refused",
-        `the transcript ${source.path} is not a plain file (a folder, or a device)`,
-        "the history tools never follow a link",
-      );
     const projects = realProjects();
     const opened = openedPath(fd);
     const inside =

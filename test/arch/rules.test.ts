@@ -119,6 +119,21 @@ function gateOffenders(sources: readonly Source[]): string[] {
   return [...casts, ...writers];
 }
 
+/**
+ * The safe open: a file is opened to read only through lib/fsx.ts (openRegular and the readers over
+ * it: no link followed, no FIFO waited on, a regular file only). Another module's openSync that
+ * does not create a file (a read open) is an offender; opening a lock with O_EXCL is not a read.
+ */
+function openOffenders(sources: readonly Source[]): string[] {
+  return sources
+    .filter((f) => f.rel !== "lib/fsx.ts")
+    .flatMap((f) =>
+      [...code(f.text).matchAll(/\bopenSync\(([^;]*?)\)(?:;|\n)/g)]
+        .filter((m) => !/O_CREAT|["'][wa]x?\+?["']/.test(m[1]!))
+        .map(() => `${f.rel}: opens a file to read itself`),
+    );
+}
+
 describe("architecture", () => {
   test("every folder of src/ has a place in the layer order", () => {
     const folders = [...new Set(SOURCES.filter((f) => f.rel.includes("/")).map((f) => folderOf(f.rel)))];
@@ -194,6 +209,15 @@ describe("architecture", () => {
     expect(gateOffenders([...SOURCES.filter((f) => f !== store), ungated])).toEqual([
       "questions/store.ts: function addQuestion takes question unredacted",
     ]);
+  });
+
+  test("a file is opened to read only through lib/fsx.ts's safe open (a planted second copy fails)", () => {
+    expect(openOffenders(SOURCES)).toEqual([]);
+    const planted = {
+      rel: "serve/x.ts",
+      text: 'import { openSync, constants } from "node:fs";\nexport const fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW);\n',
+    };
+    expect(openOffenders([...SOURCES, planted])).toEqual(["serve/x.ts: opens a file to read itself"]);
   });
 
   test("policy switches are read through switchOn, never as inline key checks", () => {
