@@ -32,10 +32,10 @@ function world(text = readFileSync(SAMPLE, "utf8")) {
   return { repo, config, path, env: { CLAUDE_CONFIG_DIR: config, CLAUDE_CODE_SESSION_ID: SESSION } };
 }
 
-async function tools(repo: Repo, env: Record<string, string>) {
+/** `majordomus mcp` as a client starts it (`launch`: how, when not directly), with a call that returns the tool's text. */
+async function tools(repo: Repo, env: Record<string, string>, launch = { command: BIN, args: ["mcp"] }) {
   const transport = new StdioClientTransport({
-    command: BIN,
-    args: ["mcp"],
+    ...launch,
     cwd: repo.dir,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: "pipe",
@@ -340,49 +340,18 @@ describe("a transcript only for its own client", () => {
     using _ = w.repo;
     // Started through a shell that stays (not exec'd away), from this test: its client is that shell's parent, as for
     // any program the person starts from a terminal; the session's own hooks were fired by this test directly.
-    const transport = new StdioClientTransport({
-      command: "bash",
-      args: ["-c", `'${BIN}' mcp; true`],
-      cwd: w.repo.dir,
-      env: { ...(process.env as Record<string, string>), ...w.env },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "test", version: "1" });
-    await client.connect(transport);
-    try {
-      const r = (await client.callTool({ name: "history_list", arguments: {} })) as {
-        isError?: boolean;
-        content: Array<{ text: string }>;
-      };
+    {
+      await using t = await tools(w.repo, w.env, { command: "bash", args: ["-c", `'${BIN}' mcp; true`] });
       // bash is a shell, so the server's client is this test process: the same as the hooks'. Served.
-      expect(r.isError).not.toBe(true);
-    } finally {
-      await client.close();
+      expect((await t.call("history_list")).error).toBe(false);
     }
     // From another program (a second bun that starts the server): the variable names the session, the process does not own it.
-    const outsider = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "-e",
-        `const c = require("node:child_process").spawn(${JSON.stringify(BIN)}, ["mcp"], { stdio: "inherit" }); c.on("exit", (code) => process.exit(code ?? 0));`,
-      ],
-      cwd: w.repo.dir,
-      env: { ...(process.env as Record<string, string>), ...w.env },
-      stderr: "pipe",
-    });
-    const stranger = new Client({ name: "test", version: "1" });
-    await stranger.connect(outsider);
-    try {
-      for (const name of ["history_windows", "history_list"]) {
-        const r = (await stranger.callTool({ name, arguments: {} })) as {
-          isError?: boolean;
-          content: Array<{ text: string }>;
-        };
-        expect(r.isError).toBe(true);
-        expect(r.content[0]!.text).toContain("is not this client's");
-      }
-    } finally {
-      await stranger.close();
+    const starter = `const c = require("node:child_process").spawn(${JSON.stringify(BIN)}, ["mcp"], { stdio: "inherit" }); c.on("exit", (code) => process.exit(code ?? 0));`;
+    await using stranger = await tools(w.repo, w.env, { command: process.execPath, args: ["-e", starter] });
+    for (const name of ["history_windows", "history_list"]) {
+      const r = await stranger.call(name);
+      expect(r.error).toBe(true);
+      expect(r.text).toContain("is not this client's");
     }
   });
 

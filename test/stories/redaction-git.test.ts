@@ -3,11 +3,10 @@
 // record and the shared handover included. And the identifiers that once switched the name-and-value
 // rule off let no password through any writer. Through the real shims and the compiled binary.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { captured, fire, fixture } from "../support/capture.ts";
-import { ok } from "../support/layered.ts";
+import { everyFile, ok } from "../support/layered.ts";
 import { cases } from "../support/secrets.ts";
 import { startServe } from "../support/serve.ts";
 import { mcpAnswers } from "../support/mcp.ts";
@@ -26,13 +25,6 @@ const PREFIXED = cases.filter(
     !secret.includes("..") &&
     spawnSync("git", ["check-ref-format", "--branch", `fix/${secret}`]).status === 0,
 );
-
-function everyFile(dir: string): Array<{ path: string; text: string }> {
-  return readdirSync(dir, { recursive: true, withFileTypes: false }).flatMap((name) => {
-    const path = join(dir, String(name));
-    return statSync(path).isFile() ? [{ path, text: readFileSync(path, "utf8") }] : [];
-  });
-}
 
 describe("texts copied from git are redacted", () => {
   test("a corpus of prefixed token shapes", () => {

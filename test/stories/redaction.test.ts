@@ -2,10 +2,10 @@
 // (a handover, a checkpoint, a question, a decision, a task objective). None of them is stored,
 // briefed, served or committed; each is marked `[redacted:<rule>]`, and the writer is told.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { captured, fire, fixture } from "../support/capture.ts";
-import { ok } from "../support/layered.ts";
+import { everyFile, ok } from "../support/layered.ts";
 import { cases } from "../support/secrets.ts";
 import { startServe } from "../support/serve.ts";
 import { mcpAnswers } from "../support/mcp.ts";
@@ -17,14 +17,6 @@ const SECRETS = {
   password: "Sup3r-S3cret-Pw",
   urlPassword: "hunter2hunter2",
 };
-
-/** Every file under a folder, as text. */
-function everyFile(dir: string): Array<{ path: string; text: string }> {
-  return readdirSync(dir, { recursive: true, withFileTypes: false }).flatMap((name) => {
-    const path = join(dir, String(name));
-    return statSync(path).isFile() ? [{ path, text: readFileSync(path, "utf8") }] : [];
-  });
-}
 
 describe("redaction at every write", () => {
   test("secrets an agent writes are kept nowhere: not in the records, the ledger, the briefing, context, the closed record or any tracked file", () => {

@@ -1,5 +1,6 @@
 /** A real repository with a commit and an initialised layer, driven through the compiled binary. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { Repo, type Run } from "./repo.ts";
 
 export function layered(): Repo {
@@ -35,4 +36,12 @@ export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[]
 /** The closed session records in `.ai/repo/sessions/`, by file name. */
 export function closedRecords(repo: Repo): string[] {
   return readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+}
+
+/** Every file under a folder, as text. */
+export function everyFile(dir: string): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { recursive: true, withFileTypes: false }).flatMap((name) => {
+    const path = join(dir, String(name));
+    return statSync(path).isFile() ? [{ path, text: readFileSync(path, "utf8") }] : [];
+  });
 }
