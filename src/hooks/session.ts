@@ -22,7 +22,7 @@ import { switchOn, type CredentialKey, type LoadedPolicy, type SwitchKey } from 
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { redactShapes } from "../lib/redact.ts";
 import { adapted, budgetFor, providers } from "../providers/index.ts";
-import { stopGitAt } from "../repo/git.ts";
+import { stopGitWithin } from "../repo/git.ts";
 import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
@@ -567,11 +567,11 @@ const PUBLISH_MS = 1_000;
  * (the providers table's end_budget_ms: Codex, 3 s) less the time the record takes to publish: a
  * slow git leaves the record without the facts it was late with, and the record says which.
  */
-async function boundGit(): Promise<void> {
+async function boundGit(): Promise<() => void> {
   const strictest = Math.min(
     ...[...(await providers()).values()].flatMap((p) => (p.hooks ? [p.hooks.end_budget_ms] : [])),
   );
-  stopGitAt(strictest - PUBLISH_MS);
+  return stopGitWithin(strictest - PUBLISH_MS);
 }
 
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
@@ -581,7 +581,15 @@ export async function handleSessionEvent(
   mode: WorkMode = "hand-off",
 ): Promise<string | undefined> {
   const row = SESSION_EVENTS[d.event];
-  if (row.inHook) await boundGit();
+  const lift = row.inHook ? await boundGit() : undefined;
+  try {
+    return await sessionEvent(ws, d, row, mode);
+  } finally {
+    lift?.();
+  }
+}
+
+async function sessionEvent(ws: Workspace, d: Delivery, row: Row, mode: WorkMode): Promise<string | undefined> {
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
     await appendEvent(ws, "provider.event.received", {

@@ -11,18 +11,24 @@ export type GitResult = { ok: boolean; status: number | null; stdout: string; st
 /** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
-/** When git stops being asked (ms since this process started): set by a hook whose client kills it at a budget. */
+/** When git stops being asked (performance.now()): set while a hook whose client kills it at a budget works. */
 let deadlineAt: number | undefined;
 
 /**
- * Every git call of this process ends by `atMs` after it started: one still running then is
- * stopped, and a later one is not started; each answers as a git that gave up (GAVE_UP), which every
- * caller already reads as facts it does not have. Nothing else of the process is bounded here.
+ * Every git call of this process ends within `ms` from now: one still running then is stopped, and
+ * a later one is not started; each answers as a git that gave up (GAVE_UP), which every caller
+ * already reads as facts it does not have. Returns how to lift the bound once the work is done (a
+ * process that goes on, such as a test replaying events, asks git again after it).
  */
-export function stopGitAt(atMs: number): void {
-  deadlineAt = atMs;
-  const left = atMs - performance.now();
-  if (left > 0) setTimeout(cancelAll, left).unref?.();
+export function stopGitWithin(ms: number): () => void {
+  const at = performance.now() + ms;
+  deadlineAt = at;
+  const timer = setTimeout(cancelAll, ms);
+  timer.unref?.();
+  return () => {
+    clearTimeout(timer);
+    if (deadlineAt === at) deadlineAt = undefined;
+  };
 }
 
 /** Whether the deadline stopGitAt set has passed: git's answers since are missing, not negative. */
