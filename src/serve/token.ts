@@ -1,8 +1,9 @@
 /**
  * The read side's secret: one token per checkout, in the local half (0600, in a 0700 folder), which
- * only the person can read. `serve` asks every request for it (a header, or the cookie the page's
- * URL sets), so another user of this machine, or anyone on the network, who reaches the port reads
- * nothing of the account. It is never an argument of a process (so never in a process list), never
+ * only the person can read. `serve` asks every request for it as a bearer header (or a session key
+ * of its run, which the page trades for the printed URL's one-time secret: serve/shell.ts), so
+ * another user of this machine, or anyone on the network, who reaches the port reads nothing of the
+ * account. It is never an argument of a process (so never in a process list), never
  * tracked, never in the ledger. Delete the file to rotate it (or `serve --rotate-token`).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
