@@ -1,6 +1,7 @@
 /** Decisions: `<state>/decisions.md`, appended one entry at a time with its task, commit and date. */
 import { redactOnRead, type Clean } from "../lib/redact.ts";
-import { appendText, readIfExists, readLayerFile } from "../lib/fsx.ts";
+import { appendText, readIfExists } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { withLock } from "../lib/lock.ts";

@@ -3,7 +3,7 @@
  * time), the commits and files since it opened, and the first lines of each checkpoint it wrote.
  * What the closed session record and the session context are composed from.
  */
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { join } from "node:path";
 import type { Entry } from "../ledger/line.ts";
 import { newestFirst } from "../ledger/store.ts";

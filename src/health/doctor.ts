@@ -18,7 +18,7 @@ const LEDGER_SCAN_FILE = "doctor-ledger.json";
 import { join, relative } from "node:path";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadLayer, sectionPath, SECTIONS, type SectionName } from "../layer/manifest.ts";
-import { notAFile, readLayerEntry, readLayerFileIfExists, unreadable } from "../lib/fsx.ts";
+import { notAFile, readLayerEntry, readLayerFileIfExists, unreadable } from "../lib/safe-read.ts";
 import { kindOf, type Failures, type LedgerScan, type Scan } from "./ledger-scan.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideRequest } from "./beside.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";

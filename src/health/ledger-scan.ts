@@ -9,7 +9,8 @@
  * a file a stranger force-added to a repository) names another file's inode and is not used.
  */
 import { lstatSync } from "node:fs";
-import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
+import { writeFileAtomic } from "../lib/fsx.ts";
+import { readPlain } from "../lib/safe-read.ts";
 import { PAGE } from "../lib/page.ts";
 import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";

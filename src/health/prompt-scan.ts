@@ -5,7 +5,7 @@
  * the verdicts it is given, by the change key its read saw, and the walk is told what each read saw.
  */
 import { relative } from "node:path";
-import { readLayerEntry } from "../lib/fsx.ts";
+import { readLayerEntry } from "../lib/safe-read.ts";
 import { TRANSCRIPT_KEYS } from "../session/schema.ts";
 import type { Finding } from "./findings.ts";
 import { pathOf, statKey, type Tree } from "./tree.ts";

@@ -16,7 +16,8 @@
  */
 import { lstatSync } from "node:fs";
 import { basename } from "node:path";
-import { readPlain, writeFileAtomic } from "../lib/fsx.ts";
+import { writeFileAtomic } from "../lib/fsx.ts";
+import { readPlain } from "../lib/safe-read.ts";
 import { statKey } from "./tree.ts";
 
 const HEADER = "majordomus doctor verdicts v3";

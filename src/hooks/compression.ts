@@ -8,7 +8,8 @@
 import { closeSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "../lib/runtime.ts";
-import { ensureDir, openRegular, readPlain, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, writeFileAtomic } from "../lib/fsx.ts";
+import { openRegular, readPlain } from "../lib/safe-read.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { newestFirst } from "../ledger/store.ts";
 import { sectionPath } from "../layer/manifest.ts";

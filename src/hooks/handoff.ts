@@ -22,7 +22,8 @@
 import { readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, randomHex, readPlain } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex } from "../lib/fsx.ts";
+import { readPlain } from "../lib/safe-read.ts";
 import { log } from "../lib/log.ts";
 import { compiled, spawnDetached } from "../lib/runtime.ts";
 import { alive, formatHolder, holderOf, parseHolder } from "../lib/holder.ts";

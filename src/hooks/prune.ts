@@ -6,7 +6,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { now, isoStamp } from "../lib/clock.ts";
-import { readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
+import { writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { requireNumber } from "../policy/index.ts";

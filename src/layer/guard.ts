@@ -9,7 +9,7 @@
  */
 import { lstatSync, type Stats } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { linkRefusal, oddRefusal } from "../lib/fsx.ts";
+import { linkRefusal, oddRefusal } from "../lib/safe-read.ts";
 import { LAYER_DIR, MANIFEST_FILE, SECTIONS, loadLayer, type Layer, type SectionName } from "./manifest.ts";
 
 /** Files inside the state section that are appended to or rewritten in place. */

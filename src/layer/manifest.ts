@@ -5,7 +5,8 @@
 import { join, normalize } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import { isDirectory, readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/fsx.ts";
+import { isDirectory } from "../lib/fsx.ts";
+import { readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/safe-read.ts";
 import { parseDocument, type DocumentKind } from "./document.ts";
 
 export const LAYER_DIR = ".ai";

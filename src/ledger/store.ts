@@ -13,7 +13,8 @@
 import { closeSync, fstatSync, ftruncateSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { ensureDir, openAppend, openLayerFile, readIfExists } from "../lib/fsx.ts";
+import { ensureDir, openAppend, readIfExists } from "../lib/fsx.ts";
+import { openLayerFile } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";

@@ -10,7 +10,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { stamp } from "../lib/clock.ts";
-import { ensureDir, publishNew, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
+import { ensureDir, publishNew, unlinkQuiet } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { alive, me, type Holder } from "../lib/holder.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import type { Outcome } from "../session/schema.ts";

@@ -2,7 +2,7 @@
  * Whether a start event has stranded episodes to recover, answered from the open records alone
  * (no ledger read, nothing of the close loaded): the start hook asks this on every event.
  */
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";

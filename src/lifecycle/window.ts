@@ -4,7 +4,7 @@
  * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
  * the client's own transcript is kept beside it, for the history tools alone.
  */
-import { readPlain } from "../lib/fsx.ts";
+import { readPlain } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";

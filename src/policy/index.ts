@@ -8,7 +8,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
 import { Failure } from "../lib/failure.ts";
-import { readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/fsx.ts";
+import { readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 

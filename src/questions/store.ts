@@ -11,7 +11,8 @@ import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { join } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
-import { readIfExists, readLayerFileIfExists, RECORD_MAX_BYTES, TooLarge, writeFileAtomic } from "../lib/fsx.ts";
+import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFileIfExists, RECORD_MAX_BYTES, TooLarge } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 

@@ -6,7 +6,8 @@
  */
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { layerDir, readLayerFile, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { layerDir, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { crc32 } from "../lib/runtime.ts";
 

@@ -7,7 +7,7 @@
  */
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { readLayerFile } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { createHash } from "../lib/runtime.ts";
 import { lineMap, type LineMaps } from "./lines.ts";
 

@@ -1,6 +1,6 @@
 /** One record file: its computed front matter and its body, written and read back. */
 import type { Stats } from "node:fs";
-import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
+import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/safe-read.ts";
 import { Failure } from "../lib/failure.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { renderDocument, splitFrontMatter } from "./markdown.ts";

@@ -14,7 +14,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createHash, parseYaml } from "../lib/runtime.ts";
-import { readLayerFile, RECORD_MAX_BYTES } from "../lib/fsx.ts";
+import { readLayerFile, RECORD_MAX_BYTES } from "../lib/safe-read.ts";
 import type { Clean } from "../lib/redact.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";

@@ -9,7 +9,8 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Failure } from "../lib/failure.ts";
-import { ensureDir, publishNew, randomHex, readLayerFile, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, publishNew, randomHex, writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
 import type { Clean } from "../lib/redact.ts";
 import { compactStampMs } from "../lib/clock.ts";

@@ -13,7 +13,7 @@ import { closeSync, readlinkSync, readSync, realpathSync, statSync } from "node:
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { Failure, isFailure } from "../lib/failure.ts";
-import { openRegular } from "../lib/fsx.ts";
+import { openRegular } from "../lib/safe-read.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import {

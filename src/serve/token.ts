@@ -9,7 +9,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { join, relative } from "node:path";
 import { Failure, isFailure } from "../lib/failure.ts";
-import { ensureDir, publishNew, readLayerEntry, unlinkQuiet } from "../lib/fsx.ts";
+import { ensureDir, publishNew, unlinkQuiet } from "../lib/fsx.ts";
+import { readLayerEntry } from "../lib/safe-read.ts";
 import { log } from "../lib/log.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { trackedUnder } from "../repo/tracked.ts";

@@ -1,5 +1,5 @@
 /** Reading closed session records back (`.ai/repo/sessions/`), newest first, never by file time. */
-import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/fsx.ts";
+import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/safe-read.ts";
 import { readdirSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";

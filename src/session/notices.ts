@@ -8,7 +8,8 @@
 import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
-import { appendText, layerDir, randomHex, readLayerFile, unlinkQuiet } from "../lib/fsx.ts";
+import { appendText, layerDir, randomHex, unlinkQuiet } from "../lib/fsx.ts";
+import { readLayerFile } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
 export type Notice = {

@@ -6,7 +6,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { errnoCode } from "../lib/failure.ts";
-import { ensureDir, readLayerFile, unlinkQuiet, unreadable, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, unlinkQuiet, writeFileAtomic } from "../lib/fsx.ts";
+import { readLayerFile, unreadable } from "../lib/safe-read.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { emitMap } from "../lib/yaml-emit.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";

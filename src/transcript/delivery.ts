@@ -14,7 +14,7 @@
  * Nothing read here is stored: only the verdict and its cause.
  */
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { openLayerFile } from "../lib/fsx.ts";
+import { openLayerFile } from "../lib/safe-read.ts";
 
 export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];

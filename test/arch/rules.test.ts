@@ -120,13 +120,13 @@ function gateOffenders(sources: readonly Source[]): string[] {
 }
 
 /**
- * The safe open: a file is opened to read only through lib/fsx.ts (openRegular and the readers over
- * it: no link followed, no FIFO waited on, a regular file only). Another module's openSync that
- * does not create a file (a read open) is an offender; opening a lock with O_EXCL is not a read.
+ * The safe open: a file is opened to read only through lib/safe-read.ts (openRegular and the readers
+ * over it: no link followed, no FIFO waited on, a regular file only). Another module's openSync
+ * that does not create a file (a read open) is an offender; opening a lock with O_EXCL is not a read.
  */
 function openOffenders(sources: readonly Source[]): string[] {
   return sources
-    .filter((f) => f.rel !== "lib/fsx.ts")
+    .filter((f) => f.rel !== "lib/safe-read.ts")
     .flatMap((f) =>
       [...code(f.text).matchAll(/\bopenSync\(([^;]*?)\)(?:;|\n)/g)]
         .filter((m) => !/O_CREAT|["'][wa]x?\+?["']/.test(m[1]!))
@@ -211,7 +211,7 @@ describe("architecture", () => {
     ]);
   });
 
-  test("a file is opened to read only through lib/fsx.ts's safe open (a planted second copy fails)", () => {
+  test("a file is opened to read only through lib/safe-read.ts (a planted second copy fails)", () => {
     expect(openOffenders(SOURCES)).toEqual([]);
     const planted = {
       rel: "serve/x.ts",

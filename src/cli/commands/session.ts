@@ -1,5 +1,5 @@
 import { redactOnRead } from "../../lib/redact.ts";
-import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/fsx.ts";
+import { readLayerFile, RECORD_MAX_BYTES } from "../../lib/safe-read.ts";
 import { join, relative } from "node:path";
 import { Failure } from "../../lib/failure.ts";
 import { workspace, type Workspace } from "../../workspace/workspace.ts";

@@ -4,12 +4,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { openLayerFile, readLayerEntry, readLayerFile, readPlain, unreadable } from "../../src/lib/fsx.ts";
+import { openLayerFile, readLayerEntry, readLayerFile, readPlain, unreadable } from "../../src/lib/safe-read.ts";
 import { isFailure } from "../../src/lib/failure.ts";
 import { newestFirst, oldestFirst } from "../../src/ledger/store.ts";
 import { scratch } from "../support/repo.ts";
 
-const dir = scratch("majordomus-fsx-read-");
+const dir = scratch("majordomus-safe-read-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (name: string) => join(dir, name);
 
