@@ -1,10 +1,13 @@
-/** What a client's session event delivered: the provider, the event, and the ids its payload names. */
+/**
+ * A hook call: what a client's session event brought (the provider, the event, the ids its payload
+ * names). "Delivery" means one thing elsewhere: whether the briefing reached the model.
+ */
 import { pick, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { cleanId, type Payload } from "./payload.ts";
 
 export type SessionEvent = Exclude<HookEvent, "prompt">;
 
-export type Delivery = {
+export type HookCall = {
   provider: Provider & { hooks: Hooks };
   event: SessionEvent;
   payload: Payload;
@@ -31,11 +34,11 @@ export function payloadSession(provider: Provider & { hooks: Hooks }, payload: P
   return cleanId(pick(payload.data, provider.hooks.keys.session));
 }
 
-export function describeDelivery(
+export function describeHookCall(
   provider: Provider & { hooks: Hooks },
   event: SessionEvent,
   payload: Payload,
-): Delivery {
+): HookCall {
   const keys = provider.hooks.keys;
   const id = payloadSession(provider, payload);
   return {

@@ -27,7 +27,7 @@ import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
 import type { OpenEpisode } from "../session/store.ts";
-import type { Delivery, SessionEvent } from "./delivery.ts";
+import type { HookCall, SessionEvent } from "./delivery.ts";
 import {
   awaitWork,
   handOff,
@@ -45,7 +45,7 @@ import {
 /** Record that some work this event asked for did not complete. Never throws. */
 async function failed(
   ws: Workspace,
-  d: Pick<Delivery, "event" | "providerSession"> & { provider: { id: string } },
+  d: Pick<HookCall, "event" | "providerSession"> & { provider: { id: string } },
   text: string,
 ): Promise<void> {
   // A reason may quote what the payload carried: no secret is stored or printed with it.
@@ -83,7 +83,7 @@ type Answer = { stdout?: string; work?: Order };
 
 type Row = {
   /** What the client waits for. `ws` was located for the delivery's client session. */
-  answer(ws: Workspace, d: Delivery): Promise<Answer>;
+  answer(ws: Workspace, d: HookCall): Promise<Answer>;
   /** The work the client does not read, from its ticket alone. */
   work(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined): Promise<void>;
   /** Handed-off work of these events is waited for (at most `ms`) before the answer, or before the work. */
@@ -91,7 +91,7 @@ type Row = {
   /** The work is done in the hook before it answers the client's wait, never handed to a worker. */
   inHook?: boolean;
   /** What the event records before even its receipt (the end's claim). */
-  beforeReceipt?(ws: Workspace, d: Delivery): Promise<void>;
+  beforeReceipt?(ws: Workspace, d: HookCall): Promise<void>;
   /**
    * The switch that turns the event's product off: the briefing, the checkpoint, the continuation
    * record. Start and compact read theirs here; the end's is read by the close it shares with
@@ -107,7 +107,7 @@ const CLOSE_WAIT_MS = 2_000;
 const GIT_CEILING_MS = 2_000;
 
 /** The order a delivery leaves for its work: what the worker needs, nothing else. */
-const orderOf = (d: Delivery, extra: Partial<Order> = {}): Order => ({
+const orderOf = (d: HookCall, extra: Partial<Order> = {}): Order => ({
   event: d.event,
   provider: d.provider.id,
   provider_session: d.providerSession,
@@ -140,7 +140,7 @@ async function finishLeftCloses(ws: Workspace, t: Ticket, policy: LoadedPolicy |
 }
 
 /** What the start handed the client, in the ledger: its size, the channel's budget, and every part cut to fit (`majordomus history --event session.briefed`). */
-async function noteBriefing(ws: Workspace, d: Delivery, b: Briefing): Promise<void> {
+async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing): Promise<void> {
   const cuts = b.cuts.map((c) => c.part);
   await attempt(ws, d, "the briefing's size was not recorded", async () => {
     await appendEvent(ws, "session.briefed", {
@@ -192,7 +192,7 @@ type Began = {
  * The start's answer once its episode is open, in that episode's workspace: the briefing, the live
  * sessions told of a new one, and whether work is left for a worker.
  */
-async function briefIn(ws: Workspace, d: Delivery, { opened, policy, gitDeadlineMs }: Began): Promise<Answer> {
+async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadlineMs }: Began): Promise<Answer> {
   const [{ gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([
     import("../facts/gather.ts"),
     import("../views/briefing.ts"),
@@ -577,7 +577,7 @@ async function boundGit(): Promise<() => void> {
 /** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(
   ws: Workspace,
-  d: Delivery,
+  d: HookCall,
   mode: WorkMode = "hand-off",
 ): Promise<string | undefined> {
   const row = SESSION_EVENTS[d.event];
@@ -589,7 +589,7 @@ export async function handleSessionEvent(
   }
 }
 
-async function sessionEvent(ws: Workspace, d: Delivery, row: Row, mode: WorkMode): Promise<string | undefined> {
+async function sessionEvent(ws: Workspace, d: HookCall, row: Row, mode: WorkMode): Promise<string | undefined> {
   await row.beforeReceipt?.(ws, d).catch((err: Error) => log.warn(`${d.event}: ${err.message}`));
   try {
     await appendEvent(ws, "provider.event.received", {

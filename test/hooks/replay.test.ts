@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { adapted, type HookEvent } from "../../src/providers/index.ts";
 import { parsePayload } from "../../src/hooks/payload.ts";
-import { describeDelivery, payloadSession, type SessionEvent } from "../../src/hooks/delivery.ts";
+import { describeHookCall, payloadSession, type SessionEvent } from "../../src/hooks/delivery.ts";
 import { handleSessionEvent } from "../../src/hooks/session.ts";
 import { capturePrompt } from "../../src/hooks/prompt.ts";
 import { workspace } from "../../src/workspace/workspace.ts";
@@ -65,15 +65,15 @@ for (const client of CLIENTS) {
         } else {
           // The session's own start first, as the client sends it, so a compaction or an end finds its episode.
           if (ours !== "start") {
-            const opened = describeDelivery(
+            const opened = describeHookCall(
               provider,
               "start",
               parsePayload(JSON.stringify({ ...payload.data, source: "startup" })),
             );
             await handleSessionEvent(await workspace(repo.dir, session), opened, "foreground");
           }
-          const delivery = describeDelivery(provider, ours as SessionEvent, payload);
-          const answer = await handleSessionEvent(await workspace(repo.dir, session), delivery, "foreground");
+          const call = describeHookCall(provider, ours as SessionEvent, payload);
+          const answer = await handleSessionEvent(await workspace(repo.dir, session), call, "foreground");
           if (ours === "start") expect(answer).toContain("## majordomus");
           else expect(answer).toBeUndefined();
           if (ours === "end") expect(closedRecords(repo).length).toBe(1);

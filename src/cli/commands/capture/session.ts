@@ -7,7 +7,7 @@ import { workspaceForHook } from "./quiet.ts";
 import { adapted } from "../../../providers/index.ts";
 import { HOOKS, eventsAnsweredBy } from "../../../providers/hooks.ts";
 import { readPayload } from "../../../hooks/payload.ts";
-import { describeDelivery, envelope, type SessionEvent } from "../../../hooks/delivery.ts";
+import { describeHookCall, envelope, type SessionEvent } from "../../../hooks/delivery.ts";
 import { command } from "../../define.ts";
 import { out } from "../../print.ts";
 import { env } from "../../../lib/env.ts";
@@ -34,10 +34,10 @@ export default command({
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
-    const delivery = describeDelivery(provider, args.event as SessionEvent, payload);
+    const call = describeHookCall(provider, args.event as SessionEvent, payload);
     if (env("MAJORDOMUS_DRY_RUN") === "1") {
       log.info(
-        `dry run: would ${delivery.event} the episode for ${provider.id} session ${delivery.providerSession}${delivery.reason ? `, reason ${delivery.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`,
+        `dry run: would ${call.event} the episode for ${provider.id} session ${call.providerSession}${call.reason ? `, reason ${call.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`,
       );
       return;
     }
@@ -45,12 +45,12 @@ export default command({
     const startStatus = HOOKS[args.event as SessionEvent].startsStatus
       ? { answerFile: args["git-status"], tracked: args["git-tracked"] === true }
       : undefined;
-    const found = await workspaceForHook(args.repo ?? process.cwd(), delivery.providerSession, { startStatus });
+    const found = await workspaceForHook(args.repo ?? process.cwd(), call.providerSession, { startStatus });
     if (!found) return;
     // An event that names no client session belongs to no episode (not even one of this process's environment).
-    const ws = delivery.providerSession === undefined ? { ...found, episode: undefined, episodeId: undefined } : found;
+    const ws = call.providerSession === undefined ? { ...found, episode: undefined, episodeId: undefined } : found;
     const { handleSessionEvent } = await import("../../../hooks/session.ts");
-    const briefing = await handleSessionEvent(ws, delivery, workMode());
+    const briefing = await handleSessionEvent(ws, call, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
   },
 });
