@@ -412,9 +412,15 @@ const end: Row = {
         async () => void (await derivedCheckpoint(ws, policy, t.compressions)),
       );
     }
-    // A compaction that raced this end and wrote its receipt after the first look: a last look before the record is written.
-    if (await compactionLeavesCheckpoint(t.provider, policy)) await awaitCompaction(ws, 1_500);
-    await attempt(ws, who(t), "the episode was not closed", async () => void (await finishClose(ws, claim, policy)));
+    // A compaction whose receipt is in the ledger and whose checkpoint is not (its hook may still be
+    // starting): one look, right before the record is written, and a bounded wait for its work.
+    const waited = (await compactionLeavesCheckpoint(t.provider, policy)) ? await awaitCompaction(ws, 1_500) : 0;
+    await attempt(
+      ws,
+      who(t),
+      "the episode was not closed",
+      async () => void (await finishClose(ws, claim, policy, waited === 0 ? episode : undefined)),
+    );
     await finishLeftCloses(ws, t, policy);
   },
 };
@@ -489,13 +495,18 @@ async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
   const { processesWith } = await import("../lib/holder.ts");
   const compacting = () =>
     processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
+  let slept = false;
   while (
     Date.now() - started < COMPACTION_APPEARS_MS &&
     compacting() &&
     !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))
-  )
+  ) {
+    slept = true;
     await new Promise((wake) => setTimeout(wake, 5));
-  if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id)) return Date.now() - started;
+  }
+  // Nothing waited for: 0, so the caller knows nothing could have changed meanwhile.
+  if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id))
+    return slept ? Date.now() - started + 1 : 0;
   while (
     Date.now() - started < COMPACTION_APPEARS_MS &&
     pendingCompaction(ws, episode.provider_session, episode.session_id) &&
@@ -510,17 +521,15 @@ async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
  * it whose worker is gone: a start or compaction whose worker a container's exit killed is done by
  * the next event instead of being waited for.
  */
-async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise = false): Promise<void> {
-  if (row.waits?.before !== when) return;
+async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promise<number> {
+  if (row.waits?.before !== when) return 0;
   let waited = await awaitWork(ws.layer, row.waits.for, row.waits.ms);
-  // A compaction whose hook is still starting has written its receipt but not yet its ticket: the
-  // close waits (bounded) for that ticket too, so the compaction's checkpoint is in the record.
-  if (precise && row.waits.for.includes("compact")) waited += await awaitCompaction(ws, row.waits.ms);
   if (waited > 0) log.debug(`waited ${waited} ms for ${row.waits.for.join(", ")} work in progress`);
   for (const lost of tickets(ws.layer).filter((t) => t.lost && row.waits!.for.includes(t.event as SessionEvent))) {
     const taken = takeOver(ws.layer, lost.name, HANDED_EVENTS);
     if (!taken) continue;
     log.info(`the ${lost.event} work of ticket ${lost.name} lost its worker (${lost.why}); doing it here`);
+    waited++;
     try {
       await doWork(ws, taken.ticket, false);
     } catch (err) {
@@ -533,6 +542,7 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
       settleTaken(ws.layer, taken.claim);
     }
   }
+  return waited;
 }
 
 /**
@@ -541,16 +551,22 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work", precise
  */
 async function doWork(ws: Workspace, t: Ticket, wait = true): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
-  // Only a client whose compaction event means a compaction leaves one to wait for (an advisory one fires on every check).
-  // And only while compactions are checkpointed at all (session.checkpoint_on_compact).
-  const precise =
-    row.waits?.for.includes("compact") === true &&
-    (await compactionLeavesCheckpoint(t.provider, await ws.policy().catch(() => undefined)));
-  if (wait) await waitFor(ws, row, "work", precise);
+  const waited = wait ? await waitFor(ws, row, "work") : 0;
+  // Work for an event that named no client session belongs to no episode. Work done in the hook
+  // (the end, whose answer changes no episode) takes the one its workspace read for this client
+  // session, unless other work ran meanwhile; any other reads it again (a start's answer may have
+  // just opened or noted it).
+  const held =
+    row.inHook === true &&
+    ws.episode !== undefined &&
+    ws.episode.provider_session === t.provider_session &&
+    waited === 0;
   const { attributedEpisode } = await import("../session/attribution.ts");
-  // Work for an event that named no client session belongs to no episode.
-  const episode =
-    t.provider_session === undefined ? undefined : await attributedEpisode(ws.layer, ws.position, t.provider_session);
+  const episode = held
+    ? ws.episode
+    : t.provider_session === undefined
+      ? undefined
+      : await attributedEpisode(ws.layer, ws.position, t.provider_session);
   await workIn(inEpisode(ws, episode), row, t);
 }
 

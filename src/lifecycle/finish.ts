@@ -60,8 +60,14 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
   }
 }
 
-export async function finishClose(ws: Workspace, claim: Claim, policy: LoadedPolicy | undefined): Promise<Finished> {
-  const episode = await episodeOf(ws, claim);
+/** `held`: the open episode the caller read for this claim, when nothing could have changed it since. */
+export async function finishClose(
+  ws: Workspace,
+  claim: Claim,
+  policy: LoadedPolicy | undefined,
+  held?: OpenEpisode,
+): Promise<Finished> {
+  const episode = held?.session_id === claim.session_id ? held : await episodeOf(ws, claim);
   if (!episode) {
     // Closed already (the claim outlived its close by a moment), or removed by hand: nothing left to write.
     releaseClaim(ws.layer, claim.session_id);
