@@ -27,6 +27,7 @@ import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
 import type { OpenEpisode } from "../session/store.ts";
+import type { Claim } from "../lifecycle/claim.ts";
 import type { HookCall, SessionEvent } from "./delivery.ts";
 import {
   awaitWork,
@@ -79,13 +80,14 @@ async function policyOrFail(ws: Workspace, d: Who): Promise<LoadedPolicy | undef
 }
 
 /** What the client reads on stdout, and the work left for after the answer (none: nothing to hand off). */
-type Answer = { stdout?: string; work?: Order };
+/** `claim`: the close claim the answer read, for work done in the same hook (never in a ticket). */
+type Answer = { stdout?: string; work?: Order; claim?: Claim };
 
 type Row = {
   /** What the client waits for. `ws` was located for the delivery's client session. */
   answer(ws: Workspace, d: HookCall): Promise<Answer>;
   /** The work the client does not read, from its ticket alone. */
-  work(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined): Promise<void>;
+  work(ws: Workspace, t: Ticket, policy: LoadedPolicy | undefined, claim?: Claim): Promise<void>;
   /** Handed-off work of these events is waited for (at most `ms`) before the answer, or before the work. */
   waits?: { for: readonly SessionEvent[]; ms: number; before: "answer" | "work" };
   /** The work is done in the hook before it answers the client's wait, never handed to a worker. */
@@ -386,10 +388,10 @@ const end: Row = {
       d.provider.hooks.compaction === "advisory"
         ? (await import("./compression.ts")).newCompression(ws, d.payload, d.providerSession)
         : undefined;
-    return { work: orderOf(d, compressions === undefined ? {} : { compressions }) };
+    return { work: orderOf(d, compressions === undefined ? {} : { compressions }), claim: taken };
   },
   /** The final checkpoint, the continuation record, then the close: what the claim promised. */
-  async work(ws, t, policy) {
+  async work(ws, t, policy, held) {
     const episode = ws.episode;
     if (!episode)
       return failed(
@@ -401,7 +403,7 @@ const end: Row = {
       import("../lifecycle/claim.ts"),
       import("../lifecycle/finish.ts"),
     ]);
-    const claim = readClaim(ws.layer, episode.session_id)?.claim;
+    const claim = held?.session_id === episode.session_id ? held : readClaim(ws.layer, episode.session_id)?.claim;
     if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
     await attempt(ws, who(t), "what reached the model was not recorded", () => noteDelivery(ws, episode, t, policy));
     if (t.compressions !== undefined && policy && switchOn(policy.policy, compact.switch)) {
@@ -549,7 +551,7 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promis
  * Do an event's work, from its ticket: the episode is the one the ticket's client session has open
  * now (a start's answer may just have opened it), and the policy is read once, here.
  */
-async function doWork(ws: Workspace, t: Ticket, wait = true): Promise<void> {
+async function doWork(ws: Workspace, t: Ticket, wait = true, claim?: Claim): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   const waited = wait ? await waitFor(ws, row, "work") : 0;
   // Work for an event that named no client session belongs to no episode. Work done in the hook
@@ -567,12 +569,12 @@ async function doWork(ws: Workspace, t: Ticket, wait = true): Promise<void> {
     : t.provider_session === undefined
       ? undefined
       : await attributedEpisode(ws.layer, ws.position, t.provider_session);
-  await workIn(inEpisode(ws, episode), row, t);
+  await workIn(inEpisode(ws, episode), row, t, held ? claim : undefined);
 }
 
 /** A row's work in the workspace of the episode it is for. */
-async function workIn(ws: Workspace, row: Row, t: Ticket): Promise<void> {
-  await row.work(ws, t, await policyOrFail(ws, who(t)));
+async function workIn(ws: Workspace, row: Row, t: Ticket, claim?: Claim): Promise<void> {
+  await row.work(ws, t, await policyOrFail(ws, who(t)), claim);
 }
 
 /** What the hook keeps after its last git call to publish the record without git's answers. */
@@ -637,7 +639,13 @@ async function sessionEvent(ws: Workspace, d: HookCall, row: Row, mode: WorkMode
       for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
   }
   // Work done in the hook, or no worker could start: done here, from the same ticket a worker would read.
-  if (answer.work) await doWork(ws, { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid });
+  if (answer.work)
+    await doWork(
+      ws,
+      { schema: TICKET_SCHEMA, ...answer.work, handed_at: stamp(), by: process.pid },
+      true,
+      answer.claim,
+    );
   return answer.stdout;
 }
 
