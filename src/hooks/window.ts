@@ -76,7 +76,7 @@ export async function windowAnswer(
     );
   let checkpoint: string | null = null;
   if (switchOn(policy.policy, "session.checkpoint_on_compact")) {
-    const { derivedCheckpoint } = await import("./session.ts");
+    const { derivedCheckpoint } = await import("./row.ts");
     checkpoint = await derivedCheckpoint(ws, policy);
     log.info(`fresh window: checkpointed into ${checkpoint}`);
   }

@@ -1,0 +1,206 @@
+/**
+ * The end event's row: the claim taken before the receipt, then, in the hook itself (never handed
+ * off: a client that exits at once takes a worker with it), what reached the model, the last
+ * checkpoint, a bounded wait for a compaction still being written, and the close.
+ */
+import { log } from "../lib/log.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
+import { switchOn, type LoadedPolicy } from "../policy/index.ts";
+import { redactShapes } from "../lib/redact.ts";
+import { adapted } from "../providers/index.ts";
+import { awaitWork, tickets, type Ticket } from "./handoff.ts";
+import { attempt, derivedCheckpoint, failed, finishLeftCloses, orderOf, SWITCHES, who, type Row } from "./row.ts";
+
+/**
+ * At the end, what the client's transcript shows of the briefing it was handed: inline, collapsed
+ * into a preview, missing, or not provable (a client whose transcript is not read). Only when the
+ * briefing is on: with it off there was nothing to deliver.
+ */
+async function noteDelivery(
+  ws: Workspace,
+  episode: NonNullable<Workspace["episode"]>,
+  t: Ticket,
+  policy: LoadedPolicy | undefined,
+): Promise<void> {
+  if (!policy || !switchOn(policy.policy, SWITCHES.start)) return;
+  const [{ deliveryOf }, provider] = await Promise.all([import("../transcript/delivery.ts"), adapted(t.provider)]);
+  const verdict = deliveryOf(provider.id, episode.transcript_path, provider.hooks.events.start.shim);
+  await appendEvent(ws, "session.delivery", {
+    provider: provider.id,
+    provider_session: episode.provider_session ?? "none",
+    delivery: verdict.state,
+    cause: redactShapes(verdict.cause),
+  });
+  if (verdict.state === "collapsed" || verdict.state === "missing")
+    log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);
+}
+
+export const end: Row = {
+  switch: SWITCHES.end,
+  // Done in the hook itself, never handed off: a client that exits at once (a container, `claude -p`
+  // in CI) takes a detached worker with it, and the close would be lost. It takes tens of ms.
+  inHook: true,
+  // A very short session ends while its start's worker may still be freezing the working context
+  // this close appends to; a compaction just before the end may still be writing its checkpoint.
+  // Bounded by the strictest client's end budget (Codex: 3 s, providers.yaml end_budget_ms): half of
+  // it at most, and never for a worker that is gone (its work is taken over at once instead).
+  waits: { for: ["start", "compact"], ms: 1_500, before: "work" },
+  // The claim is the end event's first trace, before its receipt: an end event that left a receipt
+  // has always left the promise of its close, which any later event can keep.
+  async beforeReceipt(ws, d) {
+    if (!ws.episode) return;
+    const { claimClose } = await import("../lifecycle/claim.ts");
+    const outcome =
+      d.reason !== undefined && d.provider.hooks.deliberate_reasons.includes(d.reason) ? "closed" : "interrupted";
+    claimClose(ws.layer, {
+      session_id: ws.episode.session_id,
+      provider: d.provider.id,
+      provider_session: ws.episode.provider_session,
+      reason: d.reason,
+      outcome,
+    });
+  },
+  async answer(ws, d) {
+    if (!ws.episode) {
+      log.info(`no open episode here for ${d.provider.id} session ${d.providerSession}; nothing to close`);
+      return {};
+    }
+    const [{ inProgress, readClaim }, { alive, me }] = await Promise.all([
+      import("../lifecycle/claim.ts"),
+      import("../lib/holder.ts"),
+    ]);
+    // End events arrive more than once: only the one that took the claim writes anything, unless the
+    // claim's taker died before finishing it (then this event finishes it).
+    const taken = readClaim(ws.layer, ws.episode.session_id)?.claim;
+    const mine = taken !== undefined && taken.by.pid === me().pid && alive(taken.by);
+    if (!taken || (!mine && inProgress(taken))) {
+      log.info(`episode ${ws.episode.session_id} is already being closed; this end event adds nothing`);
+      return {};
+    }
+    if (!mine)
+      log.info(
+        `the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`,
+      );
+    // An advisory client fires no compaction event after its last compression: the end answers it.
+    const compressions =
+      d.provider.hooks.compaction === "advisory"
+        ? (await import("./compression.ts")).newCompression(ws, d.payload, d.providerSession)
+        : undefined;
+    return { work: orderOf(d, compressions === undefined ? {} : { compressions }), claim: taken };
+  },
+  /** The final checkpoint, the continuation record, then the close: what the claim promised. */
+  async work(ws, t, policy, held) {
+    const episode = ws.episode;
+    if (!episode)
+      return failed(
+        ws,
+        who(t),
+        `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`,
+      );
+    const [{ readClaim }, { finishClose }] = await Promise.all([
+      import("../lifecycle/claim.ts"),
+      import("../lifecycle/finish.ts"),
+    ]);
+    const claim = held?.session_id === episode.session_id ? held : readClaim(ws.layer, episode.session_id)?.claim;
+    if (!claim) return failed(ws, who(t), `the close of ${episode.session_id} has no claim to finish`);
+    await attempt(ws, who(t), "what reached the model was not recorded", () => noteDelivery(ws, episode, t, policy));
+    if (t.compressions !== undefined && policy && switchOn(policy.policy, SWITCHES.compact)) {
+      await attempt(
+        ws,
+        who(t),
+        "no checkpoint was derived for the compression",
+        async () => void (await derivedCheckpoint(ws, policy, t.compressions)),
+      );
+    }
+    // A compaction whose receipt is in the ledger and whose checkpoint is not (its hook may still be
+    // starting): one look, right before the record is written, and a bounded wait for its work.
+    const waited = (await compactionLeavesCheckpoint(t.provider, policy)) ? await awaitCompaction(ws, 1_500) : 0;
+    await attempt(
+      ws,
+      who(t),
+      "the episode was not closed",
+      async () => void (await finishClose(ws, claim, policy, waited === 0 ? episode : undefined)),
+    );
+    await finishLeftCloses(ws, t, policy);
+  },
+};
+
+/** How long a close waits for the ticket of a compaction whose receipt is in the ledger. */
+const COMPACTION_APPEARS_MS = 500;
+/** How far back the ledger is read for a compaction the close has not seen answered. */
+const COMPACTION_LOOKBACK = 200;
+
+/**
+ * Whether the ledger's newest lines show a compaction of this client session newer than the
+ * episode's newest checkpoint (its checkpoint still to come). Reads at most COMPACTION_LOOKBACK
+ * lines from the end, and stops at the episode's start.
+ */
+function pendingCompaction(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
+  try {
+    return compactionAfterCheckpoint(ws, providerSession, episodeId);
+  } catch {
+    // A ledger that cannot be read shows no compaction to wait for; the close says what it can.
+    return false;
+  }
+}
+
+function compactionAfterCheckpoint(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
+  let seen = 0;
+  for (const row of newestFirst(ledgerOf(ws.layer).path)) {
+    if (++seen > COMPACTION_LOOKBACK) return false;
+    if (!row.ok) continue;
+    const e = row.entry as Record<string, unknown>;
+    if (e.event === "task.checkpoint" && e.session === episodeId) return false;
+    if (e.event === "session.started" && e.session_id === episodeId) return false;
+    if (e.event === "provider.event.failed" && e.provider_event === "compact") return false;
+    if (
+      e.event === "provider.event.received" &&
+      e.provider_event === "compact" &&
+      e.provider_session === (providerSession ?? "none")
+    )
+      return true;
+  }
+  return false;
+}
+
+/** Whether a compaction event of this client leaves a checkpoint to wait for: a precise one (not advisory), with compactions checkpointed at all. */
+async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy | undefined): Promise<boolean> {
+  return (
+    policy !== undefined &&
+    switchOn(policy.policy, SWITCHES.compact) &&
+    (await adapted(provider).catch(() => undefined))?.hooks.compaction !== "advisory"
+  );
+}
+
+/**
+ * A compaction of this episode whose receipt is in the ledger and whose checkpoint is not: wait
+ * (bounded) until its work is handed off and done, so the close lists its checkpoint. Returns the wait.
+ */
+async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
+  const episode = ws.episode;
+  const started = Date.now();
+  // A compaction hook of this checkout still running may not have written its receipt yet: wait for it to (bounded).
+  const { processesWith } = await import("../lib/holder.ts");
+  const compacting = () =>
+    processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
+  let slept = false;
+  while (
+    Date.now() - started < COMPACTION_APPEARS_MS &&
+    compacting() &&
+    !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))
+  ) {
+    slept = true;
+    await new Promise((wake) => setTimeout(wake, 5));
+  }
+  // Nothing waited for: 0, so the caller knows nothing could have changed meanwhile.
+  if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id))
+    return slept ? Date.now() - started + 1 : 0;
+  while (
+    Date.now() - started < COMPACTION_APPEARS_MS &&
+    pendingCompaction(ws, episode.provider_session, episode.session_id) &&
+    !tickets(ws.layer).some((t) => t.event === "compact")
+  )
+    await new Promise((wake) => setTimeout(wake, 5));
+  return Date.now() - started + (await awaitWork(ws.layer, ["compact"], ms));
+}
