@@ -122,6 +122,14 @@ describe("what is left alone", () => {
     "github.com/aws/aws-sdk-go-v2/credentials v1.17.41 h1:7gXo+Axmp+R4Z+AK8YFQO0ZV3L0gizGINCOWxSLY9W8=",
   ];
 
+  test("an authorization scheme is not a secret: a header's placeholder stays, its credential goes", async () => {
+    const said = "the API answers `Authorization: Bearer <token>`; send it with the token in the file";
+    expect((await redact(said)).text as string).toBe(said);
+    const real = (await redact("Authorization: Bearer abcDEF123456789xyz")).text as string;
+    expect(real).not.toContain("abcDEF123456789xyz");
+    expect(real).toContain("Authorization: Bearer [redacted:");
+  });
+
   test("ordinary prose, code, paths, UUIDs, SHAs, logs, lockfiles and a base64 image are left alone", async () => {
     const changed: string[] = [];
     for (const text of corpus) if ((await redact(text)).text !== (text as string)) changed.push(text);

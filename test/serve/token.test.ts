@@ -40,6 +40,8 @@ describe("the token file", () => {
         expect(served.token).not.toBe(PLANTED);
         expect(served.stderr()).toContain(`${TOKEN} is tracked by git`);
         expect(served.stderr()).toContain(`git rm --cached ${TOKEN}`);
+        // Its own words pass the redaction of stderr untouched: a scheme and a placeholder are no secret.
+        expect(served.stderr()).toContain("`Authorization: Bearer <token>`");
         expect(readFileSync(join(dir, TOKEN), "utf8").trim()).toBe(served.token);
         const planted = await fetch(`${served.url}/api/v1/continuity`, {
           headers: { authorization: `Bearer ${PLANTED}` },

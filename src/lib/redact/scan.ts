@@ -49,6 +49,9 @@ function* separatorsAfterSecretWords(text: string): Generator<number> {
   }
 }
 
+/** An authorization scheme on its own (`Authorization: Bearer …`): a word the name's value starts with, never a secret. */
+const SCHEME = /^(?:basic|bearer|token|digest|negotiate)$/i;
+
 /** A value already replaced (by a shape rule before this one), or a scheme followed by one. */
 const MARKED = /^(?:(?:basic|bearer|token|digest|negotiate)\s+)?\[redacted:/i;
 
@@ -97,7 +100,8 @@ export function namedValues(text: string, mark: (kept: string, name?: string) =>
     } else {
       while (k < text.length && !isBlank(text.charCodeAt(k)) && !`"',`.includes(text[k]!)) k++;
       to = k;
-      if (to - valueAt < 3) continue;
+      // An authorization scheme is not the secret: the credential after it is the authorization rule's.
+      if (to - valueAt < 3 || SCHEME.test(text.slice(valueAt, to))) continue;
     }
     if (MARKED.test(text.slice(valueAt, Math.min(text.length, valueAt + 40)))) continue;
     out.push(text.slice(done, valueAt), mark("", query ? "query-secret" : undefined));
