@@ -7,7 +7,7 @@
  * moment) nothing is committed, so the branch can never hold a record its index lacks (which the
  * person's next commit would delete).
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync, constants } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { log } from "../lib/log.ts";
 import { randomHex } from "../lib/fsx.ts";
@@ -108,7 +108,7 @@ async function stageInRealIndex(p: Position, entries: readonly string[]): Promis
   }
   try {
     try {
-      writeSync(fd, readFileSync(index));
+      writeFileSync(fd, readFileSync(index));
     } finally {
       closeSync(fd);
     }

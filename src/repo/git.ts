@@ -13,6 +13,8 @@ const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", 
 
 /** When git stops being asked (performance.now()): set while a hook whose client kills it at a budget works. */
 let deadlineAt: number | undefined;
+/** Whether a git call gave up at that bound: then some answer is missing. */
+let missed = false;
 
 /**
  * Every git call of this process ends within `ms` from now: one still running then is stopped, and
@@ -27,13 +29,18 @@ export function stopGitWithin(ms: number): () => void {
   timer.unref?.();
   return () => {
     clearTimeout(timer);
-    if (deadlineAt === at) deadlineAt = undefined;
+    if (deadlineAt !== at) return;
+    deadlineAt = undefined;
+    missed = false;
   };
 }
 
-/** Whether the deadline stopGitAt set has passed: git's answers since are missing, not negative. */
+/**
+ * Whether a git call gave up at the bound stopGitWithin set: some of git's answers are missing, not
+ * negative. A bound that passed after every answer came in leaves the facts whole.
+ */
 export function gitStopped(): boolean {
-  return deadlineAt !== undefined && performance.now() >= deadlineAt;
+  return missed;
 }
 
 export function git(
@@ -42,14 +49,19 @@ export function git(
   input?: string,
   env: Record<string, string> = {},
 ): Promise<GitResult> {
-  if (deadlineAt !== undefined && performance.now() >= deadlineAt)
+  if (deadlineAt !== undefined && performance.now() >= deadlineAt) {
+    missed = true;
     return Promise.resolve({ ok: false, status: null, stdout: "", stderr: GAVE_UP });
+  }
   // Optional locks off: a hook must never take the index lock a person's own git command needs.
   return spawnText("git", args, {
     cwd,
     input,
     env: { ...environment(), ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env },
-  }).then((run) => ({ ok: run.status === 0, ...run }));
+  }).then((run) => {
+    if (run.stderr === GAVE_UP && deadlineAt !== undefined) missed = true;
+    return { ok: run.status === 0, ...run };
+  });
 }
 
 /**

@@ -83,18 +83,20 @@ describe("compressionsAnswered", () => {
   });
 });
 
+/** A compression's snapshot message in Gemini's chat file, by its id. */
+const snapshot = (id: string) =>
+  JSON.stringify({
+    id,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    type: "user",
+    content: [{ text: "<state_snapshot>\n<overall_goal>x</overall_goal>" }],
+  });
+
 describe("compressionsIn", () => {
   test("counts the distinct snapshot messages of the client's transcript, not other messages that mention one", () => {
     const dir = mkdtempSync(join(tmpdir(), "majordomus-compression-"));
     try {
       const path = join(dir, "chat.jsonl");
-      const snapshot = (id: string) =>
-        JSON.stringify({
-          id,
-          timestamp: "2026-01-01T00:00:00.000Z",
-          type: "user",
-          content: [{ text: "<state_snapshot>\n<overall_goal>x</overall_goal>" }],
-        });
       const lines = [
         JSON.stringify({
           id: "m-1",
@@ -127,13 +129,6 @@ describe("compressionsIn", () => {
     try {
       const path = join(dir, "chat.jsonl");
       const memory = join(dir, "memory");
-      const snapshot = (id: string) =>
-        JSON.stringify({
-          id,
-          timestamp: "2026-01-01T00:00:00.000Z",
-          type: "user",
-          content: [{ text: "<state_snapshot>\n<overall_goal>x</overall_goal>" }],
-        });
       const filler = JSON.stringify({
         id: "f",
         timestamp: "2026-01-01T00:00:00.000Z",

@@ -77,6 +77,24 @@ describe("the token file", () => {
     }
   });
 
+  test("serve --rotate-token writes a new token; the old one opens nothing", async () => {
+    using repo = captured();
+    const first = await startServe(repo.dir);
+    const old = first.token;
+    first.child.kill("SIGTERM");
+    await new Promise((r) => first.child.once("exit", r));
+    const rotated = await startServe(repo.dir, {}, ["--rotate-token"]);
+    try {
+      expect(rotated.token).not.toBe(old);
+      expect(readFileSync(repo.path(TOKEN), "utf8").trim()).toBe(rotated.token);
+      const stale = await fetch(`${rotated.url}/api/v1/continuity`, { headers: { authorization: `Bearer ${old}` } });
+      expect(stale.status).toBe(401);
+      expect((await rotated.fetch("/api/v1/continuity")).status).toBe(200);
+    } finally {
+      rotated.child.kill("SIGTERM");
+    }
+  });
+
   test("a FIFO where the token belongs is refused at once (15), never waited on", () => {
     using repo = captured();
     rmSync(repo.path(TOKEN), { force: true });
