@@ -22,7 +22,7 @@ const QUOTED_LINES = 12;
 export const RECORD_SECTIONS: Record<string, Section> = {
   "What Happened": (w, c) => [
     `Episode ${w.episode.session_id}, opened by ${field(w.episode.opened_by)}${w.episode.provider !== "none" ? ` (${field(w.episode.provider)} session ${field(w.episode.provider_session)})` : ""} at ${w.episode.opened_at}, closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
-    `On ${field(w.episode.branch)}: from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${COMMITS_SAID[w.commits[0] ?? ""]?.(w) ?? `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
+    `On ${field(w.episode.branch)}, from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${COMMITS_SAID[w.commits[0] ?? ""]?.(w) ?? `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
     ...(w.tasks.length ? [`Task(s): ${w.tasks.join(", ")}.`] : ["No task was active."]),
   ],
   "Progress Notes": (w) =>

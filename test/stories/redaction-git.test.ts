@@ -106,6 +106,8 @@ describe("an ordinary identifier before a secret, through every writer", () => {
   ];
   test("a prompt, a task, a checkpoint, a handover, a question and a decision: the password is stored nowhere, shown nowhere", () => {
     using repo = captured();
+    // A branch named with a secret word, as teams name them: no token in it, so nothing to take.
+    repo.git("checkout", "-q", "-b", "feat/authTokenRefreshMiddlewareConfiguration");
     const START = fixture("SessionStart-startup.json");
     fire(repo, "start", START);
     const env = { CLAUDE_CODE_SESSION_ID: String(START.session_id) };
@@ -136,6 +138,10 @@ describe("an ordinary identifier before a secret, through every writer", () => {
     );
     // The prompt was archived, redacted.
     expect(places.some((p) => p.path.includes("/prompts/") && p.text.includes("DB_PASSWORD=[redacted:"))).toBe(true);
+    // The closed record names the branch and its span whole: our own words are not taken for a value.
+    const closed = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const record = readFileSync(repo.path(".ai/repo/sessions", closed[0]!), "utf8");
+    expect(record).toMatch(/On feat\/authTokenRefreshMiddlewareConfiguration, from [0-9a-f]{7} to [0-9a-f]{7};/);
     // Every identifier is kept as written: only the values went.
     for (const w of WORDS) expect(briefing + context).toContain(w);
   });
