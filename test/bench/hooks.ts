@@ -130,6 +130,14 @@ const LOG_PROMPT = Array.from(
 /** The same log, 900 KB of it: the largest paste the prompt hook reads whole (over 1 MiB the payload is not read). */
 const LOG_900 = LOG_PROMPT.repeat(14).slice(0, 900_000);
 
+/** The prompts the prompt hook is timed on: the row's name after "prompt", its prompt ids' prefix, the text. */
+const PROMPTS: ReadonlyArray<readonly [string, string, string]> = [
+  ["", "p", "say ok"],
+  [", a URL and paths", "pu", URL_PROMPT],
+  [", a 64 KB pasted log", "pl", LOG_PROMPT],
+  [", a 900 KB pasted log", "pm", LOG_900],
+];
+
 function hookRows(label: string, dir: string, rowEnv: Record<string, string> = env): Row[] {
   open(dir, "bench-live", rowEnv);
   benched.push(dir);
@@ -151,38 +159,14 @@ function hookRows(label: string, dir: string, rowEnv: Record<string, string> = e
     drained(dir);
   };
   return [
-    {
-      name: `prompt (${label})`,
+    ...PROMPTS.map(([kind, id, prompt]) => ({
+      name: `prompt${kind} (${label})`,
       cmd: [join(dir, SHIM.prompt)],
       cwd: dir,
       env: rowEnv,
-      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `p-${label}-${n}`, prompt: "say ok" }),
+      stdin: (n: number) => JSON.stringify({ session_id: "bench-live", prompt_id: `${id}-${label}-${n}`, prompt }),
       before: settle(),
-    },
-    {
-      name: `prompt, a URL and paths (${label})`,
-      cmd: [join(dir, SHIM.prompt)],
-      cwd: dir,
-      env: rowEnv,
-      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pu-${label}-${n}`, prompt: URL_PROMPT }),
-      before: settle(),
-    },
-    {
-      name: `prompt, a 64 KB pasted log (${label})`,
-      cmd: [join(dir, SHIM.prompt)],
-      cwd: dir,
-      env: rowEnv,
-      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pl-${label}-${n}`, prompt: LOG_PROMPT }),
-      before: settle(),
-    },
-    {
-      name: `prompt, a 900 KB pasted log (${label})`,
-      cmd: [join(dir, SHIM.prompt)],
-      cwd: dir,
-      env: rowEnv,
-      stdin: (n) => JSON.stringify({ session_id: "bench-live", prompt_id: `pm-${label}-${n}`, prompt: LOG_900 }),
-      before: settle(),
-    },
+    })),
     {
       name: `start, new episode (${label})`,
       cmd: [join(dir, SHIM.start)],
@@ -419,38 +403,14 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
       stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
       before: () => benched.forEach(drained),
     },
-    {
-      name: "floor through a shim: the prompt hook's I/O (large)",
+    ...PROMPTS.map(([kind, , prompt]) => ({
+      name: `floor through a shim: the prompt hook's I/O${kind} (large)`,
       cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
       cwd: large,
       env,
-      stdin: JSON.stringify({ session_id: "bench-live", prompt: "say ok" }),
+      stdin: JSON.stringify({ session_id: "bench-live", prompt }),
       before: () => benched.forEach(drained),
-    },
-    {
-      name: "floor through a shim: the prompt hook's I/O, a URL and paths (large)",
-      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
-      cwd: large,
-      env,
-      stdin: JSON.stringify({ session_id: "bench-live", prompt: URL_PROMPT }),
-      before: () => benched.forEach(drained),
-    },
-    {
-      name: "floor through a shim: the prompt hook's I/O, a 64 KB pasted log (large)",
-      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
-      cwd: large,
-      env,
-      stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_PROMPT }),
-      before: () => benched.forEach(drained),
-    },
-    {
-      name: "floor through a shim: the prompt hook's I/O, a 900 KB pasted log (large)",
-      cmd: [floorShim(large, SHIM.prompt, floor, "prompt")],
-      cwd: large,
-      env,
-      stdin: JSON.stringify({ session_id: "bench-live", prompt: LOG_900 }),
-      before: () => benched.forEach(drained),
-    },
+    })),
     {
       name: "floor through a shim: the start hook's I/O (large)",
       cmd: [floorShim(large, SHIM.start, floor, "start")],
