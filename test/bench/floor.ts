@@ -12,8 +12,12 @@
  *                                 above plus the policy, the open questions, the hand-off folder
  *                                 and the handover index and record; the receipt under the lock;
  *                                 a dozen lines of briefing on stdout
+ *   floor <repo> doctor <bin>     doctor's I/O on a first run: every file under .ai read once, every
+ *                                 ledger line parsed, git status once, and <bin> run three times at
+ *                                 once (as the wiring proofs run the shims)
  */
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import type { Dirent } from "node:fs";
 import { join } from "node:path";
 
 const [repo, mode = "line"] = process.argv.slice(2);
@@ -57,7 +61,39 @@ function append(): void {
   unlinkSync(lock);
 }
 
-if (mode === "line") {
+/** Every regular file under `dir`, read once; the ledger's lines each parsed. */
+function readAll(dir: string): number {
+  let bytes = 0;
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) bytes += readAll(path);
+    else if (e.isFile()) {
+      const text = read(path);
+      bytes += text.length;
+      if (e.name === "ledger.jsonl") for (const l of text.split("\n")) if (l !== "") JSON.parse(l);
+    }
+  }
+  return bytes;
+}
+
+if (mode === "doctor") {
+  const bin = process.argv[4]!;
+  const run = (args: string[]) =>
+    Bun.spawn(args, { cwd: repo, stdin: "ignore", stdout: "pipe", stderr: "ignore" }).exited;
+  const done = Promise.all([
+    run(["git", "status", "--porcelain=v1", "-z"]),
+    ...[1, 2, 3].map(() => run([bin, "--version"])),
+  ]);
+  const bytes = readAll(join(repo, ".ai"));
+  await done;
+  process.stdout.write(`${bytes} bytes read\n`);
+} else if (mode === "line") {
   const fd = openSync(join(state, "floor.jsonl"), "a", 0o600);
   writeSync(fd, line);
   closeSync(fd);

@@ -2,7 +2,7 @@
  * `npm run bench:growth`: the commands a long-lived repository runs, on the layer of a busy year
  * (200,000 ledger lines; 10,000 handovers, checkpoints, closed session records and prompts; 2,000
  * open episodes that were never closed), each timed whole-process with its peak RSS. Prints
- * medians and verdicts against the targets (memory under 100 MiB, doctor under 1 s, hooks flat
+ * medians and verdicts against the targets (memory under 100 MiB, doctor's first run within 1.5× a floor doing its I/O, hooks flat
  * against an empty layer); never asserts. Not part of `npm test` (building the layer takes a while).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -91,6 +91,7 @@ const benchRows: Row[] = [
       ),
   },
   { name: "doctor (again)", cmd: [BIN, "doctor"], cwd: big, exits: DOCTOR_EXITS },
+  { name: "floor: doctor's I/O", cmd: [floor, big, "doctor", BIN], cwd: big },
   { name: "history --validate", cmd: [BIN, "history", "--validate"], cwd: big },
   { name: "history --limit 20", cmd: [BIN, "history", "--limit", "20"], cwd: big },
   { name: "session list", cmd: [BIN, "session", "list"], cwd: big },
@@ -152,8 +153,12 @@ const out = report(`A busy year's layer (${RUNS} runs each, interleaved)`, resul
 out.push("");
 for (const r of results.slice(1))
   out.push(line(mib(r) < 100, `${r.row.name}: peak RSS ${mib(r).toFixed(1)} MiB (target < 100 MiB)`));
-for (const name of ["doctor (first run)", "doctor (again)"])
-  out.push(line(ms(by(name)) < 1000, `${name}: ${ms(by(name)).toFixed(0)} ms (target < 1000 ms)`));
+// A time in milliseconds moves with the machine; the floor beside it, doing doctor's I/O, moves with it.
+const doctorRatio = pairedRatio(by("doctor (first run)"), by("floor: doctor's I/O"));
+out.push(
+  line(doctorRatio <= 1.5, `doctor (first run) vs the floor doing its I/O: ${doctorRatio.toFixed(2)}× (target <= 1.5)`),
+);
+out.push(`doctor (again) vs that floor: ${pairedRatio(by("doctor (again)"), by("floor: doctor's I/O")).toFixed(2)}×`);
 out.push(
   line(
     pairedRatio(by("start, resumed episode (busy layer)"), by("floor: the start hook's I/O (busy layer)")) <= 1.3,

@@ -109,3 +109,25 @@ describe("doctor's temp files", () => {
     expect(existsSync(repo.path(rel))).toBe(false);
   });
 });
+
+describe("doctor --fix, a step over the findings", () => {
+  test("only findings marked fixable are repaired; each repair is said, and the report after them no longer holds them", () => {
+    using repo = captured();
+    fire(repo, "start", START);
+    const lock = ".ai/local/state/sessions-open/gone.lock";
+    writeFileSync(repo.path(lock), "999999999\n", { mode: 0o600 });
+    chmodSync(repo.path(".ai/local/state/ledger.jsonl"), 0o604);
+    const json = repo.mj(["doctor", "--json"]);
+    const items = (JSON.parse(json.stdout) as { items: Array<{ subject: string; fixable?: boolean }> }).items;
+    expect(items.find((f) => f.subject === lock)?.fixable).toBe(true);
+    expect(items.find((f) => f.subject === ".ai/local/state/ledger.jsonl")?.fixable).toBeUndefined();
+    const fixed = repo.mj(["doctor", "--fix"]);
+    const lines = fixed.stdout.split("\n");
+    expect(lines[0]).toContain(`INFO fix ${lock} — a stale lock (its holder is gone); removed`);
+    expect(existsSync(repo.path(lock))).toBe(false);
+    expect(lines.filter((l) => l.includes(lock))).toHaveLength(1);
+    // A mode is the person's to change: still said, not touched.
+    expect(fixed.stdout).toContain("FAIL privacy .ai/local/state/ledger.jsonl — file mode 604");
+    expect(fixed.status).toBe(10);
+  });
+});

@@ -33,7 +33,8 @@ export const doctorCommand = command({
     },
     fix: {
       type: "boolean",
-      description: "First finish the closes a dead hook left and close stranded episodes, then report",
+      description:
+        "Then repair what the findings mark fixable (dead closes, stranded episodes, stale locks, temp files) and report again",
     },
     ...jsonArg,
   },
