@@ -212,7 +212,7 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
   // record at that commit takes the same walk for its label (repo/history.ts).
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
   // Bounded as git status is: a git that cannot say in time what it tracks leaves the files believed, as before it was asked.
-  const tracked = trackedWithin(p.worktree, local, p.git, options.gitDeadlineMs);
+  const tracked = trackedWithin(p.worktree, local, p.git, p.gitDir, options.gitDeadlineMs);
   const taskRead = Promise.all([activeTask(ws.layer), tracked]).then(([found, t]) => {
     const read = believedTask(p.worktree, found, t);
     if (read.active && want.has("since_task")) historySince(p, read.active.head, "files").catch(() => undefined);

@@ -1,8 +1,7 @@
 /**
- * What doctor reads on a second core while this one walks the local half and reads its records:
- * the ledger's pass (ledger-scan.ts), the closed episode records (closed-scan.ts) and the captured
- * prompts (prompt-scan.ts, over a walk of their folder of its own), reads that need nothing the
- * main walk finds. One request to a worker thread (scan-worker.ts runs
+ * What doctor reads on a second core while this one walks the local half and reads its records
+ * and prompts: the ledger's pass (ledger-scan.ts) and the closed episode records (closed-scan.ts),
+ * reads that need nothing the main walk finds. One request to a worker thread (scan-worker.ts runs
  * `answer`), plain data both ways; where no worker can be had, `answer` runs on this thread and
  * the report is the same. Every part's failure is carried back as it happened, never lost.
  */
@@ -11,16 +10,13 @@ import { Failure, isFailure, type FailureKind } from "../lib/failure.ts";
 import { mark } from "../lib/trace.ts";
 import { passOverLedger, saveLedgerPass, type LedgerPass, type LedgerScan } from "./ledger-scan.ts";
 import { checkClosed } from "./closed-scan.ts";
-import { checkPrompts } from "./prompt-scan.ts";
-import { Tree, type Exposure } from "./tree.ts";
 import { Verdicts } from "./verdicts.ts";
 import type { Finding } from "./findings.ts";
 
 export type BesideRequest = {
   ledger: { path: string; cacheFile?: string; running: string[] };
-  /** The sessions folder, and the prompts folder (walked here on its own). */
+  /** The sessions folder. */
   closed: { dir: string };
-  prompts: { dir: string };
   worktree: string;
   /** The verdicts' cache and the vocabulary doctor reaches them by (doctor.ts recordVocabulary). */
   verdicts: { file?: string; vocabulary: string };
@@ -28,9 +24,7 @@ export type BesideRequest = {
 type Settled<T> = { value: T } | { failure: { kind: FailureKind; message: string; hint?: string } } | { error: string };
 /** A check's findings, and the verdict lines it marked good, as bytes (for this thread's verdicts to adopt). */
 export type Checked = { findings: Finding[]; marked: Uint8Array };
-/** The prompts' check, with what their walk found for the privacy, lock and temp-file checks. */
-export type CheckedWalk = Checked & { exposure: Exposure };
-export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked>; prompts: Settled<CheckedWalk> };
+export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked> };
 
 async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
   try {
@@ -43,24 +37,18 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
 }
 
 /**
- * The work itself, on whichever thread runs it: the ledger's pass, then the closed records, then
- * the prompts, over a walk of their folder of its own (the caller's walk leaves that folder out).
+ * The work itself, on whichever thread runs it: the ledger's pass, then the closed records.
  * On a thread of its own it reads the verdicts itself and hands back the lines it marked; on the
  * caller's thread (`here`) it uses the caller's verdicts, and the lines stay where they were marked.
  */
 export async function answer(request: BesideRequest, here?: { verdicts: Verdicts }): Promise<BesideAnswer> {
-  const { ledger, closed, prompts, worktree } = request;
+  const { ledger, closed, worktree } = request;
   const pass = await settle(() => passOverLedger(ledger.path, ledger.cacheFile, new Set(ledger.running)));
   const verdicts = here?.verdicts ?? new Verdicts(request.verdicts.file, request.verdicts.vocabulary);
-  const tree = new Tree(prompts.dir, [], verdicts.remembering);
   const checked = (findings: Finding[]) => ({ findings, marked: here ? new Uint8Array() : verdicts.handOver() });
   return {
     ledger: pass,
     closed: await settle(async () => checked(await checkClosed(closed.dir, worktree, verdicts))),
-    prompts: await settle(async () => ({
-      ...checked(checkPrompts(prompts.dir, worktree, tree, verdicts)),
-      exposure: tree.exposure(),
-    })),
   };
 }
 
@@ -88,6 +76,6 @@ export async function readBeside(
 ): Promise<BesideAnswer & { thread: "worker" | "main" }> {
   const reply = await askWorker<BesideAnswer>("health/scan-worker.ts", request);
   if ("answer" in reply) return { ...reply.answer, thread: "worker" };
-  mark(`doctor: the ledger, the closed records and the prompts are read on this thread (${reply.unavailable})`);
+  mark(`doctor: the ledger and the closed records are read on this thread (${reply.unavailable})`);
   return { ...(await answer(request, await here())), thread: "main" };
 }

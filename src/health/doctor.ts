@@ -10,10 +10,14 @@ import { gather, type Gathered } from "./gathered.ts";
 import type { Finding } from "./findings.ts";
 import * as layer from "./layer-checks.ts";
 import * as work from "./work-checks.ts";
+import { checkPrompts } from "./prompt-scan.ts";
 
 export { remembers } from "./gathered.ts";
 
+const promptsCheck = (g: Gathered) => checkPrompts(g.prompts.dir, g.ws.position.worktree, g.prompts.tree, g.verdicts);
+
 type Check = {
+  name: string;
   run: (g: Gathered) => Finding[] | Promise<Finding[]>;
   /** It reads files of the local half, whose modes the privacy check reports as those reads saw them. */
   reads?: true;
@@ -24,34 +28,36 @@ type Check = {
 
 /** The checks, in the order their findings are said; they run concurrently. */
 const CHECKS: Check[] = [
-  { run: layer.layerCheck },
-  { run: layer.policyCheck },
-  { run: layer.sectionsCheck },
-  { run: layer.privacyCheck },
-  { run: layer.recordsCheck, reads: true },
-  { run: async (g) => (await g.closed()).findings },
-  { run: layer.contextsCheck, reads: true },
-  { run: layer.contextLogCheck },
-  { run: async (g) => (await g.prompts()).findings },
-  { run: layer.questionsCheck },
-  { run: layer.decisionsCheck },
-  { run: layer.ledgerCheck },
-  { run: work.lifecycleCheck },
-  { run: work.handOffCheck },
-  { run: work.deliveryCheck },
-  { run: work.claimsCheck, repair: work.repairClaims },
-  { run: work.tempsCheck, repair: work.repairTemps },
-  { run: work.locksCheck, repair: work.repairLocks },
-  { run: work.episodesCheck, repair: work.repairEpisodes },
-  { run: work.wiringCheck, first: true },
-  { run: work.strangerCheck },
+  { name: "manifest", run: layer.layerCheck },
+  { name: "policy", run: layer.policyCheck },
+  { name: "sections", run: layer.sectionsCheck },
+  { name: "privacy", run: layer.privacyCheck },
+  { name: "records", run: layer.recordsCheck, reads: true },
+  { name: "closed records", run: async (g) => (await g.closed()).findings },
+  { name: "contexts", run: layer.contextsCheck, reads: true },
+  { name: "context log", run: layer.contextLogCheck },
+  { name: "prompts", run: promptsCheck, reads: true },
+  { name: "questions", run: layer.questionsCheck },
+  { name: "decisions", run: layer.decisionsCheck },
+  { name: "ledger", run: layer.ledgerCheck },
+  { name: "lifecycle", run: work.lifecycleCheck },
+  { name: "hand-offs", run: work.handOffCheck },
+  { name: "deliveries", run: work.deliveryCheck },
+  { name: "claims", run: work.claimsCheck, repair: work.repairClaims },
+  { name: "temp files", run: work.tempsCheck, repair: work.repairTemps },
+  { name: "locks", run: work.locksCheck, repair: work.repairLocks },
+  { name: "open episodes", run: work.episodesCheck, repair: work.repairEpisodes },
+  { name: "wiring", run: work.wiringCheck, first: true },
+  { name: "planted binaries", run: work.strangerCheck },
 ];
 
 async function diagnose(ws: Workspace, all: boolean): Promise<Finding[][]> {
   const g = gather(ws, all);
   const started = new Map<Check, Promise<Finding[]>>();
   for (const check of [...CHECKS].sort((a, b) => Number(b.first ?? 0) - Number(a.first ?? 0))) {
-    const running = Promise.resolve().then(() => check.run(g));
+    const running = Promise.resolve()
+      .then(() => check.run(g))
+      .then((found) => (mark(`doctor: ${check.name} checked`), found));
     running.catch(() => undefined);
     started.set(check, running);
   }

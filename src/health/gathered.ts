@@ -20,7 +20,7 @@ import { Verdicts } from "./verdicts.ts";
 import { Tree, type Exposure } from "./tree.ts";
 import { answer, ledgerScanOf, readBeside, valueOf, type BesideAnswer, type BesideRequest } from "./beside.ts";
 import type { LedgerScan, Scan } from "./ledger-scan.ts";
-import type { CheckedWalk, Checked } from "./beside.ts";
+import type { Checked } from "./beside.ts";
 
 /** Where doctor remembers the files it found good (verdicts.ts), and how far it read the ledger (ledger-scan.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
@@ -38,7 +38,8 @@ export type Gathered = {
   policy: () => Promise<LoadedPolicy | Error>;
   said: () => Promise<Said>;
   closed: () => Promise<Checked>;
-  prompts: () => Promise<CheckedWalk>;
+  /** The prompts folder, walked on its own (it may lie outside the local half). */
+  prompts: { dir: string; tree: Tree };
   ledger: () => Promise<LedgerScan | Failure>;
   scan: () => Promise<Scan>;
   /** The local half's modes, links, locks and temps, as the reads saw them once `readsDone` settled. */
@@ -110,8 +111,9 @@ const NO_SCAN: Scan = {
 };
 
 /**
- * The ledger's pass, the closed records and the prompts start on a second core while this one
- * walks the local half; a later run (verdicts kept) reads so little that it stays on this thread.
+ * The ledger's pass and the closed records start on a second core while this one walks the local
+ * half and reads its records and prompts; a later run (verdicts kept) reads so little that it stays
+ * on this thread.
  */
 export function gather(ws: Workspace, all: boolean): Gathered {
   const ledgerCache = cacheFile(ws, LEDGER_SCAN_FILE);
@@ -120,7 +122,6 @@ export function gather(ws: Workspace, all: boolean): Gathered {
   const request: BesideRequest = {
     ledger: { path: ws.ledger.path, ...(ledgerCache ? { cacheFile: ledgerCache } : {}), running: [...running] },
     closed: { dir: sectionPath(ws.layer, "sessions") },
-    prompts: { dir: sectionPath(ws.layer, "prompts") },
     worktree: ws.position.worktree,
     verdicts: { ...(verdictsFile ? { file: verdictsFile } : {}), vocabulary: recordVocabulary() },
   };
@@ -130,7 +131,9 @@ export function gather(ws: Workspace, all: boolean): Gathered {
   beside?.catch(() => undefined);
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
   const verdicts = new Verdicts(verdictsFile, recordVocabulary());
-  const tree = new Tree(local, [request.prompts.dir], verdicts.remembering);
+  const promptsDir = sectionPath(ws.layer, "prompts");
+  const tree = new Tree(local, [promptsDir], verdicts.remembering);
+  const promptsTree = new Tree(promptsDir, [], verdicts.remembering);
   mark("doctor: local half walked");
   walked({ verdicts });
   const read = once(async (): Promise<Read> => {
@@ -152,7 +155,6 @@ export function gather(ws: Workspace, all: boolean): Gathered {
       throw err;
     }
   });
-  const prompts = adopted((r) => valueOf(r.prompts));
   let readsDone: (reads: Promise<unknown>) => void = () => undefined;
   const reads = new Promise<unknown>((resolve) => (readsDone = (p) => resolve(p.catch(() => undefined))));
   return {
@@ -164,7 +166,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
     policy: once(() => ws.policy({ strict: true }).catch((err: unknown) => err as Error)),
     said: once(() => gitPrivacy(ws, local)),
     closed: adopted((r) => valueOf(r.closed)),
-    prompts,
+    prompts: { dir: promptsDir, tree: promptsTree },
     ledger,
     scan: once(async () => {
       const l = await ledger();
@@ -172,7 +174,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
     }),
     exposure: once(async () => {
       await reads;
-      return joined(tree.exposure(), (await prompts()).exposure);
+      return joined(tree.exposure(), promptsTree.exposure());
     }),
     readsDone,
   };

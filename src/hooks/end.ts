@@ -5,7 +5,10 @@
  */
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { appendEvent, ledgerOf, newestFirst } from "../ledger/store.ts";
+import { appendEvent, ledgerOf } from "../ledger/store.ts";
+import type { Entry } from "../ledger/line.ts";
+import { episodeEntries } from "../facts/episode.ts";
+import type { OpenEpisode } from "../session/store.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { redactShapes } from "../lib/redact.ts";
 import { adapted } from "../providers/index.ts";
@@ -114,13 +117,15 @@ export const end: Row = {
       );
     }
     // A compaction whose receipt is in the ledger and whose checkpoint is not (its hook may still be
-    // starting): one look, right before the record is written, and a bounded wait for its work.
-    const waited = (await compactionLeavesCheckpoint(t.provider, policy)) ? await awaitCompaction(ws, 1_500) : 0;
+    // starting): answered from the ledger lines the close gathers, with a bounded wait for its work.
+    const settle = (await compactionLeavesCheckpoint(t.provider, policy))
+      ? (entries: readonly Entry[] | undefined) => awaitCompaction(ws, 1_500, entries)
+      : undefined;
     await attempt(
       ws,
       who(t),
       "the episode was not closed",
-      async () => void (await finishClose(ws, claim, policy, waited === 0 ? episode : undefined)),
+      async () => void (await finishClose(ws, claim, policy, episode, settle)),
     );
     await finishLeftCloses(ws, t, policy);
   },
@@ -128,38 +133,24 @@ export const end: Row = {
 
 /** How long a close waits for the ticket of a compaction whose receipt is in the ledger. */
 const COMPACTION_APPEARS_MS = 500;
-/** How far back the ledger is read for a compaction the close has not seen answered. */
-const COMPACTION_LOOKBACK = 200;
-
 /**
- * Whether the ledger's newest lines show a compaction of this client session newer than the
- * episode's newest checkpoint (its checkpoint still to come). Reads at most COMPACTION_LOOKBACK
- * lines from the end, and stops at the episode's start.
+ * Whether the episode's ledger lines show a compaction of this client session newer than its
+ * newest checkpoint (its checkpoint still to come). `entries`: the lines, oldest first, when
+ * already read; else they are read here (a ledger that cannot be read shows nothing to wait for).
  */
-function pendingCompaction(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
+function pendingCompaction(ws: Workspace, episode: OpenEpisode, entries?: readonly Entry[]): boolean {
+  let lines: readonly Entry[];
   try {
-    return compactionAfterCheckpoint(ws, providerSession, episodeId);
+    lines = entries ?? episodeEntries(ledgerOf(ws.layer).path, episode.session_id);
   } catch {
-    // A ledger that cannot be read shows no compaction to wait for; the close says what it can.
     return false;
   }
-}
-
-function compactionAfterCheckpoint(ws: Workspace, providerSession: string | undefined, episodeId: string): boolean {
-  let seen = 0;
-  for (const row of newestFirst(ledgerOf(ws.layer).path)) {
-    if (++seen > COMPACTION_LOOKBACK) return false;
-    if (!row.ok) continue;
-    const e = row.entry as Record<string, unknown>;
-    if (e.event === "task.checkpoint" && e.session === episodeId) return false;
-    if (e.event === "session.started" && e.session_id === episodeId) return false;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const e = lines[i] as Record<string, unknown>;
+    if (e.event === "task.checkpoint") return false;
     if (e.event === "provider.event.failed" && e.provider_event === "compact") return false;
-    if (
-      e.event === "provider.event.received" &&
-      e.provider_event === "compact" &&
-      e.provider_session === (providerSession ?? "none")
-    )
-      return true;
+    const ours = e.provider_session === (episode.provider_session ?? "none");
+    if (e.event === "provider.event.received" && e.provider_event === "compact" && ours) return true;
   }
   return false;
 }
@@ -177,7 +168,7 @@ async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy
  * A compaction of this episode whose receipt is in the ledger and whose checkpoint is not: wait
  * (bounded) until its work is handed off and done, so the close lists its checkpoint. Returns the wait.
  */
-async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
+async function awaitCompaction(ws: Workspace, ms: number, entries?: readonly Entry[]): Promise<number> {
   const episode = ws.episode;
   const started = Date.now();
   // A compaction hook of this checkout still running may not have written its receipt yet: wait for it to (bounded).
@@ -185,20 +176,18 @@ async function awaitCompaction(ws: Workspace, ms: number): Promise<number> {
   const compacting = () =>
     processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
   let slept = false;
-  while (
-    Date.now() - started < COMPACTION_APPEARS_MS &&
-    compacting() &&
-    !(episode && pendingCompaction(ws, episode.provider_session, episode.session_id))
-  ) {
+  // The lines the close gathered answer until anything was waited for; then the ledger is read again.
+  const pending = () => episode !== undefined && pendingCompaction(ws, episode, slept ? undefined : entries);
+  while (Date.now() - started < COMPACTION_APPEARS_MS && compacting() && !pending()) {
     slept = true;
     await new Promise((wake) => setTimeout(wake, 5));
   }
   // Nothing waited for: 0, so the caller knows nothing could have changed meanwhile.
-  if (!episode || !pendingCompaction(ws, episode.provider_session, episode.session_id))
-    return slept ? Date.now() - started + 1 : 0;
+  if (!pending()) return slept ? Date.now() - started + 1 : 0;
+  slept = true;
   while (
     Date.now() - started < COMPACTION_APPEARS_MS &&
-    pendingCompaction(ws, episode.provider_session, episode.session_id) &&
+    pending() &&
     !tickets(ws.layer).some((t) => t.event === "compact")
   )
     await new Promise((wake) => setTimeout(wake, 5));

@@ -50,6 +50,11 @@ export const ENV = {
     unset: "found from the folder",
   },
   GIT_WORK_TREE: { ours: false, meaning: "git's own override, as GIT_DIR", unset: "found from the folder" },
+  GIT_INDEX_FILE: {
+    ours: false,
+    meaning: "git's own override: git alone is asked what it tracks",
+    unset: "<git dir>/index",
+  },
   CLAUDE_CONFIG_DIR: { ours: false, meaning: "Claude Code's configuration folder", unset: "$HOME/.claude" },
   GEMINI_CLI_TRUSTED_FOLDERS_PATH: {
     ours: false,

@@ -18,6 +18,7 @@ import { writeClose, type Closed } from "./close.ts";
 import { gatherEpisode } from "../facts/episode.ts";
 import type { Step } from "./close-plan.ts";
 import type { Written } from "./records.ts";
+import type { Entry } from "../ledger/line.ts";
 
 export type Finished = { episodeId: string; result: Closed["status"] | "gone"; path?: string };
 
@@ -60,20 +61,32 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
   }
 }
 
-/** `held`: the open episode the caller read for this claim, when nothing could have changed it since. */
+/** Whether the close must wait for other work first, told the episode's ledger lines it gathered: the wait, in ms. */
+export type Settle = (entries: readonly Entry[] | undefined) => Promise<number>;
+
+/**
+ * `held`: the open episode the caller read for this claim, when nothing could have changed it since.
+ * `settle`: asked once the facts are gathered (one pass over the ledger); after a wait they are gathered again.
+ */
 export async function finishClose(
   ws: Workspace,
   claim: Claim,
   policy: LoadedPolicy | undefined,
   held?: OpenEpisode,
+  settle?: Settle,
 ): Promise<Finished> {
-  const episode = held?.session_id === claim.session_id ? held : await episodeOf(ws, claim);
+  let episode = held?.session_id === claim.session_id ? held : await episodeOf(ws, claim);
+  let gathered = episode && (await gatherClose(inEpisode(ws, episode), episode, policy));
+  if (episode && settle && (await settle(gathered?.facts.window.entries)) > 0) {
+    episode = await episodeOf(ws, claim);
+    gathered = episode && (await gatherClose(inEpisode(ws, episode), episode, policy));
+  }
   if (!episode) {
     // Closed already (the claim outlived its close by a moment), or removed by hand: nothing left to write.
     releaseClaim(ws.layer, claim.session_id);
     return { episodeId: claim.session_id, result: "gone" };
   }
-  return closeIn(inEpisode(ws, episode), episode, claim, policy);
+  return closeIn(inEpisode(ws, episode), episode, claim, policy, gathered);
 }
 
 /** The close of `episode` (open, its claim held), in its own workspace: gathered, planned, written. */
@@ -82,9 +95,10 @@ async function closeIn(
   episode: OpenEpisode,
   claim: Claim,
   policy: LoadedPolicy | undefined,
+  gathered: Awaited<ReturnType<typeof gatherClose>>,
 ): Promise<Finished> {
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
-  const plan = planClose(await gatherClose(ws, episode, policy));
+  const plan = planClose(gathered);
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
   // fails the close, and the claim has it finished later.
   const written: Written[] = [];

@@ -7,6 +7,7 @@
 import { join, relative } from "node:path";
 import { GAVE_UP, within } from "../lib/cancel.ts";
 import { git, type Answers } from "./git.ts";
+import { indexMayHold } from "./index-look.ts";
 
 /** The tracked files under `dir`, as absolute paths; a git that cannot answer tracks nothing it can name. */
 export type Tracked = { files: ReadonlySet<string>; failed?: string };
@@ -23,8 +24,10 @@ const argsFor = (root: string, dir: string) => [
 /** The question as the start shim asks it ahead of the binary, for the local half where the manifest keeps it by default. */
 export const TRACKED_ARGS = argsFor("/", "/.ai/local");
 
-export async function trackedUnder(root: string, dir: string, answers?: Answers): Promise<Tracked> {
+/** `gitDir`: where the index is; when it shows nothing under `dir`, git is not asked (index-look.ts). */
+export async function trackedUnder(root: string, dir: string, answers?: Answers, gitDir?: string): Promise<Tracked> {
   const args = argsFor(root, dir);
+  if (gitDir !== undefined && !indexMayHold(gitDir, args.at(-1)!)) return { files: new Set() };
   const run = await (answers ? answers.once(args) : git(root, args)).catch((err: Error) => ({
     ok: false,
     status: null,
@@ -51,8 +54,14 @@ export async function trackedUnder(root: string, dir: string, answers?: Answers)
  * leaves the files believed, as they were before it was asked, and every later question of this
  * command gets that answer instead of starting git again.
  */
-export function trackedWithin(root: string, dir: string, answers: Answers, deadlineMs?: number): Promise<Tracked> {
-  const asked = trackedUnder(root, dir, answers);
+export function trackedWithin(
+  root: string,
+  dir: string,
+  answers: Answers,
+  gitDir: string,
+  deadlineMs?: number,
+): Promise<Tracked> {
+  const asked = trackedUnder(root, dir, answers, gitDir);
   if (deadlineMs === undefined) return asked;
   return within(asked, deadlineMs, () => {
     answers.take(argsFor(root, dir), Promise.resolve({ ok: false, status: null, stdout: "", stderr: GAVE_UP }));

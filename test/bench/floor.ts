@@ -15,9 +15,12 @@
  *   floor <repo> doctor <bin>     doctor's I/O on a first run: every file under .ai read once, every
  *                                 ledger line parsed, git status once, and <bin> run three times at
  *                                 once (as the wiring proofs run the shims)
+ *   floor <repo> doctor <bin> parse   the same, and each file parsed as its reader must: a record's
+ *                                 front matter as YAML (by the yaml package), a prompt as JSON
  */
 import { closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import type { Dirent } from "node:fs";
+import { parse } from "yaml";
 import { join } from "node:path";
 
 const [repo, mode = "line"] = process.argv.slice(2);
@@ -61,7 +64,9 @@ function append(): void {
   unlinkSync(lock);
 }
 
-/** Every regular file under `dir`, read once; the ledger's lines each parsed. */
+const PARSE = process.argv[5] === "parse";
+
+/** Every regular file under `dir`, read once; the ledger's lines each parsed (and, with `parse`, every record). */
 function readAll(dir: string): number {
   let bytes = 0;
   let entries: Dirent[] = [];
@@ -77,6 +82,8 @@ function readAll(dir: string): number {
       const text = read(path);
       bytes += text.length;
       if (e.name === "ledger.jsonl") for (const l of text.split("\n")) if (l !== "") JSON.parse(l);
+      if (PARSE && e.name.endsWith(".json")) JSON.parse(text);
+      if (PARSE && e.name.endsWith(".md") && text.startsWith("---\n")) parse(text.slice(4, text.indexOf("\n---", 4)));
     }
   }
   return bytes;

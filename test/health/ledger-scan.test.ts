@@ -248,13 +248,12 @@ describe("doctor's ledger pass, resumed", () => {
   });
 });
 
-/** The pass on a second thread, as doctor asks for it (no closed records or prompts to read here: folders that do not exist). */
+/** The pass on a second thread, as doctor asks for it (no closed records to read here: a folder that does not exist). */
 async function beside(ledger: string, cache: string, running: Set<string>) {
   const read = await readBeside(
     {
       ledger: { path: ledger, cacheFile: cache, running: [...running] },
       closed: { dir: join(dir, "no-sessions") },
-      prompts: { dir: join(dir, "no-prompts") },
       worktree: dir,
       verdicts: { vocabulary: "v" },
     },
