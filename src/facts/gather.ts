@@ -26,17 +26,15 @@ import { decisionsPath } from "../decisions/store.ts";
 import { questionsPath, type Questions } from "../questions/store.ts";
 import type { TaskRead } from "../task/record.ts";
 
-/** Why a file git tracks in the local half is not believed. */
 const notBelieved = (root: string, path: string) =>
   `${relative(root, path)} is tracked by git, so a checkout can replace it: it is not believed`;
 
-/** The task record as read, unless git tracks it: then there is no task, and the reason. */
 function believedTask<T extends TaskRead>(root: string, read: T, tracked: Tracked): T {
   if (!tracked.files.has(read.path)) return read;
   return { path: read.path, problem: notBelieved(root, read.path) } as T;
 }
 
-/** The questions, unless git tracks their file: then it is not read, none is known, and the gates hold. */
+/** The questions, unless git tracks their file: then none is known and the gates hold. */
 function believedQuestions(ws: Workspace, tracked: Tracked): Questions {
   const path = questionsPath(ws.layer);
   if (!tracked.files.has(path)) return readQuestions(ws.layer);
@@ -44,13 +42,11 @@ function believedQuestions(ws: Workspace, tracked: Tracked): Questions {
   return { path, open: [], resolved: [], malformed: [{ line: 0, text, whole: true }] };
 }
 
-/** What a command reads of the ledger, newest first, in one pass that stops when each part is whole. */
 type Tail = { entries: Entry[]; history: Entry[]; episode: Entry[] };
 
 /**
- * `taskId`: every line back to that task's own `task.started` (bounded by the task, not by
- * history). `history`: the newest lines, this many. `episodeId`: that episode's own lines back to
- * its `session.started`, never by time (returned oldest first).
+ * One pass from the end: back to `taskId`'s `task.started`, the newest `history` lines, and `episodeId`'s own lines
+ * back to its start (oldest first).
  */
 function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; episodeId?: string }): Tail {
   const tail: Tail = { entries: [], history: [], episode: [] };
@@ -76,16 +72,14 @@ function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; ep
 }
 
 /**
- * What a record is shown against: git status now and how long git may take (its claims), and whose
- * records may still tell the next step (task/record.ts tasksNow: a record of another task is history).
+ * What a record is shown against: git status now, git's deadline, and which tasks' records may still tell the next
+ * step.
  */
 type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number; tasks: Promise<TasksNow | undefined> };
 
-/** The resolved record's view, with what its text cites labelled against the tree now. */
 async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
   const [shown, claims] = await Promise.all([
     now.tasks.then((tasks) => view(record, ws.position, policy.policy, ws.at, { checking: true, tasks })),
-    // The cited files' lines as written are in this checkout's cache for its own records.
     checkClaims(
       record.meta,
       ws.position,
@@ -97,16 +91,14 @@ async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy
   return claims ? { ...shown, claims } : shown;
 }
 
-/** How a resolved record is shown: labelled, and its citations checked only where a view shows them. */
 type Show = (record: Resolved) => Promise<View>;
 
-/** The handover this checkout resolved, as it is offered: a view offers one a teammate shared through git in its place. */
+/** A view offers a handover a teammate shared through git in place of this checkout's own. */
 type Offer = (own: Resolution) => Promise<Resolution & { sharedBy?: SharedBy }>;
 
-/** How a command reads the records it resolves: which handover it offers, how it shows it, and a record only named beside it. */
 type Reading = { offer: Offer; show: Show; named: Show };
 
-/** A resolved record with its labels; a failure to read is a fact too, never a thrown error. */
+/** A resolved record with its labels; a failure to read is a fact, never a thrown error. */
 async function recordFact(
   kind: RecordKind,
   ws: Workspace,
@@ -130,7 +122,7 @@ async function recordFact(
 
 const NONE: RecordFact = { skipped: 0 };
 
-/** A record whose episode is live beside this one is named as that session's, not as the last session's. */
+/** A record whose episode is live beside this one is named as that session's. */
 function byLive(fact: RecordFact, live: readonly Live[]): RecordFact {
   const v = fact.view;
   const author = v && live.find((l) => l.here && l.session_id === v.session);
@@ -144,13 +136,9 @@ function byLive(fact: RecordFact, live: readonly Live[]): RecordFact {
   };
 }
 
-/**
- * `gitDeadlineMs`: how long the facts may wait for `git status` (the start hook's briefing, which
- * the client waits for); past it the working tree is `unknown` with the reason, and git is stopped.
- */
+/** `gitDeadlineMs`: how long to wait for `git status`; past it the working tree is `unknown` and git is stopped. */
 export type GatherOptions = { episode?: Facts["episode"]; window?: OpenEpisode; gitDeadlineMs?: number };
 
-/** The facts a derived record is composed from: what any text needs, less what only a view shows (facts.ts RecordNeed). */
 export function gatherForRecords(
   ws: Workspace,
   needs: readonly RecordNeed[],
@@ -160,10 +148,8 @@ export function gatherForRecords(
 }
 
 /**
- * The facts a view shows: those of a record, with a handover a teammate shared through git offered
- * where this checkout has no authored one of its own, what the handover and checkpoint cite
- * checked against the tree (`claims`), and the sessions live beside this one (`live`), each record
- * whose episode is one of them named as that session's.
+ * The facts a view shows: a record's, plus a teammate's shared handover where there is no own one, citations checked,
+ * and the sessions live beside this one.
  */
 export async function gatherFacts(ws: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
   const want = new Set(needs);
@@ -178,15 +164,10 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
 }
 
-/**
- * How a command reads its resolved records, given its policy, git now, and `labelled` (a record
- * shown with its labels only: how every reading shows a record it only names beside another).
- */
 type Readings = (policy: LoadedPolicy, now: Now, labelled: Show) => Reading;
 
 /**
- * A derived record speaks of this checkout's own records only (a teammate's shared words are never
- * its worker's own, and a share can be withdrawn), labelled, never quoting a check of citations.
+ * A derived record speaks of this checkout's own records only (a teammate's shared words are never its worker's own).
  */
 const AS_RECORD: Readings = (_policy, _now, labelled) => ({
   offer: async (own) => own,
@@ -194,7 +175,6 @@ const AS_RECORD: Readings = (_policy, _now, labelled) => ({
   named: labelled,
 });
 
-/** A view offers a shared handover where this checkout has no authored one, and checks citations when it shows them. */
 const asView =
   (ws: Workspace, claims: boolean): Readings =>
   (policy, now, labelled) => ({
@@ -207,11 +187,10 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
   const episode = options.episode;
   const policy = await ws.policy();
   const p = ws.position;
-  // The records are placed against git (a process when a commit differs) while git status runs.
-  // The files since a task began are read from the walk since its commit: asked first, so a
-  // record at that commit takes the same walk for its label (repo/history.ts).
+  // The records are placed against git while git status runs; the files since the task began come from the walk its
+  // label takes too.
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
-  // Bounded as git status is: a git that cannot say in time what it tracks leaves the files believed, as before it was asked.
+  // A git that cannot say in time what it tracks leaves the files believed, as before it was asked.
   const tracked = trackedWithin(p.worktree, local, p.git, p.gitDir, options.gitDeadlineMs);
   const taskRead = Promise.all([activeTask(ws.layer), tracked]).then(([found, t]) => {
     const read = believedTask(p.worktree, found, t);
@@ -227,7 +206,6 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
   const reading = readings(policy, now, async (record) =>
     view(record, p, policy.policy, ws.at, { tasks: await now.tasks }),
   );
-  // The handover that closed the last task carries its words past it (records/resolve.ts).
   const handover = want.has("handover")
     ? Promise.all([taskRead, tracked]).then(([read, t]) =>
         recordFact(RECORD_KINDS.handover, ws, reading, {

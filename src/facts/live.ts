@@ -1,13 +1,8 @@
 /**
- * Live sessions that share a checkout: other open episodes of this worktree whose client sent an
- * event within `session.live_within`, and those of another worktree of the repository whose task
- * scope overlaps this one's. Read from the local halves alone (the open episode records, each
- * worktree's ledger and task record): no daemon, nothing asked of the clients.
- *
- * An episode is live by its ledger: every hook event (a prompt, a compaction, a start) writes a
- * line in its episode's name, so the newest such line is when its client was last heard from.
- * What it has touched is what its newest record (checkpoint or handover) written while live names
- * as changed; git cannot say which session changed which file in one working tree.
+ * Live sessions sharing a checkout: open episodes of this worktree heard from within `session.live_within`, and those
+ * of other worktrees whose task scope overlaps. Read from the local halves alone. An episode's newest ledger line
+ * says when its client was last heard from; what it touched is what its newest record names, since git cannot tell
+ * sessions apart in one tree.
  */
 import { join } from "node:path";
 import { parseDuration, parseIsoTime } from "../lib/clock.ts";
@@ -26,11 +21,7 @@ import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 
-/**
- * The most live sessions one worktree reports, the newest heard from first: a checkout where
- * dozens of clients were heard from in the window (a benchmark, a script) costs its start hook
- * what five cost, and a session is told of five at most.
- */
+/** A checkout where dozens of clients were heard from costs its start hook what five cost. */
 export const LIVE_KEPT = 5;
 
 export type Live = {
@@ -38,44 +29,31 @@ export type Live = {
   provider: string;
   provider_session: string;
   opened_at: string;
-  /** When its client was last heard from (its newest ledger line). */
   last_seen: string;
   worktree: string;
-  /** It is in this worktree (else another worktree of the repository, whose task scope overlaps). */
   here: boolean;
-  /** The active task of its worktree (one task record a worktree: the sessions in it share it). */
   task?: Pick<Task, "id" | "task" | "scope">;
-  /** The paths its newest record written while live names as changed (undefined: it has written none). */
   touched?: string[];
 };
 
-/** How far back a live session may have been heard from, in ms; undefined when the policy declares no `session.live_within`. */
 export function liveWindowMs(policy: LoadedPolicy | undefined): number | undefined {
   const text = policy?.policy.session?.live_within;
   return text === undefined ? undefined : parseDuration(text);
 }
 
-/** Two scopes overlap when a path of one is inside the other (`.` holds everything). */
 export function scopesOverlap(a: readonly string[], b: readonly string[]): boolean {
   return a.some((p) => inScope(b, p)) || b.some((p) => inScope(a, p));
 }
 
 /**
- * A line stamped this far past the command's instant is no sign of life: every line of a checkout
- * is written by this machine's clock, so one from the future was forged or copied (a branch that
- * force-added a ledger), and believing it would announce a session as live for ever.
+ * Every line here is written by this machine's clock, so one from the future was forged or copied, and would announce
+ * a session as live for ever.
  */
 const FUTURE_SKEW_MS = 60_000;
 
 type Heard = { last: string; providerSession?: string; record?: { kind: "checkpoint" | "handover"; path: string } };
 
-/**
- * Every episode heard from in a ledger since `cutoff`, with its newest line's time, its client
- * session, and its newest record: the lines are in time order, so the first line older than the
- * cutoff ends the read. One whose newest line is its close is not live, and is left out (the
- * recovery of stranded episodes closes them by the thousand, and none has a client session to be
- * looked up by).
- */
+/** Every episode heard from since `cutoff`, read from the end; one whose newest line is its close is left out. */
 function heardFrom(ledgerPath: string, cutoff: number, now: number): Map<string, Heard> {
   const heard = new Map<string, Heard>();
   const closed = new Set<string>();
@@ -111,11 +89,8 @@ async function touchedBy(root: string, record: Heard["record"]): Promise<string[
 }
 
 /**
- * The open episodes of one worktree heard from since `cutoff`, other than `except`. Only when
- * another episode is open is the ledger read, and then only back to the cutoff; each episode heard
- * from is read by its client session's key, so a checkout with thousands of stranded episodes
- * reads the few that are live (the folder is listed whole only for one opened without a client
- * session, by hand or over MCP).
+ * The open episodes heard from since `cutoff`, each read by its client session's key, so thousands of stranded
+ * episodes cost nothing; the folder is listed only for one opened without a client session.
  */
 async function liveIn(
   layer: Layer,
@@ -128,11 +103,10 @@ async function liveIn(
   keep: (e: OpenEpisode) => boolean = () => true,
 ): Promise<Live[]> {
   if (openNames(layer).length <= (except ? 1 : 0)) return [];
-  // A ledger git tracks is a stranger's: nothing in it is a sign of life.
+  // A ledger git tracks is a stranger's: no sign of life.
   if (tracked.has(ledgerOf(layer).path)) return [];
   const heard = heardFrom(ledgerOf(layer).path, window.cutoff, window.now);
   heard.delete(except ?? "");
-  // Newest heard from first (the ledger is read from its end), up to LIVE_KEPT of them.
   const found = new Map<string, OpenEpisode>();
   let byHand = false;
   for (const [id, h] of heard) {
@@ -141,13 +115,11 @@ async function liveIn(
       byHand = true;
       continue;
     }
-    // An episode heard from that is no longer open (it closed since) has no record under its key.
     const path = episodePath(layer, episodeKey(h.providerSession));
     if (tracked.has(path)) continue;
     const e = (await readEpisode(path)).episode;
     if (e?.session_id === id && keep(e)) found.set(id, e);
   }
-  // One opened without a client session (by hand, over MCP) is found by listing the folder.
   if (byHand && found.size < LIVE_KEPT)
     for (const r of await listOpen(layer))
       if (
@@ -178,9 +150,7 @@ async function liveIn(
 }
 
 /**
- * The live sessions beside `ws`'s own episode (`except`), newest heard from first: this
- * worktree's, and, when this worktree has an active task, those of other worktrees whose own
- * task's scope overlaps it. Empty when the policy declares no `session.live_within`.
+ * The live sessions beside `ws`'s own episode, newest first; empty when the policy declares no `session.live_within`.
  */
 export async function liveSessions(
   ws: Workspace,
@@ -206,7 +176,6 @@ export async function liveSessions(
       if (root === ws.position.worktree) continue;
       let layer: Layer;
       try {
-        // Checked as that worktree's own commands check it: a link where a folder belongs is not read through.
         layer = await loadGuardedLayer(root);
       } catch {
         continue;

@@ -1,12 +1,8 @@
 /**
- * doctor's one pass over the ledger: each line checked (ledger/history.ts), the hook failures and
- * whether they converged, and the end and compact receipts that never got their closed record or
- * checkpoint. The ledger only grows, so what the pass found is kept in the disposable cache with
- * where it stopped (the byte offset, the file's inode and the bytes just before the offset): the
- * next run reads only the lines appended since. A ledger that was rotated or rewritten (another
- * inode, shorter, or other bytes before the offset) is read whole again, as is any cache that is
- * not exactly what this module writes, or that a build knowing other events wrote. A cache carried in from elsewhere (a copy of the layer, or
- * a file a stranger force-added to a repository) names another file's inode and is not used.
+ * doctor's one pass over the ledger: each line checked, the hook failures and whether they converged, and receipts
+ * that never got their closed record or checkpoint. Where it stopped (offset, inode, the bytes before the offset) is
+ * cached, so the next run reads only what was appended; a rotated or rewritten ledger, a cache not exactly ours, or
+ * one from a build knowing other events, is read whole.
  */
 import { lstatSync } from "node:fs";
 import { writeFileAtomic } from "../lib/fsx.ts";
@@ -16,16 +12,13 @@ import { ledgerBytes, oldestFirst, type Entry } from "../ledger/store.ts";
 import { lineChecker, type Finding as LineFinding } from "../ledger/history.ts";
 import { vocabulary } from "../ledger/events.ts";
 
-/** A client event's kind: the provider and the event, as receipts and failures name them. */
 export const kindOf = (e: Entry) => `${String(e.provider)} ${String(e.provider_event)}`;
 
 /**
- * Entries of one kind, bounded: how many there were, and the newest of them (oldest first, at
- * most KEPT). A hook that failed on every prompt for a month leaves tens of thousands of failure
- * lines; doctor says how many and shows the newest, and holds no more than it shows.
+ * How many entries of a kind, and the newest KEPT: a hook failing on every prompt for a month leaves tens of
+ * thousands of lines, and doctor holds no more than it shows.
  */
 export type Tail = { count: number; newest: Entry[] };
-/** The most entries of one list a pass keeps: doctor shows the newest ten failures and at most this many of any list. */
 const KEPT = PAGE;
 
 function added(tail: Tail | undefined, e: Entry): Tail {
@@ -36,7 +29,6 @@ function added(tail: Tail | undefined, e: Entry): Tail {
   return next;
 }
 
-/** Several tails as one: their counts summed, their newest entries merged by time (newest last), at most KEPT. */
 function merged(tails: Iterable<Tail>): Tail {
   let count = 0;
   const all: Entry[] = [];
@@ -49,13 +41,10 @@ function merged(tails: Iterable<Tail>): Tail {
 }
 
 export type Failures = { current: Tail; recovered: Tail; lastSuccessAt: Map<string, string> };
-/** `unclosedEnds`, `uncheckpointed`: per episode, the newest receipt that got no record (with how many there were for it). */
 export type Scan = { failures: Failures; unclosedEnds: Entry[]; uncheckpointed: Entry[] };
 
 const SCHEMA = "majordomus doctor ledger scan v2";
-/** The bytes before the offset a cache keeps, to know the file is the one it read. */
 const TAIL_BYTES = 512;
-/** doctor shows the first 20 line problems; the cache keeps no more than it can show. */
 const KEPT_FINDINGS = PAGE;
 
 type Delivery = { at: string; failed: boolean };
@@ -69,7 +58,6 @@ type State = {
 };
 type Cache = {
   schema: string;
-  /** The events this build knows (ledger/events.ts vocabulary): a cache another build wrote is not used. */
   vocabulary: string;
   ino: number;
   offset: number;
@@ -82,11 +70,8 @@ type Cache = {
 };
 
 /**
- * Hook failures that still hold: a failure is current until a later event of the same kind (same
- * provider and event) is received and records no failure of its own; then it is history. A
- * failure belongs to the newest receipt of its kind before it. The newest delivery of a kind counts
- * as a success only once no work handed off for that event is still running (`result`). Every
- * list it keeps is a bounded tail: memory does not grow with the ledger.
+ * A failure holds until a later event of its kind is received without a failure of its own; the newest delivery
+ * counts only once no handed-off work for it still runs.
  */
 class Pass {
   readonly ends: Map<string, Tail>;
@@ -139,7 +124,6 @@ class Pass {
     };
   }
 
-  /** What the pass found, with the newest deliveries whose work is not `running` counted as successes (on a copy: the pass can go on). */
   result(running: ReadonlySet<string>): Scan {
     const end = new Pass(structuredClone(this.state()));
     for (const kind of end.open.keys()) if (!running.has(String(kind.split(" ")[1]))) succeed(end, kind);
@@ -176,7 +160,6 @@ const pairs = (value: unknown, second: (v: unknown) => boolean = () => true): bo
   Array.isArray(value) &&
   value.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string" && second(p[1]));
 
-/** The cache as this module writes it, or undefined for anything else (a damaged or foreign file is no cache). */
 function readCache(file: string): Cache | undefined {
   try {
     const text = readPlain(file);
@@ -206,31 +189,25 @@ function readCache(file: string): Cache | undefined {
   }
 }
 
-/** Where a cache lets the pass resume, or undefined when the ledger is not the file it read. */
 function resumable(cache: Cache | undefined, path: string, ino: number): Cache | undefined {
   if (!cache || cache.ino !== ino) return undefined;
   const start = Math.max(0, cache.offset - TAIL_BYTES);
   return ledgerBytes(path, start, cache.offset)?.toString("base64") === cache.tail ? cache : undefined;
 }
 
-/** `findings`: the first 20 line problems (what doctor shows), in order; `problems`: how many there are in all. */
 export type LedgerPass = {
   scan: Scan;
   findings: LineFinding[];
   problems: number;
   lines: number;
   resumedAt: number;
-  /** Where this pass stopped, for the next run; absent when it may not be kept (the last line unfinished, no cache file, no ledger). */
+  /** Where this pass stopped; absent when it may not be kept (an unfinished last line, no cache file). */
   cache?: Cache;
 };
 
 export type LedgerScan = LedgerPass & { save(): void };
 
-/**
- * Check and scan the ledger at `path`, resuming from `cacheFile` where it still holds: plain data
- * (a worker can hand it back). `cache` is where this pass stopped (only at the end of a whole
- * line), for `saveLedgerPass`; without a cache file every pass reads the whole ledger.
- */
+/** Check and scan the ledger, resuming from `cacheFile` where it holds; plain data, so a worker can hand it back. */
 export async function passOverLedger(
   path: string,
   cacheFile: string | undefined,
@@ -239,7 +216,6 @@ export async function passOverLedger(
   const seen = lstatSync(path, { throwIfNoEntry: false });
   const words = await vocabulary();
   const cached = cacheFile ? readCache(cacheFile) : undefined;
-  // Verdicts another build reached (one that knew other events) are not this build's: the ledger is read whole.
   const from = seen?.isFile() && cached?.vocabulary === words ? resumable(cached, path, Number(seen.ino)) : undefined;
   const pass = new Pass(from?.state);
   const checker = await lineChecker(
@@ -254,7 +230,7 @@ export async function passOverLedger(
     offset = row.end;
     line = row.line;
   }
-  // A last line without its newline may still be being written: it is read again next time.
+  // A last line without its newline may still be being written: read again next time.
   const whole = offset > 0 && ledgerBytes(path, offset - 1, offset)?.[0] === 0x0a;
   const checked = checker.result();
   const tail =
@@ -286,17 +262,13 @@ export async function passOverLedger(
   };
 }
 
-/** Keep where a pass stopped in `cacheFile`, for the next run (a cache that cannot be written only costs that run its speed). */
 export function saveLedgerPass(cacheFile: string | undefined, pass: LedgerPass): void {
   if (!cacheFile || !pass.cache) return;
   try {
     writeFileAtomic(cacheFile, JSON.stringify(pass.cache), 0o600, { durable: false });
-  } catch {
-    // the next run reads the whole ledger
-  }
+  } catch {}
 }
 
-/** `passOverLedger` with its `save()`: the pass kept in `cacheFile` for the next run. */
 export async function scanLedger(
   path: string,
   cacheFile: string | undefined,

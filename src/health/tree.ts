@@ -1,14 +1,7 @@
 /**
- * One walk of a folder for `doctor`: every folder and file under it, listed once with the type
- * the folder listing gives (never through a symbolic link), so the privacy, lock, temp-file and
- * record checks share one listing instead of each walking tens of thousands of files again.
- *
- * A file is not looked at by the walk: what doctor needs of it (its mode, its change key) comes
- * from the fstat of the read that checks it (`sawAt`), or, for a file nobody reads this run, from
- * one lstat when it is asked for (`keyAt`, `exposure`). A first run reads every record anyway, so
- * an lstat per file beside that read was a second look at each of tens of thousands of files.
- * What the checks need is kept in typed arrays per folder, not an object per file: memory stays
- * small on a layer of tens of thousands of files.
+ * One walk of a folder for doctor, shared by its checks. A file's mode and change key come from the fstat of the read
+ * that checks it (`sawAt`), else from one lstat when asked: an lstat beside every read of a first run was a second
+ * look at tens of thousands of files. Kept in typed arrays per folder, not an object per file.
  */
 import { lstatSync, readdirSync, type Dirent } from "node:fs";
 import { join, sep } from "node:path";
@@ -21,7 +14,6 @@ export function statKey(s: { size: number; ctimeMs: number; ino: number }): stri
 type Look = { size: number | bigint; ctimeMs: number; ino: number | bigint; mode: number | bigint };
 
 export type Exposed = { path: string; mode: number };
-/** What the privacy, lock and temp-file checks find in a walk: plain data, so a walk on another thread can hand it over. */
 export type Exposure = {
   openDirs: Exposed[];
   readableFiles: Exposed[];
@@ -31,20 +23,13 @@ export type Exposure = {
 };
 
 const LOCK = /\.lock(\.break)?$/;
-/** A mode not yet known (the file was neither read nor looked at). */
 const UNKNOWN = -1;
 
-/**
- * The files of one folder: their names (sorted) and, at the same index, their mode and the three
- * numbers of their change key, once known. Numbers in typed arrays, not a path and a key string
- * per file: a string costs hundreds of bytes in the engine.
- */
 type Folder = { names: string[]; mode: Int32Array; size: Float64Array; ctime: Float64Array; ino: Float64Array };
 
-/** A file of a walk, as `entries` lists it: its folder and name, and where the walk keeps what it knows of it. */
 export type Entry = { readonly dir: string; readonly name: string; readonly folder: Folder; readonly i: number };
 
-/** The path of a file `entries` gave (made when asked: a list of 20,000 paths held while they are read costs MiB). */
+/** Made when asked: 20,000 paths held while read cost MiB. */
 export const pathOf = (entry: Entry): string => join(entry.dir, entry.name);
 
 export class Tree {
@@ -55,10 +40,8 @@ export class Tree {
   private readonly folders = new Map<string, Folder>();
 
   /**
-   * `except`: folders under `root` this walk leaves to a walk of their own (doctor's prompts,
-   * walked on the second thread). `eager`: each file is looked at as the walk lists it, for a run
-   * that will ask every file's key and read few of them (doctor's later runs, which go without the
-   * JIT: there a look in the walk's own loop costs less than one asked for later).
+   * `except`: folders walked on their own. `eager`: each file looked at as listed, for a later run that asks every
+   * key and reads few (without the JIT a look in the walk's loop is cheaper).
    */
   constructor(
     readonly root: string,
@@ -83,7 +66,6 @@ export class Tree {
     const folders: string[] = [];
     for (const entry of entries) {
       const name = entry.name;
-      // A listing that cannot say the type (some file systems) is asked once more, with an lstat.
       const kind = entry.isFile()
         ? "file"
         : entry.isSymbolicLink()
@@ -110,18 +92,13 @@ export class Tree {
       this.folders.set(path, folder);
       if (this.eager) for (let i = 0; i < n; i++) this.known(folder, i, join(path, files[i]!));
     }
-    // Folders after the files beside them, in name order: the same order of findings as one walk in name order.
     for (const child of folders) {
       const s = lstatSync(child, { throwIfNoEntry: false });
       if (s?.isDirectory()) this.visit(child, Number(s.mode) & 0o777);
     }
   }
 
-  /**
-   * The files under `dir` in path order (only those directly in it with `deep` false), each with
-   * where the walk keeps what it knows of it: `keyAt` and `sawAt` reach that without looking the
-   * path up again. A folder outside this tree gets a walk of its own.
-   */
+  /** The files under `dir` in path order (directly in it with `deep` false). */
   entries(dir: string, deep = true): Entry[] {
     const tree = this.holds(dir) ? this : new Tree(dir, [], this.eager);
     const prefix = dir + sep;
@@ -137,14 +114,12 @@ export class Tree {
     return out.sort((a, b) => (paths.get(a)! < paths.get(b)! ? -1 : paths.get(a)! > paths.get(b)! ? 1 : 0));
   }
 
-  /** The change key of a file `entries` gave (looked at now if nobody read it yet), or undefined when it is gone. */
   keyAt(entry: Entry): string | undefined {
     const { folder, i } = entry;
     if (!this.known(folder, i, pathOf(entry))) return undefined;
     return statKey({ size: folder.size[i]!, ctimeMs: folder.ctime[i]!, ino: folder.ino[i]! });
   }
 
-  /** What the read of a file `entries` gave saw of it (its fstat). */
   sawAt(entry: Entry, stats: Look): void {
     fill(entry.folder, entry.i, stats);
   }
@@ -157,9 +132,8 @@ export class Tree {
   }
 
   /**
-   * What the privacy, lock and temp-file checks report: folders and files whose mode lets others
-   * in (README.md files are public by design), the links, the locks and the temp files. A file
-   * nobody read is looked at here, once; one gone since the listing is not reported.
+   * Folders and files open to others (README.md files are public by design), links, locks and temp files; a file
+   * nobody read is looked at once here.
    */
   exposure(): Exposure {
     const readableFiles: Exposed[] = [];
@@ -173,7 +147,6 @@ export class Tree {
     return { openDirs: this.openDirs, readableFiles, links: this.links, locks: this.locks, temps: this.temps };
   }
 
-  /** Whether the file at `folder`/`i` has been seen (read or looked at), looking at it now if not; false if it is gone. */
   private known(folder: Folder, i: number, path: string): boolean {
     if (folder.mode[i] !== UNKNOWN) return true;
     const s = lstatSync(path, { throwIfNoEntry: false });

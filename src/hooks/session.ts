@@ -1,16 +1,9 @@
 /**
- * `capture session --provider P --event start|compact|end`: what the client's hooks run, driven by
- * one table of events (SESSION_EVENTS below).
- *
- * The receipt (`provider.event.received`) is written before anything can fail, and a failure is
- * recorded (`provider.event.failed` with the reason) rather than raised: a hook must return
- * success to its client, and returning success is not the same as claiming the work was done.
- * Only the start event writes to stdout (the briefing); nothing here exits 2.
- *
- * Each event row (hooks/row.ts: start.ts, end.ts, and the compaction's below) says what the client
- * waits for (its answer), the work the client does not read (handed to a detached worker through a
- * ticket, or done here when no worker can start), which handed-off work it waits for first, and the
- * policy switch that turns its work off. This module drives them.
+ * `capture session --provider P --event start|compact|end`, driven by SESSION_EVENTS. The receipt is written before
+ * anything can fail, and a failure is recorded (`provider.event.failed`) rather than raised: a hook returns success
+ * to its client, which is not a claim that the work was done. Only start writes to stdout; nothing exits 2. Each row
+ * (row.ts) names what the client waits for, the work it does not read, what that work waits for, and the switch that
+ * turns it off.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -53,15 +46,14 @@ import { end } from "./end.ts";
 
 const compact: Row = {
   switch: SWITCHES.compact,
-  // A client whose compaction event fires on every check (not only when it compacts): a checkpoint
-  // only for a compression its own transcript shows and no checkpoint answered yet; never one per turn.
+  // A client whose compaction event fires on every check: a checkpoint only for a compression its transcript shows
+  // and none answered yet.
   async answer(ws, d) {
     if (d.provider.hooks.compaction !== "advisory") return { work: orderOf(d) };
     const { newCompression } = await import("./compression.ts");
     const compressions = newCompression(ws, d.payload, d.providerSession);
     return compressions === undefined ? {} : { work: orderOf(d, { compressions }) };
   },
-  /** The checkpoint before compaction (and any close a dead taker left); the episode's window ordinal goes up. */
   async work(ws, t, policy) {
     await finishLeftCloses(ws, t, policy);
     const episode = ws.episode;
@@ -83,16 +75,13 @@ const compact: Row = {
   },
 };
 
-/** One row per session event: a new event is a row here and a row in providers.yaml. */
 export const SESSION_EVENTS: Record<SessionEvent, Row> = { start, compact, end };
 
-/** The events whose work is handed off: the names a ticket may carry. */
 export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
 
 /**
- * Wait (bounded) for the handed-off work this event follows, then take over, here and now, any of
- * it whose worker is gone: a start or compaction whose worker a container's exit killed is done by
- * the next event instead of being waited for.
+ * Wait (bounded) for the handed-off work this event follows, then do here any whose worker is gone (a container's
+ * exit kills workers).
  */
 async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promise<number> {
   if (row.waits?.before !== when) return 0;
@@ -118,17 +107,12 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promis
   return waited;
 }
 
-/**
- * Do an event's work, from its ticket: the episode is the one the ticket's client session has open
- * now (a start's answer may just have opened it), and the policy is read once, here.
- */
+/** Do an event's work from its ticket; the policy is read once, here. */
 async function doWork(ws: Workspace, t: Ticket, wait = true, claim?: Claim): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   const waited = wait ? await waitFor(ws, row, "work") : 0;
-  // Work for an event that named no client session belongs to no episode. Work done in the hook
-  // (the end, whose answer changes no episode) takes the one its workspace read for this client
-  // session, unless other work ran meanwhile; any other reads it again (a start's answer may have
-  // just opened or noted it).
+  // Work done in the hook (the end) takes the episode its workspace read, unless other work ran meanwhile; other work
+  // reads it again (a start may just have opened it).
   const held =
     row.inHook === true &&
     ws.episode !== undefined &&
@@ -143,18 +127,15 @@ async function doWork(ws: Workspace, t: Ticket, wait = true, claim?: Claim): Pro
   await workIn(inEpisode(ws, episode), row, t, held ? claim : undefined);
 }
 
-/** A row's work in the workspace of the episode it is for. */
 async function workIn(ws: Workspace, row: Row, t: Ticket, claim?: Claim): Promise<void> {
   await row.work(ws, t, await policyOrFail(ws, who(t)), claim);
 }
 
-/** What the hook keeps after its last git call to publish the record without git's answers. */
 const PUBLISH_MS = 1_000;
 
 /**
- * Work done in the hook (the end's close) asks git nothing after the strictest client's end budget
- * (the providers table's end_budget_ms: Codex, 3 s) less the time the record takes to publish: a
- * slow git leaves the record without the facts it was late with, and the record says which.
+ * Work done in the hook asks git nothing after the strictest client's end budget (Codex, 3 s) less PUBLISH_MS: a slow
+ * git leaves the record without those facts, and it says which.
  */
 async function boundGit(): Promise<() => void> {
   const strictest = Math.min(
@@ -163,7 +144,6 @@ async function boundGit(): Promise<() => void> {
   return stopGitWithin(strictest - PUBLISH_MS);
 }
 
-/** Handle one session event; the result is what belongs on stdout (the start event's briefing). */
 export async function handleSessionEvent(
   ws: Workspace,
   d: HookCall,
@@ -202,14 +182,13 @@ async function sessionEvent(ws: Workspace, d: HookCall, row: Row, mode: WorkMode
   await waitFor(ws, row, "answer");
   const answer = await row.answer(ws, d);
   if (answer.work && !row.inHook) {
-    // A worker would run git status again for the same tree: hand it the answer this hook has, if any.
+    // A worker would run git status again: hand it this hook's answer.
     const { handOnStatus } = await import("../repo/prefetch.ts");
     const gitStatus = await handOnStatus(ws.position);
     if (handOff(ws, { ...answer.work, git_status: gitStatus }, mode)) return answer.stdout;
     if (gitStatus)
       for (const f of [gitStatus, `${gitStatus}.rc`]) rmSync(join(ws.position.worktree, f), { force: true });
   }
-  // Work done in the hook, or no worker could start: done here, from the same ticket a worker would read.
   if (answer.work)
     await doWork(
       ws,
@@ -220,7 +199,6 @@ async function sessionEvent(ws: Workspace, d: HookCall, row: Row, mode: WorkMode
   return answer.stdout;
 }
 
-/** `capture work`: do the work a hook handed off, from its ticket alone, then give the ticket back (whatever happened). */
 export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
   const read = readTicket(ws.layer, name, HANDED_EVENTS);
   if ("problem" in read) return log.warn(`capture work: ${read.problem}; nothing done`);
@@ -235,10 +213,8 @@ export async function doHandedWork(ws: Workspace, name: string): Promise<void> {
 }
 
 /**
- * A close some end event claimed and whose taker died before writing it: any later event of the
- * checkout keeps that promise. The prompt event calls this after its own work: it hands each such
- * close to a worker (or, when none can start, finishes it itself). Costs one listing of the claims
- * folder when there is none.
+ * A close an end event claimed and whose taker died: any later event keeps that promise. The prompt event hands each
+ * to a worker; one listing of the claims folder when there is none.
  */
 export async function keepClaimedCloses(ws: Workspace, mode: WorkMode = "hand-off"): Promise<void> {
   const { inProgress, readClaims } = await import("../lifecycle/claim.ts");

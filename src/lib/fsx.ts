@@ -1,7 +1,6 @@
 /**
- * Filesystem primitives with the guarantees the product promises: a reader never sees a
- * half-written file (write a temp file beside the target, then rename or link), and a record
- * that must not be overwritten is published with link(2), which fails when the name exists.
+ * Writes with the product's guarantees: a reader never sees a half-written file (temp file, then rename or link), and
+ * a record that must not be overwritten is published with link(2).
  */
 import {
   accessSync,
@@ -23,7 +22,7 @@ import { dirname, basename, join } from "node:path";
 import { errnoCode } from "./failure.ts";
 import { linkRefusal, NOFOLLOW, notAFile } from "./safe-read.ts";
 
-/** Random hex from the global Web Crypto (loading node:crypto costs ~10 ms in a Bun binary). */
+/** Random hex from Web Crypto (node:crypto costs ~10 ms to load in a Bun binary). */
 export function randomHex(bytes = 8): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }
@@ -31,10 +30,8 @@ export function randomHex(bytes = 8): string {
 let temps = 0;
 
 /**
- * A temp file's name: `.<name>.<pid>.<8 hex>.tmp` (the form lifecycle/sweep.ts recognises). The
- * pid and a per-process count make it unique on this machine, and it is created with O_EXCL, so it
- * needs no secret: the engine's own generator fills the rest (the first Web Crypto call costs a
- * hook ~0.2 ms to initialise).
+ * `.<name>.<pid>.<8 hex>.tmp` (the form lifecycle/sweep.ts knows): pid and count make it unique and O_EXCL creates
+ * it, so it needs no secret.
  */
 function tempPathFor(target: string): string {
   const suffix = ((((temps++ & 0xfff) << 20) | Math.floor(Math.random() * 0x100000)) >>> 0)
@@ -43,21 +40,15 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${suffix}.tmp`);
 }
 
-/** A name tempPathFor gives, with the writer's pid as its first group. */
 export const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
 /**
- * `durable` (the default) flushes the content to disk before the name appears, so a power loss
- * cannot leave an empty file under it. Pointers that majordomus can rebuild skip the flush: each
- * costs about a millisecond on a hook path.
+ * `durable` (the default) flushes before the name appears; pointers majordomus can rebuild skip it (a millisecond
+ * each on a hook).
  */
 export type WriteOptions = {
   durable?: boolean;
-  /**
-   * Write the temp file here instead of beside the target (same filesystem): a writer killed
-   * between the two steps then leaves its temp file in this folder, never in the target's (a
-   * tracked folder must not collect them).
-   */
+  /** Where the temp file goes (same filesystem), so a killed writer never leaves one in a tracked folder. */
   tempDir?: string;
 };
 
@@ -75,12 +66,11 @@ function writeTemp(target: string, content: string | Uint8Array, mode: number, o
     throw err;
   }
   closeSync(fd);
-  // The umask may have narrowed the mode given to open(); records promise an exact mode.
+  // The umask may have narrowed the mode; records promise an exact one.
   chmodSync(temp, mode);
   return temp;
 }
 
-/** Replace `target` atomically: readers see the old content or the new, never a mix. */
 export function writeFileAtomic(
   target: string,
   content: string | Uint8Array,
@@ -96,10 +86,7 @@ export function writeFileAtomic(
   }
 }
 
-/**
- * Publish `target` only if no file has that name; returns false (and writes nothing) when one
- * does. The content is complete before the name appears.
- */
+/** Publish `target` only if no file has that name; false, writing nothing, when one does. */
 export function publishNew(
   target: string,
   content: string | Uint8Array,
@@ -112,7 +99,6 @@ export function publishNew(
     return true;
   } catch (err) {
     if (errnoCode(err) === "EEXIST") return false;
-    // Another filesystem after all: write the temp file beside the target.
     if (errnoCode(err) === "EXDEV" && options.tempDir)
       return publishNew(target, content, mode, { ...options, tempDir: undefined });
     throw err;
@@ -121,10 +107,7 @@ export function publishNew(
   }
 }
 
-/**
- * Open `path` to append, never through a symbolic link (the open fails with ELOOP instead);
- * `create` makes it with `mode` when missing. Returns the descriptor.
- */
+/** Open to append, never through a symbolic link (ELOOP); `create` makes it with `mode`. */
 export function openAppend(path: string, options: { create: boolean; mode?: number }): number {
   try {
     return openSync(
@@ -138,7 +121,6 @@ export function openAppend(path: string, options: { create: boolean; mode?: numb
   }
 }
 
-/** Append `text` to `path` (created when missing), never through a symbolic link. */
 export function appendText(path: string, text: string, mode = 0o600): void {
   const fd = openAppend(path, { create: true, mode });
   try {
@@ -153,14 +135,12 @@ export function appendText(path: string, text: string, mode = 0o600): void {
 export function unlinkQuiet(path: string): void {
   try {
     unlinkSync(path);
-  } catch {
-    // already gone: nothing to clean up
-  }
+  } catch {}
 }
 
 /**
- * Create `path` if missing. Missing parents are created with the same mode: a private folder made
- * on demand (the local half in a fresh clone) must not sit under a world-readable parent it made.
+ * Missing parents get the same mode: a private folder made on demand must not sit under a world-readable parent it
+ * made.
  */
 export function ensureDir(path: string, mode?: number): boolean {
   let created = false;
@@ -178,18 +158,13 @@ export function ensureDir(path: string, mode?: number): boolean {
   return created;
 }
 
-/**
- * A folder inside a section of the layer (which the layer guard checked), made if missing: one
- * that is a symbolic link (a stranger's repository can track one there) is refused, never written
- * through. Returns `path`.
- */
+/** A folder in a layer section, made if missing; a symbolic link there (a stranger can track one) is refused. */
 export function layerDir(path: string, mode: number): string {
   ensureDir(path, mode);
   if (lstatSync(path).isSymbolicLink()) throw linkRefusal(path);
   return path;
 }
 
-/** A file's text, or undefined when it does not exist; any other failure is raised. */
 export function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
@@ -200,7 +175,6 @@ export function readIfExists(path: string): string | undefined {
   }
 }
 
-/** Whether this process may use `path` as `mode` asks (constants.W_OK, X_OK, …). */
 export function canAccess(path: string, mode: number): boolean {
   try {
     accessSync(path, mode);

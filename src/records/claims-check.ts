@@ -1,18 +1,9 @@
 /**
- * A record's claims (records/claims.ts) labelled against the tree at the reading: each cited path
- * against the file as it was written and against the record's commit, a cited line range against
- * the file now, a symbol against the file it is in now, a commit against this history, a script
- * against package.json. Never executes anything the repository holds, never follows a link.
- *
- * Cheap by construction: a cited file whose fingerprint is the one written (or that was never
- * there) needs no git; a changed one whose lines this checkout kept when it wrote the record
- * (records/lines.ts) has its lines counted from the file itself; only a file gone, or one without
- * kept lines (another checkout's record, an old one), sends for one `git diff --raw --numstat -M`
- * from the record's commit (line counts, and where a file moved); when HEAD has moved, the commits
- * that touched them are counted from the one walk since the record's commit that its divergence
- * label reads too (repo/history.ts); one `merge-base --is-ancestor` per cited commit (at most
- * COMMITS_CHECKED). A cited range is found by its fingerprint in the file itself
- * (records/ranges.ts). The whole check is bounded by the briefing's git deadline.
+ * A record's claims labelled against the tree at the reading: paths, line ranges, symbols, commits and scripts. Never
+ * executes anything the repository holds, never follows a link. A file whose fingerprint is as written needs no git,
+ * nor one whose lines this checkout kept (records/lines.ts); only the rest send for one `git diff --raw --numstat
+ * -M`, and the commits that touched them come from the walk divergence reads too. Bounded by the briefing's git
+ * deadline.
  */
 import { within } from "../lib/cancel.ts";
 import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "./ranges.ts";
@@ -24,14 +15,11 @@ import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 import { cited, parseClaim, RANK, type Claim, type ClaimLabel, type ClaimsCheck, type ClaimState } from "./claims.ts";
 import type { Meta } from "./record.ts";
 
-/** Cited commits asked about (a process each); more are labelled unknown. */
 const COMMITS_CHECKED = 4;
-/** git's empty tree: what a record written before the first commit is compared from. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 type Change = { status: string; to?: string; added?: number; removed?: number };
 
-/** `git diff --raw --numstat -z` output, by the path as it was at the record's commit. */
 export function parseDiff(out: string): Map<string, Change> {
   const byPath = new Map<string, Change>();
   const tokens = out.split("\0");
@@ -70,8 +58,8 @@ export function parseDiff(out: string): Map<string, Change> {
 }
 
 /**
- * `git log --format=%x01%H --name-only --no-renames` output: how many commits touched each path
- * (a control character opens a commit: git quotes a path holding one, so no path can pass for it).
+ * Commits per path from `git log --format=%x01%H --name-only`: a control character opens a commit, and git quotes any
+ * path holding one.
  */
 export function parseLogCounts(out: string): Map<string, number> {
   const counts = new Map<string, number>();
@@ -96,7 +84,6 @@ function scriptsOf(root: string): Record<string, unknown> | undefined {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 type Tree = {
-  /** Each changed path as at the record's commit; undefined when git could not compare. */
   diff?: Map<string, Change>;
   counts: Map<string, number>;
   changedNow: Set<string>;
@@ -104,7 +91,6 @@ type Tree = {
   why?: string;
 };
 
-/** Whether a path claim can be answered without git: its file fingerprint says it is as written, or was never there. */
 function settledWithoutGit(c: Extract<Claim, { kind: "path" }>, now: Cited): boolean {
   if (c.file === "none") return true;
   return c.file !== undefined && typeof now === "object" && fileMark(now.text) === c.file;
@@ -118,14 +104,12 @@ function pathLabel(
   counted?: { added: number; removed: number },
 ): ClaimLabel {
   const base = { cited: cited(c), kind: c.kind };
-  // What the file's own fingerprint settles: created or never there, or as it was written.
   if (c.file === "none")
     return now === "absent"
       ? { ...base, state: "never_existed", label: "never existed" }
       : { ...base, state: "created", label: "created since it was written" };
   if (settledWithoutGit(c, now)) return { ...base, state: "unchanged", label: "unchanged" };
   const commits = (path: string) => tree.counts.get(path) ?? 0;
-  // A cited range is looked for, by its fingerprint, in the file where it is now.
   const ranged = (main: { state: ClaimState; label: string }, where = c.path): ClaimLabel => {
     if (!c.lines) return { ...base, ...main };
     const [a, b] = c.lines;
@@ -140,7 +124,6 @@ function pathLabel(
     const at = found.from === found.to ? `line ${found.from}` : `lines ${found.from}-${found.to}`;
     return { ...base, state, label: `${main.label}; ${shown} unchanged, now at ${at}` };
   };
-  // Its lines were kept when it was written: counted here, without git (the commits that touched it from git's log).
   if (counted) {
     const n = commits(c.path);
     const when = n > 0 ? plural(n, "commit") : "uncommitted";
@@ -175,7 +158,7 @@ function pathLabel(
   if (now === "unreadable")
     return { ...base, state: "unknown", label: "not a readable file now (a link, a folder, or too large)" };
   if (typeof now === "object") {
-    // Its fingerprint differs, and git sees nothing against the record's commit: it is back as committed then.
+    // Its fingerprint differs but git sees nothing since the record's commit: it is back as committed then.
     if (c.file !== undefined)
       return ranged({ state: "changed", label: "changed since it was written, back as at the record's commit" });
     return tree.changedNow.has(c.path)
@@ -187,7 +170,6 @@ function pathLabel(
     : { ...base, state: "never_existed", label: "never existed" };
 }
 
-/** Where a path cited then is now, by the diff (its new name after a rename); undefined when it is gone. */
 function pathNow(path: string, tree: Tree): string | undefined {
   const change = tree.diff?.get(path);
   if (change?.status === "D") return undefined;
@@ -232,18 +214,13 @@ function scriptLabel(c: Extract<Claim, { kind: "script" }>, scripts: Record<stri
     : { ...base, state: "no_script", label: `package.json has no script ${c.name} now` };
 }
 
-/**
- * The git questions about the cited paths since the record's commit, asked (each once per
- * position: a later ask gets the same answer): the diff for `diff` (line counts, where a file
- * went), and, when HEAD has moved, the commits that touched `diff` and `counted` (files whose lines
- * were counted without git, records/lines.ts).
- */
+/** The git questions about the cited paths, each asked once per position. */
 function askGit(
   meta: Pick<Meta, "head">,
   paths: { diff: readonly string[]; counted: readonly string[] },
   position: Pick<Position, "git" | "head">,
 ): { diff?: Promise<GitResult>; counts?: Promise<Map<string, number>> } {
-  // A record's `head` is handed to git only when it is a commit id: a planted one (`--output=…`) is never an option.
+  // A planted `head` (`--output=…`) is never handed to git as an option.
   if (meta.head !== NO_HEAD && !isCommitId(meta.head)) return {};
   const from = meta.head === NO_HEAD ? EMPTY_TREE : meta.head;
   const moved = meta.head !== position.head && meta.head !== NO_HEAD && position.head !== NO_HEAD;
@@ -258,9 +235,8 @@ function askGit(
 }
 
 /**
- * How many commits since `from` touched each of `paths`: read from the walk divergence reads too
- * (repo/history.ts), so placing the record and counting cost one git process; past the walk's cap,
- * from a log of those paths alone.
+ * Commits since `from` per path, from the walk divergence reads (one git process for both); past its cap, a log of
+ * those paths.
  */
 async function commitCounts(
   from: string,
@@ -284,7 +260,6 @@ async function commitCounts(
   return log.ok ? parseLogCounts(log.stdout) : new Map();
 }
 
-/** Per path, the commits among `since` that changed it. */
 export function countsOf(since: readonly Commit[], paths: ReadonlySet<string>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const commit of since)
@@ -292,7 +267,6 @@ export function countsOf(since: readonly Commit[], paths: ReadonlySet<string>): 
   return counts;
 }
 
-/** The cited paths git must answer for (a file changed or gone, a symbol's file gone), and whether only legacy claims ask. */
 function gitAsks(
   claims: readonly Claim[],
   fileNow: (path: string) => Cited,
@@ -313,11 +287,8 @@ function gitAsks(
 }
 
 /**
- * What git says of `paths` since the record's commit: one `git diff --raw --numstat -M`, and, when
- * HEAD has moved, one `git log` of the commits that touched them, the two at once and started
- * before git status is in. `statusMay`: at HEAD, git status may settle them first (the claims of a
- * record written before files were fingerprinted): when it names none of them (as changed, or as
- * moved away), nothing cited changed.
+ * One `git diff --raw --numstat -M` and, when HEAD moved, one `git log`, started before git status is in.
+ * `statusMay`: at HEAD, a status naming none of the paths settles them first.
  */
 async function treeFor(
   meta: Pick<Meta, "head" | "changed_files">,
@@ -369,10 +340,8 @@ async function check(
   lineMaps: LineMaps,
 ): Promise<ClaimsCheck> {
   const root = position.worktree;
-  // Each cited file read once, as it is now.
   const files = new Map<string, Cited>();
   const fileNow = (path: string) => files.get(path) ?? files.set(path, citedFile(root, path)).get(path)!;
-  // A changed file whose lines were kept when written has them counted here, without git.
   const counted = new Map<string, { added: number; removed: number }>();
   for (const c of claims) {
     const now = c.kind === "path" && c.file !== undefined && !counted.has(c.path) ? fileNow(c.path) : undefined;
@@ -381,7 +350,6 @@ async function check(
     const changed = linesChanged(before, linesOf(now.text));
     if (changed) counted.set(c.path, changed);
   }
-  // Git is asked only about what the fingerprints and the kept lines cannot settle.
   const asks = gitAsks(claims, fileNow, counted);
   const tree = await treeFor(meta, asks.paths, asks.counted, asks.legacyOnly, position, status);
   const scripts = claims.some((c) => c.kind === "script") ? scriptsOf(root) : undefined;
@@ -404,8 +372,8 @@ async function check(
     .map((x) => x.l);
   return {
     labels: sorted,
-    // Gone: some cited path was there when written and none is now. Paths that were never there
-    // alone (the files a Next Action asks to create) say nothing of the tree having gone.
+    // Gone: a cited path that was there is not now. Paths never there (what a Next Action creates) say nothing of
+    // that.
     all_gone:
       pathLabels.some((l) => l.state === "deleted") &&
       pathLabels.every((l) => l.state === "deleted" || l.state === "never_existed"),
@@ -413,11 +381,7 @@ async function check(
   };
 }
 
-/**
- * The record's claims labelled against the tree now, within `deadlineMs` when given; undefined
- * when it cites nothing. `status` is git status now, as the facts gather it; `lineMaps`, the cited
- * files' lines as they were written, from the local cache (records/lines.ts), when there.
- */
+/** The claims labelled against the tree now, within `deadlineMs`; undefined when the record cites nothing. */
 export async function checkClaims(
   meta: Pick<Meta, "head" | "changed_files" | "claims">,
   position: Pick<Position, "git" | "head" | "worktree">,

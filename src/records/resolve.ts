@@ -1,21 +1,10 @@
 /**
- * Which record is "the last handover" (or checkpoint) for this checkout.
- *
- *   tier 0: this checkout's own records (its local half), same repository and branch
- *   tier 1: another worktree's records, same repository and branch (never for a detached checkout)
- *
- * Nothing else is ever offered: a record from another branch is not about this work, and one from
- * another repository (a copied local half, a clone) is not about this repository. The nearest tier
- * holding a record wins outright. Inside it the newest record wins by (created_at, write sequence),
- * with one exception that keeps the agent's own words: when the newest is derived and an authored
- * record of the same task (or of no task, like it) exists in that tier, the authored record is the
- * one to resume from, and the newest derived record is reported beside it as "since then". The
- * handover that closed the last task (`handover --close`) counts as of no task once no task is
- * active: its Next Action is the agent's account of what comes after the task.
- *
- * Each folder's branch index names its newest record and its newest authored record, so resolving
- * reads a handful of files however long the history is; a folder whose index is missing or points
- * at a bad record is read whole instead.
+ * Which record is the last handover (or checkpoint) here: tier 0 this checkout's own, tier 1 another worktree's of
+ * the same repository and branch; nothing from another branch or repository. The nearest tier wins; within it the
+ * newest by (created_at, write sequence), except that an authored record of the same task beats a newer derived one,
+ * which is named beside it as "since then". The handover that closed the last task counts as of no task while none is
+ * active. Each folder's branch index names its newest and newest authored record; a bad index sends the reader to the
+ * folder.
  */
 import { field } from "../lib/quote.ts";
 import { join } from "node:path";
@@ -29,7 +18,6 @@ import type { RecordKind } from "./kinds.ts";
 import { newer, readRecord, type Loaded, type Meta } from "./record.ts";
 import { listNames, readIndex, storeOf, type IndexName, type Store } from "./store.ts";
 
-/** The tiers a record earns here; the third is a handover another checkout shared through git (records/shared.ts). */
 export const TIERS = ["same_worktree_same_branch", "same_branch", "shared_from_another_checkout"] as const;
 export type Tier = 0 | 1 | 2;
 
@@ -48,13 +36,10 @@ export type Place = Pick<
   Position,
   "repositoryId" | "repositoryAliases" | "commonDir" | "worktree" | "branch" | "git"
 > & {
-  /** The files of this checkout's local half git tracks, when the caller already asked (else resolving asks). */
   tracked?: ReadonlySet<string>;
-  /** The authored record that closed the last task, while no task has started since (task/record.ts closedBy). */
   closedBy?: { task_id: string; created_at: string };
 };
 
-/** The tier a record earns here (`own`: it is in this checkout's own folder), or why it earns none. */
 export function tierOf(meta: Meta, place: Place, own: boolean): { tier: Tier } | { reason: string } {
   if (!sameRepository(meta.repository_id, place)) return { reason: `another repository (${meta.repository_id})` };
   if (meta.branch !== place.branch)
@@ -71,12 +56,10 @@ function newest(a: Resolved, b: Resolved | undefined): boolean {
   return a.path > b.path;
 }
 
-/** A store to look in, and the files of it git tracks: a checkout can replace those, so none is believed. */
 type Looked = { store: Store; own: boolean; tracked: ReadonlySet<string> };
 
 const localOf = (layer: Layer) => join(layer.dir, layer.manifest.local.path);
 
-/** The stores to look in: this checkout's (own), then every other worktree's (through its own manifest). */
 async function storesFor(kind: RecordKind, layer: Layer, place: Place): Promise<Looked[]> {
   const own = place.tracked ?? (await trackedUnder(place.worktree, localOf(layer), place.git)).files;
   const stores: Looked[] = [{ store: storeOf(layer, kind), own: true, tracked: own }];
@@ -85,26 +68,20 @@ async function storesFor(kind: RecordKind, layer: Layer, place: Place): Promise<
       const theirs = await loadLayer(root);
       const tracked = await trackedUnder(root, localOf(theirs));
       stores.push({ store: storeOf(theirs, kind), own: false, tracked: tracked.files });
-    } catch {
-      // that worktree has no readable layer: it holds no records we could trust
-    }
+    } catch {}
   }
   return stores;
 }
 
-/** Why a record git tracks in a local half is not read. */
 export const TRACKED_RECORD =
   "tracked by git in the private local half: a checkout can replace it, so it is not believed";
 
 export type Resolution = {
-  /** The record to resume from. */
   record?: Resolved;
-  /** A newer derived record of the same tier and task that did not replace `record` (it is authored). */
   since?: Resolved;
   skipped: number;
 };
 
-/** Per tier: the newest record, and the newest authored record. */
 type Best = { any?: Resolved; authored?: Resolved };
 
 function consider(best: Best[], candidate: Resolved): void {
@@ -113,7 +90,6 @@ function consider(best: Best[], candidate: Resolved): void {
   if (candidate.meta.how === "authored" && newest(candidate, slot.authored)) slot.authored = candidate;
 }
 
-/** The rule above, over the per-tier bests. */
 function choose(best: Best[], place: Place): Pick<Resolution, "record" | "since"> {
   const slot = best.find((b) => b?.any !== undefined);
   if (!slot?.any) return {};
@@ -142,7 +118,6 @@ async function candidate(
   return "tier" in tier ? { ...parsed.record, tier: tier.tier, match: TIERS[tier.tier] } : undefined;
 }
 
-/** The record one index entry names, if it is usable here; undefined sends the caller to read the folder. */
 async function fromIndex(
   kind: RecordKind,
   looked: Looked,
@@ -158,7 +133,6 @@ async function fromIndex(
   return found && !("bad" in found) ? found : undefined;
 }
 
-/** The record this checkout resolves to, if any; malformed records met on the way are counted. */
 export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place): Promise<Resolution> {
   let skipped = 0;
   const best: Best[] = [];
@@ -174,7 +148,6 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
       if (authored) consider(best, authored);
       continue;
     }
-    // No usable index: read the folder (its malformed records are counted there).
     for (const file of listNames(looked.store.dir)) {
       const found = await candidate(kind, looked, file, place);
       if (found && "bad" in found) skipped++;
@@ -184,7 +157,6 @@ export async function resolveLatest(kind: RecordKind, layer: Layer, place: Place
   return { ...choose(best, place), skipped };
 }
 
-/** Which record was chosen, and why each candidate was or was not. */
 export type Explained = {
   record?: Resolved;
   since?: Resolved;
@@ -192,7 +164,6 @@ export type Explained = {
   omitted: { count: number; superseded: number; rejected: number };
 };
 
-/** Every candidate with its verdict and the reason: what `--resolve --json` explains. */
 export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<Explained> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
@@ -251,13 +222,11 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
   return { record, since, ...shortlist(verdicts, since?.path) };
 }
 
-/** How many candidates an explanation lists besides the selected record and the one shown beside it. */
 const LISTED = PAGE;
 
 /**
- * The candidates an explanation shows: the selected record, the one shown beside it, and the
- * newest others up to LISTED; the rest are counted by verdict. Ten thousand records made the
- * answer (to a person, an agent over MCP, or the API) 3.4 MB; what decided it is the newest few.
+ * The selected record, the one beside it and the newest others; the rest counted. Ten thousand records had made the
+ * answer 3.4 MB.
  */
 function shortlist(
   verdicts: Verdict[],

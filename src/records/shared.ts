@@ -1,15 +1,8 @@
 /**
- * Handovers shared through git: a redacted copy of a checkout's authored handover in the tracked
- * half (`.ai/repo/sessions/shared/`), one file per branch and checkout, for a teammate's
- * clone or another machine. It carries its author, the checkout it came from (an opaque id: no
- * path), its branch and commit, when it was written and shared, and what its text cites; nothing
- * else of the local half.
- *
- * A clone is offered it only while it has no authored handover of its own for the branch (the
- * resolver's own tiers come first, records/resolve.ts): then it is the account, labelled as shared
- * by its author from another checkout, and a newer derived record of the clone's own is named
- * beside it as "since then", as for any authored record. The checkout that shared it never takes
- * it for its own: its own records win, and its own shared copy is never offered to it.
+ * Handovers shared through git: a redacted copy of a checkout's authored handover in `.ai/repo/sessions/shared/`, one
+ * file per branch and checkout, carrying its author, an opaque checkout id, branch, commit, times and citations. A
+ * clone is offered it only while it has no authored handover of its own for the branch, labelled as shared; the
+ * checkout that shared it never takes it for its own.
  */
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -26,10 +19,8 @@ import { readableBranch } from "./store.ts";
 import { field } from "../lib/quote.ts";
 
 /**
- * The shape each field of a shared handover must have: the file is anyone's who can push, and its
- * fields are shown beside majordomus's own words, so a field outside its shape (a newline, a
- * control character, a forged heading, an unbounded length) makes the record malformed: skipped
- * and counted, never shown.
+ * Each field's shape: the file is anyone's who can push, so a field outside it (a newline, a control character, a
+ * forged heading, no bound) makes the record malformed: skipped and counted.
  */
 const ONE_LINE = (max: number) =>
   new RegExp(`^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]{1,${max}}$`);
@@ -52,24 +43,20 @@ const KEYS = ["schema", "created_at", "shared_at", "author", "checkout", "branch
 export type SharedMeta = Record<(typeof KEYS)[number], string> & { claims?: string[] };
 export type Shared = { path: string; file: string; meta: SharedMeta; body: string };
 
-/** Who shared it, from where, and when: what every surface says of a shared handover. */
 export type SharedBy = { author: string; checkout: string; shared_at: string };
 
-/** A checkout's opaque identity: its repository id and worktree, hashed; the same in every command of that checkout. */
 export function checkoutOf(position: Pick<Position, "repositoryId" | "worktree">): string {
   return `c-${createHash("sha256", `${position.repositoryId}\0${position.worktree}`).slice(0, 16)}`;
 }
 
 /**
- * The shared folder: `shared/` inside the closed session records' folder (the tracked half's own
- * section, so a majordomus that predates sharing, which reads only that folder's own files, is
- * undisturbed); undefined when the manifest declares no sessions section.
+ * `shared/` inside the closed records' folder, which an older majordomus reads only the files of; undefined without a
+ * sessions section.
  */
 export function sharedDir(layer: Layer): string | undefined {
   return layer.manifest.sections.sessions === undefined ? undefined : join(sectionPath(layer, "sessions"), "shared");
 }
 
-/** The file one checkout shares its branch's handover in. */
 export const sharedName = (branch: string, checkout: string) => `${readableBranch(branch)}--${checkout}.md`;
 
 export function renderShared(meta: SharedMeta & { author: Clean }, body: Clean): string {
@@ -78,7 +65,6 @@ export function renderShared(meta: SharedMeta & { author: Clean }, body: Clean):
   return renderDocument(entries, body);
 }
 
-/** One shared file read and checked; a malformed one is undefined (counted by the caller). */
 export async function readShared(path: string, file: string): Promise<Shared | undefined> {
   try {
     const split = splitFrontMatter(readLayerFile(path, { maxBytes: RECORD_MAX_BYTES }));
@@ -87,7 +73,7 @@ export async function readShared(path: string, file: string): Promise<Shared | u
     if (!data || data.schema !== SHARED_SCHEMA) return undefined;
     if (Object.keys(data).some((k) => k !== "claims" && !(KEYS as readonly string[]).includes(k))) return undefined;
     if (!KEYS.every((k) => typeof data[k] === "string" && SHAPES[k].test(data[k] as string))) return undefined;
-    // A tracked file is anyone's: its commit must be a commit id, never something git would take as an option.
+    // A tracked file is anyone's: its commit must be a commit id, never a git option.
     if (data.head !== NO_HEAD && !isCommitId(data.head as string)) return undefined;
     const claims = data.claims;
     if (claims !== undefined && !(Array.isArray(claims) && claims.every((c) => typeof c === "string")))
@@ -98,7 +84,6 @@ export async function readShared(path: string, file: string): Promise<Shared | u
   }
 }
 
-/** The newest handover another checkout shared for this branch; what was unreadable is counted. */
 export async function sharedFor(
   layer: Layer,
   position: Pick<Position, "repositoryId" | "worktree" | "branch">,
@@ -107,9 +92,7 @@ export async function sharedFor(
   if (!dir) return { skipped: 0 };
   let names: string[];
   try {
-    // A tracked folder is anyone's: one that is a link is never read through.
     if (!lstatSync(dir).isDirectory()) return { skipped: 0 };
-    // Only this branch's files are read (the name leads with the branch), and never this checkout's own.
     const prefix = `${readableBranch(position.branch)}--`;
     const own = sharedName(position.branch, checkoutOf(position));
     names = readdirSync(dir).filter((n) => n.startsWith(prefix) && n.endsWith(".md") && n !== own);
@@ -131,7 +114,6 @@ export async function sharedFor(
   return { shared: best, skipped };
 }
 
-/** A shared handover as the resolver's record: authored, of no task or episode of this checkout. */
 export function asResolved(s: Shared): Resolved & { sharedBy: SharedBy } {
   const meta: Meta = {
     schema: "handover/v1",
@@ -160,8 +142,7 @@ export function asResolved(s: Shared): Resolved & { sharedBy: SharedBy } {
 }
 
 /**
- * The resolution with a shared handover offered where this checkout has no authored one of its
- * own: it becomes the account, and this checkout's own newer derived record is named beside it.
+ * A shared handover offered where this checkout has no authored one; its own newer derived record is named beside it.
  */
 export async function offerShared(
   resolution: Resolution,
@@ -177,12 +158,7 @@ export async function offerShared(
   return { record, since, skipped: resolution.skipped + skipped, sharedBy: record.sharedBy };
 }
 
-/**
- * Why each candidate was or was not chosen (`explain`), with a shared handover offered as the
- * briefing offers it: where one is, it is the record selected, first in the list, and this
- * checkout's own records (derived only) are named as what they are beside it. `handover --resolve
- * --json`, MCP and HTTP all explain it so.
- */
+/** `explain` as the briefing offers: a shared handover, where there is one, is selected and first. */
 export async function explainOffered(
   kind: RecordKind,
   layer: Layer,
@@ -202,7 +178,6 @@ export async function explainOffered(
   };
 }
 
-/** The candidates with the shared handover selected (pure). */
 export function offeredCandidates(
   candidates: readonly Verdict[],
   shared: Resolved,

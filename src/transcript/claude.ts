@@ -1,22 +1,13 @@
 /**
- * Claude Code's own persisted transcript of a session (`<config>/projects/<cwd>/<session>.jsonl`),
- * read on demand for the history tools and never stored: nothing read here is written anywhere.
- *
- * The reader is strict, because a guess would hand the model a wrong account: a row type it does not
- * know, a message it cannot place, or a malformed line (other than a last line still being written)
- * refuses the whole read. What it shows of a message is its text blocks and the renderings the
- * client recorded for an attachment; never thinking, never a raw payload (a tool's input, a tool
- * result's structured record, an attachment's data).
- *
- * Every message gets a sequence number in the order it was first written (a row written again, as
- * the client does for a kept message, keeps its first number). Windows are split at the client's
- * compaction boundaries: window 0 runs to the first, window k from the k-th on.
+ * Claude Code's own transcript (`<config>/projects/<cwd>/<session>.jsonl`), read on demand for the history tools and
+ * never stored. Strict, since a guess hands the model a wrong account: an unknown row type or a malformed line (but a
+ * last one being written) refuses the read. It shows text blocks and the client's renderings of attachments; never
+ * thinking or raw tool payloads. A rewritten row keeps its first sequence number; compaction boundaries split the
+ * windows.
  */
 import { Failure } from "../lib/failure.ts";
 
-/** Row types that carry the conversation. */
 const MESSAGE_TYPES = new Set(["user", "assistant", "attachment", "system"]);
-/** Row types the client writes for its own bookkeeping (requests, costs, modes, the queue): known, and not conversation. */
 const BOOKKEEPING_TYPES = new Set([
   "queue-operation",
   "atis-latch",
@@ -35,7 +26,6 @@ const BOOKKEEPING_TYPES = new Set([
   "pr-link",
   "tag",
 ]);
-/** Content blocks shown as text, and blocks shown only by name. */
 const HIDDEN_BLOCKS = new Set([
   "thinking",
   "redacted_thinking",
@@ -51,7 +41,6 @@ export type Message = {
   window: number;
   uuid: string;
   role: "user" | "assistant" | "attachment" | "system";
-  /** What kind of row it is beyond its role: prompt, tool_result, compact_summary, compact_boundary, meta, or the attachment's type. */
   kind: string;
   at: string;
   text: string;
@@ -115,7 +104,6 @@ function kindOf(row: Row, text: string): string {
 
 function render(row: Row, line: number | string): string {
   if (row.type === "attachment") {
-    // Only what the client rendered for the model; the attachment's own data stays out.
     const rendered = row.rendered;
     if (rendered === undefined) return "";
     if (!Array.isArray(rendered)) throw refuse(`line ${line}: an attachment whose rendering is not a list`);
@@ -131,41 +119,30 @@ function render(row: Row, line: number | string): string {
   return blocksText(message.content, line);
 }
 
-/** A message as the index keeps it: where its row is in the file, not its text (read again when shown). */
 export type Entry = Omit<Message, "text"> & { offset: number; length: number };
 
 /**
- * What is known of a transcript file so far. The history tools' server keeps one per file and
- * extends it as the client appends (only the new bytes are read); a file replaced or cut short is
- * indexed anew. A file larger than the cap is read from `from`: its last TAIL_BYTES, after counting
- * the compactions before them (so the windows keep their numbers).
+ * What is known of a transcript so far, extended as the client appends; a replaced or shortened file is indexed anew.
+ * Past the cap only the last TAIL_BYTES are read, after counting the compactions before them.
  */
 export type TranscriptIndex = {
   dev: number;
   ino: number;
-  /** Where reading began (0 unless the file was over the cap when first indexed). */
   from: number;
-  /** The first byte not yet indexed (the start of a last line still being written, if any). */
   to: number;
   entries: Entry[];
   windows: Window[];
-  /** Windows wholly before `from`: counted, not read. */
   windowsBefore: number;
-  /** Lines read so far (counted from the file's start when `from` is 0). */
   lines: number;
   seen: Set<string>;
   window: number;
 };
 
-/** The most of a transcript the tools read: its end. */
 export const TAIL_BYTES = 32 * 1024 * 1024;
-/** A row longer than this is shown as a placeholder, never read into memory. */
 export const ROW_MAX_BYTES = 8 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
-/** A compaction boundary as the client writes it: unescaped, so never inside a string value. */
 const BOUNDARY = Buffer.from('"subtype":"compact_boundary"');
 
-/** The message a complete row is, or undefined when it is not one of the session's (bookkeeping, a subagent's, a repeat). */
 function rowMessage(
   raw: string,
   line: number | string,
@@ -183,20 +160,17 @@ function rowMessage(
   if (BOOKKEEPING_TYPES.has(row.type)) return undefined;
   if (!MESSAGE_TYPES.has(row.type))
     throw refuse(`line ${line}: a row of a type this reader does not know (${JSON.stringify(row.type)})`);
-  // A subagent's rows are its own conversation, not this session's.
   if (row.isSidechain === true) return undefined;
   if (typeof row.uuid !== "string") throw refuse(`line ${line}: a ${row.type} row without its uuid`);
   if (index.seen.has(row.uuid)) return undefined;
   return { row, text: render(row, line) };
 }
 
-/** Add one row's message to the index (the window it opens, if a boundary). */
 function place(index: TranscriptIndex, row: Row, text: string, at: { offset: number; length: number }): void {
   index.seen.add(row.uuid as string);
   const stamp = typeof row.timestamp === "string" ? row.timestamp : "";
   const boundary = row.type === "system" && row.subtype === "compact_boundary";
   const seq = index.entries.length + 1;
-  // A boundary opens the next window (the first row read opens the first); the boundary is its first message.
   if (boundary && index.entries.length > 0) index.window += 1;
   if (boundary || index.windows.length === 0) {
     const trigger = boundary ? ((row.compactMetadata as Row | undefined)?.trigger as string | undefined) : undefined;
@@ -223,7 +197,6 @@ function place(index: TranscriptIndex, row: Row, text: string, at: { offset: num
   w.messages += 1;
 }
 
-/** A row too long to read: a placeholder in its place, so the numbers after it hold. */
 function placeOversized(index: TranscriptIndex, offset: number, length: number): void {
   const seq = index.entries.length + 1;
   if (index.windows.length === 0)
@@ -245,7 +218,6 @@ function placeOversized(index: TranscriptIndex, offset: number, length: number):
 
 type Reader = (buffer: Buffer, position: number) => number;
 
-/** How many compaction boundaries the bytes [0, end) hold: a native search, in chunks, nothing parsed. */
 function boundariesBefore(read: Reader, end: number): number {
   let count = 0;
   const buffer = Buffer.allocUnsafe(CHUNK + BOUNDARY.length);
@@ -254,17 +226,12 @@ function boundariesBefore(read: Reader, end: number): number {
     if (n <= 0) break;
     const view = buffer.subarray(0, n);
     for (let i = view.indexOf(BOUNDARY); i !== -1; i = view.indexOf(BOUNDARY, i + 1)) count++;
-    // Overlap the next chunk by the pattern's length less one, so a boundary across two chunks is counted once.
     at += n >= BOUNDARY.length && at + n < end ? n - BOUNDARY.length + 1 : n;
   }
   return count;
 }
 
-/**
- * Index (or extend the index of) the transcript open on `read`, whose size is `size`. Reads only
- * what the index has not seen, in chunks; memory is one chunk and the longest row up to
- * ROW_MAX_BYTES, whatever the file's size.
- */
+/** Index what the index has not seen yet; memory is one chunk and the longest row up to ROW_MAX_BYTES. */
 export function indexTranscript(
   read: Reader,
   stats: { dev: number; ino: number; size: number },
@@ -287,7 +254,6 @@ export function indexTranscript(
     window: 0,
   };
   if (!reuse && stats.size > TAIL_BYTES) {
-    // Begin at the first whole row of the last TAIL_BYTES.
     const probe = Buffer.allocUnsafe(ROW_MAX_BYTES);
     let from = stats.size - TAIL_BYTES;
     const n = read(probe, from - 1);
@@ -326,7 +292,6 @@ export function indexTranscript(
       rowStart = at + cut;
     }
     if (cut < n) {
-      // The rest of this chunk begins a row that goes on in the next: keep it, unless it is already too long to read.
       if (!skipping && carried + (n - cut) <= ROW_MAX_BYTES) {
         carry.push(Buffer.from(buffer.subarray(cut, n)));
         carried += n - cut;
@@ -338,12 +303,11 @@ export function indexTranscript(
     }
     at += n;
   }
-  // A last row without its newline may still be being written: it is left for the next read.
+  // A last row without its newline may still be being written: left for the next read.
   index.to = rowStart;
   return index;
 }
 
-/** The text of one indexed message, read again from the file. */
 export function entryText(read: Reader, entry: Entry): string {
   if (entry.kind === "unread")
     return `[a row of ${entry.length} bytes, longer than the ${ROW_MAX_BYTES} this reader reads]`;
@@ -354,7 +318,6 @@ export function entryText(read: Reader, entry: Entry): string {
   return got.text;
 }
 
-/** Parse a whole transcript held in memory (a test's, a fixture's): the same reader over a buffer. */
 export function parseTranscript(text: string): Transcript {
   const bytes = Buffer.from(text, "utf8");
   const read: Reader = (buffer, position) =>
@@ -374,7 +337,6 @@ export function parseTranscript(text: string): Transcript {
   };
 }
 
-/** `@previous`, `@current` or a window number, against the windows there are; a refusal names the range. */
 export function windowNumber(t: Pick<Transcript, "windows">, which: string | number | undefined): number | undefined {
   if (which === undefined) return undefined;
   const current = t.windows.at(-1)?.window ?? 0;

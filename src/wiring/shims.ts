@@ -1,30 +1,25 @@
 /**
- * The shims a client's hook configuration names: tiny POSIX sh scripts that find the repository
- * from their own location and exec the majordomus binary. No binary found means exit 0: a
- * repository cloned without majordomus must not break its client.
+ * The shims a client's hooks run: tiny POSIX sh scripts that find the repository from their own location and exec the
+ * binary. No binary means exit 0: a clone without majordomus must not break its client.
  */
 import type { Hooks, Provider } from "../providers/index.ts";
 import { HOOKS, clientRow, hookArgs, type HookEvent } from "../providers/hooks.ts";
 import { TRACKED_ARGS } from "../repo/tracked.ts";
 
-/** Ownership marker: a file or folder that does not carry it is never touched. */
 export const MARKER = "Written by `majordomus capture install`";
 
-/** Where the start shim collects `git status` for the binary (inside the git-ignored local half). */
 export const STATUS_ANSWER_DIR = ".ai/local/cache";
 export const STATUS_ANSWER_PREFIX = "git-status.";
 
 /**
- * Where `capture install` records the absolute path of the binary the person ran it with (one
- * line, in the git-ignored local half): the binary every shim runs. Never a copy inside the
- * repository (see wiring/binary.ts), and the shims refuse a record that names one.
+ * The binary `capture install` was run with, recorded in the local half: the one every shim runs. Never one inside
+ * the repository (wiring/binary.ts); the shims refuse a record naming one.
  */
 export const BINARY_RECORD = ".ai/local/state/binary";
 
 /**
- * The start event's briefing needs `git status`, which costs as much as the binary takes to
- * start. The start shim runs it in the background first (no stdio of the client's held open) and
- * tells the binary where the answer will be; the binary falls back to asking git itself.
+ * The start shim runs `git status` and `git ls-files` in the background while the binary starts, and says where their
+ * answers go.
  */
 function statusPrefetch(): string {
   return `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the binary starts, and say where their answers go.
@@ -38,7 +33,6 @@ fi
 `;
 }
 
-/** A row's options (the hooks table's `engine`) as environment entries (for a benchmark's floor that must run as the hook does). */
 export function engineEnv(event: HookEvent): Record<string, string> {
   return Object.fromEntries(HOOKS[event].engine.split(" ").map((kv) => kv.split("=") as [string, string]));
 }

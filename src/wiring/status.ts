@@ -1,21 +1,10 @@
 /**
- * `capture status`: per provider and aspect (prompt, session, mod), how far the wiring goes:
- *
- *   unsupported   the client cannot do it (cited)
- *   unadapted     the client can, majordomus has no adapter for it yet (cited)
- *   unconfigured  the hook configuration (or the policy switch) does not ask for it
- *   named         configured, but the shim or folder it names is missing, foreign or not executable
- *   wired         in place, but executing it did not prove it works
- *   verified      what the client's configuration names ran as the client runs it and did its
- *                 job: the hook command with the client's shell, from the checkout, with the
- *                 person's PATH (so the shim finds the binary the client's hooks will find), on a
- *                 synthetic payload with mutation disabled (a throwaway prompt archive; an end event
- *                 as a dry run); the MCP command started and asked for its tools
- *
- * A diagnostic never executes a program the repository controls: a hook command is run only when it
- * is exactly the one `capture install` writes and its shim is ours byte for byte (a shim that differs
- * is drift, reported, not run); an MCP command inside the repository only when it is the binary
- * `capture install` recorded; a bare `majordomus` is looked up on the PATH outside the repository.
+ * `capture status`: per provider and aspect (prompt, session, mod), how far the wiring goes: unsupported (the client
+ * cannot, cited), unadapted (no adapter yet, cited), unconfigured, named (its shim is missing, foreign or not
+ * executable), wired (in place, not proven), verified (what the client names ran as the client runs it, on a
+ * synthetic payload with mutation off, and did its job). A diagnostic never runs a program the repository controls:
+ * only a command exactly as `capture install` writes it with a shim ours byte for byte, and an MCP command inside the
+ * repository only when it is the recorded binary.
  */
 import { constants, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
@@ -63,7 +52,6 @@ function realOrUndefined(path: string): string | undefined {
   }
 }
 
-/** Whether a shim would find a binary to exec (looked up as the shim does, never run): the recorded one, else one on PATH outside the repository. */
 function findsBinary(root: string): boolean {
   const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
   return (
@@ -73,10 +61,8 @@ function findsBinary(root: string): boolean {
 }
 
 /**
- * Run what the client would run for `event`: the command its configuration names (exactly the one
- * `capture install` writes, whose shim was checked to be ours byte for byte), with the client's
- * shell, from the checkout, with the project folder handed over as the client hands it, and with
- * the person's own PATH, so the shim finds the binary the client's hooks will find, or none.
+ * Run what the client would run for `event`: with its shell, from the checkout, with the project folder as the client
+ * hands it and the person's PATH, so the shim finds the binary the client's hooks will find.
  */
 async function runAsClient(
   ws: Workspace,
@@ -96,7 +82,6 @@ async function runAsClient(
   });
 }
 
-/** The command `capture install` writes for `event` into the client's configuration. */
 const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) =>
   String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
 
@@ -183,7 +168,6 @@ async function hookAspect(
       return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
   }
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
-  // The client runs the shim, and the shim runs the first majordomus it finds; with none it does nothing.
   if (!findsBinary(ws.position.worktree))
     return {
       state: "wired",
@@ -192,7 +176,7 @@ async function hookAspect(
     };
   const problem = aspect === "prompt" ? await verifyPrompt(ws, provider) : await verifySession(ws, provider);
   if (problem) return { state: "wired", reason: problem };
-  // majordomus answers the hook; whether the client will run it at all is the client's to say.
+  // Whether the client will run the hook at all is the client's to say.
   const trust = await trust_();
   if (trust && !trust.trusted)
     return { state: "wired", reason: `majordomus answers it, but ${provider.title} will not run it: ${trust.reason}` };
@@ -214,7 +198,6 @@ async function modAspect(
   const policy = await ws.policy().catch(() => undefined);
   let notes = "";
   for (const [name, row] of mods) {
-    // The features that ride the mod: where each stands, and that it needs the mod.
     const features = await Promise.all(
       Object.entries(row.features ?? {}).map(async ([key, title]) => ({
         title,
@@ -255,20 +238,15 @@ async function modAspect(
   };
 }
 
-/** States that say nothing of this checkout: nothing of the client is wired here. */
 const NOT_HERE: ReadonlySet<string> = new Set(["unconfigured", "unadapted", "unsupported"]);
 
-/** The clients with something of theirs installed here: a hook configured (in any state), or a mod in place. */
 export function wiredProviders(rows: readonly Row[]): Set<string> {
   return new Set(
     rows.filter((r) => (r.aspect === "mod" ? r.state === "wired" : !NOT_HERE.has(r.state))).map((r) => r.provider),
   );
 }
 
-/**
- * The rows a person asked about by default: every client with anything of it wired here, or, when
- * none is, the clients majordomus can wire (so the first run says what to install).
- */
+/** Every client with anything wired here, or, when none is, the clients majordomus can wire. */
 export function shownRows(rows: readonly Row[]): Row[] {
   const wired = wiredProviders(rows);
   const adapted = new Set(
@@ -279,10 +257,8 @@ export function shownRows(rows: readonly Row[]): Row[] {
 }
 
 /**
- * The project's MCP configuration names `majordomus mcp`; verified by starting exactly the command
- * it names, as the client will: from the checkout, with the person's PATH (a bare `majordomus` is
- * looked up there, never in the repository), and asking it for its tools. An absolute path inside
- * the repository is run only when it is the binary `capture install` recorded.
+ * The MCP configuration's command, started exactly as named with the person's PATH and asked for its tools; a path
+ * inside the repository only when it is the recorded binary.
  */
 async function mcpAspect(
   ws: Workspace,
@@ -320,7 +296,7 @@ async function mcpAspect(
         reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}`,
       };
   } else {
-    // Compared by their real paths: a link, or a folder linked to the checkout, does not hide where a program is.
+    // By real paths: a link does not hide where a program is.
     program = realOrUndefined(entry.command);
     if (program === undefined || !executable(program))
       return {
@@ -372,12 +348,11 @@ async function mcpAspect(
 export async function status(ws: Workspace, options: { verify: boolean }): Promise<Row[]> {
   const rows: Array<Promise<Row>> = [];
   for (const provider of (await providers()).values()) {
-    // Asked of the client at most once per provider, and only when a hook aspect gets that far.
     let asked: Promise<Trust | undefined> | undefined;
     const trust = () => (asked ??= trustOf(ws, provider as Provider & { hooks: Hooks }));
     for (const aspect of ASPECTS) {
       const capability = provider.capabilities[aspect];
-      // Every aspect at once: a verification runs a shim, and the shims of every client run side by side.
+      // Every aspect at once: the shims of every client run side by side.
       const row: Promise<Omit<Row, "provider" | "aspect">> =
         capability.state === "none"
           ? Promise.resolve({ state: "unsupported", reason: capability.source })
