@@ -1,9 +1,7 @@
 /**
- * For a client whose compaction event is advisory (it fires on every check, and nothing follows a
- * real compression: Gemini's PreCompress): whether the client has compressed its history since the
- * episode's last compression checkpoint, read from the client's own transcript. Gemini writes the
- * compressed history back with one user message holding its `<state_snapshot>`; each compression
- * is a new such message. A checkpoint is derived once per new one: never once per turn.
+ * For an advisory compaction event (Gemini's PreCompress fires on every check): how many compressions the client's
+ * transcript shows, each a user message holding `<state_snapshot>`. A checkpoint is derived once per new one, never
+ * per turn.
  */
 import { closeSync, readSync } from "node:fs";
 import { join } from "node:path";
@@ -16,20 +14,15 @@ import { sectionPath } from "../layer/manifest.ts";
 import { pick } from "../providers/index.ts";
 import type { Payload } from "./payload.ts";
 
-/** How far back the episode's own compression checkpoints are looked for (the newest matter). */
 const SCAN_LIMIT = 20_000;
-/** What follows a snapshot message's timestamp; the message's id is read just before it. */
 const SNAPSHOT = '","type":"user","content":[{"text":"<state_snapshot>';
 const SNAPSHOT_BYTES = Buffer.from(SNAPSHOT);
 const ID_BEFORE = /"id":"([^"]+)","timestamp":"[^"]*$/;
-/** How much before a snapshot's marker its id is looked for, and so how far each read reaches back. */
 const BEFORE = 512;
 const CHUNK = 4 * 1024 * 1024;
 
-/** What was read of a transcript last time: the file, how far, and the snapshot messages found. */
 type Scan = { dev: number; ino: number; to: number; ids: string[] };
 
-/** The snapshot ids in `buffer[0, n)`, each marker's id read from the BEFORE bytes in front of it. */
 function idsIn(buffer: Buffer, n: number, from: number, ids: Set<string>): void {
   const view = buffer.subarray(0, n);
   for (
@@ -43,9 +36,8 @@ function idsIn(buffer: Buffer, n: number, from: number, ids: Set<string>): void 
 }
 
 /**
- * Scan the open transcript from `scan` on (or from its start): in chunks, each reaching BEFORE
- * bytes back, so memory stays one chunk whatever the file's size, and a turn reads only what the
- * client appended since the last.
+ * Scan from where the last turn stopped, in chunks reaching BEFORE bytes back: memory is one chunk, and a turn reads
+ * only what was appended.
  */
 function scanFrom(fd: number, size: number, scan: Scan): Scan {
   const ids = new Set(scan.ids);
@@ -54,7 +46,6 @@ function scanFrom(fd: number, size: number, scan: Scan): Scan {
     const n = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
     if (n <= 0) break;
     idsIn(buffer, n, 0, ids);
-    // The next chunk begins far enough back for a marker across the two, and the id in front of it.
     if (at + n >= size) break;
     at += n - BEFORE - SNAPSHOT_BYTES.length;
   }
@@ -62,14 +53,12 @@ function scanFrom(fd: number, size: number, scan: Scan): Scan {
 }
 
 /**
- * The compressions the client's transcript shows (distinct snapshot messages), or undefined when it
- * cannot be read. `memory`: a folder of the local half where what was read is kept between turns
- * (this event fires on every check: a 300 MB transcript must not be read whole each time).
+ * The compressions the transcript shows, or undefined when it cannot be read. `memory` keeps what was read between
+ * turns: a 300 MB transcript must not be read whole each check.
  */
 export function compressionsIn(payload: Payload, memory?: string): number | undefined {
   const path = pick(payload.data, ["transcript_path"]);
   if (!path || !path.endsWith(".jsonl")) return undefined;
-  // The client's own file, never through a link, and only a regular file.
   let opened: ReturnType<typeof openRegular>;
   try {
     opened = openRegular(path);
@@ -82,7 +71,6 @@ export function compressionsIn(payload: Payload, memory?: string): number | unde
     const file = { dev: Number(stats.dev), ino: Number(stats.ino) };
     const kept = memory === undefined ? undefined : join(memory, `${createHash("sha256", path).slice(0, 32)}.json`);
     const before = kept === undefined ? undefined : parseScan(readPlain(kept));
-    // The same file, not cut short: go on from where the last turn stopped; otherwise from its start.
     const start =
       before && before.dev === file.dev && before.ino === file.ino && before.to <= Number(stats.size)
         ? before
@@ -114,7 +102,6 @@ function parseScan(text: string | undefined): Scan | undefined {
   }
 }
 
-/** Where the compression scans are kept: the local half's cache. */
 export function scanMemory(ws: Workspace): string | undefined {
   return ws.layer.manifest.sections.cache === undefined
     ? undefined
@@ -122,9 +109,8 @@ export function scanMemory(ws: Workspace): string | undefined {
 }
 
 /**
- * The compressions this client session's checkpoints already answered: the highest `compressions`
- * count on a checkpoint of any of its episodes (a resumed session is a new episode of the same
- * transcript, whose earlier compressions were answered by the episode before).
+ * The highest `compressions` count on a checkpoint of any episode of this client session (a resumed session is a new
+ * episode of the same transcript).
  */
 export function compressionsAnswered(ws: Workspace, providerSession: string): number {
   const answered = new Map<string, number>();
@@ -138,15 +124,12 @@ export function compressionsAnswered(ws: Workspace, providerSession: string): nu
       answered.set(e.session, Math.max(answered.get(e.session) ?? 0, e.compressions));
     if (e.event === "session.started" && e.provider_session === providerSession && typeof e.session_id === "string") {
       mine.add(e.session_id);
-      // Counts only grow: the newest episode of this session that answered one holds the highest
-      // (its checkpoints are newer than its start, so all were read). Nothing older can change it.
       if (answered.has(e.session_id)) break;
     }
   }
   return Math.max(0, ...[...answered].filter(([session]) => mine.has(session)).map(([, n]) => n));
 }
 
-/** A compression the episode has not answered yet: the client's count to record with its checkpoint, or undefined. */
 export function newCompression(
   ws: Workspace,
   payload: Payload,

@@ -1,7 +1,6 @@
 /**
- * The end event's row: the claim taken before the receipt, then, in the hook itself (never handed
- * off: a client that exits at once takes a worker with it), what reached the model, the last
- * checkpoint, a bounded wait for a compaction still being written, and the close.
+ * The end event: the claim before the receipt, then, in the hook itself, what reached the model, the last checkpoint,
+ * a bounded wait for a compaction still being written, and the close.
  */
 import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -15,11 +14,7 @@ import { adapted } from "../providers/index.ts";
 import { awaitWork, tickets, type Ticket } from "./handoff.ts";
 import { attempt, derivedCheckpoint, failed, finishLeftCloses, orderOf, SWITCHES, who, type Row } from "./row.ts";
 
-/**
- * At the end, what the client's transcript shows of the briefing it was handed: inline, collapsed
- * into a preview, missing, or not provable (a client whose transcript is not read). Only when the
- * briefing is on: with it off there was nothing to deliver.
- */
+/** What the client's transcript shows of the briefing it was handed: inline, collapsed, missing, or not provable. */
 async function noteDelivery(
   ws: Workspace,
   episode: NonNullable<Workspace["episode"]>,
@@ -41,16 +36,13 @@ async function noteDelivery(
 
 export const end: Row = {
   switch: SWITCHES.end,
-  // Done in the hook itself, never handed off: a client that exits at once (a container, `claude -p`
-  // in CI) takes a detached worker with it, and the close would be lost. It takes tens of ms.
+  // Never handed off: a client that exits at once (a container, `claude -p` in CI) takes a detached worker with it.
+  // Tens of ms.
   inHook: true,
-  // A very short session ends while its start's worker may still be freezing the working context
-  // this close appends to; a compaction just before the end may still be writing its checkpoint.
-  // Bounded by the strictest client's end budget (Codex: 3 s, providers.yaml end_budget_ms): half of
-  // it at most, and never for a worker that is gone (its work is taken over at once instead).
+  // A short session may end while its start still freezes the context this close appends to, or a compaction still
+  // writes its checkpoint: half the strictest end budget (Codex, 3 s) at most.
   waits: { for: ["start", "compact"], ms: 1_500, before: "work" },
-  // The claim is the end event's first trace, before its receipt: an end event that left a receipt
-  // has always left the promise of its close, which any later event can keep.
+  // The claim comes before the receipt: an end that left a receipt always left the promise of its close.
   async beforeReceipt(ws, d) {
     if (!ws.episode) return;
     const { claimClose } = await import("../lifecycle/claim.ts");
@@ -73,8 +65,7 @@ export const end: Row = {
       import("../lifecycle/claim.ts"),
       import("../lib/holder.ts"),
     ]);
-    // End events arrive more than once: only the one that took the claim writes anything, unless the
-    // claim's taker died before finishing it (then this event finishes it).
+    // End events arrive more than once: only the claim's taker writes, unless it died first.
     const taken = readClaim(ws.layer, ws.episode.session_id)?.claim;
     const mine = taken !== undefined && taken.by.pid === me().pid && alive(taken.by);
     if (!taken || (!mine && inProgress(taken))) {
@@ -92,7 +83,6 @@ export const end: Row = {
         : undefined;
     return { work: orderOf(d, compressions === undefined ? {} : { compressions }), claim: taken };
   },
-  /** The final checkpoint, the continuation record, then the close: what the claim promised. */
   async work(ws, t, policy, held) {
     const episode = ws.episode;
     if (!episode)
@@ -116,8 +106,7 @@ export const end: Row = {
         async () => void (await derivedCheckpoint(ws, policy, t.compressions)),
       );
     }
-    // A compaction whose receipt is in the ledger and whose checkpoint is not (its hook may still be
-    // starting): answered from the ledger lines the close gathers, with a bounded wait for its work.
+    // A compaction whose checkpoint is still to come, answered from the lines the close gathers.
     const settle = (await compactionLeavesCheckpoint(t.provider, policy))
       ? (entries: readonly Entry[] | undefined) => awaitCompaction(ws, 1_500, entries)
       : undefined;
@@ -131,12 +120,10 @@ export const end: Row = {
   },
 };
 
-/** How long a close waits for the ticket of a compaction whose receipt is in the ledger. */
 const COMPACTION_APPEARS_MS = 500;
 /**
- * Whether the episode's ledger lines show a compaction of this client session newer than its
- * newest checkpoint (its checkpoint still to come). `entries`: the lines, oldest first, when
- * already read; else they are read here (a ledger that cannot be read shows nothing to wait for).
+ * Whether the episode's lines show a compaction of this client session newer than its newest checkpoint; `entries`
+ * when already read.
  */
 function pendingCompaction(ws: Workspace, episode: OpenEpisode, entries?: readonly Entry[]): boolean {
   let lines: readonly Entry[];
@@ -155,7 +142,6 @@ function pendingCompaction(ws: Workspace, episode: OpenEpisode, entries?: readon
   return false;
 }
 
-/** Whether a compaction event of this client leaves a checkpoint to wait for: a precise one (not advisory), with compactions checkpointed at all. */
 async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy | undefined): Promise<boolean> {
   return (
     policy !== undefined &&
@@ -164,25 +150,20 @@ async function compactionLeavesCheckpoint(provider: string, policy: LoadedPolicy
   );
 }
 
-/**
- * A compaction of this episode whose receipt is in the ledger and whose checkpoint is not: wait
- * (bounded) until its work is handed off and done, so the close lists its checkpoint. Returns the wait.
- */
+/** Wait (bounded) for a pending compaction's work, so the close lists its checkpoint; returns the wait. */
 async function awaitCompaction(ws: Workspace, ms: number, entries?: readonly Entry[]): Promise<number> {
   const episode = ws.episode;
   const started = Date.now();
-  // A compaction hook of this checkout still running may not have written its receipt yet: wait for it to (bounded).
   const { processesWith } = await import("../lib/holder.ts");
   const compacting = () =>
     processesWith(["capture", "session", "--event", "compact", "--repo", ws.position.worktree]).length > 0;
   let slept = false;
-  // The lines the close gathered answer until anything was waited for; then the ledger is read again.
   const pending = () => episode !== undefined && pendingCompaction(ws, episode, slept ? undefined : entries);
   while (Date.now() - started < COMPACTION_APPEARS_MS && compacting() && !pending()) {
     slept = true;
     await new Promise((wake) => setTimeout(wake, 5));
   }
-  // Nothing waited for: 0, so the caller knows nothing could have changed meanwhile.
+  // Nothing waited for: 0, so the caller knows nothing changed.
   if (!pending()) return slept ? Date.now() - started + 1 : 0;
   slept = true;
   while (

@@ -1,8 +1,6 @@
 /**
- * Writing a checkpoint or a handover, as gather, plan, commit: the ground it stands on (the active
- * task, git status) is gathered once; the plan (pure) checks the body and computes the record's
- * identity, the task's new clock and the ledger line's payload; the commit redacts, publishes,
- * moves the task's clock and appends the line, in that order. A task is never required.
+ * Writing a checkpoint or handover as gather (task, git status, once), plan (pure: body checks, identity, the task's
+ * new clock, the ledger payload) and commit (redact, publish, move the clock, append). A task is never required.
  */
 import { redactCounted, sayRedacted } from "../lib/redact.ts";
 import { relative } from "node:path";
@@ -25,7 +23,6 @@ import { claimsIn, claimText } from "../records/claims.ts";
 import { marked } from "../records/ranges.ts";
 import { writeLineMaps } from "../records/lines.ts";
 
-/** The required handover sections, from the policy only. */
 export function requiredSections(policy: LoadedPolicy): string[] {
   const sections = policy.policy.handover?.required_sections;
   if (!sections)
@@ -37,7 +34,6 @@ export function requiredSections(policy: LoadedPolicy): string[] {
   return sections;
 }
 
-/** Every rule an authored (or derived) body must pass; the same for both. */
 export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy): void {
   if (body.trim() === "") {
     throw new Failure(
@@ -70,15 +66,14 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
   }
 }
 
-/** `closing`: written by an episode's close (its ledger line says so, so a completer never writes it twice). */
-/** `compressions`: a checkpoint for a compression the client made, and how many it had made by then (see hooks/compression.ts). */
+// `closing`: written by a close (its ledger line says so). `compressions`: how many compressions the client had made
+// (hooks/compression.ts).
 export type WriteOptions = { how: How; noTask?: boolean; close?: boolean; closing?: boolean; compressions?: number };
 export type Written = { kind: RecordKind; record: Loaded; task?: Task; relativePath: string };
 
 /**
- * What a record stands on, gathered once by the command: where, in which episode, the task, git
- * status, and when it is written (the clock as the gathering read it, not the command's pinned
- * instant: records of one checkout are ordered by it across processes).
+ * What a record stands on, gathered once; `writtenAt` is the clock as gathered, which orders a checkout's records
+ * across processes.
  */
 export type Ground = {
   position: Position;
@@ -88,26 +83,20 @@ export type Ground = {
   writtenAt: string;
 };
 
-/** A record ready to be written: everything the commit needs, nothing it must look up. */
 export type PlannedRecord = {
   kind: RecordKind;
   body: string;
   draft: Draft;
-  /** The task with its clock moved, when the record attaches to one. */
   task?: Task;
-  /** The ledger line's payload (its event is the kind's; the record's path is added once it is published). */
   payload: Record<string, unknown>;
-  /** The sections the body must still hold once it is redacted (a handover's required sections). */
   required: readonly string[];
 };
 
-/** Redaction may take at most this share of a text: past it, what is left is no account of the work. */
 const REDACTED_SHARE_MAX = 0.5;
 
 /**
- * Why a body, as redaction left it, cannot be stored: a required section it had is gone or empty
- * now, or most of the text went. The checks run on the text that would be stored, so a rule that
- * took more than it matched is caught here, never written with an "ok".
+ * Why a body, as redaction left it, cannot be stored: a required section is gone or empty, or most of the text went.
+ * Checked on the stored text, so a greedy rule is caught, never written with an "ok".
  */
 export function redactionRefusal(
   kind: RecordKind,
@@ -115,7 +104,6 @@ export function redactionRefusal(
   after: string,
   required: readonly string[],
 ): Failure | undefined {
-  // A section left holding only `[redacted:…]` marks says nothing any more: it is lost too.
   const unmarked = after.replace(/\[redacted:[a-z0-9-]+\]/g, "");
   const lost = missingSections(unmarked, required).filter((s) => !missingSections(before, [s]).length);
   if (lost.length > 0)
@@ -139,7 +127,6 @@ export async function gatherGround(ws: Workspace): Promise<Ground> {
   return { position: ws.position, episodeId: ws.episodeId, task: read.active, snapshot: snap, writtenAt: stamp() };
 }
 
-/** The record to write (pure): refuses a body the policy rules out, and a `--close` with no task. */
 export function planRecord(
   kind: RecordKind,
   body: string,
@@ -186,11 +173,7 @@ export function planRecord(
   };
 }
 
-/**
- * Move the task's clock to the plan's, on the task record as it is now: a task another process
- * finished (or replaced) since it was gathered is never written back, and a field another writer
- * changed meanwhile is kept.
- */
+/** Move the clock on the task as it is now: one another process finished or replaced is never written back. */
 async function moveClock(layer: Workspace["layer"], planned: Task): Promise<Task | undefined> {
   const now = (await activeTask(layer)).active;
   if (now?.id !== planned.id) {
@@ -202,38 +185,33 @@ async function moveClock(layer: Workspace["layer"], planned: Task): Promise<Task
   return moved;
 }
 
-/** Write what the plan carries: redacted, its claims read, published, the task's clock moved, the ledger line appended. */
 export async function writePlanned(
   ws: Pick<Workspace, "layer" | "ledger" | "position" | "episodeId">,
   planned: PlannedRecord,
 ): Promise<Written> {
   const { kind } = planned;
-  // Nothing an agent writes is kept with a secret in it: not here, not in the closed record after it.
   const redacted = await redactCounted(planned.body);
   const body = redacted.text;
-  // The body's checks again, on the text that is stored: redaction must not have emptied what they found.
   if (body !== planned.body) {
     const refused = redactionRefusal(kind, planned.body, body, planned.required);
     if (refused) throw refused;
   }
   sayRedacted(kind.noun, redacted);
   const other = kind.name === "handover" ? RECORD_KINDS.checkpoint : RECORD_KINDS.handover;
-  // What the body cites is read from the text as kept, so a claim never holds what redaction removed.
+  // Claims are read from the text as kept, so none holds what redaction removed.
   const cited = marked(claimsIn(body), ws.position.worktree);
   const claims = cited.claims.map(claimText);
   const draft = claims.length > 0 ? { ...planned.draft, claims } : planned.draft;
   const record = await publish(storeOf(ws.layer, kind), draft, body, [storeOf(ws.layer, other).dir]);
-  // What each cited file's lines were, in the local cache: the next reading counts the lines changed since without git.
+  // The cited files' lines, cached so the next reading counts changes without git.
   writeLineMaps(ws.layer, record.file, cited.lines);
   const task = planned.task && (await moveClock(ws.layer, planned.task));
   const relativePath = relative(ws.position.worktree, record.path);
-  // The line reads as it always has: the task, the record's path, then how and the rest.
   const { task_id, ...rest } = planned.payload;
   await appendEvent(ws, kind.event, { task_id, [kind.pathKey]: relativePath, ...rest });
   return { kind, record, task, relativePath };
 }
 
-/** Gather, plan and write one record (a command's own checkpoint or handover). */
 export async function writeRecord(
   ws: Workspace,
   kind: RecordKind,

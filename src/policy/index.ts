@@ -1,8 +1,6 @@
 /**
- * The policy (`.ai/repo/policy.yaml`): the only home of every threshold and switch. The loader
- * checks it against `share/schemas/policy.schema.json` and reports every problem with its key
- * path. Nothing here supplies a default: a key that is absent stays absent, and each reader says
- * what it does without it.
+ * The policy (`.ai/repo/policy.yaml`): the only home of every threshold and switch, checked against its schema with
+ * each problem's key path. No defaults here: an absent key stays absent and each reader says what it does without it.
  */
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,15 +44,13 @@ export type Policy = {
 };
 
 /**
- * The checkout-local consents (`<state>/consent.yaml`, in the git-ignored half): the person's own
- * yes to the switches that act with their credentials. A tracked policy is anyone's file, so it
- * can ask for these but never grant them.
+ * The person's own consents (`<state>/consent.yaml`, git-ignored) to switches that act with their credentials: a
+ * tracked policy can ask for these, never grant them.
  */
 export type Credentials = { path: string; granted: ReadonlySet<CredentialKey>; problem?: string };
 
 export type LoadedPolicy = { path: string; policy: Policy; credentials?: Credentials };
 
-/** Rules a JSON Schema cannot say: relations between keys. */
 function crossChecks(policy: Policy, file: string): string[] {
   const out: string[] = [];
   const f = policy.session?.freshness;
@@ -78,15 +74,11 @@ const POLICY: DocumentKind<Policy> = {
   crossChecks,
 };
 
-/** Check policy text; `strict` also refuses duplicate keys (slower parser, used by checks). */
 export function parsePolicy(text: string, file: string, options: { strict?: boolean } = {}): Promise<Policy> {
   return parseDocument(POLICY, text, file, options);
 }
 
-/**
- * Reads the policy and the person's consent. Called by the workspace alone, which keeps the answer
- * for the command (workspace/workspace.ts: `ws.policy()`).
- */
+/** The policy and the person's consent; read by the workspace alone (`ws.policy()`). */
 export async function loadPolicy(layer: Layer, options: { strict?: boolean } = {}): Promise<LoadedPolicy> {
   const path = sectionPath(layer, "policy");
   return { ...(await readPolicy(path, options)), credentials: await readCredentials(layer) };
@@ -108,7 +100,7 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
       granted: new Set(),
       problem: `${path} is a symbolic link; no consent is read from it (replace it with a file of your own)`,
     };
-  // A consent others could have written is not the person's: group- or world-writable, or another user's, grants nothing.
+  // A consent others could have written (group- or world-writable, another user's) grants nothing.
   if (stats && (stats.mode & 0o022) !== 0)
     return {
       path,
@@ -135,7 +127,6 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
   }
   const granted = new Set<CredentialKey>();
   const problems: string[] = [];
-  // Each group the consent switches live in (session, mcp): every key in it must be one this file grants.
   const groups = new Set(CREDENTIAL_KEYS.map((k) => k.split(".")[0]!));
   for (const [group, block] of Object.entries((data as Record<string, unknown> | null) ?? {})) {
     if (!groups.has(group)) {
@@ -153,7 +144,7 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
 }
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {
-  // A page of settings: one larger than any record (a stranger's 20 MB one cost every hook 0.16 s) is named, not parsed.
+  // A policy larger than any record (a stranger's 20 MB one cost every hook 0.16 s) is named, not parsed.
   const text = readLayerFileIfExists(path, { maxBytes: RECORD_MAX_BYTES });
   if (text === undefined)
     throw new Failure(
@@ -165,9 +156,8 @@ async function readPolicy(path: string, options: { strict?: boolean }): Promise<
 }
 
 /**
- * Every switch majordomus obeys, as a dotted policy path. Two kinds: the lifecycle's own work is on
- * unless the policy says exactly `false`; a consent (majordomus writing into the user's own tree:
- * installing the mod, committing or pushing records) is off unless it says exactly `true`.
+ * Every switch majordomus obeys. Lifecycle work is on unless the policy says exactly `false`; a consent (writing into
+ * the person's tree: the mod, commits, pushes) is off unless exactly `true`.
  */
 export const SWITCHES = {
   "session.briefing_on_start": "on unless false",
@@ -176,20 +166,17 @@ export const SWITCHES = {
   "session.handover_on_fill": "consent",
   "session.commit_record_on_end": "credentials",
   "session.push_record_on_end": "credentials",
-  // Granted like the two above, by the local consent file alone: a tracked file must not let any
-  // client that connects open and close episodes in the person's checkout.
+  // Credentials too: a tracked file must not let any connecting client open and close episodes in the person's
+  // checkout.
   "mcp.connection_episodes": "credentials",
-  // Replacing the client's own compaction changes what the person's agent knows mid-session: the
-  // person says yes in this checkout, not whoever wrote the tracked policy.
+  // Replacing the client's own compaction changes what the agent knows mid-session: the person says yes here.
   "session.fresh_window": "credentials",
-  // Sharing copies the agent's words into the tracked half, where a commit publishes them: the
-  // person says yes in this checkout, never a tracked file.
+  // Sharing copies the agent's words where a commit publishes them: the person says yes here.
   "handover.share_authored": "credentials",
 } as const satisfies Record<string, "on unless false" | "consent" | "credentials">;
 
 export type SwitchKey = keyof typeof SWITCHES;
 export type ConsentKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "consent" ? K : never }[SwitchKey];
-/** Switches that act with the person's credentials (a commit in their name, a push with their keys): granted only by the local consent file. */
 export type CredentialKey = { [K in SwitchKey]: (typeof SWITCHES)[K] extends "credentials" ? K : never }[SwitchKey];
 
 export const CONSENT_KEYS = (Object.keys(SWITCHES) as SwitchKey[]).filter(
@@ -204,8 +191,8 @@ export function isCredentialKey(key: string): key is CredentialKey {
 }
 
 /**
- * Whether the person consented, in this checkout's own consent file, to `key`. What the tracked
- * policy says is the repository's wish, never consent: `asked` tells the caller it asked.
+ * Whether this checkout's own consent file grants `key`; the tracked policy's wish is never consent (`asked` says it
+ * asked).
  */
 export function granted(loaded: LoadedPolicy | undefined, key: CredentialKey): { on: boolean; asked: boolean } {
   return { on: loaded?.credentials?.granted.has(key) === true, asked: valueAt(loaded?.policy, key) === true };
@@ -221,18 +208,15 @@ function valueAt(policy: Policy | undefined, key: string): unknown {
   return value;
 }
 
-/** Whether a switch is on in this policy (an unreadable policy is `undefined`: consents are then off). Credentials: see granted(). */
 export function switchOn(policy: Policy | undefined, key: Exclude<SwitchKey, CredentialKey>): boolean {
   const value = valueAt(policy, key);
   return SWITCHES[key] === "consent" ? value === true : value !== false;
 }
 
-/** Whether the consent at `key` (a dotted policy path, as a provider's mod row names it) is exactly true. */
 export function consents(policy: Policy | undefined, key: ConsentKey): boolean {
   return switchOn(policy, key);
 }
 
-/** A required number from the policy, or a `missing` failure naming the key to add. */
 export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
   let value: unknown = loaded.policy;
   for (const part of keyPath.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
@@ -246,7 +230,6 @@ export function requireNumber(loaded: LoadedPolicy, keyPath: string): number {
   return value;
 }
 
-/** Every leaf of the policy as [`a.b.c`, value], in file order; lists stay whole. */
 export function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return [[prefix, value]];
   return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>

@@ -1,11 +1,7 @@
 /**
- * What a record's text cites that the repository can check: paths (with a line or a range when
- * one is given: `src/a.ts:40-58`), a symbol written as code on the line of a path (`parse` in
- * `src/a.ts`), commit ids, and commands in backticks that run a package script (`npm test`).
- *
- * Read from the body as it is kept (after redaction), when the record is written, and kept in its
- * front matter as `claims`: one string each, `<kind> <what>`. Pure: nothing here asks the
- * repository; records/claims-check.ts labels each claim against git at the next reading.
+ * What a record's text cites that the repository can check: paths (with a line or range, `src/a.ts:40-58`), a symbol
+ * as code beside a path, commit ids, and backticked commands that run a package script. Read from the kept (redacted)
+ * body when written, stored as `claims` in the front matter. Pure; records/claims-check.ts labels them.
  */
 
 export type Claim =
@@ -13,9 +9,8 @@ export type Claim =
       kind: "path";
       path: string;
       lines?: readonly [number, number];
-      /** The cited lines' text as it was when written, fingerprinted (records/ranges.ts), when the file had them. */
       mark?: string;
-      /** The file as it was when written: its content's fingerprint, or `none` when it was not there. */
+      /** The file as written: its fingerprint, or `none` when it was not there. */
       file?: string;
     }
   | { kind: "symbol"; path: string; name: string }
@@ -39,7 +34,6 @@ export type ClaimState =
   | "in_history"
   | "script";
 
-/** Changed and deleted first: the order a reader needs them in. */
 export const RANK: Record<ClaimState, number> = {
   deleted: 0,
   moved: 1,
@@ -58,44 +52,33 @@ export const RANK: Record<ClaimState, number> = {
   script: 12,
 };
 
-/** A state that says the text no longer matches the tree (what a shortened list keeps). */
 export const isNews = (state: ClaimState): boolean => RANK[state] < RANK.unchanged;
 
 export type ClaimLabel = { cited: string; kind: Claim["kind"]; state: ClaimState; label: string };
 
 export type ClaimsCheck = {
   labels: ClaimLabel[];
-  /** Every path the record cites is gone from the tree: at least one deleted since, the rest never there. */
   all_gone: boolean;
-  /** Why the claims could not be checked (git failed or did not answer in time); then `labels` is empty. */
   why?: string;
-  /** How many were left out of `labels` to fit an answer's budget (only the news is kept then). */
   omitted?: number;
 };
 
-/** The most claims one record keeps, in the order its text gives them. */
 export const CLAIMS_KEPT = 24;
 
-/** The longest path kept as a claim. */
 const PATH_CHARS = 240;
 
-/** A repository path: segments of word characters, dots, `@`, `+` and `-`, optionally `:line` or `:from-to`. */
 const PATH = /^((?:[\w@+-][\w@.+-]*\/)*[\w@+-][\w@.+-]*)(?::(\d{1,7})(?:-(\d{1,7}))?)?$/;
-/** An extension a file name ends with: letters first, so `0.1.0` and `v1.2` are versions, not files. */
+/** Letters first, so `0.1.0` and `v1.2` are versions, not files. */
 const EXTENSION = /\.[A-Za-z][A-Za-z0-9]{0,9}$/;
-/** A symbol as code: an identifier, a dotted member, or a call. */
 const SYMBOL = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$/;
-/** A commit id: 7 to 40 hexadecimal digits with at least one digit and one letter a–f. */
+/** At least one digit and one letter a-f. */
 const COMMIT = /^(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}$/;
-/** `npm run build`, `bun run lint`, `npm run-script x`: the script is named after `run`. */
 const RUN = /^(?:npm|pnpm|yarn|bun) run(?:-script)? ([\w:.-]+)(?: .*)?$/;
-/** `npm test`, `npm start`: the scripts npm runs without `run`. */
 const NPM_ALONE = /^npm (test|start|stop|restart)(?: .*)?$/;
-/** `pnpm dev`, `yarn lint`: these run a script by its name, except their own commands. */
 const BY_NAME = /^(?:pnpm|yarn) ([\w:.-]+)(?: .*)?$/;
 const OWN_COMMANDS = new Set(["install", "add", "remove", "init", "exec", "dlx", "create", "publish", "why", "up"]);
 
-/** A path as cited, made repository-relative; undefined for what is not one (a URL, an absolute path, `..`). */
+/** Repository-relative; undefined for a URL, an absolute path or `..`. */
 function pathOf(text: string, bare: boolean): { path: string; lines?: [number, number] } | undefined {
   const m = PATH.exec(text.replace(/^\.\//, ""));
   if (!m) return undefined;
@@ -126,7 +109,6 @@ const key = (c: Claim): string =>
         ? `commit ${c.id}`
         : `script ${c.command}`;
 
-/** The claims of one line: code spans first read as code, then the running text around them. */
 function claimsOfLine(line: string): Claim[] {
   const found: Claim[] = [];
   const symbols: Array<{ name: string; at: number }> = [];
@@ -154,7 +136,6 @@ function claimsOfLine(line: string): Claim[] {
       paths.push({ path: path.path, at: word.index });
     } else if (COMMIT.test(text) && /\bcommit/i.test(prose)) found.push({ kind: "commit", id: text });
   }
-  // A symbol is checked in the path written nearest to it on its line.
   for (const s of symbols) {
     const near = paths.reduce<{ path: string; at: number } | undefined>(
       (best, p) => (!best || Math.abs(p.at - s.at) < Math.abs(best.at - s.at) ? p : best),
@@ -165,7 +146,6 @@ function claimsOfLine(line: string): Claim[] {
   return found;
 }
 
-/** Every claim of a body, each once, in order, at most CLAIMS_KEPT; a fenced block is read as code lines too. */
 export function claimsIn(body: string): Claim[] {
   const seen = new Set<string>();
   const out: Claim[] = [];
@@ -182,10 +162,8 @@ export function claimsIn(body: string): Claim[] {
   return out;
 }
 
-/** The front matter's form of each claim. */
 export const claimText = key;
 
-/** A claim read back from front matter; undefined for a string this version does not know. */
 export function parseClaim(text: string): Claim | undefined {
   const space = text.indexOf(" ");
   const kind = text.slice(0, space);
@@ -218,12 +196,9 @@ export function parseClaim(text: string): Claim | undefined {
   return undefined;
 }
 
-/** A range's fingerprint as front matter keeps it (records/ranges.ts). */
 const MARK = /^\d{1,7}\.[0-9a-f]{8}\.[0-9a-f]{12}$/;
-/** A file's fingerprint as front matter keeps it: its content's hash, or `none`. */
 const FILE_MARK = /^(none|[0-9a-f]{16})$/;
 
-/** How a claim is shown: as its text cited it. */
 export function cited(c: Claim): string {
   const text = key(c.kind === "path" ? { ...c, mark: undefined, file: undefined } : c);
   return text.slice(text.indexOf(" ") + 1);

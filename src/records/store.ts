@@ -1,10 +1,7 @@
 /**
- * Publishing and finding records in one checkout's folders.
- *
- * A write takes the records lock, draws the next number of this checkout's sequence, publishes
- * the file under a name that never existed (temp file + link, mode 0600), and points the
- * branch's index entry at it when it is the newest. The index is what keeps "the newest record
- * for this branch" from costing a scan of every record ever written.
+ * Publishing and finding records in one checkout's folders. A write takes the records lock, draws the next sequence
+ * number, publishes under a new name (temp file + link, 0600), and points the branch's index at it, so the newest
+ * record never costs a scan.
  */
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -28,14 +25,11 @@ export function storeOf(layer: Layer, kind: RecordKind): Store {
   return { kind, dir: sectionPath(layer, kind.section), stateDir: sectionPath(layer, "state") };
 }
 
-/** Longest key kept as it is: with `+authored` and a temp file's `.<name>.<pid>.<hex>.tmp` it stays well under 255 bytes. */
 const KEY_MAX = 160;
 
 /**
- * File-name-safe and one-to-one: every byte outside [A-Za-z0-9._-] becomes %XX. A key longer than
- * KEY_MAX (git allows branch names far past a file name's 255 bytes: one of 282 characters made
- * every handover and every close fail) is its first 100 characters, `~` and a SHA-256 of the whole
- * name: `~` is never bare in a key, so such a key is no other branch's.
+ * File-name-safe and one-to-one (%XX). A key past KEY_MAX (a 282-character branch made every handover fail) is its
+ * first 100 characters, `~` and a SHA-256: `~` is never bare in a key.
  */
 export function branchKey(branch: string): string {
   const key = [...Buffer.from(branch, "utf8")]
@@ -54,21 +48,17 @@ export function readableBranch(branch: string): string {
 
 const SEQ_FILE = "record-seq";
 
-/** The last number drawn; when the counter is lost, the highest one any record name carries. */
 function lastSeq(stateDir: string, dirs: string[]): number {
   try {
     const n = Number.parseInt(readLayerFile(join(stateDir, SEQ_FILE)), 10);
     if (Number.isInteger(n) && n >= 0) return n;
-  } catch {
-    // rebuilt below
-  }
+  } catch {}
   let max = 0;
   for (const dir of dirs)
     for (const name of listNames(dir)) max = Math.max(max, Number(/--(\d+)--/.exec(name)?.[1] ?? 0));
   return max;
 }
 
-/** Whether a file name in a record folder is a record's (not its README, not a hidden file). */
 export const isRecordName = (n: string): boolean => n.endsWith(".md") && !n.startsWith(".") && n !== "README.md";
 
 export function listNames(dir: string): string[] {
@@ -82,14 +72,9 @@ export function listNames(dir: string): string[] {
 type IndexEntry = { file: string; created_at: string; seq: number };
 
 /**
- * Two index entries per branch: the newest record of any kind (`<branch>`), and the newest
- * authored one (`<branch>+authored`), because resolution keeps an authored record over the derived
- * ones written after it. An authored entry may say `{"file": null}`: the folder holds none. The
- * `+` is one character branchKey never writes bare, so no branch's entry can take another's file
- * (with `.authored`, branch `x.authored` and the authored entry of `x` were one file, each
- * overwriting the other, and every resolve read the whole folder). An authored entry under the old
- * name is still read when the new one is missing: resolution checks every record an entry names
- * against the checkout, so one that is another branch's sends it to the folder, as before.
+ * Two entries per branch: the newest record, and the newest authored one (`<branch>+authored`, `{"file": null}` when
+ * none), since resolution keeps authored over later derived. `+` is never bare in a key, so no branch's entry is
+ * another's; the old `.authored` name is still read.
  */
 export type IndexName = "any" | "authored";
 
@@ -97,7 +82,6 @@ function indexPath(store: Store, branch: string, which: IndexName = "any"): stri
   return join(store.dir, INDEX_DIR, `${branchKey(branch)}${which === "authored" ? "+authored" : ""}`);
 }
 
-/** The entry, `null` when the index says there is no such record, undefined when there is no usable index. */
 export function readIndex(store: Store, branch: string, which: IndexName = "any"): IndexEntry | null | undefined {
   try {
     const path = indexPath(store, branch, which);
@@ -118,7 +102,6 @@ function writeIndex(store: Store, branch: string, which: IndexName, entry: Index
   writeFileAtomic(indexPath(store, branch, which), `${JSON.stringify(entry)}\n`, 0o600, { durable: false });
 }
 
-/** The newest authored record of `branch` in the folder, found by reading it (a layer older than the authored index). */
 async function newestAuthored(store: Store, branch: string): Promise<IndexEntry | null> {
   let best: Meta | undefined;
   let file: string | undefined;
@@ -132,10 +115,8 @@ async function newestAuthored(store: Store, branch: string): Promise<IndexEntry 
 
 export type Draft = Omit<Meta, "seq" | "schema">;
 
-/** Publish a record; returns the loaded record (path, meta, body). Never overwrites anything. */
 export async function publish(store: Store, draft: Draft, body: Clean, otherDirs: string[]): Promise<Loaded> {
   ensureDir(store.dir, 0o700);
-  // A folder written before the authored index existed is read once, so the index can say "none".
   const authoredBefore =
     draft.how === "derived" && readIndex(store, draft.branch, "authored") === undefined
       ? await newestAuthored(store, draft.branch)
@@ -158,8 +139,8 @@ export async function publish(store: Store, draft: Draft, body: Clean, otherDirs
         );
       const file = attempt === 0 ? `${base}.md` : `${base}-${randomHex(4)}.md`;
       if (lstatSync(join(store.dir, file), { throwIfNoEntry: false })) continue;
-      // The index first, then the record: a crash between the two leaves an index naming a file
-      // that is not there (resolution then reads the folder), never one that hides a newer record.
+      // The index first: a crash between the two leaves an index naming a missing file (the folder is read), never
+      // one hiding a newer record.
       const entry = { file, created_at: meta.created_at, seq };
       if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
       if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored")))
@@ -176,7 +157,6 @@ export async function publish(store: Store, draft: Draft, body: Clean, otherDirs
   return done.value;
 }
 
-/** Every record in the folder, parsed; malformed ones come back with their reason. */
 export async function readAll(
   store: Store,
 ): Promise<Array<{ file: string; path: string; parsed: Awaited<ReturnType<typeof readRecord>> }>> {

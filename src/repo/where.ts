@@ -1,11 +1,7 @@
 /**
- * "Where am I": the one place that answers which repository, worktree, branch and commit a
- * command runs in. Every record and ledger line takes its identity from here.
- *
- * Branch and head are read from git's own files (HEAD, loose refs, packed-refs) because a hook
- * runs on every client event and spawning git costs more than the rest of the hook. Anything
- * this reader does not understand (GIT_DIR overrides, the reftable ref store) falls back to
- * asking git, so the answer is always git's.
+ * Which repository, worktree, branch and commit a command runs in. Branch and head are read from git's own files,
+ * since spawning git costs more than the rest of a hook; anything this reader does not understand (GIT_DIR, reftable)
+ * asks git.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -19,35 +15,22 @@ export const DETACHED = "DETACHED";
 export const NO_HEAD = "NONE";
 
 export type Position = {
-  /**
-   * This repository's identity: a random id kept in git's common dir (see identity.ts), so every
-   * worktree shares it, a moved or renamed checkout keeps it, and a fresh clone has its own.
-   */
+  /** A random id in git's common dir: shared by worktrees, kept across moves, new in a fresh clone. */
   repositoryId: string;
-  /** Other ids records of this repository may carry (records written before the id existed name the common dir's path). */
+  /** Other ids its records may carry (older ones name the common dir's path). */
   repositoryAliases: string[];
-  /** Absolute path of git's common dir: shared by every worktree of one repository. */
   commonDir: string;
-  /** Absolute path of this worktree's root. */
   worktree: string;
-  /** This worktree's own git dir (differs from the common dir in a linked worktree). */
   gitDir: string;
-  /**
-   * Short branch name as every record and answer shows it (a secret in a name is redacted: `fix/[redacted:github-token]`), or DETACHED.
-   * git itself is handed `ref`.
-   */
+  /** Short branch name as shown, redacted (`fix/[redacted:github-token]`), or DETACHED; git is handed `ref`. */
   branch: Clean;
-  /** The branch's full ref as git names it (`refs/heads/<name>`), for the commands that move it; undefined when detached. */
   ref?: string;
-  /** Full commit id of HEAD, or NONE in a repository with no commits. */
   head: string;
-  /** git's answers about this checkout, each asked once while this position lives (one command). */
   git: Answers;
 };
 
 export type WorkingTree = "clean" | "dirty" | "unknown";
 
-/** A file's text, or undefined when it does not exist (checked first: a thrown ENOENT costs more). */
 function readText(path: string): string | undefined {
   if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return undefined;
   try {
@@ -67,7 +50,6 @@ function real(path: string): string {
 
 type Dirs = { worktree: string; gitDir: string; commonDir: string };
 
-/** Walk up from `start` to the first `.git` (directory, or file naming a linked worktree's git dir). */
 function findDirs(start: string): Dirs | undefined {
   let dir = real(start);
   for (;;) {
@@ -92,7 +74,7 @@ function findDirs(start: string): Dirs | undefined {
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
-/** A full commit id (SHA-1 or SHA-256), the only thing from a record that is ever handed to git as a revision. */
+/** The only thing from a record ever handed to git as a revision. */
 export const isCommitId = (text: string): boolean => SHA.test(text);
 
 function packedRef(commonDir: string, ref: string): string | undefined {
@@ -107,7 +89,6 @@ function packedRef(commonDir: string, ref: string): string | undefined {
   return undefined;
 }
 
-/** Branch and head from files; undefined when the files are in a form we do not read. */
 function headFromFiles(dirs: Dirs): { branch: string; head: string } | undefined {
   if (existsSync(join(dirs.commonDir, "reftable"))) return undefined;
   const headText = readText(join(dirs.gitDir, "HEAD"))?.trim();
@@ -141,7 +122,6 @@ async function dirsFromGit(cwd: string): Promise<Dirs | undefined> {
   return { worktree: real(worktree), gitDir: real(gitDir), commonDir: real(commonDir) };
 }
 
-/** Where `cwd` is, or a usage failure saying it is not inside a git work tree. */
 export async function locate(cwd: string = process.cwd()): Promise<Position> {
   const overridden = env("GIT_DIR") !== undefined || env("GIT_WORK_TREE") !== undefined;
   const dirs = overridden ? await dirsFromGit(cwd) : findDirs(cwd);
@@ -160,7 +140,7 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
     commonDir: dirs.commonDir,
     worktree: dirs.worktree,
     gitDir: dirs.gitDir,
-    // A branch is named by whoever made it: a token in its name is redacted here, once, for every surface.
+    // A branch is named by whoever made it: redacted here, once, for every surface.
     branch: redactShapes(state.branch),
     ...(state.branch === DETACHED ? {} : { ref: `refs/heads/${state.branch}` }),
     head: state.head,
@@ -168,7 +148,6 @@ export async function locate(cwd: string = process.cwd()): Promise<Position> {
   };
 }
 
-/** Whether a record carrying `repositoryId` belongs to the repository at `position`. */
 export function sameRepository(
   repositoryId: string,
   position: Pick<Position, "repositoryId" | "repositoryAliases">,
@@ -177,8 +156,7 @@ export function sameRepository(
 }
 
 /**
- * Whether something recorded in this checkout's own local half (an open episode, the task) is this
- * checkout's: written at this worktree's path, or by this repository before the checkout moved.
+ * Whether something in this local half was written at this worktree's path, or by this repository before it moved.
  */
 export function sameCheckout(
   recorded: { worktree: string; repository_id: string },

@@ -1,13 +1,7 @@
 /**
- * The history tools over MCP: the client's own persisted transcript of its session, read on
- * demand, never stored (see transcript/claude.ts).
- *
- * Which file: the one the client's start event named for the session, as its episode recorded it.
- * Which session, and for whom: see Caller. The recorded path must be
- * `<client config>/projects/…/<that session>.jsonl`, and the file is checked on its open descriptor
- * (openTranscript): a link anywhere on the way is refused. It is indexed once per server and
- * extended as it grows; over TAIL_BYTES only its end is read. A subagent is refused these tools by
- * the majordomus mod in Claude Code (the server cannot tell the two apart).
+ * The history tools over MCP: the client's own transcript of its session, read on demand, never stored. The file is
+ * the one the start event named, under `<client config>/projects/`, checked on its open descriptor (a link anywhere
+ * is refused), indexed once per server. A subagent is refused these tools by the mod.
  */
 import { closeSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -28,7 +22,6 @@ import { redact, redactShapes } from "../lib/redact.ts";
 import { printable } from "../lib/printable.ts";
 import { env, clientEnv } from "../lib/env.ts";
 
-/** The client's variable that names its session in an MCP server's environment. */
 const SESSION_ENV = "CLAUDE_CODE_SESSION_ID";
 const LIST_DEFAULT = 20;
 export const LIST_MAX = 100;
@@ -37,12 +30,9 @@ const PREVIEW_CHARS = 160;
 const MESSAGE_CHARS = 20_000;
 
 /**
- * Who asks. `client`: the stdio server a client started (`client`: the nearest process above it
- * that is not a shell, as holder.ts clientProcess names it, the way the hooks name theirs): it
- * is served the session it was started for, or one whose episode that same client's hooks opened
- * or resumed (a `/resume` or `claude -c` gives the session an id the server's environment never
- * saw), never another client's. `person`: the HTTP server, whose every request carried the
- * person's token: the session must be named, and any open one of this checkout may be.
+ * `client`: a stdio server, served the session it was started for or one its own client's hooks opened or resumed (a
+ * `/resume` gets an id the server never saw), never another client's. `person`: the HTTP server, token in hand: any
+ * open session of this checkout, named.
  */
 export type Caller = { kind: "client"; client: string | undefined } | { kind: "person" };
 
@@ -59,7 +49,6 @@ const notOwn = (path: string, projects: string, session: string) =>
     "the history tools open only the client's own transcript of this session",
   );
 
-/** Where this session's transcript is, or why the tools refuse. */
 export async function transcriptSource(cwd: string, named: string | undefined, caller: Caller): Promise<Source> {
   const launched = caller.kind === "client" ? clientEnv(SESSION_ENV) : undefined;
   const session = named || launched;
@@ -85,9 +74,7 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
       "the history tools read only the current session's transcript",
     );
   if (caller.kind === "client" && (session !== launched || episode.client_processes !== undefined)) {
-    // Only the client process whose hooks opened or resumed the episode: the variable naming the
-    // session is any process's to set. Where the hooks could record no client (no /proc), the
-    // session the server was started for is all there is to go on.
+    // Only the client whose hooks opened the episode: the session variable is any process's to set.
     const mine = caller.client;
     if (mine === undefined || !(episode.client_processes ?? "").split(" ").includes(mine)) {
       throw new Failure(
@@ -116,17 +103,14 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
 }
 
 /**
- * The transcript opened as the client's own file: never through a link (the last component is
- * opened with O_NOFOLLOW; every folder above it is checked on the descriptor itself, after the open,
- * so nothing can be swapped between a check and the read), a regular file, and wholly inside the
- * client's own transcript folder.
+ * The transcript opened as the client's own file: O_NOFOLLOW, every folder above checked on the descriptor after the
+ * open (nothing can be swapped in between), a regular file inside the client's transcript folder.
  */
 function openTranscript(source: Source): { fd: number; size: number; dev: number; ino: number } {
   let opened: ReturnType<typeof openRegular>;
   try {
     opened = openRegular(source.path);
   } catch (err) {
-    // A link, a folder, a FIFO or a device: the safe open refused it.
     if (isFailure(err))
       throw new Failure(
         "refused",
@@ -171,7 +155,6 @@ function realProjects(): string {
   }
 }
 
-/** The path the kernel holds for an open descriptor (Linux), or undefined where it cannot be asked. */
 function openedPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
@@ -185,7 +168,6 @@ function sameFile(path: string, stats: { dev: number | bigint; ino: number | big
   return other.dev === stats.dev && other.ino === stats.ino;
 }
 
-/** One index per transcript file for the server's life, extended as the client appends. */
 const indexes = new Map<string, TranscriptIndex>();
 
 type Opened = { source: Source; index: TranscriptIndex; text(entry: Entry): string; close(): void };
@@ -204,7 +186,6 @@ async function read(cwd: string, session: string | undefined, caller: Caller): P
   }
 }
 
-/** What the answers say of a transcript over the cap: only its end was read. */
 function coverage(index: TranscriptIndex) {
   return index.from === 0
     ? {}
@@ -215,9 +196,8 @@ function coverage(index: TranscriptIndex) {
       };
 }
 
-/** What a search looks through: the shapes (synchronous, over every message). */
 const shown = (text: string) => printable(redactShapes(text));
-/** What the model is shown of a message: the whole engine prompts and records get (the shapes, then the maintained rule set), control characters as `\uXXXX`. */
+/** What the model is shown: the full redaction, control characters escaped. */
 const handed = async (text: string) => printable((await redact(text)).text);
 const preview = async (text: string) => {
   const flat = (await handed(text)).replace(/\s+/g, " ").trim();
@@ -253,7 +233,7 @@ export async function historyList(cwd: string, args: ListArgs, caller: Caller = 
     const window = windowNumber({ windows: t.index.windows }, args.window);
     const query = args.query?.toLowerCase();
     const inWindow = t.index.entries.filter((m) => window === undefined || m.window === window);
-    // The raw text first (cheap), then what is shown (redacted): a secret's value never matches. A query for the marks themselves looks at every message.
+    // The raw text first (cheap), then the redacted text: a secret's value never matches.
     const marks = query?.includes("redacted") === true;
     const matching = query
       ? inWindow.filter((m) => {

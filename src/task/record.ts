@@ -1,7 +1,6 @@
 /**
- * The task record: `<state>/current.yaml`, at most one per checkout. A task is optional
- * everywhere on the continuity path; a record that cannot be read is reported, and the
- * continuity commands carry on as if there were no task.
+ * The task record, `<state>/current.yaml`, one per checkout and optional everywhere on the continuity path: one that
+ * cannot be read is reported, and the rest goes on without it.
  */
 import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { lstatSync, readdirSync, renameSync } from "node:fs";
@@ -20,7 +19,6 @@ export type TaskState = "active" | "handed_over" | Outcome;
 
 export type Task = {
   id: string;
-  /** The person's words, as the gate left them. */
   task: Clean;
   profile: string;
   owner: string;
@@ -31,7 +29,6 @@ export type Task = {
   repository_id: string;
   worktree: string;
   branch: string;
-  /** The commit the task started at. */
   head: string;
   working_tree: string;
 };
@@ -59,7 +56,6 @@ export function taskPath(layer: Layer): string {
 
 export type TaskRead = { task?: Task; problem?: string; path: string };
 
-/** The recorded task, or why there is none to read. Never throws for a bad file: that is `problem`. */
 export async function readTask(layer: Layer): Promise<TaskRead> {
   const path = taskPath(layer);
   let text: string;
@@ -92,10 +88,6 @@ export async function readTask(layer: Layer): Promise<TaskRead> {
 
 let warned = false;
 
-/**
- * The active task, if any (a finished or handed-over record is not active). A record that cannot
- * be read is reported once and treated as no task: the continuity path never depends on it.
- */
 export async function activeTask(layer: Layer): Promise<TaskRead & { active?: Task }> {
   const read = await readTask(layer);
   if (read.problem && !warned) {
@@ -105,22 +97,15 @@ export async function activeTask(layer: Layer): Promise<TaskRead & { active?: Ta
   return { ...read, active: read.task?.outcome === "active" ? read.task : undefined };
 }
 
-/**
- * The handover that closed the last task (`handover --close` leaves the task record handed over,
- * stamped with that record's time), while no task has started since: resolution carries its words
- * past the task (records/resolve.ts).
- */
+/** The handover that closed the last task, while none has started since: its words carry past the task. */
 export function closedBy(read: TaskRead): { task_id: string; created_at: string } | undefined {
   const t = read.task;
   return t && t.outcome === "handed_over" ? { task_id: t.id, created_at: t.checkpoint_at } : undefined;
 }
 
 /**
- * Whose records may still tell the next step in this checkout: the active task's, or while none is
- * active, the task a closing handover carried past (`handover --close`); and the task `finish`
- * ended, while none has started since (its record keeps the outcome). A record of any other task
- * is of work that is over (records/view.ts). Undefined when the task record cannot be read: then
- * nothing is judged by it.
+ * Whose records may still tell the next step: the active task's, else the task a closing handover or `finish` ended
+ * while none has started since. Undefined when the record cannot be read.
  */
 export function tasksNow(read: TaskRead): TasksNow | undefined {
   if (read.problem) return undefined;
@@ -134,22 +119,16 @@ export function tasksNow(read: TaskRead): TasksNow | undefined {
 export type TasksNow = {
   active?: string;
   carried?: string;
-  /** `note`: where the note it was finished with is kept (finishedNote), when it is there. */
   ended?: { task_id: string; outcome: string; note?: string };
 };
 
-/** Where `finish` keeps a finished task's notes (lifecycle/task.ts). */
 export function completedDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "completed");
 }
 
-/**
- * The newest note task `id` was finished with (`<id>.md`, then `<id>-2.md` and on, one per
- * finish), or undefined when none is there: a regular file of the folder, never a link.
- */
+/** The newest note task `id` was finished with (`<id>.md`, `<id>-2.md`, …), a regular file only. */
 export function finishedNote(layer: Layer, id: string): string | undefined {
   const dir = completedDir(layer);
-  // A link in the folder's place (a stranger's doing) is not listed through.
   if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return undefined;
   let names: string[];
   try {
@@ -176,7 +155,6 @@ export function writeTask(layer: Layer, task: Task): void {
   );
 }
 
-/** Move a finished record out of the way before a new task starts; archives are never overwritten. */
 export function archiveTask(layer: Layer, task: Task): string {
   const dir = join(sectionPath(layer, "state"), "archive");
   ensureDir(dir, 0o700);
@@ -186,7 +164,6 @@ export function archiveTask(layer: Layer, task: Task): string {
   return target;
 }
 
-/** A usable task record or a contract failure naming the file: for the commands that need one. */
 export function requireReadable(read: TaskRead): void {
   if (read.problem)
     throw new Failure("contract", read.problem, "fix or move the file; `majordomus start` writes a new one");

@@ -1,8 +1,7 @@
 /**
- * `capture install`: write the shims, the client's hook configuration and the policy-switched
- * mods. Ownership is by marker: what majordomus did not write is never changed, what it wrote is
- * rewritten when it drifts from the binary's copy, and a second run reports "already present".
- * A settings file that exists and lacks our entries stays byte-identical unless --merge is given.
+ * `capture install`: shims, the client's hook configuration and the switched mods. Ownership is by marker: what
+ * majordomus did not write is never changed, what it wrote is rewritten when it drifts. A settings file lacking our
+ * entries stays byte-identical unless --merge.
  */
 import { compiled, createHash } from "../lib/runtime.ts";
 import {
@@ -39,14 +38,11 @@ export type InstallReport = {
 };
 
 /**
- * A copy of a person's file, made before majordomus changes it, in the git-ignored local half
- * (never beside the file: `git add .claude`, the README's next step, must not commit it). Returns
- * its repository-relative path.
+ * A copy of the person's file before majordomus changes it, in the local half (`git add .claude` must not commit it).
  */
 export function backupOf(ws: Workspace, path: string, rel: string): string {
   const backups = backupsDir(ws);
   ensureDir(backups, 0o700);
-  // Each backup its own name: two within one second (install, then uninstall) never share one.
   for (let n = 0; ; n++) {
     const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}${n === 0 ? "" : `.${n}`}`);
     try {
@@ -73,17 +69,12 @@ function readMerges(ws: Workspace): Merges {
   }
 }
 
-/** Remember that `rel` was merged from `backup` into exactly `text`, so an uninstall can give the person their file back byte for byte. */
 function noteMerge(ws: Workspace, rel: string, backup: string, text: string): void {
   const merges = { ...readMerges(ws), [rel]: { backup, merged_sha256: createHash("sha256", text) } };
   writeFileAtomic(join(backupsDir(ws), MERGES), `${JSON.stringify(merges, null, 2)}\n`, 0o600);
 }
 
-/**
- * The person's original of `rel`, when the file is still exactly what a merge made of it: the
- * backup's bytes, to restore as they were. Undefined when the file changed since (then only our
- * entries are taken out) or no merge is on record.
- */
+/** The person's original, when the file is still exactly what a merge made: restored byte for byte. */
 export function originalOf(ws: Workspace, rel: string, current: string): { bytes: Buffer; forget(): void } | undefined {
   const merges = readMerges(ws);
   const m = merges[rel];
@@ -107,7 +98,6 @@ function readBytes(path: string): Buffer | undefined {
   }
 }
 
-/** Write a file we own; never touch one without our marker. */
 function converge(root: string, rel: string, content: string, mode: number): Line {
   const path = join(root, rel);
   const current = readIfExists(path);
@@ -182,11 +172,9 @@ function settingsFile(
   });
 }
 
-/** The command the MCP entry names here: the bare name where the person's PATH (outside the checkout) finds majordomus, else `recorded`. */
 const mcpCommandHere = (ws: Workspace, recorded: string | undefined) =>
   mcpCommandFor(onPath(MCP_COMMAND, { outside: ws.position.worktree }), recorded);
 
-/** The project's MCP configuration names `majordomus mcp` (mcp-entry.ts): written when absent, merged with --merge, an entry of ours brought up to date, never changed otherwise. */
 function mcpConfig(
   ws: Workspace,
   provider: Provider & { hooks: Hooks },
@@ -235,7 +223,6 @@ function mcpConfig(
   });
 }
 
-/** The files of a mod as the binary carries them, minus its own tests (they are not installed). */
 export function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
   return listAssets(source)
     .filter((a) => !a.path.endsWith(".test.ts"))
@@ -246,11 +233,8 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   for (const f of files) {
     try {
       unlinkSync(join(target, f.rel));
-    } catch {
-      // already gone
-    }
+    } catch {}
   }
-  // What the client lays beside a mod it loaded is ours to clear too; anything else stays.
   const types = join(target, ".claude-plugin", "types");
   const walk = (dir: string): string[] => {
     try {
@@ -274,9 +258,7 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   for (const d of [...dirs(target), target]) {
     try {
       rmdirSync(d);
-    } catch {
-      // not empty: someone else's file is in it
-    }
+    } catch {}
   }
   return walk(target);
 }
@@ -333,10 +315,7 @@ function mods(
   }
 }
 
-/**
- * What an install would refuse to change (an existing configuration that lacks our entries, no
- * --merge): listed first, so an install that cannot wire every aspect writes nothing at all.
- */
+/** What an install would refuse to change, listed first: one that cannot wire every aspect writes nothing. */
 export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
   refuseLinksFor(ws.position.worktree, provider);
   const report: InstallReport = { lines: [], missing: [] };
@@ -362,7 +341,6 @@ export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, m
   const m = provider.hooks.mcp;
   const config = m ? configToChange(ws.position.worktree, m.config, "capture install") : undefined;
   if (m && config !== undefined && (objectAt(config, "mcpServers") ?? {})[m.server] === undefined) {
-    // What install would write (the binary it would record, as far as can be told before planning it).
     const self = compiled() ? realpathSync(process.execPath) : undefined;
     report.missing.push({
       event: "mcpServers",
@@ -383,8 +361,7 @@ export async function install(
   options: { merge: boolean },
 ): Promise<InstallReport> {
   refuseLinksFor(ws.position.worktree, provider);
-  // A configuration it would have to change but cannot use (a folder, not JSON, not an object)
-  // stops the install before it writes anything: no shims or mod without the entries that run them.
+  // A configuration it cannot use (a folder, not JSON) stops the install before anything is written.
   for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])])
     configToChange(ws.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
@@ -395,13 +372,12 @@ export async function install(
   const policy = await ws.policy().catch(() => undefined);
   mods(ws, provider, policy?.policy, report);
   settingsFile(ws, provider, options.merge, report);
-  // The binary the shims run: the person's own, recorded in the local half. The MCP server is
-  // started by the client itself, so its entry names that binary by its path when PATH has none.
+  // The shims run the person's own binary, recorded in the local half; the MCP entry names it by path when PATH has
+  // none.
   const { planBinary, commitBinary } = await import("./binary.ts");
   const binary = planBinary(ws);
   mcpConfig(ws, provider, mcpCommandHere(ws, binary.record), options.merge, report);
   report.lines.push(commitBinary(ws, binary));
-  // A client that runs a project's hooks only once the person trusts them: what it says now, and what to do.
   const { trustOf } = await import("./trust.ts");
   report.trust = await trustOf(ws, provider);
   return report;
