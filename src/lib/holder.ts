@@ -1,9 +1,7 @@
 /**
- * Who holds something (a lock, a close claim): this process's identity as a later process can
- * check it. A pid alone is not enough: after a crash the pid is reused, and inside a PID namespace
- * (a container) the numbers are the namespace's own. On Linux a holder is (boot id, pid, start
- * time in clock ticks since boot), read from /proc, so a reused pid or a holder from a namespace
- * that has ended is never mistaken for a live one. Elsewhere only the pid can be checked.
+ * Who holds a lock or a claim, as a later process can check it. A pid alone is reused after a crash and means another
+ * process inside a container; on Linux a holder is (boot id, pid, start time), read from /proc. Elsewhere only the
+ * pid.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { errnoCode } from "./failure.ts";
@@ -18,7 +16,6 @@ function read(path: string): string | undefined {
   }
 }
 
-/** Field 22 of /proc/<pid>/stat (after the parenthesised command, which may contain spaces). */
 function startOf(pid: number | "self"): number | undefined {
   const stat = read(`/proc/${pid}/stat`);
   if (!stat) return undefined;
@@ -27,7 +24,6 @@ function startOf(pid: number | "self"): number | undefined {
   return Number.isFinite(start) ? start : undefined;
 }
 
-/** Field 4 of /proc/<pid>/stat: the parent's pid. */
 function parentOf(pid: number | "self"): number | undefined {
   const stat = read(`/proc/${pid}/stat`);
   if (!stat) return undefined;
@@ -35,20 +31,16 @@ function parentOf(pid: number | "self"): number | undefined {
   return Number.isSafeInteger(parent) && parent > 1 ? parent : undefined;
 }
 
-/** A process as one word: `pid:start` where its start time is known, else the pid. */
 export function processKey(pid: number): string {
   const start = startOf(pid);
   return start === undefined ? String(pid) : `${pid}:${start}`;
 }
 
-/** Programs that run a client's hook command for it: a hook's shell, not the client. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "ash", "busybox", "env", "timeout"]);
 
 /**
- * The client that started this hook: the nearest process above it that is not a shell running the
- * hook's command (read from /proc/<pid>/comm), as processKey gives it. Only that process, never its
- * own parent (the shell the person started the client from, which every other program started
- * there shares). Undefined where /proc says nothing.
+ * The client that started this hook: the nearest process above it that is not a shell, never the shell the client was
+ * started from (every other program there shares it).
  */
 export function clientProcess(depth = 4): string | undefined {
   let pid = parentOf("self");
@@ -62,7 +54,6 @@ export function clientProcess(depth = 4): string | undefined {
 
 let mine: Holder | undefined;
 
-/** This process, as a holder. */
 export function me(): Holder {
   if (mine) return mine;
   const boot = read("/proc/sys/kernel/random/boot_id")?.trim();
@@ -71,7 +62,6 @@ export function me(): Holder {
   return mine;
 }
 
-/** Another process of this machine, as a holder (its start time read now): what a hook records of the worker it started. */
 export function holderOf(pid: number): Holder {
   const boot = me().boot;
   const start = startOf(pid);
@@ -88,9 +78,8 @@ function pidExists(pid: number): boolean {
 }
 
 /**
- * Whether the holder can be shown alive: the same boot, a process with its pid, and (where the
- * start time is known on both sides) the same start time. Anything that cannot be shown alive is
- * not: an empty or unreadable holder is dead.
+ * Alive only when it can be shown so: same boot, a process with its pid and the same start time; anything else is
+ * dead.
  */
 export function alive(h: Partial<Holder> | undefined): boolean {
   if (!h || !Number.isInteger(h.pid) || (h.pid as number) <= 0) return false;
@@ -106,12 +95,10 @@ export function alive(h: Partial<Holder> | undefined): boolean {
   return true;
 }
 
-/** A holder as one line of text (what a lock file holds). */
 export function formatHolder(h: Holder): string {
   return JSON.stringify(h);
 }
 
-/** A lock file's holder: JSON as formatHolder writes it, or a bare pid (older writers); undefined when it says neither. */
 export function parseHolder(text: string): Holder | undefined {
   const t = text.trim();
   if (/^\d+$/.test(t)) return { pid: Number(t) };
@@ -123,11 +110,7 @@ export function parseHolder(text: string): Holder | undefined {
   }
 }
 
-/**
- * The other processes of this machine whose arguments hold every one of `words`, in order (Linux:
- * read from /proc; elsewhere none are known). For a hook that must know whether another hook of the
- * same checkout is still running (a compaction racing the end), before its own answer is final.
- */
+/** Other processes whose arguments hold `words` in order (Linux): is a hook of this checkout still running? */
 export function processesWith(words: readonly string[]): number[] {
   let names: string[];
   try {

@@ -1,18 +1,15 @@
 /**
- * Writes the small YAML documents majordomus owns (record front matter, the task record):
- * a flat map of scalars and string lists, in the order given. Strings are written as JSON
- * strings when plain YAML could misread them, so what is written always parses back to itself.
+ * Writes the small YAML documents majordomus owns (front matter, the task): a flat map of scalars and string lists,
+ * strings as JSON where plain YAML could misread them, so each parses back to itself.
  */
 export type Scalar = string | number | boolean | null;
 export type Value = Scalar | readonly string[];
 
 /**
- * A string written bare: it opens with a letter, a digit, `_`, `.` or `/` (YAML refuses a bare
- * `@`, and a bare `-` opens a list: `@types/node.d.ts` or `-` in a list of changed files made the
- * whole record unreadable, or read back as a nested list) and holds nothing YAML treats as syntax.
+ * Bare only when it opens with a letter, digit, `_`, `.` or `/` (a bare `@` is refused, a bare `-` opens a list: both
+ * once made records unreadable) and holds no YAML syntax.
  */
 const PLAIN = /^[A-Za-z0-9_./][A-Za-z0-9_./@+ :-]*$/;
-/** Words YAML would read as something other than a string. */
 const RESERVED = /^(true|false|yes|no|on|off|null|~|y|n|\.inf|\.nan)$/i;
 const NUMBERISH = /^[-+.]?(\d|\.\d)|^0[xob]/i;
 
@@ -40,15 +37,13 @@ export function emitMap(entries: ReadonlyArray<readonly [string, Value]>): strin
   return `${lines.join("\n")}\n`;
 }
 
-/** Whether `code` may stand in a key as emitMap is given them (`[a-z0-9_]`; a key opens with no digit). */
 function keyChar(code: number, first: boolean): boolean {
   return (code >= 97 && code <= 122) || code === 95 || (!first && code >= 48 && code <= 57);
 }
 
 /**
- * Whether `code` may stand in a bare string every YAML reader (1.1 and 1.2 alike) takes for that
- * string: it opens with a letter, `_` or `/` (or a dot and a letter or `/`), and goes on with those, digits, spaces and `.@+:-`
- * (scalarOf refuses a colon before a space or at the end, and a space at the end).
+ * A character of a bare string every YAML reader (1.1 and 1.2) takes as a string; scalarOf refuses `: ` and a
+ * trailing colon or space.
  */
 function bareChar(code: number, first: boolean): boolean {
   if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 47) return true;
@@ -64,7 +59,7 @@ function bareChar(code: number, first: boolean): boolean {
   );
 }
 
-/** The text from `start` to `end` as an integer the way YAML reads one (no sign but `-`, no leading zero, 15 digits at most), or undefined. */
+/** An integer as YAML reads one (only `-`, no leading zero, at most 15 digits), or undefined. */
 function integerOf(text: string, start: number, end: number): number | undefined {
   const negative = text.charCodeAt(start) === 45;
   const from = negative ? start + 1 : start;
@@ -85,27 +80,26 @@ function integerOf(text: string, start: number, end: number): number | undefined
   return negative ? -n : n;
 }
 
-/** The scalar from `start` to `end` as readOwnMap reads it, or undefined when only a YAML parser should say what it is. */
+/** The scalar as readOwnMap reads it, or undefined when only a YAML parser should say. */
 function scalarOf(text: string, start: number, end: number): unknown {
   if (start >= end) return undefined;
   const first = text.charCodeAt(start);
   if (first === 34) {
     if (end - start < 2 || text.charCodeAt(end - 1) !== 34) return undefined;
     try {
-      // A JSON string on one line is a YAML double-quoted one of the same value (YAML 1.2 reads JSON).
+      // A one-line JSON string is a YAML double-quoted one of the same value.
       return JSON.parse(text.slice(start, end)) as string;
     } catch {
       return undefined;
     }
   }
   if ((first >= 48 && first <= 57) || first === 45) return integerOf(text, start, end);
-  // A bare string may open with a dot where a letter or `/` follows (`.ai/local/…`): never a number then.
+  // A dot followed by a letter or `/` (`.ai/local/…`) is never a number.
   const second = text.charCodeAt(start + 1);
   const dotted = first === 46 && ((second >= 65 && second <= 90) || (second >= 97 && second <= 122) || second === 47);
   for (let i = dotted ? start + 1 : start; i < end; i++) {
     const code = text.charCodeAt(i);
     if (!bareChar(code, i === start || (dotted && i === start + 1))) return undefined;
-    // `a: b` would be a map, `a:` a key, and a space at the end is not the string's.
     if (code === 58 && (i === end - 1 || text.charCodeAt(i + 1) === 32)) return undefined;
   }
   if (text.charCodeAt(end - 1) === 32) return undefined;
@@ -113,20 +107,16 @@ function scalarOf(text: string, start: number, end: number): unknown {
   if (word === "null") return null;
   if (word === "true") return true;
   if (word === "false") return false;
-  // Any other word a reader could take for a boolean or a null (YAML 1.1's yes, No, ON, ~) is the parser's to say.
+  // Any other word a reader could take for a boolean or null (YAML 1.1's yes, ON, ~) is the parser's to say.
   return end - start <= 5 && RESERVED.test(word) ? undefined : word;
 }
 
 /**
- * Read back a document in the shape emitMap writes (a flat map of scalars and string lists, one
- * entry a line), without a YAML parser: the value a YAML parser gives, or undefined for any text
- * not of exactly that shape (a comment after a value, a repeated key, a bare word a reader could
- * take for something else, a key without a value), which a YAML parser is then asked about. A line
- * that opens with `#` is a comment wherever it stands, as the open episodes' first line is. doctor's
- * first run reads 30,000 front matters; the built-in parser took 12 µs each, this a fraction of that.
+ * Read back exactly the shape emitMap writes without a parser, or undefined for anything else (a comment after a
+ * value, a repeated key, an ambiguous word), which the parser is then asked. doctor's 30,000 front matters took 12 µs
+ * each with the built-in parser, a fraction of that here.
  */
 export function readOwnMap(text: string): Record<string, unknown> | undefined {
-  // An empty document is a null to YAML, not an empty map.
   if (text === "" || text === "\n") return undefined;
   const out: Record<string, unknown> = {};
   let list: unknown[] | undefined;

@@ -1,26 +1,18 @@
-/**
- * Running git. Only used where reading git's files is not enough (status, ancestry, logs);
- * the hot path of every hook reads HEAD from disk instead (see where.ts).
- */
+/** Running git, where its files are not enough (status, ancestry, logs); hooks read HEAD from disk (where.ts). */
 import { spawnText } from "../lib/runtime.ts";
 import { environment } from "../lib/env.ts";
 import { cancelAll, GAVE_UP } from "../lib/cancel.ts";
 
 export type GitResult = { ok: boolean; status: number | null; stdout: string; stderr: string };
 
-/** Never let git open an editor or a pager, ask for credentials, or translate its output. */
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
-/** When git stops being asked (performance.now()): set while a hook whose client kills it at a budget works. */
 let deadlineAt: number | undefined;
-/** Whether a git call gave up at that bound: then some answer is missing. */
 let missed = false;
 
 /**
- * Every git call of this process ends within `ms` from now: one still running then is stopped, and
- * a later one is not started; each answers as a git that gave up (GAVE_UP), which every caller
- * already reads as facts it does not have. Returns how to lift the bound once the work is done (a
- * process that goes on, such as a test replaying events, asks git again after it).
+ * Every git call of this process ends within `ms`: one running then is stopped, a later one never starts, and each
+ * answers as a git that gave up. Returns how to lift the bound (a test replaying events asks git again).
  */
 export function stopGitWithin(ms: number): () => void {
   const at = performance.now() + ms;
@@ -35,10 +27,7 @@ export function stopGitWithin(ms: number): () => void {
   };
 }
 
-/**
- * Whether a git call gave up at the bound stopGitWithin set: some of git's answers are missing, not
- * negative. A bound that passed after every answer came in leaves the facts whole.
- */
+/** Whether a call really gave up at the bound: a bound that passed after every answer leaves the facts whole. */
 export function gitStopped(): boolean {
   return missed;
 }
@@ -53,7 +42,7 @@ export function git(
     missed = true;
     return Promise.resolve({ ok: false, status: null, stdout: "", stderr: GAVE_UP });
   }
-  // Optional locks off: a hook must never take the index lock a person's own git command needs.
+  // Optional locks off: a hook must never take the index lock the person's own git needs.
   return spawnText("git", args, {
     cwd,
     input,
@@ -65,20 +54,13 @@ export function git(
 }
 
 /**
- * git's answers about one checkout, for as long as one command's position lives (see where.ts):
- * questions whose answer cannot change meanwhile (majordomus writes only git-ignored files before
- * its last step) are asked once each, and each costs a process (~10 ms here). A server builds a
- * position per answer, so nothing here outlives what it describes.
+ * git's answers for one command's position, each asked once (~10 ms a process): nothing majordomus writes before its
+ * last step changes them.
  */
 export type Answers = {
-  /** git's answer to `args`, asked at most once through this value. */
   once(args: readonly string[]): Promise<GitResult>;
-  /**
-   * Take the answer to `args` from elsewhere (the start shim ran `git status` before this process
-   * existed); `answer` resolves undefined when there is none, and git is asked after all.
-   */
+  /** Take the answer from elsewhere (the start shim's); an undefined answer sends the question to git. */
   take(args: readonly string[], answer: Promise<GitResult | undefined>): void;
-  /** The answer already asked for (or taken), without asking git; undefined when there is none. */
   known(args: readonly string[]): Promise<GitResult | undefined>;
 };
 
@@ -86,7 +68,7 @@ export function answersFor(cwd: string): Answers {
   const asked = new Map<string, Promise<GitResult>>();
   const keep = (key: string, pending: Promise<GitResult>) => {
     asked.set(key, pending);
-    // A failure to run git is not an answer worth keeping: the next caller asks again (unless an answer was taken since).
+    // A failure to run git is not kept: the next caller asks again.
     pending.catch(() => asked.get(key) === pending && asked.delete(key));
     return pending;
   };
@@ -107,7 +89,6 @@ export function answersFor(cwd: string): Answers {
   };
 }
 
-/** First line of stdout when git succeeded, else undefined. */
 export async function gitLine(cwd: string, args: readonly string[]): Promise<string | undefined> {
   const result = await git(cwd, args);
   if (!result.ok) return undefined;

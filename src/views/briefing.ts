@@ -1,10 +1,7 @@
 /**
- * The briefing a client's start event prints: which episode this is, where git stands, the task,
- * what blocks acceptance, and what the last worker left, labelled against git and by age. Never
- * conversation text. A pure view over the facts: a table of parts, each with its long and short
- * form, its worth and how many items it names, spent by the one budget (views/budget.ts): the
- * agent's own Next Action first and whole when the channel can carry it, every other part
- * yielding to its short form before a word of it is cut.
+ * The briefing a start event prints: the episode, git, the task, what blocks acceptance and what the last worker
+ * left, labelled against git and by age; never conversation text. Pure: a table of parts spent by the one budget
+ * (views/budget.ts), the agent's own Next Action first and whole when the channel carries it.
  */
 import type { Facts, Need } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
@@ -33,13 +30,10 @@ import { field, fields, quoted } from "../lib/quote.ts";
 export type { Cut } from "./budget.ts";
 export type Briefing = Spent;
 
-/** What the briefing is composed from, beyond what every view gets. */
 export const BRIEFING_NEEDS = ["handover", "claims", "live"] as const satisfies readonly Need[];
 
-/** The longest task description kept when the task yields. */
 const TASK_CHARS = 200;
 
-/** A part's writer: its lines and short form, given how many items its long form may name. */
 type Write = (f: Facts, shown: number) => Omit<Part, "id"> | undefined;
 
 const header: Write = (f) => {
@@ -117,7 +111,6 @@ const questions: Write = (f, shown) => {
 
 const age = (v: View) => (v.age ? `${v.age} old` : "age unknown");
 
-/** The handover's labels and where it comes from, up to the line that opens its quoted Next Action. */
 const handover: Write = (f) => {
   const h = f.handover;
   if (h.error)
@@ -164,7 +157,6 @@ const handover: Write = (f) => {
   };
 };
 
-/** A newer derived record named beside an authored one: what happened since. */
 const since: Write = (f) => {
   const s = f.handover.since;
   if (!s || !f.handover.view || f.handover.view.history) return undefined;
@@ -211,10 +203,8 @@ const footer: Write = () => ({
 });
 
 /**
- * The briefing's parts, in the order they are printed. `worth`: after the Next Action, which part
- * gets its long form back first (1 first); a part without one is printed as it is. `shown`: how
- * many items its long form names by name (the rest are counted). The Next Action itself is not a
- * row: it is the quote, placed after `handover` and spent before any of them.
+ * The parts in print order. `worth`: which gets its long form back first after the Next Action; `shown`: how many
+ * items its long form names. The Next Action is the quote, placed after `handover`.
  */
 export const BRIEFING_PARTS: ReadonlyArray<{ id: string; worth?: number; shown: number; write: Write }> = [
   { id: "header", shown: 0, write: header },
@@ -228,7 +218,6 @@ export const BRIEFING_PARTS: ReadonlyArray<{ id: string; worth?: number; shown: 
   { id: "footer", shown: 0, write: footer },
 ];
 
-/** The Next Action to quote, when the handover may be followed. */
 function nextAction(f: Facts): Quote | undefined {
   const v = f.handover.view;
   if (!v || v.history || !v.next_action || v.next_action.length === 0) return undefined;
@@ -242,13 +231,11 @@ function nextAction(f: Facts): Quote | undefined {
   };
 }
 
-/** The closing line of a briefing whose parts were shortened: one line, whatever yielded. */
 export const closing = (cuts: readonly Cut[], limits: string) =>
   `(Shortened to fit ${limits}: ${cuts.map((c) => c.part).join(", ")} in short, each naming its command.)`;
 
-/** The briefing's parts as the budget spends them: each in print order, the Next Action to quote, and the order of worth. */
 export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; order: string[] } {
-  // Measured as the client receives it: control characters already shown as `\uXXXX`.
+  // Measured as the client receives it: control characters shown as `\uXXXX`.
   const clean = (lines: readonly string[]) => lines.map(printable);
   const parts = BRIEFING_PARTS.flatMap((row) => {
     const part = row.write(f, row.shown);
@@ -262,14 +249,9 @@ export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; order: 
   return { parts, quote: nextAction(f), order };
 }
 
-/** How every answer built on the briefing's parts is cut when even its short forms are over. */
 export const cutAtEnd = (limits: string) => `(Cut here to fit ${limits}: \`majordomus context\` prints the rest.)`;
 
-/**
- * The briefing, fitted to the policy's line budget (which limits every part but the Next Action)
- * and, when given, the channel's character budget. Without one (a person's terminal) only the
- * lines count.
- */
+/** Fitted to the policy's line budget and, when given, the channel's characters. */
 export function briefing(f: Facts, budget?: Budget): Briefing {
   const { parts, quote, order } = briefingParts(f);
   return spend(parts, quote, {

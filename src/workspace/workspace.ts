@@ -1,7 +1,6 @@
 /**
- * The workspace of one command: where it runs (git position, layer, ledger), the episode it
- * belongs to, the paths of majordomus's own records, and the command's one instant. Built once by
- * the command and handed down; nothing below asks these questions a second time.
+ * One command's workspace: git position, layer, ledger, episode, own records and the command's instant, built once
+ * and handed down.
  */
 import { relative } from "node:path";
 import { now } from "../lib/clock.ts";
@@ -21,36 +20,27 @@ export type Workspace = {
   position: Position;
   layer: Layer;
   ledger: Ledger;
-  /** The id of the episode (ours, not the client's session) this process belongs to, stamped on every ledger line, if one is open. */
+  /** Our episode's id (not the client's session), stamped on every ledger line. */
   episodeId?: string;
-  /** That episode as it was read when the command started (read once). */
   episode?: OpenEpisode;
-  /** majordomus's own records, which git's view of the worker's changes leaves out. */
   own: Own;
-  /** The command's instant: every stamp and age of this command. */
   at: Date;
-  /**
-   * The policy, read once per workspace (a failure to read it is kept too: every caller gets the
-   * same answer). `strict` reads it again, refusing what a lenient read lets pass (doctor, `policy`).
-   */
+  /** Read once per workspace; `strict` reads again, refusing what a lenient read lets pass. */
   policy: (options?: { strict?: boolean }) => Promise<LoadedPolicy>;
 };
 
 /**
- * `readOnly`: a command that writes nothing (it need not know its episode, nor make sure git
- * ignores the local half). `startStatus`: start on `git status` as soon as the checkout is found,
- * from a shim's answer file when it names one (the start hook).
+ * `readOnly`: writes nothing, so it need not know its episode or ensure git ignores the local half. `startStatus`:
+ * start `git status` as soon as the checkout is found.
  */
 export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?: string; tracked?: boolean } };
 
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
 
-/** The same workspace in `episode` (every line it appends is stamped with that episode's id). */
 export function inEpisode(ws: Workspace, episode: OpenEpisode | undefined): Workspace {
   return { ...ws, episode, episodeId: episode?.session_id };
 }
 
-/** The shared records folder, repository-relative with a trailing `/` (none when undeclared). */
 export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
   try {
     return { recordsDir: `${relative(position.worktree, sectionPath(layer, "sessions")).replace(/\\/g, "/")}/` };
@@ -59,10 +49,7 @@ export function ownOf(layer: Layer, position: Pick<Position, "worktree">): Own {
   }
 }
 
-/**
- * Where a command runs. `providerSession` is the client session a hook names; without it the
- * episode is found from the environment (see session/attribution.ts).
- */
+/** Where a command runs; without `providerSession` the episode is found from the environment. */
 export async function workspace(
   cwd: string = process.cwd(),
   providerSession?: string,
@@ -70,7 +57,6 @@ export async function workspace(
 ): Promise<Workspace> {
   const position = await locate(cwd);
   mark("located");
-  // The start hook's briefing needs git status: it starts now, while the layer is read.
   if (options.startStatus)
     (await import("../repo/prefetch.ts")).startStatus(
       position,
@@ -79,12 +65,9 @@ export async function workspace(
     );
   const layer = await loadGuardedLayer(position.worktree);
   mark("layer loaded");
-  // A command that may write makes sure git ignores the local half first.
   if (!options.readOnly) await requireIgnored(position, layer);
-  // A command that may write records gives a supervised repository its identity, once.
   if (!options.readOnly && position.repositoryId === position.commonDir)
     Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
-  // A command that writes nothing stamps nothing: it need not know its episode.
   const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
   let policy: Promise<LoadedPolicy> | undefined;
   return {
