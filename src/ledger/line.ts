@@ -1,7 +1,6 @@
 /**
- * One ledger line: the envelope every line starts with, then the payload. A line whose top-level
- * keys repeat is malformed: JSON.parse would silently keep the last value, and the envelope must
- * win, so such a line is reported rather than guessed at.
+ * One ledger line: the envelope, then the payload. Repeated top-level keys make it malformed, since JSON.parse keeps
+ * the last value and the envelope must win.
  */
 export const ENVELOPE_KEYS = ["ts", "event", "head", "branch", "by", "session"] as const;
 export type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
@@ -18,7 +17,6 @@ export type Entry = {
 
 export type Parsed = { ok: true; entry: Entry; text: string } | { ok: false; reason: string; text: string };
 
-/** Top-level keys of a JSON object text, in order, repeats included. Assumes JSON.parse accepted it. */
 export function topLevelKeys(text: string): string[] {
   const keys: string[] = [];
   let depth = 0;
@@ -44,17 +42,12 @@ export function topLevelKeys(text: string): string[] {
 }
 
 /**
- * How deep a line may nest: far past any event majordomus writes (three levels), and far short of
- * what makes printing it overflow the stack (JSON.stringify fails near 50,000 levels). A deeper
- * line is malformed, so no reader, printer or check ever meets it.
+ * Far past what majordomus writes (three levels), far short of what overflows printing (JSON.stringify fails near
+ * 50,000).
  */
 export const MAX_NESTING = 64;
 
-/**
- * How many keys the objects in `record` name at every depth, and whether it nests deeper than
- * MAX_NESTING: walked with a list of its own, never by recursion (a stranger's line may nest a
- * hundred thousand deep). Most lines are flat: the list is made only for a line that nests.
- */
+/** Keys named at every depth, walked with a list, never recursion (a stranger's line may nest 100,000 deep). */
 function shapeOf(record: Record<string, unknown>): { keys: number; tooDeep: boolean } {
   let keys = 0;
   let waiting: Array<[unknown, number]> | undefined;
@@ -78,13 +71,9 @@ function shapeOf(record: Record<string, unknown>): { keys: number; tooDeep: bool
 }
 
 /**
- * Whether `text` (which parsed as `record`) surely names each key once, with the envelope first,
- * so the object's keys are the line's, in order. In a line without a backslash no string holds a
- * quote, so `":` stands only where a key ends: as many of them as the parsed objects have keys
- * means no key was named twice (a repeat leaves one key for two). The object lists a name that
- * looks like a number first, which the line need not; such a line, one with an escape, and one
- * spaced otherwise (`"a" : 1`) are scanned instead. One pass of the line's own search, where
- * looking for each key's spelling twice took a third of doctor's pass over 200,000 lines.
+ * Whether the line surely names each key once, envelope first: with no backslash no string holds a quote, so the
+ * count of `":` equals the keys parsed unless one repeats. Anything else is scanned; searching each key twice had
+ * taken a third of doctor's pass.
  */
 function plainlyOnce(text: string, record: Record<string, unknown>, keysNamed: number): boolean {
   if (text.includes("\\")) return false;
@@ -109,7 +98,6 @@ export function parseLine(text: string): Parsed {
   const record = value as Record<string, unknown>;
   const shape = shapeOf(record);
   if (shape.tooDeep) return { ok: false, reason: `nested deeper than ${MAX_NESTING} levels`, text };
-  // Only a line that might repeat a key is scanned for its keys (see plainlyOnce).
   const own = plainlyOnce(text, record, shape.keys);
   const keys = own ? Object.keys(record) : topLevelKeys(text);
   const repeated = own ? undefined : keys.find((k, i) => keys.indexOf(k) !== i);
@@ -123,7 +111,6 @@ export function parseLine(text: string): Parsed {
   return { ok: true, entry: record as Entry, text };
 }
 
-/** The payload: every key that is not part of the envelope. */
 export function payloadOf(entry: Entry): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(entry)) if (!(ENVELOPE_KEYS as readonly string[]).includes(k)) out[k] = v;

@@ -1,11 +1,8 @@
 /**
- * The one right to close an episode, and the promise to do it: a claim file created once, with
- * link(2), in `<state>/sessions-closing/<episode>.claim`. However many end events arrive, exactly
- * one takes the claim. The claim says what was asked (the client session, its reason, the outcome)
- * and who took it, so the close is an intent that outlives its taker: when the taker dies before the
- * record exists (a killed hook, a container that ends with its client), any later event in the
- * checkout, `recover`, `session close` or `doctor --fix` completes it (see finish.ts). Its own
- * module, so an end hook takes the claim without loading what the close itself needs.
+ * The one right to close an episode, and the promise to: `<state>/sessions-closing/<episode>.claim`, created once
+ * with link(2), saying what was asked and who took it. When the taker dies first, any later event, `recover`,
+ * `session close` or `doctor --fix` completes it. Its own module, so the end hook loads nothing of the close to take
+ * it.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -38,7 +35,6 @@ export function claimsDir(layer: Layer): string {
 
 const claimPath = (layer: Layer, episodeId: string) => join(claimsDir(layer), `${episodeId}.claim`);
 
-/** Take the claim for this close; false when another event took it first. */
 export function claimClose(layer: Layer, intent: Intent): boolean {
   ensureDir(claimsDir(layer), 0o700);
   const claim: Claim = { schema: CLAIM_SCHEMA, ...intent, claimed_at: stamp(), by: me() };
@@ -47,7 +43,6 @@ export function claimClose(layer: Layer, intent: Intent): boolean {
 
 export type ClaimRead = { episodeId: string; claim?: Claim; problem?: string };
 
-/** A claim file, read; a claim an older majordomus wrote (`<pid> <time>`) says only who took it. */
 function parse(episodeId: string, text: string): ClaimRead {
   try {
     const data = JSON.parse(text) as Partial<Claim>;
@@ -72,7 +67,6 @@ function parse(episodeId: string, text: string): ClaimRead {
   return { episodeId, problem: `claims/${episodeId}.claim is not a close claim` };
 }
 
-/** Whether any close claim is out in this checkout (one listing; no claim is read). */
 export function hasClaims(layer: Layer): boolean {
   try {
     return readdirSync(claimsDir(layer)).some((n) => n.endsWith(".claim"));
@@ -89,7 +83,6 @@ export function readClaim(layer: Layer, episodeId: string): ClaimRead | undefine
   }
 }
 
-/** Every claim in this checkout. */
 export function readClaims(layer: Layer): ClaimRead[] {
   let names: string[];
   try {
@@ -103,30 +96,23 @@ export function readClaims(layer: Layer): ClaimRead[] {
   });
 }
 
-/** Whether the claim's taker may still be writing the close (then nobody else touches it). */
 export function inProgress(claim: Claim): boolean {
   return alive(claim.by);
 }
 
-/** The close is done: its claim goes. */
 export function releaseClaim(layer: Layer, episodeId: string): void {
   unlinkQuiet(claimPath(layer, episodeId));
 }
 
-/** The lock under which a close is written and checked, so two completers never write two records. */
 export function closeLock(layer: Layer, episodeId: string): string {
   return join(claimsDir(layer), `${episodeId}.lock`);
 }
 
-/** How long a start that follows an end (`/clear`) looks for that end's claim before it concludes the close is already done. */
 const CLAIM_APPEARS_MS = 250;
 /**
- * Wait, at most `ms`, until no close in this checkout is still being written by a live taker: a
- * start that follows an end must brief from the record that end derives. `followsEnd` (the client
- * said the session was cleared: its end hook runs beside this start) also waits, at most
- * CLAIM_APPEARS_MS, for that end to claim its close: the two hooks start within milliseconds of each
- * other, and the end may not have claimed yet. It waits only while another episode of the same
- * client is still open here (the one being ended); when none is, that close is done. Returns the wait.
+ * Wait at most `ms` until no close here is still being written: a start after an end must brief from that end's
+ * record. `followsEnd` (a cleared session) also waits up to CLAIM_APPEARS_MS for the end to claim, while another
+ * episode of the same client is open.
  */
 export async function awaitCloses(
   layer: Layer,
@@ -134,7 +120,6 @@ export async function awaitCloses(
   followsEnd: { provider: string; providerSession: string } | undefined,
 ): Promise<number> {
   const started = Date.now();
-  // The time spent waiting, not looking: a look alone takes a millisecond on a slow disk, and is no wait.
   let slept = false;
   const nap = () => ((slept = true), sleep(5));
   const busy = () =>

@@ -1,15 +1,8 @@
 /**
- * What closing an episode writes, decided from the gathered facts alone (pure: no file, no git, no
- * clock): the derived checkpoint, the continuation record, and the window the closed record is
- * composed from. The commit (finish.ts) writes them in this order. A record the close wrote already
- * (a killed closer's, seen in the episode's window) is not planned again; a record the policy rules
- * out (a required section no derivation writes) is planned as ruled out, with the reason, and the
- * episode still closes.
- *
- * The continuation record quotes the checkpoint written just before it, and the closed record
- * lists both by path; a path is only known once the record is published (its name carries the
- * checkout's next sequence number, drawn under the records lock). So those two parts of the plan
- * are pure functions of what was written.
+ * What closing an episode writes, decided from the gathered facts alone: the derived checkpoint, the continuation
+ * record and the closed record's window. A record a killed closer wrote is not planned again; one the policy rules
+ * out is planned as ruled out, and the episode still closes. The parts that name published paths are functions of
+ * what was written.
  */
 import { isFailure } from "../lib/failure.ts";
 import { switchOn } from "../policy/index.ts";
@@ -20,24 +13,17 @@ import { viewWith } from "../records/view.ts";
 import { deriveCheckpoint, deriveHandover } from "../views/derived.ts";
 import { planRecord, requiredSections, type Ground, type PlannedRecord, type Written } from "./records.ts";
 
-/** What a close is planned from: the facts of the episode being closed (with its window) and the ground its records stand on. */
 export type CloseFacts = { facts: Facts & { window: EpisodeWindow }; ground: Ground };
 
-/** One record of the plan: to be written, or ruled out by the policy (said, and left out). */
 export type Step = { planned: PlannedRecord } | { noun: string; ruledOut: string };
 
 export type ClosePlan = {
   checkpoint?: Step;
-  /** The continuation record, given the checkpoint written before it (if any). */
   handover?: (checkpoint: Written | undefined) => Step;
-  /**
-   * The episode's window as the closed record shows it: with the records written by this close.
-   * Undefined when nothing was gathered (the close then reads the window itself).
-   */
+  /** The window with this close's records; undefined when nothing was gathered. */
   window?: (written: readonly Written[]) => EpisodeWindow;
 };
 
-/** Whether the window already holds the `event` record a close writes (a killed closer wrote it). */
 const writtenByClose = (window: EpisodeWindow, event: string) =>
   window.entries.some((e) => e.event === event && e.closing === true);
 
@@ -50,10 +36,9 @@ function step(noun: string, plan: () => PlannedRecord): Step {
   }
 }
 
-/** The facts as the continuation record sees them once the checkpoint is written: it is this checkout's newest. */
 export function withCheckpoint(facts: Facts, written: Written | undefined): Facts {
   if (!written) return facts;
-  // Written by this command at HEAD on this branch: `exact`, as divergence would say without asking git.
+  // Written now at HEAD on this branch: `exact`, without asking git.
   const resolved = { ...written.record, tier: 0 as const, match: "same_worktree_same_branch" as const };
   return {
     ...facts,
@@ -61,7 +46,6 @@ export function withCheckpoint(facts: Facts, written: Written | undefined): Fact
   };
 }
 
-/** The window with the records this close wrote (their ledger lines were appended after it was read). */
 export function windowWith(window: EpisodeWindow, written: readonly Written[]): EpisodeWindow {
   const add = (list: string[], values: string[]) => [...new Set([...list, ...values])];
   const of = (kind: RecordKind) => written.filter((w) => w.kind === kind);
@@ -89,7 +73,6 @@ export function windowWith(window: EpisodeWindow, written: readonly Written[]): 
   };
 }
 
-/** The close's records, from the facts alone; nothing gathered (no policy): nothing is derived and the episode closes as it is. */
 export function planClose(input: CloseFacts | undefined): ClosePlan {
   if (!input) return {};
   const { facts, ground } = input;
@@ -104,8 +87,7 @@ export function planClose(input: CloseFacts | undefined): ClosePlan {
           }),
         )
       : undefined;
-  // The continuation record attaches to the active task and leaves it active: a task outlives
-  // client sessions until `finish` (or `handover --close`) ends it.
+  // It leaves the task active: a task outlives sessions until `finish` or `handover --close`.
   const handover =
     switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(window, "task.handed_over")
       ? (written: Written | undefined) =>

@@ -1,10 +1,7 @@
 /**
- * Finishing a claimed close: what an end event asks for, written exactly once whoever does it, as
- * gather (the episode's facts, once), plan (close-plan.ts, pure), commit (the records, then the close).
- * The end hook does it right after taking the claim; when that hook (or its worker) died first, the
- * next event in the checkout, `recover`, `session close` or `doctor --fix` does it from the claim.
- * Each derived record is written only if the episode's ledger window does not show one written
- * since the claim (a killed closer may have written it), and the close itself is idempotent
+ * Finishing a claimed close, exactly once whoever does it: gather, plan (close-plan.ts, pure), commit. The end hook
+ * does it after taking the claim; if it died, the next event, `recover`, `session close` or `doctor --fix` does it
+ * from the claim. A derived record a killed closer already wrote is not written again, and the close is idempotent
  * (close.ts).
  */
 import { log } from "../lib/log.ts";
@@ -22,7 +19,6 @@ import type { Entry } from "../ledger/line.ts";
 
 export type Finished = { episodeId: string; result: Closed["status"] | "gone"; path?: string };
 
-/** The open episode a claim names (an older claim names only the episode id). */
 async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | undefined> {
   if (claim.provider_session !== "") {
     const read = await readEpisode(
@@ -34,9 +30,8 @@ async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | und
 }
 
 /**
- * Gather what the close is planned from, once: the episode's facts with its window (one pass over
- * the ledger's tail), the ground its records stand on. Undefined when nothing can be derived (no
- * policy, or the gathering failed: said), and the episode closes as it is.
+ * The episode's facts with its window and the ground its records stand on; undefined when nothing can be derived, and
+ * the episode closes as it is.
  */
 async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPolicy | undefined) {
   if (!policy) return undefined;
@@ -61,12 +56,11 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
   }
 }
 
-/** Whether the close must wait for other work first, told the episode's ledger lines it gathered: the wait, in ms. */
 export type Settle = (entries: readonly Entry[] | undefined) => Promise<number>;
 
 /**
- * `held`: the open episode the caller read for this claim, when nothing could have changed it since.
- * `settle`: asked once the facts are gathered (one pass over the ledger); after a wait they are gathered again.
+ * `held`: the episode the caller read, when nothing could have changed it. `settle`: asked with the gathered ledger
+ * lines; after a wait the facts are gathered again.
  */
 export async function finishClose(
   ws: Workspace,
@@ -82,14 +76,12 @@ export async function finishClose(
     gathered = episode && (await gatherClose(inEpisode(ws, episode), episode, policy));
   }
   if (!episode) {
-    // Closed already (the claim outlived its close by a moment), or removed by hand: nothing left to write.
     releaseClaim(ws.layer, claim.session_id);
     return { episodeId: claim.session_id, result: "gone" };
   }
   return closeIn(inEpisode(ws, episode), episode, claim, policy, gathered);
 }
 
-/** The close of `episode` (open, its claim held), in its own workspace: gathered, planned, written. */
 async function closeIn(
   ws: Workspace,
   episode: OpenEpisode,
@@ -99,8 +91,7 @@ async function closeIn(
 ): Promise<Finished> {
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
   const plan = planClose(gathered);
-  // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
-  // fails the close, and the claim has it finished later.
+  // Anything but a ruled-out record (a lock held, a full disk) fails the close; the claim has it finished later.
   const written: Written[] = [];
   const write = async (step: Step | undefined) => {
     if (!step) return undefined;
@@ -117,7 +108,6 @@ async function closeIn(
   const checkpoint = await write(plan.checkpoint);
   const handover = await write(plan.handover?.(checkpoint));
   if (handover) log.info(`continuation written to ${handover.relativePath}`);
-  // Nothing gathered (no policy, or the gathering failed): the close reads the episode's window alone.
   const window = plan.window?.(written) ?? (await gatherEpisode(ws, episode));
   const closed = await writeClose(ws, episode, window, {
     outcome: claim.outcome,
@@ -136,12 +126,10 @@ async function closeIn(
   };
 }
 
-/** Claims in this checkout whose taker is gone: closes promised and never finished. */
 export function unfinishedClaims(ws: Workspace): Claim[] {
   return readClaims(ws.layer).flatMap((r) => (r.claim && !inProgress(r.claim) ? [r.claim] : []));
 }
 
-/** Finish every close a dead taker left (oldest first); what each came to. */
 export async function finishUnfinished(ws: Workspace, policy: LoadedPolicy | undefined): Promise<Finished[]> {
   const out: Finished[] = [];
   for (const claim of unfinishedClaims(ws).sort((a, b) => a.claimed_at.localeCompare(b.claimed_at))) {

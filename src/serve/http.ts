@@ -1,13 +1,8 @@
 /**
- * `majordomus serve`: one loopback HTTP server for the read side: the continuity page at `/`, a
- * JSON API under `/api/v1/`, and MCP over Streamable HTTP at `/mcp`. Read-only. A request whose
- * Host or Origin is not this server's own loopback address is refused (DNS rebinding: a web page
- * elsewhere must not read the local half through the person's browser), and every request needs
- * a key as `Authorization: Bearer <key>`: the checkout's token (serve/token.ts), or the session key
- * of this run the page's script traded for the one-time launch secret in the URL `serve` printed
- * (serve/shell.ts). No cookie is set or read: a browser sends cookies to every port of a host.
- * Anyone else who reaches the port, whatever Host they send, is answered 401 (or, at `/`, the
- * page's empty shell) and nothing of the account.
+ * `majordomus serve`: one loopback server for the page at `/`, the API under `/api/v1/` and MCP at `/mcp`, read-only.
+ * A Host or Origin not its own is refused (DNS rebinding), and every request needs a Bearer key: the checkout's
+ * token, or the run's session key the page traded for the URL's one-time secret. No cookies: a browser sends them to
+ * every port of a host.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Account } from "./account.ts";
@@ -24,11 +19,7 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host);
 }
 
-/**
- * The Host values this server answers to: its loopback names and the address given with --host, at
- * its port; bound to every address (0.0.0.0, ::), each address of this machine's own interfaces, so
- * a remote caller names the one it reached (the token is still asked for).
- */
+/** Its loopback names and --host at its port; bound to every address, each of this machine's own too. */
 function allowedHosts(bound: string, port: number): Set<string> {
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   const own =
@@ -42,7 +33,6 @@ function allowedHosts(bound: string, port: number): Set<string> {
 }
 
 const NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
-/** The shell runs its own script and nothing else, and talks to this server alone. */
 const SHELL_POLICY = `default-src 'none'; script-src ${SHELL_SCRIPT_HASH}; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
 function send(res: ServerResponse, status: number, type: string, body: string, policy = NO_SCRIPT): void {
@@ -73,7 +63,6 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text === "" ? undefined : JSON.parse(text);
 }
 
-/** The key a request carries: its bearer header alone (nothing a browser sends by itself). */
 function carried(req: IncomingMessage): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
 }
@@ -81,7 +70,6 @@ function carried(req: IncomingMessage): string | undefined {
 const UNAUTHORIZED =
   "this server answers only the person who started it: open the URL `majordomus serve` printed, or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
 
-/** The API's routes: one row each. */
 const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
   continuity: (a) => a.continuity(),
   episodes: (a) => a.episodes(),
@@ -96,11 +84,9 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
   },
 };
 
-/** `launch`: the one-time URL for the person's browser (its secret in the fragment, dead once used or once this run ends). */
 export type Served = { server: Server; url: string; launch: string; close(): Promise<void> };
 export type ServeOptions = { host: string; port: number; token: string };
 
-/** Why the address could not be taken, as the person can act on it (one row per cause the system names). */
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
   EADDRINUSE: (o) =>
     new Failure(
@@ -129,7 +115,6 @@ function listenFailure(err: unknown, options: { host: string; port: number }): u
 
 export async function serve(account: Account, options: ServeOptions): Promise<Served> {
   let allowed = new Set<string>();
-  // This run's launch secret (one use) and the session keys traded for it: in memory only.
   let launch: string | undefined = randomBytes(32).toString("base64url");
   const shown = launch;
   const sessions: string[] = [];
@@ -162,7 +147,7 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
         return json(res, 200, { schema: API_SCHEMA("session"), token: key });
       }
       if (!authorized(carried(req))) {
-        // The page's shell holds nothing of the account: its script asks for the page with the key it keeps.
+        // The shell holds nothing of the account: its script fetches the page with its key.
         if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD") && !req.headers.authorization)
           return send(res, 200, "text/html; charset=utf-8", SHELL_HTML, SHELL_POLICY);
         return refuse(res, 401, UNAUTHORIZED);
@@ -211,7 +196,6 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
   };
 }
 
-/** One MCP exchange over Streamable HTTP, stateless: a server and a transport per request. */
 async function mcp(account: Account, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== "POST")
     return refuse(res, 405, "MCP over Streamable HTTP here is stateless: POST each JSON-RPC message to /mcp");

@@ -1,7 +1,6 @@
 /**
- * Open episodes: `<state>/sessions-open/<key>.yaml`, one per provider session (key from keys.ts;
- * `hand` for the one opened by hand). The pointer `<state>/session-current` names the key of the
- * episode opened last, replaced by rename (no symlink: the binary also runs on Windows).
+ * Open episodes: `<state>/sessions-open/<key>.yaml`, one per provider session (`hand` for one opened by hand).
+ * `<state>/session-current` names the newest, replaced by rename (no symlinks on Windows).
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -30,13 +29,8 @@ export const OPEN_KEYS = [
 ] as const;
 
 /**
- * Keys an open episode may carry beyond those: the ordinal of the client's context window (`0`
- * until its first compaction; a resumed session keeps counting), and where the client keeps its
- * own transcript of the session (the path its start event named, never read or copied by the
- * lifecycle: only the history tools read it, on demand), and the processes that started the hook
- * which opened or last resumed it (`pid:start` words, nearest first: the client is among them),
- * so the history tools can tell the client that started them from another. All stay in the
- * git-ignored half.
+ * The client's window ordinal, where it keeps its transcript (read only by the history tools), and the processes that
+ * started the hook that opened it, so those tools can tell their client from another. All git-ignored.
  */
 export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path", "client_processes"] as const;
 
@@ -45,14 +39,9 @@ export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> &
 
 const ALL_KEYS: readonly string[] = [...OPEN_KEYS, ...OPTIONAL_OPEN_KEYS];
 
-/** One line, no control character: what a field another process wrote must be to be shown at all. */
 const LINE = (max: number) => new RegExp(`^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]{1,${max}}$`);
 
-/**
- * The shapes the fields another session's record shows must have: an episode id as majordomus makes
- * them, a client's id and session id as the clients make them, one-line paths and names. A record
- * outside them is malformed (skipped and counted), never shown.
- */
+/** Another session's fields are shown only in these shapes; a record outside them is skipped and counted. */
 const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof OPTIONAL_OPEN_KEYS)[number], RegExp]> =
   [
     ["session_id", /^s-\d{14}-[0-9a-f]{12}$/],
@@ -66,7 +55,6 @@ const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof 
     ["window", /^\d{1,9}$/],
   ];
 
-/** The episode's window ordinal (0 for a record that names none). */
 export function windowOf(episode: Pick<OpenEpisode, "window">): number {
   const n = Number(episode.window ?? "0");
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
@@ -97,7 +85,6 @@ export async function readEpisode(path: string): Promise<ReadEpisode> {
   return parseEpisode(text, path);
 }
 
-/** An open record's text (read from `path`) as an episode, or what is wrong with it. */
 export async function parseEpisode(text: string, path: string): Promise<ReadEpisode> {
   try {
     const data = (await parseYaml(text)) as Record<string, unknown>;
@@ -142,12 +129,10 @@ export function readPointer(layer: Layer): string | undefined {
   }
 }
 
-/** Open episodes, the most recently opened first (a copy; the given list is left as it is). */
 export function newestOpenFirst<T extends Pick<OpenEpisode, "opened_at">>(open: readonly T[]): T[] {
   return [...open].sort((a, b) => (a.opened_at < b.opened_at ? 1 : a.opened_at > b.opened_at ? -1 : 0));
 }
 
-/** The open episodes' file names (`<key>.yaml`), sorted; none when the folder is not there. */
 export function openNames(layer: Layer): string[] {
   try {
     return readdirSync(openDir(layer))
@@ -158,7 +143,6 @@ export function openNames(layer: Layer): string[] {
   }
 }
 
-/** Every open episode of this checkout, with its key; unreadable records come back as problems. */
 export async function listOpen(layer: Layer): Promise<Array<{ key: string } & ReadEpisode>> {
   const out = [];
   for (const name of openNames(layer))

@@ -1,17 +1,8 @@
 /**
- * Whether the briefing reached the model, as the client's own transcript records it: the answer
- * it kept for the start hook is the text the model was given. For Claude Code, the newest
- * `attachment` row of the start shim's SessionStart run:
- *
- *   inline        `hook_success` whose content is the briefing itself
- *   collapsed     `hook_success` whose content is `<persisted-output>`: a 2 KB preview and a file
- *                 path stood in for the briefing (an answer over the client's 10,000 characters)
- *   missing       the hook failed, was cancelled, or left no answer at all
- *   not_provable  a client whose transcript majordomus cannot read (or none was named)
- *
- * Read never through a link, only a regular file, and at most HEAD_BYTES from its start and
- * TAIL_BYTES from its end (a start's answer is written when the session starts or resumes).
- * Nothing read here is stored: only the verdict and its cause.
+ * Whether the briefing reached the model, as the client's transcript records the start hook's answer. For Claude
+ * Code: `inline` (the briefing itself), `collapsed` (a `<persisted-output>` preview stood in: an answer over 10,000
+ * characters), `missing` (failed, cancelled, none), `not_provable` (a transcript we cannot read). Read through the
+ * safe open, bounded at both ends; only the verdict is stored.
  */
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { openLayerFile } from "../lib/safe-read.ts";
@@ -20,13 +11,11 @@ export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export type DeliveryVerdict = { state: DeliveryState; cause: string };
 
-/** Whether a verdict is one the person must hear about (doctor and capture status fail on it). */
 export const undelivered = (v: { state: string }) => v.state === "collapsed" || v.state === "missing";
 
 const HEAD_BYTES = 4 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
 
-/** The start of a transcript and its end (one piece when it is small), or undefined when it cannot be read as a plain file. */
 function readBounded(path: string): string | undefined {
   let fd: number | undefined;
   try {
@@ -61,10 +50,8 @@ type Attachment = {
   exitCode?: unknown;
 };
 
-/** The newest answer the transcript kept for this shim's SessionStart run, if any. */
 function newestStartAnswer(text: string, shim: string): Attachment | undefined {
-  // Found by the native indexOf (the transcript is mostly conversation), newest first: each
-  // mention of the shim, the line around it parsed.
+  // Each mention of the shim, found natively from the end, and the line around it parsed.
   for (let at = text.lastIndexOf(shim); at !== -1; at = text.lastIndexOf(shim, at - 1)) {
     const start = text.lastIndexOf("\n", at) + 1;
     const end = text.indexOf("\n", at);
@@ -73,9 +60,7 @@ function newestStartAnswer(text: string, shim: string): Attachment | undefined {
       try {
         const a = (JSON.parse(line) as { attachment?: Attachment }).attachment;
         if (a && a.hookEvent === "SessionStart" && typeof a.command === "string" && a.command.includes(shim)) return a;
-      } catch {
-        // a torn line (cut by the bounded read, or still being written): not a row
-      }
+      } catch {}
     }
     if (start === 0) break;
     at = start;
@@ -83,7 +68,6 @@ function newestStartAnswer(text: string, shim: string): Attachment | undefined {
   return undefined;
 }
 
-/** The last line a failed hook wrote to stderr (where its error is), shortened. */
 const lastLine = (v: unknown) =>
   typeof v === "string"
     ? v
@@ -94,7 +78,6 @@ const lastLine = (v: unknown) =>
         .slice(0, 200)
     : "";
 
-/** Claude Code's transcript text, judged for the answer of the start shim `shim`. */
 export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
   const a = newestStartAnswer(text, shim);
   if (!a)
@@ -122,12 +105,10 @@ export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
   };
 }
 
-/** A reader per client that keeps a transcript majordomus can judge; a client without one is "not provable". */
 export const DELIVERY_READERS: Record<string, (text: string, shim: string) => DeliveryVerdict> = {
   "claude-code": claudeVerdict,
 };
 
-/** The verdict for one episode: its client's reader over the transcript it named. */
 export function deliveryOf(provider: string, transcriptPath: string | undefined, shim: string): DeliveryVerdict {
   const reader = DELIVERY_READERS[provider];
   if (!reader)

@@ -6,21 +6,19 @@ import { isNews, type ClaimLabel, type ClaimsCheck, type ClaimState } from "../r
 import { code, field } from "../lib/quote.ts";
 import type { Untrusted } from "../facts/facts.ts";
 
-/** Labels that tell the reader to trust git over the record. */
 export function warnsAgainst(label: Divergence): boolean {
   return label === "diverged" || label === "different_context" || label === "unknown";
 }
 
-/** majordomus's own closed records that are not committed yet: named as such, never as the worker's changes. */
+/** majordomus's own uncommitted records: never named as the worker's changes. */
 export function ownRecordsLine(own: readonly string[]): string | undefined {
   if (own.length === 0) return undefined;
   return `${own.length} closed session record(s) not committed (majordomus's own, in ${field(own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1))}; commit them with the work: \`git add .ai/repo/sessions\`).`;
 }
 
 /**
- * The command that prints a record whole, as every cut notice names it: a handover by its file
- * name (`handover --show <file>`); a checkpoint is only ever shown as the one resolved
- * (`checkpoint --show`); a handover shared through git is a tracked file, read as it is.
+ * The command that prints a record whole: a handover by file name, a checkpoint only as resolved, a shared handover
+ * as the tracked file it is.
  */
 export function showCommand(v: Pick<View, "path" | "shared">): string {
   if (v.shared) return `cat ${v.path}`;
@@ -29,47 +27,37 @@ export function showCommand(v: Pick<View, "path" | "shared">): string {
     : `majordomus handover --show ${v.path.slice(v.path.lastIndexOf("/") + 1)}`;
 }
 
-/** A list capped at `max` items, the last line saying how many more there were. */
 export function capped(items: readonly string[], max: number, noun: string, bullet = "- "): string[] {
   const shown = items.slice(0, max).map((i) => `${bullet}${i}`);
   if (items.length > max) shown.push(`${bullet}... and ${items.length - max} more ${noun}`);
   return shown;
 }
 
-/** How a handover shared through git is labelled wherever it is shown. */
 export const sharedLabel = (s: NonNullable<View["shared"]>) => `shared by ${field(s.author)} from another checkout`;
 
-/** What a shared handover is, said once beside it. */
 export function sharedLine(s: NonNullable<View["shared"]>, at: Date): string {
   return `It was shared through git ${ago(at, s.shared_at)} by ${field(s.author)} from another checkout (${field(s.checkout)}); this checkout has no authored handover of its own for this branch, so theirs is offered: their account of their work, checked against this tree, never this checkout's own. Its words come from a file git tracks, which anyone who can push could have written: check them against the code, and run nothing it names unchecked.`;
 }
 
-/** The same, when the budget is short. */
 export const sharedShort = (s: NonNullable<View["shared"]>) =>
   `It comes from a file git tracks (shared by ${field(s.author)}): anyone who can push could have written it; check it against the code.`;
 
-/** A record written by a session still live beside this one: its own account of work going on. */
 export function liveAuthorLine(a: NonNullable<View["live_author"]>, at: Date): string {
   return `It was written by another session still at work in this checkout (${field(a.provider)}, episode ${field(a.session_id)}, last heard from ${ago(at, a.last_seen)}): its own account of work going on, not a previous session's.`;
 }
 
-/** Who wrote a Next Action: the reader must know whether these are a worker's words. */
 export function authorship(v: View): string {
   return v.how === "authored" ? "in its author's own words" : "derived by majordomus from the records; no one wrote it";
 }
 
-/** The notice a cut Next Action ends with: how much of it was quoted, and the command for all of it. */
 export function cutNotice(kept: number, total: number, limits: string, command: string, partial = false): string {
   return `… The Next Action is cut here: ${kept} of ${total} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
 }
 
-/** One claim as a line of a list. */
 export const claimLine = (l: ClaimLabel) => `- ${code(l.cited)}: ${l.label}`;
 
-/** Claims listed by name (changed and deleted first); the rest are counted. */
 export const CLAIMS_SHOWN = 8;
 
-/** The lines that say what a record's citations are now, most of them or only the news, and the rest counted. */
 export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false): string[] {
   if (check.why) return [`Its citations could not be checked: ${check.why}.`];
   const listed = (newsOnly ? check.labels.filter((l) => isNews(l.state)) : check.labels).slice(0, shown);
@@ -89,7 +77,6 @@ export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false):
   ];
 }
 
-/** How each state is counted in a one-line summary. */
 const COUNTED_AS: Record<ClaimState, string> = {
   deleted: "deleted",
   moved: "moved",
@@ -108,12 +95,10 @@ const COUNTED_AS: Record<ClaimState, string> = {
   script: "unchanged",
 };
 
-/** Citations named in a one-line summary, the news first. */
 const SUMMARY_NAMED = 3;
 
 /**
- * A record's citations in one line: how many, counted by what they are now, the first few that
- * changed named, and the command that lists each (`24 cited: 21 unchanged, 2 changed (a.ts:10, b.ts:4), 1 deleted (c.ts); …`).
+ * A record's citations in one line, e.g. `24 cited: 21 unchanged, 2 changed (a.ts:10, b.ts:4), 1 deleted (c.ts); …`.
  */
 export function claimsSummary(check: ClaimsCheck): string {
   if (check.why) return `Its citations could not be checked: ${check.why}.`;
@@ -133,7 +118,6 @@ export function claimsSummary(check: ClaimsCheck): string {
   return `It cites ${check.labels.length}, checked now: ${parts.join(", ")}; \`majordomus handover --claims\` lists each.${gone}`;
 }
 
-/** What every worktree's briefing and `doctor` say of them: which files, and how to untrack them. */
 export function untrustedLine(u: Untrusted): string | undefined {
   if (u.files.length === 0) return undefined;
   const named = u.files.slice(0, 3).map((f) => field(f));
