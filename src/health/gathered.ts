@@ -1,8 +1,4 @@
-/**
- * What doctor's checks share, gathered once: the policy, git's word on the local half, one walk of
- * the local half, the verdicts kept from an earlier run, and the reads beside (beside.ts). Each is
- * started when the first check asks for it and is then the same answer for every check.
- */
+/** What doctor's checks share, each started when the first check asks and then the same answer for all. */
 import { join, relative } from "node:path";
 import { lstatSync } from "node:fs";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -22,7 +18,6 @@ import { answer, ledgerScanOf, readBeside, valueOf, type BesideAnswer, type Besi
 import type { LedgerScan, Scan } from "./ledger-scan.ts";
 import type { Checked } from "./beside.ts";
 
-/** Where doctor remembers the files it found good (verdicts.ts), and how far it read the ledger (ledger-scan.ts). */
 const VERDICTS_FILE = "doctor-verdicts.tsv";
 const LEDGER_SCAN_FILE = "doctor-ledger.json";
 
@@ -38,11 +33,9 @@ export type Gathered = {
   policy: () => Promise<LoadedPolicy | Error>;
   said: () => Promise<Said>;
   closed: () => Promise<Checked>;
-  /** The prompts folder, walked on its own (it may lie outside the local half). */
   prompts: { dir: string; tree: Tree };
   ledger: () => Promise<LedgerScan | Failure>;
   scan: () => Promise<Scan>;
-  /** The local half's modes, links, locks and temps, as the reads saw them once `readsDone` settled. */
   exposure: () => Promise<Exposure>;
   readsDone: (reads: Promise<unknown>) => void;
 };
@@ -52,7 +45,6 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
-/** What a verdict on a record depends on: the schemas and keys this build reads, as a short digest. */
 function recordVocabulary(): string {
   const words = [
     ...Object.values(RECORD_KINDS).map((k) => k.schema),
@@ -65,17 +57,13 @@ function recordVocabulary(): string {
   return createHash("sha256", words.join(" ")).slice(0, 16);
 }
 
-/** Where doctor keeps `name` between runs; nowhere when the manifest declares no cache section. */
 function cacheFile(ws: Workspace, name: string): string | undefined {
   return ws.layer.manifest.sections.cache === undefined ? undefined : join(sectionPath(ws.layer, "cache"), name);
 }
 
 /**
- * Whether an earlier run's verdicts are kept here, so this run reads only what changed since. Such
- * a run is best without the JIT; a first one, which reads every record, keeps the JIT's first tiers
- * and goes without its last (its compiles on threads of their own cost a one-second run more than
- * they save). Measured on 40,000 files and a 200,000-line ledger, paired: a later run without the
- * JIT took 98 MiB instead of 129 for 1.29x the time; a first run without the last tier 0.90x the time.
+ * Whether an earlier run's verdicts are kept, so this run reads only what changed. Such a run goes without the JIT
+ * (98 MiB instead of 129); a first run without its last tier (0.90x the time).
  */
 export function remembers(ws: Workspace): boolean {
   const verdicts = cacheFile(ws, VERDICTS_FILE);
@@ -92,7 +80,6 @@ async function gitPrivacy(ws: Workspace, local: string): Promise<Said> {
   return { probe, ignored: ignored.status === 0, tracked: tracked.stdout.trim() };
 }
 
-/** Two walks' findings as one, each list in path order. */
 function joined(a: Exposure, b: Exposure): Exposure {
   const byPath = (x: { path: string }, y: { path: string }) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
   return {
@@ -111,8 +98,7 @@ const NO_SCAN: Scan = {
 };
 
 /**
- * The ledger's pass and the closed records start on a second core while this one walks the local
- * half and reads its records and prompts; a later run (verdicts kept) reads so little that it stays
+ * The ledger and the closed records are read on a second core while this one reads the local half; a later run stays
  * on this thread.
  */
 export function gather(ws: Workspace, all: boolean): Gathered {

@@ -1,7 +1,6 @@
 /**
- * Opening an episode: one per provider session (and one by hand), exactly once however many start
- * events race for it. Opening freezes a working-context snapshot; a snapshot that cannot be
- * written is logged and never stops the episode from opening.
+ * Opening an episode: one per provider session (and one by hand), exactly once however many starts race. A
+ * working-context snapshot that cannot be written never stops the open.
  */
 import { sameCheckout, sameRepository } from "../repo/where.ts";
 import { existsSync, renameSync } from "node:fs";
@@ -29,16 +28,10 @@ export type OpenOptions = {
   providerSession?: string;
   owner?: string;
   worker?: string;
-  /**
-   * `later`: the caller freezes the working context itself (a hook hands it to its worker, see
-   * hooks/handoff.ts, because the client does not read it); default `now`.
-   */
+  /** `later`: the caller (a hook's worker) freezes the working context. */
   snapshot?: "now" | "later";
-  /** How long the start may wait for `git status` (the client waits for it); past it the tree is recorded as unknown. */
   gitDeadlineMs?: number;
-  /** Where the client keeps its transcript of the session, as its start event named it (kept for the history tools). */
   transcriptPath?: string;
-  /** The processes that started this hook, nearest first (lib/holder.ts ancestry), as one string of words. */
   clientProcesses?: string;
 };
 
@@ -46,7 +39,7 @@ export type Opened = { episode: OpenEpisode; key: string; kept: boolean };
 
 const LOCK_WAIT_MS = 5_000;
 
-/** The snapshot's front matter keys: a closed set, so no transcript can ride along. */
+/** A closed set, so no transcript can ride along. */
 export const CONTEXT_KEYS = [
   "schema",
   "session_id",
@@ -100,7 +93,6 @@ async function writeSnapshot(ws: Workspace, episode: OpenEpisode, profile: strin
   if (!publishNew(path, `---\n${front}---\n\n${body}\n`, 0o600)) throw new Error(`${path} already exists`);
 }
 
-/** A cheap synchronous look at an open record, made inside the lock (the full parse happens after). */
 function peek(
   path: string,
 ): { kind: "none" } | { kind: "broken" } | { kind: "open"; worktree: string; repository?: string } {
@@ -122,8 +114,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
   const path = episodePath(ws.layer, key);
   ensureDir(openDir(ws.layer), 0o700);
   const at = wall();
-  // A resumed session keeps its episode: decide that before paying for git status (read once:
-  // none, another checkout's or a broken one goes on to the keep-or-create under the lock).
+  // A resumed session keeps its episode: decided before paying for git status.
   if (options.ifOpen === "keep") {
     const kept = (await readEpisode(path)).episode;
     if (kept && sameCheckout(kept, ws.position)) return { episode: kept, key, kept: true };
@@ -131,7 +122,6 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
   const bounded = snapshotWithin(ws.position, ws.own, options.gitDeadlineMs);
   const [read, state] = await Promise.all([activeTask(ws.layer), bounded]);
   const task = read.active;
-  // 48 random bits: many episodes opening in one second never share an id.
   const id = `s-${compactStamp(at).replace(/[TZ]/g, "")}-${randomHex(6)}`;
   const p = ws.position;
   const candidate: OpenEpisode = {
@@ -156,7 +146,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
     ...(options.transcriptPath ? { transcript_path: options.transcriptPath } : {}),
     ...(options.clientProcesses ? { client_processes: options.clientProcesses } : {}),
   };
-  // Keep-or-create is decided and written under one lock: racing start events open one episode.
+  // Keep-or-create under one lock: racing starts open one episode.
   const lock = `${path}.lock`;
   const outcome = withLock(lock, LOCK_WAIT_MS, () => {
     const current = peek(path);
@@ -202,10 +192,7 @@ export async function openEpisode(ws: Workspace, options: OpenOptions): Promise<
   return { episode: candidate, key, kept: false };
 }
 
-/**
- * Write the episode's frozen working context, once: an episode whose snapshot exists already is
- * left alone. A failure is logged (and kept in the failure log), never raised.
- */
+/** The episode's frozen working context, written once; a failure is logged, never raised. */
 export async function freezeContext(ws: Workspace, episode: OpenEpisode, profile?: string): Promise<void> {
   try {
     if (existsSync(join(ws.position.worktree, episode.context_path))) return;

@@ -1,8 +1,6 @@
 /**
- * What a cited file's lines were when a record was written, kept as one 32-bit hash a line in the
- * local cache (`<cache>/claims/<record file>.json`; a cache: gone, git answers instead), so that
- * at the next reading the lines added and removed since it was written are counted from the file
- * itself, without a git process. Nothing of the text can be read back from a hash a line.
+ * A cited file's lines when a record was written, as one CRC-32 a line in the local cache, so the next reading counts
+ * lines changed without git. Nothing of the text can be read back.
  */
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,24 +9,19 @@ import { readLayerFile } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { crc32 } from "../lib/runtime.ts";
 
-/** v2: CRC-32 a line (v1's FNV-1a maps are not read: their hashes differ; git counts those records' lines). */
+// v1's FNV-1a maps are not read: git counts those records' lines.
 const SCHEMA = "claim-lines/v2";
-/** Files longer than this keep no line map (git counts their lines). */
 export const LINES_KEPT = 20_000;
-/** The most edits counted (added + removed) before the count gives up and git is asked instead. */
 const EDITS_COUNTED = 4_000;
 
 export type LineMaps = Record<string, string>;
 
-/** A line's hash: CRC-32 of its UTF-8 bytes (native in Bun). */
 const lineHash = (line: string): number => crc32(line);
 
-/** A file's lines as one string of hashes (8 hex digits a line); undefined past LINES_KEPT lines. */
 export function lineMap(lines: readonly string[]): string | undefined {
   return lines.length > LINES_KEPT ? undefined : lines.map((l) => lineHash(l).toString(16).padStart(8, "0")).join("");
 }
 
-/** A line map read back as its hashes. */
 function hashesOf(map: string): number[] {
   const out: number[] = new Array(map.length >> 3);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(map.slice(i * 8, i * 8 + 8), 16);
@@ -36,11 +29,8 @@ function hashesOf(map: string): number[] {
 }
 
 /**
- * Lines added and removed from `before` (a line map) to `lines`, by the shortest edit script;
- * undefined when the search passes EDITS_COUNTED edits (then git counts them). Exact, and cheap
- * where it matters: the common head and tail are set aside, and so is every line only one side
- * has (no common subsequence can hold it, so the longest one is unchanged): a rewritten file costs
- * one pass, and the search (Myers) walks only the lines both sides share.
+ * Lines added and removed since `before`, by Myers's shortest edit script over the lines both sides share (common
+ * head, tail and one-sided lines set aside first); undefined past EDITS_COUNTED.
  */
 export function linesChanged(before: string, lines: readonly string[]): { added: number; removed: number } | undefined {
   const a = hashesOf(before);
@@ -65,7 +55,6 @@ export function linesChanged(before: string, lines: readonly string[]): { added:
   return { added: midB.length - shared.common, removed: midA.length - shared.common };
 }
 
-/** The length of the longest common subsequence of `a` and `b`, by Myers's search; undefined past EDITS_COUNTED edits. */
 function editsBetween(a: readonly number[], b: readonly number[]): { common: number } | undefined {
   const n = a.length;
   const m = b.length;
@@ -91,10 +80,8 @@ function editsBetween(a: readonly number[], b: readonly number[]): { common: num
 const mapsPath = (layer: Layer, recordFile: string) =>
   join(sectionPath(layer, "cache"), "claims", `${recordFile.replace(/[^A-Za-z0-9._-]/g, "-")}.json`);
 
-/** The line maps kept: those of the newest records (their names sort by time); an older record's lines are counted by git. */
 export const MAPS_KEPT = 64;
 
-/** Keep the line maps of a record's cited files (best effort: a cache), and only the newest MAPS_KEPT records' maps. */
 export function writeLineMaps(layer: Layer, recordFile: string, maps: LineMaps): void {
   if (Object.keys(maps).length === 0) return;
   try {
@@ -105,12 +92,9 @@ export function writeLineMaps(layer: Layer, recordFile: string, maps: LineMaps):
       .filter((n) => n.endsWith(".json"))
       .sort();
     for (const old of kept.slice(0, Math.max(0, kept.length - MAPS_KEPT))) unlinkQuiet(join(dir, old));
-  } catch {
-    // a cache: without it git counts the lines
-  }
+  } catch {}
 }
 
-/** A record's line maps, or none (never written, removed, or not ours). */
 export function readLineMaps(layer: Layer, recordFile: string): LineMaps {
   try {
     const data = JSON.parse(readLayerFile(mapsPath(layer, recordFile), { maxBytes: 32 * 1024 * 1024 })) as {

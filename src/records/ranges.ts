@@ -1,9 +1,7 @@
 /**
- * A cited line range's text, fingerprinted when the record is written and looked for at the next
- * reading in the file as it is then: still there, there at other lines, or changed. Read from the
- * files themselves, so it holds for work git has not seen yet (an uncommitted file) and costs no
- * git process. The fingerprint is `<length of the first line>.<its hash>.<the range's hash>`:
- * nothing of the text can be read back from it.
+ * A cited range fingerprinted when written and looked for at the next reading: there, moved, or changed. Read from
+ * the files, so it holds for uncommitted work and costs no git. `<first line's length>.<its hash>.<range hash>`:
+ * nothing of the text can be read back.
  */
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
@@ -11,19 +9,14 @@ import { readLayerFile } from "../lib/safe-read.ts";
 import { createHash } from "../lib/runtime.ts";
 import { lineMap, type LineMaps } from "./lines.ts";
 
-/** The largest cited file read (for a range's fingerprint, or a symbol). */
 const CITED_FILE_BYTES = 4 * 1024 * 1024;
 
-/**
- * A cited file's text in the checkout, never through a link (its own name, or a folder on the way
- * that leads out of the checkout) and never past CITED_FILE_BYTES; undefined when it cannot be read.
- */
+/** A cited file's text, never through a link or out of the checkout, at most CITED_FILE_BYTES. */
 export function citedText(root: string, path: string): string | undefined {
   try {
     const file = join(root, path);
     const inside = realpathSync(dirname(file));
     const under = (top: string) => inside === top || inside.startsWith(`${top}${sep}`);
-    // A real path can start with `root` only where `root` is real itself (the checkout's root is): then no second look.
     if (!under(root) && !under(realpathSync(root))) return undefined;
     return readLayerFile(file, { maxBytes: CITED_FILE_BYTES });
   } catch {
@@ -33,10 +26,8 @@ export function citedText(root: string, path: string): string | undefined {
 
 const hash = (text: string, chars: number) => createHash("sha256", text).slice(0, chars);
 
-/** Lines of a file's text, without their line ends. */
 export const linesOf = (text: string): string[] => text.replace(/\r\n/g, "\n").split("\n");
 
-/** The fingerprint of lines `from`–`to` (1-based) of `lines`; undefined when the file has no such lines. */
 export function fingerprint(lines: readonly string[], [from, to]: readonly [number, number]): string | undefined {
   if (to > lines.length || from < 1) return undefined;
   const first = lines[from - 1]!;
@@ -45,7 +36,6 @@ export function fingerprint(lines: readonly string[], [from, to]: readonly [numb
 
 export type Found = { at: "same" } | { at: "moved"; from: number; to: number } | { at: "gone" };
 
-/** Where the range fingerprinted as `mark` is in `lines` now: where it was, at other lines (the nearest), or not there. */
 export function findRange(lines: readonly string[], [from, to]: readonly [number, number], mark: string): Found {
   const [length, first, block] = mark.split(".");
   const size = to - from + 1;
@@ -62,10 +52,8 @@ export function findRange(lines: readonly string[], [from, to]: readonly [number
   return best === undefined ? { at: "gone" } : { at: "moved", from: best, to: best + size - 1 };
 }
 
-/** A whole file's fingerprint: whether it changed since, without keeping anything of it. */
 export const fileMark = (text: string): string => hash(text, 16);
 
-/** What a cited file is now: its text, `absent`, or `unreadable` (a link, a folder, too large). */
 export type Cited = { text: string } | "absent" | "unreadable";
 
 export function citedFile(root: string, path: string): Cited {
@@ -74,11 +62,7 @@ export function citedFile(root: string, path: string): Cited {
   return lstatSync(join(root, path), { throwIfNoEntry: false }) ? "unreadable" : "absent";
 }
 
-/**
- * The path claims fingerprinted against the checkout as it is (each file read once): the whole
- * file (or `none` when it is not there), and a cited range's lines; and each cited file's line
- * map (records/lines.ts), for the local cache.
- */
+/** Path claims fingerprinted against the checkout (each file read once), with each file's line map for the cache. */
 export function marked<C extends { kind: string; path?: string; lines?: readonly [number, number] }>(
   claims: readonly C[],
   root: string,

@@ -1,10 +1,6 @@
 /**
- * The read side's secret: one token per checkout, in the local half (0600, in a 0700 folder), which
- * only the person can read. `serve` asks every request for it as a bearer header (or a session key
- * of its run, which the page trades for the printed URL's one-time secret: serve/shell.ts), so
- * another user of this machine, or anyone on the network, who reaches the port reads nothing of the
- * account. It is never an argument of a process (so never in a process list), never
- * tracked, never in the ledger. Delete the file to rotate it (or `serve --rotate-token`).
+ * The read side's secret: one token per checkout in the local half (0600 in 0700), asked of every request as a Bearer
+ * header. Never an argument of a process, never tracked, never in the ledger. `serve --rotate-token` replaces it.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { join, relative } from "node:path";
@@ -24,11 +20,7 @@ export function tokenPath(layer: Layer): string {
 
 const rewrite = (path: string) => `remove it (\`rm ${path}\`): the next \`majordomus serve\` writes a new one`;
 
-/**
- * What is in the token file, or undefined when there is none. Opened the layer's one safe way (no
- * link followed, no FIFO waited on, a regular file only); a file others may read, or another
- * user's, is refused.
- */
+/** The token on file through the safe open; one others may read, or another user's, is refused. */
 function readToken(path: string): string | undefined {
   let entry: ReturnType<typeof readLayerEntry>;
   try {
@@ -53,10 +45,8 @@ function readToken(path: string): string | undefined {
 }
 
 /**
- * The checkout's token: the one on file, or a new one written there first (0600). A token file git
- * tracks came with a branch (git writes ignored files on checkout), so whoever pushed it knows its
- * value, whatever its mode: it is refused, removed and replaced, and the person is told how to
- * untrack it. A git that cannot say leaves the file as it is.
+ * The token on file, or a new one. A tracked token came with a branch, so its pusher knows it: refused, removed,
+ * replaced, and the person told how to untrack it.
  */
 export async function serveToken(
   layer: Layer,
@@ -74,17 +64,15 @@ export async function serveToken(
   const existing = readToken(path);
   if (existing) return { token: existing, path, created: false };
   ensureDir(sectionPath(layer, "state"), 0o700);
-  // Two servers started at once write one token: the first to publish it; the other reads it.
+  // Two servers started at once share the first one published.
   const created = publishNew(path, `${randomBytes(32).toString("base64url")}\n`, 0o600);
   return { token: readToken(path)!, path, created };
 }
 
-/** Remove the checkout's token, so the next serveToken writes a new one (the old one opens nothing after). */
 export function rotateToken(layer: Layer): void {
   unlinkQuiet(tokenPath(layer));
 }
 
-/** Whether `given` is the token, compared in constant time. */
 export function isToken(given: string | undefined, token: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);

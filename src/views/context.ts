@@ -1,10 +1,7 @@
 /**
- * `majordomus context`: one read-only projection of everything the layer knows, in authority
- * order, fitted to a line budget and a character budget (what an agent's tool call is handed
- * whole) by the one budget (views/budget.ts): the handover's Next Action first and whole when it
- * fits, every section yielding to its short form (a count and the command that shows it) in the
- * reverse of its worth before a word of it is cut. Every line printed is counted, the BUDGET
- * trailer included. A pure view over the facts.
+ * `majordomus context`: everything the layer knows in authority order, fitted by the one budget: the Next Action
+ * first and whole when it fits, every section yielding to its short form before a word is cut. Every printed line is
+ * counted, the BUDGET trailer too. Pure.
  */
 import { inScope } from "../lib/scope.ts";
 import { isoStamp } from "../lib/clock.ts";
@@ -35,10 +32,8 @@ import { field, fields, quoted } from "../lib/quote.ts";
 
 export type SectionId = "git" | "task" | "questions" | "decisions" | "checkpoint" | "handover" | "files" | "history";
 
-/** A section: its title, its lines, and the short form it yields to (a count, and the command that shows it). */
 type Section = { id: SectionId; title: string; lines: string[]; short?: string[] };
 
-/** Which sections get their long form back first once the Next Action is spent: git first, history last. */
 const WORTH: readonly SectionId[] = [
   "git",
   "task",
@@ -50,11 +45,7 @@ const WORTH: readonly SectionId[] = [
   "history",
 ];
 
-/**
- * The characters `context` prints by default: a tool result over 20,000 characters is replaced by a
- * preview in Claude Code 2.1.332 (its binary's tool-result threshold), so 18,000 leaves a margin.
- * `context.builder_budget_chars` or `--budget-chars` sets another.
- */
+/** Claude Code 2.1.332 previews a tool result over 20,000 characters; 18,000 leaves a margin. */
 export const CONTEXT_CHARS = 18_000;
 
 export type Excluded = { item: string; reason: string };
@@ -80,7 +71,6 @@ export type Context = {
   handover_since: View | null;
 };
 
-/** A record's labels and where it comes from: what a section shows before its quoted text. */
 function recordHeader(v: View, since: View | undefined, at: Date): string[] {
   const header = [
     `path: ${v.path}`,
@@ -97,7 +87,6 @@ function recordHeader(v: View, since: View | undefined, at: Date): string[] {
   return header;
 }
 
-/** A record's text, quoted: its body (without the Next Action when that is quoted above it, or withheld). */
 function recordText(v: View, quotedAbove: boolean): { lines: string[]; short: string[] } {
   const cited = v.claims ? claimLines(v.claims, CLAIMS_KEPT) : [];
   const citedShort = v.claims ? [claimsSummary(v.claims)] : [];
@@ -234,7 +223,6 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
       short: [...header, ...text.short],
     });
   }
-  // The handover's header is printed whole; its Next Action is the quote, spent first; the rest of it yields.
   const handover = f.handover.view;
   let quote: Quote | undefined;
   const handoverParts: Part[] = [];
@@ -307,7 +295,6 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
   };
 }
 
-/** The needs of the context view (what `gatherFacts` must collect for it). */
 export const CONTEXT_NEEDS = [
   "handover",
   "checkpoint",
@@ -333,7 +320,6 @@ function fit(
   const part = (s: Section): Part => ({
     id: s.id,
     lines: [`## ${s.title}`, ...s.lines, ""],
-    // A section whose short form is empty is dropped whole, named in the BUDGET line.
     ...(s.short
       ? { short: { lines: s.short.length ? [`## ${s.title}`, ...s.short, ""] : [], cut: cutOf(s.title) } }
       : {}),
@@ -352,7 +338,7 @@ function fit(
     id: "excluded",
     lines: ["## EXCLUDED", ...(excluded.length ? excluded.map((e) => `- ${e.item} — ${e.reason}`) : ["nothing"]), ""],
   };
-  // The trailer (`## BUDGET` and its line) is spent as a part at its widest, and written once the rest is known.
+  // The trailer is spent as a part at its widest, written once the rest is known.
   const droppable = [
     ...sections.filter((s) => s.short).map((s) => s.title),
     "LATEST COMPATIBLE HANDOVER Next Action (in part)",
@@ -377,7 +363,7 @@ function fit(
   ];
   const quotedLines = spent.quoted;
   const lines = spent.lines.at(-1) === widest ? spent.lines.slice(0, -1) : spent.lines;
-  // The BUDGET line counts itself: the document is exactly lines.length + 1 lines long, and its characters are counted with it.
+  // The BUDGET line counts itself.
   const n = lines.length + 1;
   const size = sizeOf(lines, "utf16") + 1;
   let line = budgetLine(n, n - quotedLines, size, dropped);

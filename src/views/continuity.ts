@@ -1,8 +1,7 @@
 /**
- * The continuity account as the read side serves it (MCP, the HTTP API, the page): a pure view over
- * the same facts the briefing is written from, plus the episodes the read side lists. Both labels
- * side by side with the age, the Next Action quoted only where the briefing would quote it (a stale
- * or invalid record is history: its Next Action is withheld, with the reason), and absence stated.
+ * The continuity account the read side serves (MCP, the API, the page): a pure view over the briefing's facts plus
+ * the episodes. Both labels with the age; the Next Action quoted only where the briefing would quote it (a stale
+ * record's is withheld, with the reason); absence stated.
  */
 import { isoStamp } from "../lib/clock.ts";
 import type { Facts, RecordFact } from "../facts/facts.ts";
@@ -25,14 +24,12 @@ export type ClosedSummary = {
   provider_session: string;
 };
 
-/** What the read side adds to the facts: the episodes of this checkout. */
 export type ContinuityFacts = { facts: Facts; open: OpenEpisode[]; closed: ClosedSummary[]; openProblems: string[] };
 
 export type RecordSummary = {
   path: string;
   how: string;
   match: string;
-  /** `<divergence> · <freshness>`, as the CLI and the page show them. */
   labels: string;
   divergence: string;
   divergence_meaning: string;
@@ -42,31 +39,25 @@ export type RecordSummary = {
   age: string | null;
   task_id: string;
   episode: string | null;
-  /** The Next Action, verbatim, when it may be followed; null when withheld or absent. Cut between lines past NEXT_ACTION_CHARS. */
+  /** Verbatim when it may be followed; null when withheld or absent. */
   next_action: string | null;
   next_action_withheld: string | null;
-  /** When the Next Action was cut to fit the answer: the lines quoted, the lines in all, and the command that prints the record. */
   next_action_cut: { shown_lines: number; total_lines: number; command: string } | null;
-  /** What its text cites, each labelled against the tree now (changed and deleted first); null when it cites nothing. */
   claims: ClaimsCheck | null;
-  /** Its episode is another session still at work in this checkout: its own account of work going on, not a previous session's. */
+  /** Another session still at work here wrote it: its account of work going on. */
   live_author: { session_id: string; provider: string; last_seen: string } | null;
-  /** A handover another checkout shared through git: its author (git's user.name), that checkout's opaque id, when it was shared. */
   shared_by: { author: string; checkout: string; shared_at: string } | null;
 };
 
 /**
- * The answer's budget, as it is sent (pretty-printed JSON): Claude Code shows a tool result over
- * 20,000 characters as a preview. Spent by the one order: the handover's Next Action first, whole
- * when it fits with everything else at its shortest, then the rest in SPENT_AFTER order.
+ * As sent (pretty-printed JSON): Claude Code previews a tool result over 20,000 characters. The Next Action first,
+ * then SPENT_AFTER.
  */
 export const CONTINUITY_CHARS = 18_000;
 
-/** What gets its full form back after the Next Action, first to last; the rest stays short (counted). */
 const SPENT_AFTER = ["blockers", "claims", "open", "checkpoint", "since", "closed"] as const;
 type Spendable = (typeof SPENT_AFTER)[number];
 
-/** How much of a record's Next Action is quoted: all of it, or its first `lines` and `chars` of the next. */
 type Head = { lines: number; chars?: number } | "whole";
 
 function summary(v: View, head: Head, claimsWhole: boolean): RecordSummary {
@@ -98,7 +89,6 @@ function summary(v: View, head: Head, claimsWhole: boolean): RecordSummary {
   };
 }
 
-/** A record's citations when the budget is short: only those that no longer match the tree, the first few, and how many were left out. */
 function shortClaims(check: ClaimsCheck): ClaimsCheck {
   const news = check.labels.filter((l) => isNews(l.state)).slice(0, 3);
   return { ...check, labels: news, omitted: check.labels.length - news.length };
@@ -109,7 +99,7 @@ const absence = (fact: RecordFact, noun: string) =>
 
 export type Continuity = ReturnType<typeof continuityView>;
 
-/** How many open episodes (the newest) and open questions (the first) the account lists; the rest are counted: crashed clients can leave thousands of episodes open until `recover` runs. */
+/** Crashed clients can leave thousands of open episodes: the newest are listed, the rest counted. */
 export const OPEN_LISTED = PAGE;
 
 export function continuityView(c: ContinuityFacts, chars = CONTINUITY_CHARS) {
@@ -151,7 +141,6 @@ function answerWith(c: ContinuityFacts, head: Head, long: ReadonlySet<Spendable>
     age: ago(f.at, e.opened_at),
     branch: e.branch,
   }));
-  // Numbered as `question resolve` takes them; the first OPEN_LISTED, the rest counted.
   const blockers = f.questions.open
     .slice(0, long.has("blockers") ? OPEN_LISTED : 0)
     .map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
