@@ -1,7 +1,6 @@
 /**
- * An episode's own window of facts: its ledger lines (back to its `session.started`, never by
- * time), the commits and files since it opened, and the first lines of each checkpoint it wrote.
- * What the closed session record and the session context are composed from.
+ * An episode's own window: its ledger lines back to its start (never by time), git since it opened, and each
+ * checkpoint's first lines.
  */
 import { readLayerFile } from "../lib/safe-read.ts";
 import { join } from "node:path";
@@ -16,12 +15,10 @@ import type { Workspace } from "../workspace/workspace.ts";
 
 export type EpisodeWindow = {
   episode: OpenEpisode;
-  /** The episode's ledger lines, oldest first. */
   entries: Entry[];
   endHead: string;
   /**
-   * Short ids of the commits since it opened, ["diverged"] when its start is no longer an ancestor,
-   * or ["unknown"] when git did not answer within the hook's budget (then `files` is what it had).
+   * ["diverged"] when its start is no longer an ancestor, ["unknown"] when git did not answer in the hook's budget.
    */
   commits: string[];
   files: string[];
@@ -30,15 +27,10 @@ export type EpisodeWindow = {
   handovers: string[];
   decisions: string[];
   questions: string[];
-  /** Non-blank body lines of each checkpoint named above (read once, here). */
   quotes: Record<string, string[]>;
 };
 
-/**
- * This episode's own ledger lines, oldest first: back to its `session.started`, never by time.
- * Only lines that name the episode are parsed: the close of a stranded episode opened long ago
- * (or whose start was rotated out) passes over the rest of a long ledger natively.
- */
+/** Oldest first; only lines naming the episode are parsed, so a long ledger is passed over natively. */
 export function episodeEntries(ledgerPath: string, episodeId: string): Entry[] {
   const out: Entry[] = [];
   for (const parsed of newestFirst(ledgerPath, episodeId)) {
@@ -62,7 +54,6 @@ function quote(worktree: string, rel: string): string[] {
   }
 }
 
-/** The window from the ledger lines given (the caller may add what it wrote since reading them). */
 export function windowOf(
   ws: Workspace,
   episode: OpenEpisode,
@@ -84,7 +75,6 @@ export function windowOf(
   };
 }
 
-/** What git says changed since the episode opened. */
 export async function episodeGit(
   ws: Workspace,
   episode: OpenEpisode,
@@ -98,11 +88,10 @@ export async function episodeGit(
       ? []
       : (await commitsSince(p, start)).map((c) => c.split(" ")[0]!);
   const files = await filesSince(p, start === "NONE" ? undefined : start, await snapshot(p, ws.own), ws.own);
-  // A git stopped at the end hook's budget answered nothing: its silence is no divergence and no empty history.
+  // A git stopped at the budget said nothing: no divergence, no empty history.
   return { commits: gitStopped() ? ["unknown"] : commits, files };
 }
 
-/** What the session context view is composed from: the window, and where git stands against the episode's start. */
 export type SessionContextFacts = {
   at: Date;
   position: Workspace["position"];

@@ -1,9 +1,7 @@
 /**
- * What doctor reads on a second core while this one walks the local half and reads its records
- * and prompts: the ledger's pass (ledger-scan.ts) and the closed episode records (closed-scan.ts),
- * reads that need nothing the main walk finds. One request to a worker thread (scan-worker.ts runs
- * `answer`), plain data both ways; where no worker can be had, `answer` runs on this thread and
- * the report is the same. Every part's failure is carried back as it happened, never lost.
+ * What doctor reads on a second core: the ledger's pass and the closed records, needing nothing the main walk finds.
+ * Plain data both ways; where no worker can start, `answer` runs here with the same report, and every failure is
+ * carried back.
  */
 import { askWorker } from "../lib/runtime.ts";
 import { Failure, isFailure, type FailureKind } from "../lib/failure.ts";
@@ -15,14 +13,12 @@ import type { Finding } from "./findings.ts";
 
 export type BesideRequest = {
   ledger: { path: string; cacheFile?: string; running: string[] };
-  /** The sessions folder. */
   closed: { dir: string };
   worktree: string;
-  /** The verdicts' cache and the vocabulary doctor reaches them by (doctor.ts recordVocabulary). */
   verdicts: { file?: string; vocabulary: string };
 };
 type Settled<T> = { value: T } | { failure: { kind: FailureKind; message: string; hint?: string } } | { error: string };
-/** A check's findings, and the verdict lines it marked good, as bytes (for this thread's verdicts to adopt). */
+/** Findings, and the verdict lines marked good as bytes, for this thread to adopt. */
 export type Checked = { findings: Finding[]; marked: Uint8Array };
 export type BesideAnswer = { ledger: Settled<LedgerPass>; closed: Settled<Checked> };
 
@@ -36,11 +32,7 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
   }
 }
 
-/**
- * The work itself, on whichever thread runs it: the ledger's pass, then the closed records.
- * On a thread of its own it reads the verdicts itself and hands back the lines it marked; on the
- * caller's thread (`here`) it uses the caller's verdicts, and the lines stay where they were marked.
- */
+/** On its own thread it reads the verdicts itself and hands back what it marked; `here`, it uses the caller's. */
 export async function answer(request: BesideRequest, here?: { verdicts: Verdicts }): Promise<BesideAnswer> {
   const { ledger, closed, worktree } = request;
   const pass = await settle(() => passOverLedger(ledger.path, ledger.cacheFile, new Set(ledger.running)));
@@ -52,24 +44,19 @@ export async function answer(request: BesideRequest, here?: { verdicts: Verdicts
   };
 }
 
-/** A part's value, or its failure thrown here as it was thrown there. */
 export function valueOf<T>(part: Settled<T>): T {
   if ("value" in part) return part.value;
   if ("failure" in part) throw new Failure(part.failure.kind, part.failure.message, part.failure.hint);
   throw new Error(part.error);
 }
 
-/** The ledger's pass as doctor uses it, with its `save()` (the cache written on this thread, only if the local half is private). */
+/** With `save()`: the cache is written on this thread, only if the local half is private. */
 export function ledgerScanOf(part: Settled<LedgerPass>, cacheFile: string | undefined): LedgerScan {
   const pass = valueOf(part);
   return { ...pass, save: () => saveLedgerPass(cacheFile, pass) };
 }
 
-/**
- * Start the reads on a thread beside this one; the answer never rejects (each part says how it
- * ended), and `thread` says where it ran. Where no worker can be had, the caller's `here` is
- * waited for and the reads run on this thread with it.
- */
+/** The answer never rejects; `thread` says where it ran. */
 export async function readBeside(
   request: BesideRequest,
   here: () => Promise<{ verdicts: Verdicts }>,

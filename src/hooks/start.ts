@@ -1,8 +1,4 @@
-/**
- * The start event's row: the episode opened (or kept) and the briefing the client reads on stdout;
- * its work (a new episode's working context, closes a dead taker left, stranded episodes) goes to a
- * worker.
- */
+/** The start event: the episode opened (or kept) and the briefing on stdout; its work goes to a worker. */
 import { clientProcess } from "../lib/holder.ts";
 import { log } from "../lib/log.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";
@@ -16,13 +12,11 @@ import type { OpenEpisode } from "../session/store.ts";
 import type { HookCall } from "./delivery.ts";
 import { attempt, finishLeftCloses, orderOf, policyOrFail, SWITCHES, who, type Answer, type Row } from "./row.ts";
 
-/** The longest a start waits for a close still being written in its checkout. */
 const CLOSE_WAIT_MS = 2_000;
 
-/** The longest the start hook ever waits for git, whatever the policy says (session.git_deadline_ms lowers it). */
 const GIT_CEILING_MS = 2_000;
 
-/** What the start handed the client, in the ledger: its size, the channel's budget, and every part cut to fit (`majordomus history --event session.briefed`). */
+/** The briefing's size, budget and every cut, in the ledger. */
 async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing): Promise<void> {
   const cuts = b.cuts.map((c) => c.part);
   await attempt(ws, d, "the briefing's size was not recorded", async () => {
@@ -40,17 +34,12 @@ async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing): Promise<vo
     log.info(`the briefing was shortened to fit ${b.budget?.channel ?? "its line budget"}: ${cuts.join(", ")}`);
 }
 
-/** What a start opened (or kept), and what its answer is bounded by. */
 type Began = {
   opened?: { episode: OpenEpisode; kept: boolean };
   policy: LoadedPolicy | undefined;
   gitDeadlineMs: number;
 };
 
-/**
- * The start's answer once its episode is open, in that episode's workspace: the briefing, the live
- * sessions told of a new one, and whether work is left for a worker.
- */
 async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadlineMs }: Began): Promise<Answer> {
   const [{ gatherFacts }, { BRIEFING_NEEDS, briefing }] = await Promise.all([
     import("../facts/gather.ts"),
@@ -72,7 +61,7 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
     });
     if (briefed) await noteBriefing(ws, d, briefed);
   }
-  // The sessions already at work beside a new one are told of it at their next prompt, once.
+  // Sessions already at work are told of a new one at their next prompt, once.
   if (fresh && opened && facts && facts.live.length > 0) {
     const live = facts.live;
     const episode = opened.episode;
@@ -82,8 +71,7 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
       await tellLive(ws, episode, live, taskId);
     });
   }
-  // Work is left only for a new episode (its working context), an episode old enough to be
-  // stranded, or a close whose taker died before finishing it.
+  // Work is left only for a new episode, one old enough to be stranded, or a dead taker's close.
   const [{ anyStrandedCandidate }, { readClaims }] = await Promise.all([
     import("../lifecycle/stranded.ts"),
     import("../lifecycle/claim.ts"),
@@ -99,8 +87,7 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
 
 export const start: Row = {
   switch: SWITCHES.start,
-  // After /clear the start follows an end at once: its briefing must show the close just derived
-  // (the end writes it in its own hook, so it is a close claim that is waited for, not a ticket).
+  // After /clear the start follows an end at once: it waits for that end's close claim, so it briefs from the close.
   async answer(ws, d) {
     const { awaitCloses } = await import("../lifecycle/claim.ts");
     const followsEnd =
@@ -113,19 +100,18 @@ export const start: Row = {
       followsEnd ? { provider: d.provider.id, providerSession: d.providerSession! } : undefined,
     );
     if (waited > 0) log.debug(`waited ${waited} ms for a close in progress`);
-    // The briefing's modules load with the opening's (briefIn finds them loaded).
     const [{ openEpisode }] = await Promise.all([
       import("../lifecycle/open.ts"),
       import("../facts/gather.ts"),
       import("../views/briefing.ts"),
     ]);
-    // One deadline for git on the client's path: opening the episode and the briefing share it.
+    // One git deadline for the opening and the briefing.
     const policy = await policyOrFail(ws, d);
     const gitDeadlineMs = Math.min(policy?.policy.session?.git_deadline_ms ?? GIT_CEILING_MS, GIT_CEILING_MS);
     let opened: Awaited<ReturnType<typeof openEpisode>> | undefined;
     if (d.providerSession !== undefined)
       await attempt(ws, d, "the episode did not open", async () => {
-        // Who started this hook (the client, through its shell and the shim): the history tools serve a transcript only to the client whose hooks opened its episode.
+        // The history tools serve a transcript only to the client whose hooks opened the episode.
         const clientProcesses = clientProcess();
         opened = await openEpisode(ws, {
           ifOpen: "keep",
@@ -147,7 +133,6 @@ export const start: Row = {
       });
     return briefIn(opened ? inEpisode(ws, opened.episode) : ws, d, { opened, policy, gitDeadlineMs });
   },
-  /** Freeze a new episode's working context, finish closes a dead taker left, recover stranded episodes. */
   async work(ws, t, policy) {
     const [{ freezeContext }, { recoverStranded }] = await Promise.all([
       import("../lifecycle/open.ts"),

@@ -26,7 +26,6 @@ export async function assertKnownEvent(event: string): Promise<void> {
   }
 }
 
-/** The newest `limit` matching entries, returned oldest first. */
 export async function query(ledger: Ledger, q: Query): Promise<QueryResult> {
   if (q.event !== undefined) await assertKnownEvent(q.event);
   const picked: Array<{ entry: Entry; text: string }> = [];
@@ -50,17 +49,12 @@ export async function query(ledger: Ledger, q: Query): Promise<QueryResult> {
 
 export type Finding = { line: number; problem: string };
 
-/**
- * Checks ledger lines one at a time (malformed lines, unknown events, missing required payload
- * keys), for a reader that already walks them. `problems` counts every one; `findings` holds the
- * first `keep` of them (all, unless told).
- */
+/** Checks lines one at a time; `problems` counts all, `findings` holds the first `keep`. */
 export type LineChecker = {
   check(row: Parsed & { line: number }): void;
   result(): { lines: number; findings: Finding[]; problems: number };
 };
 
-/** `seed`: what an earlier check of the ledger's first lines found, to go on from (doctor's cache). */
 export async function lineChecker(
   seed: { lines: number; findings: readonly Finding[]; problems?: number } = { lines: 0, findings: [] },
   keep = Number.POSITIVE_INFINITY,
@@ -94,7 +88,6 @@ export async function lineChecker(
   };
 }
 
-/** Every problem in the ledger, in one forward pass. */
 export async function validateLedger(ledger: Ledger): Promise<{ lines: number; findings: Finding[] }> {
   const checker = await lineChecker();
   for (const row of oldestFirst(ledger.path)) checker.check(row);
@@ -105,11 +98,7 @@ export async function validateLedger(ledger: Ledger): Promise<{ lines: number; f
 export type Rotation =
   { rotated: false; lines: number; keep: number } | { rotated: true; archived: number; kept: number; archive: string };
 
-/**
- * Publish the archive under the first free name `ledger.<UTC stamp>-<nn>.archived.jsonl`: names
- * sort in the order they were made, even for two rotations within one second, and an existing
- * archive is never overwritten.
- */
+/** `ledger.<UTC stamp>-<nn>.archived.jsonl`, the first free name: in the order made, never overwritten. */
 function publishArchive(dir: string, text: string): string {
   const stamp = compactStamp(wall());
   for (let n = 1; n < 100; n++) {
@@ -123,13 +112,11 @@ function publishArchive(dir: string, text: string): string {
   );
 }
 
-/** How long a rotation waits for appenders to finish before refusing. */
 const ROTATE_WAIT_MS = 10_000;
 
 /**
- * Leave `keep` lines in the ledger (the newest `keep - 1` plus the `ledger.rotated` line); move every older line, byte for byte, into a dated archive beside
- * the ledger. Nothing is deleted: the archive is complete before the ledger is replaced, so a
- * crash in between leaves lines in both places, never in neither.
+ * Keep `keep` lines (the newest `keep - 1` and the `ledger.rotated` line) and move the rest byte for byte into an
+ * archive, complete before the ledger is replaced: a crash leaves lines in both places, never in neither.
  */
 export async function rotate(ws: AppendContext, keep: number): Promise<Rotation> {
   const ledger = ws.ledger;
@@ -138,7 +125,6 @@ export async function rotate(ws: AppendContext, keep: number): Promise<Rotation>
     const size = ledgerSize(ledger.path);
     const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
     if (lines.length <= keep) return { rotated: false as const, lines: lines.length, keep };
-    // The rotation's own line counts against the cap, so a second rotation finds nothing to do.
     const cut = lines.length - (keep - 1);
     const archive = publishArchive(dirname(ledger.path), `${lines.slice(0, cut).join("\n")}\n`);
     if (ledgerSize(ledger.path) !== size) {

@@ -1,19 +1,16 @@
 /**
- * A short-lived exclusive lock between processes of this machine: a lock file that appears whole
- * (written beside it, then linked into place, so it is never empty) and names its holder (see
- * holder.ts: pid, and on Linux the boot and the process's start time). A holder that cannot be
- * shown alive (died mid-write, a reused pid, a container that has ended, or a file that names no
- * holder at all) is broken safely, so a crash never wedges the next writer. There is no advisory
- * flock in node:fs, and this works the same under Bun, Deno and Node, on Linux, macOS and Windows.
+ * A short exclusive lock between processes: a lock file that appears whole (linked into place) naming its holder
+ * (holder.ts). A holder that cannot be shown alive is broken safely, so a crash never wedges the next writer. node:fs
+ * has no flock; this works alike on every runtime and system.
  */
 import { readFileSync, statSync } from "node:fs";
 import { publishNew, unlinkQuiet } from "./fsx.ts";
 import { alive, formatHolder, me, parseHolder, type Holder } from "./holder.ts";
 
-/** Made on the first wait: creating a SharedArrayBuffer costs about a millisecond, and most locks are free at once. */
+/** A SharedArrayBuffer costs ~1 ms; most locks are free at once. */
 let pause: Int32Array | undefined;
 
-/** A lock file that names no holder is someone's half-written file only this long (older writers wrote the pid after creating it). */
+/** How long a lock naming no holder may be someone's half-written file. */
 const UNNAMED_GRACE_MS = 1_000;
 
 function sleepMs(ms: number): void {
@@ -33,7 +30,6 @@ function look(path: string): Seen {
   }
 }
 
-/** The state of a lock file, for `doctor`: held by a live process, stale (breakable), or gone. */
 export function lockState(path: string): { state: "held" | "stale" | "free"; holder?: Holder } {
   const seen = look(path);
   if (!seen) return { state: "free" };
@@ -45,11 +41,7 @@ function stale(seen: NonNullable<Seen>): boolean {
   return !alive(seen.holder);
 }
 
-/**
- * Remove a lock whose holder is gone. Two waiters may both see it; the second must not remove the
- * lock the first one has taken since. So breaking is itself done under a breaker lock, and the
- * file is read again inside it: it goes only if it still says what was judged stale.
- */
+/** Broken under a breaker lock and read again inside it, so a waiter never removes the lock another just took. */
 function breakStale(path: string, judged: string): void {
   const breaker = `${path}.break`;
   if (!tryAcquire(breaker)) {
@@ -68,10 +60,7 @@ function tryAcquire(path: string): boolean {
   return publishNew(path, `${formatHolder(me())}\n`, 0o600, { durable: false });
 }
 
-/**
- * Run `work` holding the lock at `path`. Gives up after `waitMs` and returns `{ acquired: false }`
- * without running it, so a caller on a hook path decides for itself what "could not lock" means.
- */
+/** Gives up after `waitMs` without running `work`: a hook decides what "could not lock" means. */
 export function withLock<T>(
   path: string,
   waitMs: number,

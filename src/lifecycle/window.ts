@@ -1,8 +1,6 @@
 /**
- * The client's context windows of one episode. A window ends when the client compacts (its own
- * summary, or majordomus's fresh window answering for it); its ordinal is kept with the open
- * episode, so a resumed session goes on counting, and each change is a ledger line. The path of
- * the client's own transcript is kept beside it, for the history tools alone.
+ * An episode's context windows: one ends when the client compacts (or majordomus's fresh window answers for it). The
+ * ordinal stays with the open episode, so a resumed session goes on counting; each change is a ledger line.
  */
 import { readPlain } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
@@ -14,21 +12,15 @@ import { episodePath, parseEpisode, windowOf, writeEpisode, type OpenEpisode } f
 
 const LOCK_WAIT_MS = 3_000;
 
-/** How an episode's window was replaced: the client's trigger word, or `fresh_window` when majordomus wrote the boot. */
 export type WindowTrigger = "compact" | "fresh_window";
 
-/** `<episode>:<ordinal>`, the name a boot gives its window. */
 export const windowId = (episode: Pick<OpenEpisode, "session_id" | "window">, ordinal = windowOf(episode)): string =>
   `${episode.session_id}:${ordinal}`;
 
 /**
- * Change the open record of `episode` under its lock, if it is still the same episode; returns
- * the record as written, or undefined when it closed (or another took its place) meanwhile. The
- * record is parsed outside the lock (the parser is asynchronous) and written only if its text is
- * still what was parsed, else read again: every racer that loses does so because another won, so
- * all of them are counted, each within the lock's wait. `entry`, when given, is the ledger line of
- * the change, appended inside the same lock, so the ledger tells the changes in the order they
- * were made.
+ * Change the open record under its lock if it is still this episode; undefined when it closed meanwhile. Parsed
+ * outside the lock, written only if the text is unchanged, else read again; `entry` is appended inside the same lock,
+ * so the ledger orders the changes.
  */
 async function amend(
   ws: Workspace,
@@ -40,7 +32,6 @@ async function amend(
   const path = episodePath(ws.layer, key);
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
-    // The text compared under the lock below is the text parsed here: one read, one version.
     const text = readPlain(path);
     const current = text === undefined ? undefined : (await parseEpisode(text, path)).episode;
     if (current?.session_id !== episode.session_id) return undefined;
@@ -61,7 +52,6 @@ async function amend(
   }
 }
 
-/** A new window for the episode: its ordinal goes up by one, recorded with the episode and in the ledger. */
 export async function advanceWindow(
   ws: Workspace,
   episode: OpenEpisode,
@@ -83,13 +73,11 @@ export async function advanceWindow(
   return ordinal;
 }
 
-/** What a resumed start says of its client: the transcript path its event named, the processes that started the hook. */
 export type ClientNote = { transcript_path?: string; client_processes?: string };
 
 const changes = (e: OpenEpisode, note: ClientNote) =>
   Object.entries(note).some(([k, v]) => v !== undefined && e[k as keyof ClientNote] !== v);
 
-/** Keep what a resumed start says of its client on the episode (written only when it changed). */
 export async function noteClient(ws: Workspace, episode: OpenEpisode, note: ClientNote): Promise<OpenEpisode> {
   if (!changes(episode, note)) return episode;
   const defined = Object.fromEntries(Object.entries(note).filter(([, v]) => v !== undefined));

@@ -10,7 +10,6 @@ import type { Channel, EventRow, HookEvent } from "./hooks.ts";
 export { HOOK_EVENTS, type Channel, type EventRow, type HookEvent } from "./hooks.ts";
 
 export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
-/** `features`: local consents that work only through this mod (key → what the person calls it), reported beside it. */
 export type ModRow = {
   source: string;
   target: string;
@@ -18,31 +17,24 @@ export type ModRow = {
   features?: Partial<Record<CredentialKey, string>>;
 };
 
-/** A channel's budget row: majordomus's budget, the client's own limit (when it has one), how both are counted, and where the figure comes from. */
 export type BudgetRow = { chars: number; limit?: number; counts: Counts; channel: string; source: string };
 
 export type Hooks = {
   config: string;
-  /** The command the client's configuration runs for an event: `{shim}` is the shim's path from the repository root. */
   command: string;
-  /** How the client starts `command`: its shell, and how it hands over the project folder (an environment variable, and/or a word of the text it replaces with the shell-quoted folder). */
+  /** The client's shell, and how it hands over the project folder. */
   launch: { shell: string; project_dir_env?: string; project_dir_replaced?: string };
-  /** The matcher an entry carries (every variant of the event), when the client wants one. */
   matcher?: string;
-  /** The client's executable, looked for on PATH. */
   executable?: string;
-  /** How the client decides to run a project's hooks at all (a row of wiring/trust.ts), when it does. */
   trust?: string;
-  /** The name each handler carries (`{event}` is the client's event name), for a client that names them. */
   handler_name?: string;
-  /** How the briefing is handed to the client (a row of BRIEFING_ENVELOPES): plain stdout unless said. */
   briefing?: "plain" | "additional_context";
-  /** Text the client puts in front of the person's prompt (a row of PROMPT_PREFIXES), removed before archiving. */
+  /** Text the client puts before the person's prompt, removed before archiving. */
   prompt_prefix?: "hook_context";
-  /** `advisory`: the compaction event fires on every check, not only when the client compacts: no checkpoint is derived from it. */
+  /** `advisory`: fires on every check, not only on a compaction: no checkpoint is derived from it. */
   compaction?: "precise" | "advisory";
   session_env?: string;
-  /** Start sources that mean the client has just ended the previous session (its end hook runs beside this start). */
+  /** Start sources meaning the previous session just ended (its end hook runs beside this start). */
   after_end_sources?: string[];
   keys: {
     session: string[];
@@ -58,10 +50,8 @@ export type Hooks = {
   injected_markers: string[];
   events: Record<HookEvent, EventRow>;
   budgets: Partial<Record<Channel, BudgetRow>>;
-  /** The longest the client lets its end hook run, in milliseconds. */
   end_budget_ms: number;
   mods?: Record<string, ModRow>;
-  /** The project's MCP configuration file, and the server name majordomus goes by in it. */
   mcp?: { config: string; server: string };
 };
 
@@ -82,7 +72,6 @@ export async function providers(): Promise<Map<string, Provider>> {
   return cache;
 }
 
-/** A provider majordomus has an adapter for, or a usage failure naming the ones it has. */
 export async function adapted(id: string): Promise<Provider & { hooks: Hooks }> {
   const table = await providers();
   const row = table.get(id);
@@ -94,7 +83,6 @@ export async function adapted(id: string): Promise<Provider & { hooks: Hooks }> 
   throw new Failure("usage", why, `adapted providers: ${ready.join(", ")}`);
 }
 
-/** The first key of `candidates` present in the payload as a string or number, as a string. */
 export function pick(payload: Record<string, unknown> | undefined, candidates: readonly string[]): string | undefined {
   if (!payload) return undefined;
   for (const key of candidates) {
@@ -105,10 +93,7 @@ export function pick(payload: Record<string, unknown> | undefined, candidates: r
   return undefined;
 }
 
-/**
- * What majordomus may hand a client on a channel: the table's budget, lowered (never raised) by
- * the policy's `session.briefing_budget_chars`. A channel the client does not have has none.
- */
+/** The table's budget, lowered (never raised) by `session.briefing_budget_chars`. */
 export function budgetFor(
   hooks: Pick<Hooks, "budgets">,
   channel: Channel,

@@ -5,11 +5,9 @@ import { ancestry, historySince } from "./history.ts";
 import { redactEach } from "../lib/redact.ts";
 
 /**
- * The working tree as git sees it, less majordomus's own records: `ownRecords` are the closed
- * session records git reports as new (untracked, or added and not committed), which are not the
- * worker's changes; every other path is in `changed`.
+ * The working tree less majordomus's own new closed records, which are not the worker's changes. `movedFrom`: rename
+ * sources.
  */
-/** `movedFrom`: the source paths of the renames git status reports (each rename is in `changed` by its new path). */
 export type Snapshot = {
   workingTree: WorkingTree;
   changed: string[];
@@ -18,12 +16,10 @@ export type Snapshot = {
   why?: string;
 };
 
-/** Why the tree is unknown when git was stopped at the start hook's deadline. */
 export const DEADLINE_WHY = "git status did not answer within session.git_deadline_ms";
 
 export const STATUS_ARGS = ["status", "--porcelain=v1", "-z", "--untracked-files=all"] as const;
 
-/** Where majordomus's own records live (repository-relative, ending in `/`), so git's view can leave them out. */
 export type Own = { recordsDir?: string };
 
 const isOwnRecord = (path: string, own: Own) =>
@@ -33,7 +29,7 @@ const isOwnRecord = (path: string, own: Own) =>
   !path.endsWith("/README.md") &&
   !path.slice(own.recordsDir.length).includes("/");
 
-/** Why git's answer is missing; 127 is the shell's "not found" (the start shim runs git itself). */
+// 127 is the shell's "not found" (the start shim runs git itself).
 function failedWhy(status: { status: number | null; stderr: string }): string {
   const said = status.stderr.trim().split("\n")[0];
   if (said) return `git status failed: ${said}`;
@@ -42,10 +38,7 @@ function failedWhy(status: { status: number | null; stderr: string }): string {
     : `git status failed${status.status === null ? "" : ` (exit ${status.status})`}`;
 }
 
-/**
- * The snapshot, given up after `deadlineMs` (the start hook's bound on the client's path): then the
- * working tree is unknown, and why is said. Without a deadline it is waited for.
- */
+/** Given up after `deadlineMs`: then the tree is unknown, and why is said. */
 export function snapshotWithin(
   position: Pick<Position, "git">,
   own: Own,
@@ -61,7 +54,6 @@ export function snapshotWithin(
   }));
 }
 
-/** Paths git reports as changed in the working tree (a rename counts as its new path), sorted. */
 export async function snapshot(position: Pick<Position, "git">, own: Own = {}): Promise<Snapshot> {
   const status = await position.git.once(STATUS_ARGS);
   if (!status.ok)
@@ -82,13 +74,12 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
     const code = entry.slice(0, 2);
     if ((code === "??" || code === "A ") && isOwnRecord(path, own)) ownRecords.add(path);
     else changed.add(path);
-    // A rename or copy is followed by its source path, which is not a change of its own.
     if (entry[0] === "R" || entry[0] === "C") {
       if (entry[0] === "R" && fields[i + 1]) movedFrom.push(fields[i + 1]!);
       i++;
     }
   }
-  // A path is named by whoever made the file: a token in it is redacted here, for every surface.
+  // Paths are anyone's: redacted here, for every surface.
   const list = redactEach([...changed].sort());
   return {
     workingTree: list.length === 0 ? "clean" : "dirty",
@@ -98,12 +89,10 @@ export async function snapshot(position: Pick<Position, "git">, own: Own = {}): 
   };
 }
 
-/** Whether `from` is an ancestor of (or equal to) HEAD. */
 export async function isAncestor(position: Pick<Position, "git" | "head">, from: string): Promise<boolean> {
   return (await ancestry(position, from)) === true;
 }
 
-/** `<short> <subject>` for each commit in start..HEAD, newest first; empty when start is not an ancestor. */
 export async function commitsSince(position: Pick<Position, "git" | "head">, start: string): Promise<string[]> {
   if (start === position.head || !(await isAncestor(position, start))) return [];
   const history = await historySince(position, start);
@@ -112,7 +101,6 @@ export async function commitsSince(position: Pick<Position, "git" | "head">, sta
   return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
 }
 
-/** Files changed by the commits since `start` (when it is an ancestor), plus the working tree's; never majordomus's own records. */
 export async function filesSince(
   position: Pick<Position, "git" | "head">,
   start: string | undefined,

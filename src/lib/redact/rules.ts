@@ -1,15 +1,8 @@
 /**
- * The shapes redaction takes, one row each: secrets with a published prefix or format, and the
- * shapes named by what is beside them. Every pattern is linear in its input on the engine the hooks
- * use (JIT off): no quantified group can match the same text two ways, and every run that could
- * meet a run of its own characters again is bounded. `test/lib/redact-linear.test.ts` runs a ReDoS
- * checker (recheck) over each and a growth measure over input pumped from each, so a row that
- * backtracks fails the build. The shapes a regular expression cannot hold linearly (a secret's
- * name, then its value; a key block) are code: `scan` (redact/scan.ts).
- *
- * `hints`: lower-case substrings one of which any match contains; a rule runs only on a text that
- * holds one. `when`: a shape without a prefix of its own is taken only beside what names it.
- * `keep`: the group kept before the mark (`password=`), the value alone replaced.
+ * The shapes redaction takes, one row each. Every pattern is linear with the JIT off (no quantified group matches the
+ * same text two ways, every self-repeating run is bounded); test/lib/redact-linear.test.ts runs recheck and a growth
+ * measure over each. What a pattern cannot hold linearly is a scan (redact/scan.ts). `hints`: substrings any match
+ * holds; `when`: taken only beside what names it; `keep`: the group kept before the mark.
  */
 import { jwts, keyBlocks, mysqlPasswords, NAME_HINTS, namedValues, puttyKeys } from "./scan.ts";
 
@@ -19,11 +12,9 @@ export type Rule = {
   pattern?: RegExp;
   keep?: number;
   when?: RegExp;
-  /** A rule written as code: the text with each secret replaced by `mark(kept)` (`name` when it is not the rule's). */
   scan?: (text: string, mark: (kept: string, name?: string) => string) => string;
 };
 
-/** What separates a token from the text around it: a character that cannot continue it. */
 const END = "(?![A-Za-z0-9_-])";
 
 export const REDACTIONS: readonly Rule[] = [
@@ -96,7 +87,6 @@ export const REDACTIONS: readonly Rule[] = [
   { name: "google-api-key", hints: ["aiza"], pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
   { name: "twilio-key", hints: ["sk", "ac"], pattern: /\b(?:SK|AC)[0-9a-f]{32}\b/g },
   { name: "mailchimp-key", hints: ["-us"], pattern: /\b[0-9a-f]{32}-us[0-9]{1,2}\b/g },
-  // gitleaks' ranges: a bot id of 5 to 16 digits, then `A` and 34 more.
   { name: "telegram-bot-token", hints: [":a"], pattern: new RegExp(`\\b[0-9]{5,16}:A[A-Za-z0-9_-]{34}${END}`, "g") },
   { name: "1password-service-account-token", hints: ["ops_ey"], pattern: /\bops_ey[A-Za-z0-9_+/-]{100,}={0,2}/g },
   { name: "mailgun-key", hints: ["key-"], pattern: /\bkey-[0-9a-z]{32}\b/g },
@@ -106,7 +96,8 @@ export const REDACTIONS: readonly Rule[] = [
     hints: ["."],
     pattern: /\b[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g,
   },
-  // Beside an AWS key id, or the words that name one (gitleaks' keywords), a 40-character token of mixed case is its secret; a git SHA is lower-case hex.
+  // Beside an AWS key id or the words naming one, a 40-character mixed-case token is its secret (a git SHA is lower
+  // case).
   {
     name: "aws-secret-key",
     hints: ["akia", "asia", "aws", "secret"],
@@ -114,20 +105,17 @@ export const REDACTIONS: readonly Rule[] = [
     pattern:
       /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
   },
-  // Beside a Twilio account SID (or the word), 32 lower-case hex characters are its auth token.
   {
     name: "twilio-auth-token",
     hints: ["twilio", "ac"],
     when: /\bAC[0-9a-f]{32}\b|twilio/i,
     pattern: /(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z-])/g,
   },
-  // mysql, mysqldump, mysqladmin: the password glued to -p, on the line that runs one.
   { name: "mysql-password", hints: ["mysql"], scan: mysqlPasswords },
   { name: "vault-token", hints: ["hvs.", "hvb.", "hvr."], pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{20,}/g },
   { name: "digitalocean-token", hints: ["doo_v1_", "dop_v1_", "dor_v1_"], pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g },
   { name: "databricks-token", hints: ["dapi"], pattern: /\bdapi[0-9a-f]{32}(?:-[0-9])?\b/g },
   { name: "linear-key", hints: ["lin_api_", "lin_oauth_"], pattern: /\blin_(?:api|oauth)_[A-Za-z0-9]{32,}/g },
-  // age's Bech32 alphabet, upper case as age prints it.
   {
     name: "age-secret-key",
     hints: ["age-secret-key-1"],
@@ -138,7 +126,6 @@ export const REDACTIONS: readonly Rule[] = [
     hints: ["eyj"],
     scan: jwts,
   },
-  // Credentials inside a URL: the user stays, the password goes.
   {
     name: "url-password",
     hints: ["://"],
@@ -166,7 +153,6 @@ export const REDACTIONS: readonly Rule[] = [
     pattern: /((?:^|\s)(?:-u|--user)[ \t]{1,20}[^\s:]{1,200}:)\S{1,400}/g,
     keep: 1,
   },
-  // A secret's name and its value (`DB_PASSWORD=…`, `"client_secret": "…"`, `?sig=…&`): code, so a long name costs a bounded look back.
   {
     name: "assignment",
     hints: NAME_HINTS,
