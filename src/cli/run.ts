@@ -1,7 +1,6 @@
 /**
- * The CLI's edge: find the command, parse its arguments, run it, and turn every outcome into an
- * exit code. This is the ONLY place that prints errors or decides exit codes; citty's runMain is
- * not used because it prints raw stacks and exits 1 for everything.
+ * The CLI's edge: the only place that prints errors or decides exit codes (citty's runMain prints stacks and exits 1
+ * for everything).
  */
 import type { ArgsDef, CommandDef } from "citty";
 import { EXIT, Failure, isFailure } from "../lib/failure.ts";
@@ -21,7 +20,7 @@ const root = command({
     version: VERSION,
     description: "Keeps an AI coding agent's continuity in a git repository.",
   },
-  // Only for the root's own flags: --version is answered before anything loads (main.ts).
+  // --version is answered before anything loads (main.ts).
   args: { version: { type: "boolean", alias: "v", description: "Print the version" } },
   subCommands: COMMANDS,
   examples: [
@@ -39,7 +38,6 @@ function scopeOf(path: string[]): string {
   return ["majordomus", ...path].join(" ");
 }
 
-/** Follow subcommand names in argv; returns the command that will run and the args meant for it. */
 async function subcommandsOf(cmd: CommandDef<any>): Promise<Record<string, unknown> | undefined> {
   return (typeof cmd.subCommands === "function" ? await cmd.subCommands() : cmd.subCommands) as
     Record<string, unknown> | undefined;
@@ -49,7 +47,6 @@ async function load(entry: unknown): Promise<Command<any>> {
   return typeof entry === "function" ? await (entry as () => Promise<Command<any>>)() : (entry as Command<any>);
 }
 
-/** Words people reach for that are not commands here, and the command they meant (before the nearest spelling). */
 const MEANT: Record<string, string> = {
   status: "majordomus session status",
   version: "majordomus --version",
@@ -59,7 +56,6 @@ const MEANT: Record<string, string> = {
 };
 
 async function resolve(argv: string[]): Promise<Resolved> {
-  // A hook's command, as its shim names it, straight from the hooks table (cli/hooks.ts).
   const hook = hookNamed(argv);
   if (hook) return { cmd: await HOOK_COMMANDS[hook](), path: ["capture", hook], rest: argv.slice(2) };
   let cmd: Command<any> = root;
@@ -90,7 +86,6 @@ async function argsOf(cmd: CommandDef<any>): Promise<ArgsDef> {
   return ((typeof cmd.args === "function" ? await cmd.args() : cmd.args) ?? {}) as ArgsDef;
 }
 
-/** Our commands give their meta as a plain object (citty allows a function; none of ours uses one). */
 const metaOf = (cmd: Command<any>) => (cmd.meta ?? {}) as { description?: string; version?: string };
 
 async function usageOf(resolved: Resolved): Promise<string> {
@@ -121,7 +116,6 @@ function wantsHelp(argv: string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
-/** The error document `--json` asks for, on stderr (stdout stays data: nothing, on a failure). */
 export const ERROR_SCHEMA = "majordomus/error/v1";
 
 function printFailure(err: Failure, json: boolean): void {
@@ -145,24 +139,20 @@ function printFailure(err: Failure, json: boolean): void {
   if (err.hint) toStderr(`  → ${err.hint}`);
 }
 
-/** What a full, read-only or over-quota disk throws: a hook says so and lets its client go on. */
 const DISK_ERRORS = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
 
 export async function run(argv: string[]): Promise<number> {
   const hook = isHookCommand(argv);
   const code = await runCommandLine(argv, hook);
-  // A hook never exits 2: a bad invocation is reported as missing (12) instead.
+  // A hook never exits 2: a bad invocation is reported as missing (12).
   return hook && code === EXIT.usage ? EXIT.missing : code;
 }
 
 async function runCommandLine(argv: string[], hook = false): Promise<number> {
-  // `majordomus help [command …]` is that command's --help, as git and cargo take it.
   if (argv[0] === "help") argv = [...argv.slice(1), "--help"];
   try {
-    // One instant per command: every stamp, age and freshness label below reads this one.
     pinClock();
     const resolved = await resolve(argv);
-    // A server is not one command: each of its answers reads the clock for itself.
     if (resolved.cmd.longLived) unpinClock();
     mark(`loaded ${resolved.path.join(" ") || "(root)"}`);
     if (wantsHelp(argv)) {
@@ -170,7 +160,6 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
       return EXIT.ok;
     }
     if (!resolved.cmd.run) {
-      // Flags without a command: each is checked (an unknown one is named, with what it may have meant).
       const flags = parseArgv(resolved.rest, await argsOf(resolved.cmd), scopeOf(resolved.path));
       if (resolved.path.length === 0 && flags.version === true) {
         out(VERSION);
@@ -197,7 +186,7 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
   } catch (err) {
     const errno = (err as { code?: unknown })?.code;
     if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
-      // The disk is full or read-only: nothing could be recorded, and the client must not be blocked for it.
+      // A full or read-only disk: nothing could be recorded, and the client must not be blocked for it.
       toStderr(
         `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`,
       );

@@ -1,9 +1,7 @@
 /**
- * `capture prompt --provider P`: archive the person's prompt, byte-exact as sent but with secrets
- * redacted first, as one JSON record per prompt id in `.ai/local/prompts/` (folder 0700, files
- * 0600), linked to its episode by the provider session it names. Client-injected messages are not
- * a person's prompt and are skipped. The only text it hands the model is the notice that another
- * session opened beside this one (promptContext), once; nothing here exits 2.
+ * `capture prompt --provider P`: archive the person's prompt as sent, secrets redacted first, one JSON record per
+ * prompt id in `.ai/local/prompts/` (0700/0600). Client-injected messages are skipped. The only text handed to the
+ * model is the notice that another session opened beside this one; nothing exits 2.
  */
 import { join } from "node:path";
 import { wall, isoStamp, compactStampMs } from "../lib/clock.ts";
@@ -21,12 +19,10 @@ import { payloadSession, personsPrompt } from "./delivery.ts";
 
 export const PROMPT_SCHEMA = "prompt/v1";
 
-/** Where prompts go: the layer's prompts section, or the throwaway folder of `capture status`'s self-test. */
 export function promptsDir(ws: Workspace, selfTestDir?: string): string {
   return selfTestDir || sectionPath(ws.layer, "prompts");
 }
 
-/** How a prompt hook runs: for the client, or as `capture status`'s self-test into a folder of its own (nothing recorded). */
 export type PromptMode = { selfTestDir?: string };
 
 export type PromptOutcome =
@@ -42,7 +38,7 @@ export async function capturePrompt(
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(mode.selfTestDir);
   const fail = async (reason: string): Promise<PromptOutcome> => {
-    // An error text may quote the payload (a JSON parser's message does): no secret rides along.
+    // A parser's message may quote the payload: redacted.
     const why = redactShapes(reason);
     log.warn(`capture prompt: ${why}`);
     if (!selfTest)
@@ -62,7 +58,6 @@ export async function capturePrompt(
   }
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
   const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
-  // What the client put in front of the person's words is not theirs.
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);
   if (raw === undefined)
     return fail(
@@ -82,7 +77,6 @@ export async function capturePrompt(
   const clean = await redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
-  // `here` was located for this prompt's client session: its episode, if open, is already known.
   const episode = providerSession ? ws.episodeId : undefined;
   const record: Record<string, unknown> = {
     schema: PROMPT_SCHEMA,
@@ -101,7 +95,7 @@ export async function capturePrompt(
   if (clean.redacted.length > 0) record.redacted = clean.redacted;
   const dir = promptsDir(ws, mode.selfTestDir);
   ensureDir(dir, 0o700);
-  // One record per prompt id: the id names the file, so a repeated delivery finds it taken.
+  // One record per prompt id: a repeated delivery finds the name taken.
   const name = promptId ? `${episodeKey(promptId)}.json` : `${compactStampMs(at)}-${randomHex(4)}.json`;
   const path = join(dir, name);
   if (!publishNew(path, `${JSON.stringify(record, null, 2)}\n`, 0o600))
@@ -110,9 +104,8 @@ export async function capturePrompt(
 }
 
 /**
- * What this prompt hands the model beside the person's words: the notices of the sessions that
- * opened beside its episode since its last prompt (taken once), fitted to the client's prompt
- * channel; undefined when there are none.
+ * The notices of sessions that opened beside this episode since its last prompt, taken once, fitted to the prompt
+ * channel.
  */
 export async function promptContext(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   if (!ws.episodeId) return undefined;
@@ -127,7 +120,6 @@ export async function promptContext(ws: Workspace, provider: Provider & { hooks:
     ws.policy().catch(() => undefined),
   ]);
   const task = notices.some((n) => n.task_id) ? (await activeTask(ws.layer)).active : undefined;
-  // Spent by the one budget every answer is: the notices are the whole of it, cut at their end if ever over.
   const text = spend([{ id: "notices", lines: noticeLines(notices, ws.at, task) }], undefined, {
     order: [],
     linesKey: "session.briefing_budget_lines",

@@ -1,13 +1,10 @@
 /**
- * Fitting a text to what a client's channel can carry: counted as the client counts it, cut only
- * between lines (a line longer than the whole room is cut at a character, never inside a
- * surrogate pair), never inside an open code fence. Pure functions; the views say what was cut.
+ * Fitting a text to a channel: counted as the client counts it, cut between lines (a too-long line at a character,
+ * never inside a surrogate pair), never inside an open code fence. Pure.
  */
 
-/** How a client measures what a hook hands it: JavaScript string length (UTF-16 units) or UTF-8 bytes. */
 export type Counts = "utf16" | "utf8";
 
-/** A channel's budget: how much may go, how it is counted, and the name a cut notice gives it. */
 export type Budget = { chars: number; counts: Counts; channel: string };
 
 const encoder = new TextEncoder();
@@ -16,7 +13,6 @@ export function measure(text: string, counts: Counts): number {
   return counts === "utf16" ? text.length : encoder.encode(text).length;
 }
 
-/** The size of lines joined with newlines (the separators counted). */
 export function sizeOf(lines: readonly string[], counts: Counts): number {
   if (lines.length === 0) return 0;
   let n = lines.length - 1;
@@ -27,10 +23,8 @@ export function sizeOf(lines: readonly string[], counts: Counts): number {
 const FENCE = /^\s{0,3}(```|~~~)/;
 
 /**
- * The longest head of `lines` whose size, with `wrap` applied to each line, fits `room`. A head
- * that would end inside a fenced code block ends before the fence opened instead (unless that
- * leaves nothing, when the fence is closed after the head). When not even the first line fits, its
- * beginning is kept, cut at a character. `kept` counts the source lines shown whole or in part.
+ * The longest head of `lines` that fits `room` with `wrap` applied, ending before an open fence (or closing it when
+ * nothing else is left); a first line too long is cut at a character. `kept`: source lines shown.
  */
 export function headThatFits(
   lines: readonly string[],
@@ -53,7 +47,6 @@ export function headThatFits(
     const first = lines[0];
     if (first === undefined) return { shown, kept: 0, partial: false };
     const marker = "…";
-    // The longest beginning of the line that fits with its marker (a binary search on its length).
     let lo = 0;
     let hi = first.length;
     while (lo < hi) {
@@ -62,7 +55,6 @@ export function headThatFits(
       else hi = mid - 1;
     }
     let cut = first.slice(0, lo);
-    // Never half a surrogate pair.
     if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
     return cut.length > 0
       ? { shown: [wrap(cut + marker)], kept: 1, partial: true }
@@ -70,7 +62,6 @@ export function headThatFits(
   }
   if (fenceOpenedAt !== -1 && shown.length < lines.length) {
     if (fenceOpenedAt > 0) return { shown: shown.slice(0, fenceOpenedAt), kept: fenceOpenedAt, partial: false };
-    // The fence opens the text: close it, if there is room for the closing line.
     const close = wrap("```");
     while (shown.length > 1 && used + 1 + measure(close, counts) > room) used -= measure(shown.pop()!, counts) + 1;
     return { shown: [...shown, close], kept: shown.length, partial: false };
@@ -78,14 +69,13 @@ export function headThatFits(
   return { shown, kept: shown.length, partial: false };
 }
 
-/** The largest head of `lines`, at most `k` long, that does not end inside a fenced code block (0 when the first fence opens it). */
 export function outsideFence(lines: readonly string[], k: number): number {
   let openedAt = -1;
   for (let i = 0; i < k; i++) if (FENCE.test(lines[i]!)) openedAt = openedAt === -1 ? i : -1;
   return openedAt === -1 || k >= lines.length ? k : openedAt;
 }
 
-/** The largest n in [0, max] for which `fits(n)` holds, given that it holds for every smaller n (a binary search). */
+/** The largest n in [0, max] for which `fits` holds, by binary search (it holds for every smaller n). */
 export function largest(max: number, fits: (n: number) => boolean): number {
   let lo = 0;
   let hi = max;

@@ -1,7 +1,4 @@
-/**
- * Whether a start event has stranded episodes to recover, answered from the open records alone
- * (no ledger read, nothing of the close loaded): the start hook asks this on every event.
- */
+/** Whether a start has stranded episodes to recover, from the open records alone: asked on every start. */
 import { readLayerFile } from "../lib/safe-read.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";
@@ -11,10 +8,8 @@ import { join } from "node:path";
 import { openDir, openNames, readEpisode, type ReadEpisode } from "../session/store.ts";
 
 /**
- * This checkout's open episodes (other than `except`) that opened before `cutoff` (ms), at most
- * `limit` of them. Each record is first looked at for its opening time alone (majordomus writes
- * them, one `key: value` a line), and only the old enough ones are read whole; the look stops at
- * the limit, so a start that asks whether there is one reads one, however many thousand are open.
+ * Open episodes older than `cutoff`, at most `limit`: each looked at for its opening line first and read whole only
+ * when old enough, so asking whether there is one reads one.
  */
 export async function openedBefore(
   ws: Workspace,
@@ -42,23 +37,15 @@ export async function openedBefore(
   return out;
 }
 
-/** A record's opening time from its one line (undefined when that line is not there: then it is read whole). */
 function peekOpenedAt(path: string): number | undefined {
   let text = "";
   try {
     text = readLayerFile(path);
-  } catch {
-    // gone meanwhile, or unreadable: read whole (and reported there)
-  }
+  } catch {}
   const at = /^opened_at: "?([^"\n]+)"?$/m.exec(text)?.[1];
   return at ? parseIsoTime(at)?.getTime() : undefined;
 }
 
-/**
- * Whether an open episode in this checkout (other than `except`) opened longer ago than
- * `session.stranded_after`: a look at the open records only, without reading the ledger, that
- * stops at the first. False means no recovery can close anything now.
- */
 export async function anyStrandedCandidate(
   ws: Workspace,
   policy: LoadedPolicy | undefined,

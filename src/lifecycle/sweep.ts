@@ -1,7 +1,6 @@
 /**
- * Temp files a killed writer left (`.<name>.<pid>.<hex>.tmp`, see lib/fsx.ts): each is removed
- * once its writer is gone and it is old enough that no live write can still own it. Only names of
- * that exact shape, only in the layer's own folders, never through a link.
+ * Temp files killed writers left (`.<name>.<pid>.<hex>.tmp`): removed once the writer is gone and past the grace.
+ * Only that shape, only in the layer's own folders, never through a link.
  */
 import { lstatSync, readdirSync, rmSync, type Dirent } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -12,11 +11,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 
 const GRACE_MS = 10_000;
 
-/**
- * Every entry of the layer's own folders (each half's own folder, each section folder and two
- * levels below it), each folder listed once: the folders below are found in the same listing that
- * is searched for temp files (they hold tens of thousands of records on a busy layer).
- */
+/** Each folder listed once: the folders below come from the listing searched for temp files. */
 function* entriesOf(ws: Workspace, skip: string | undefined): Generator<{ dir: string; entry: Dirent }> {
   const seen = new Set<string>();
   function* walk(dir: string, depth: number): Generator<{ dir: string; entry: Dirent }> {
@@ -27,7 +22,6 @@ function* entriesOf(ws: Workspace, skip: string | undefined): Generator<{ dir: s
       if (depth > 0 && entry.isDirectory() && !entry.isSymbolicLink()) yield* walk(join(dir, entry.name), depth - 1);
     }
   }
-  // The halves' own folders hold files too (the local half's README, written through a temp file).
   for (const half of [ws.layer.manifest.repo.path, ws.layer.manifest.local.path])
     yield* walk(join(ws.layer.dir, half), 0);
   for (const name of Object.keys(ws.layer.manifest.sections) as SectionName[]) {
@@ -43,11 +37,7 @@ function readdirSafe(dir: string) {
   }
 }
 
-/**
- * The stray temp files in the layer (dead writer, past the grace), as repository-relative paths.
- * `walked`: a folder a walk of the caller's already listed (doctor's of the local half), with the
- * temp files it found there; that folder is not listed again.
- */
+/** `walked`: a folder the caller already listed (doctor's), with its temp files; not listed again. */
 export function strayTemps(ws: Workspace, walked?: { root: string; temps: readonly string[] }): string[] {
   const now = Date.now();
   const out: string[] = [];
@@ -63,7 +53,6 @@ export function strayTemps(ws: Workspace, walked?: { root: string; temps: readon
   return out.sort();
 }
 
-/** Remove them; returns what was removed. */
 export function sweepTemps(ws: Workspace): string[] {
   const stray = strayTemps(ws);
   for (const rel of stray) rmSync(join(ws.position.worktree, rel), { force: true });

@@ -1,11 +1,7 @@
 /**
- * Open questions: `<state>/open-questions.md`, one line per question in exactly one of two shapes.
- *
- *   - [unresolved] <task id> — <question> (<YYYY-MM-DD>)
- *   - [resolved <YYYY-MM-DD>] <task id> — <question> — <answer>
- *
- * Any other list line is malformed and reported, because a gate that cannot read an entry could
- * be bypassed by mistyping it. HTML comments (the template) are never read.
+ * Open questions, `<state>/open-questions.md`, one line each: `- [unresolved] <task> — <question> (<date>)` or `-
+ * [resolved <date>] <task> — <question> — <answer>`. Any other list line is malformed and reported: a gate that
+ * cannot read an entry could be bypassed by a typo.
  */
 import { redactOnRead, type Clean } from "../lib/redact.ts";
 import { join } from "node:path";
@@ -26,7 +22,6 @@ export type Question = {
   resolved?: string;
   answer?: string;
 };
-/** A line that is no question; `whole`: the file itself could not be read (its `text` says why). */
 export type Malformed = { line: number; text: string; whole?: true };
 export type Questions = { path: string; open: Question[]; resolved: Question[]; malformed: Malformed[] };
 
@@ -82,9 +77,8 @@ export function parseQuestions(text: string, path: string): Questions {
 }
 
 /**
- * The questions as the file holds them. A file larger than any record (a stranger's, force-added
- * into a repository: 42 MB held every start hook for 8 s) is not read: it stands as one malformed
- * entry, so the briefing warns of it and `check` fails until the person looks.
+ * A file larger than any record (a force-added 42 MB one held every start for 8 s) is not read: it stands as one
+ * malformed entry, so the briefing warns and `check` fails.
  */
 export function readQuestions(layer: Layer): Questions {
   const path = questionsPath(layer);
@@ -138,7 +132,6 @@ export function addQuestion(layer: Layer, question: Clean, taskId: string, at: D
   });
 }
 
-/** Pick an open question by its number in `question list` or by a unique piece of its text. */
 export function select(questions: Questions, selector: string): Question {
   if (/^\d+$/.test(selector)) {
     const q = questions.open[Number(selector) - 1];
@@ -176,7 +169,6 @@ export function resolveQuestion(layer: Layer, selector: string, answer: Clean, a
   });
 }
 
-/** One line per malformed entry, each naming the file and line. */
 export function describeMalformed(questions: Questions): string[] {
   return questions.malformed.map((m) =>
     m.whole ? `${m.text}; not read` : `${questions.path}:${m.line}: not a question line: ${m.text}`,

@@ -27,7 +27,6 @@ export type View = {
   age?: string;
   task_id: string;
   how: string;
-  /** The episode that wrote it (`none` outside one). */
   session: string;
   head: string;
   divergence: Divergence;
@@ -35,33 +34,25 @@ export type View = {
   freshness: FreshnessVerdict["state"];
   freshness_reason: string;
   history: boolean;
-  /** Why it is history, not instruction (stale or invalid, or its task was finished since), when it is. */
   history_why?: string;
   working_tree_then: string;
   next_action?: string[];
   next_action_withheld?: string;
   body: string;
-  /** What its text cites, labelled against the tree now (records/claims-check.ts); absent when it cites nothing. */
   claims?: ClaimsCheck;
-  /** It is a handover another checkout shared through git (records/shared.ts): who shared it, from which checkout, when. */
   shared?: SharedBy;
-  /** Its episode is another session still live in this checkout: its own account of work going on, not a previous session's. */
   live_author?: { session_id: string; provider: string; last_seen: string };
 };
 
 /**
- * How a record is shown. `checking`: its citations are checked beside it (facts/gather.ts), from
- * the files of the commits since, which the label's git walk then lists too (a record that cites
- * nothing, or one shown without the check, needs only the commits). `tasks`: whose records may
- * still tell the next step here (task/record.ts tasksNow); a record of another task of this
- * checkout is of work that is over: history, however fresh.
+ * `checking`: citations are checked beside it, from the files of the commits since (which the label's walk lists
+ * too). `tasks`: whose records may still tell the next step; another task's record is history, however fresh.
  */
 export type Showing = {
   checking?: boolean;
   tasks?: { active?: string; carried?: string; ended?: { task_id: string; outcome: string; note?: string } };
 };
 
-/** Why a record of this checkout is of a task that is over, or undefined when its task may still tell the next step. */
 function overWhy(record: Resolved, tasks: Showing["tasks"]): string | undefined {
   const id = record.meta.task_id;
   if (!tasks || record.tier !== 0 || id === "none" || id === tasks.active || id === tasks.carried) return undefined;
@@ -81,7 +72,6 @@ export async function view(
   return viewWith(record, await divergence(record.meta, position, need), position, policy, at, showing.tasks);
 }
 
-/** The view of a record whose divergence is known (one this command just wrote at HEAD is `exact`). */
 export function viewWith(
   record: Resolved,
   label: Divergence,
@@ -94,7 +84,7 @@ export function viewWith(
   const over = overWhy(record, tasks);
   const history = over !== undefined || isHistory(fresh);
   const why = over ?? `it is ${fresh.state} (${fresh.reason})`;
-  // A record an earlier version kept unredacted is shown redacted: every surface reads it through here.
+  // A record an earlier version kept unredacted is shown redacted: every surface reads it here.
   const body = redactOnRead(record.body);
   const next = sections(body).get("Next Action");
   const nextLines = next ? trimmedSection(next) : undefined;
@@ -124,7 +114,6 @@ export function viewWith(
   };
 }
 
-/** The body without its Next Action section: what a stale record may still show. */
 export function withoutNextAction(body: string): string {
   const out: string[] = [];
   let skipping = false;
@@ -136,7 +125,6 @@ export function withoutNextAction(body: string): string {
   return out.join("\n");
 }
 
-/** The header lines every human surface prints for a record (labels always side by side). */
 export function headerLines(kind: string, v: View): string[] {
   const lines = [
     `${kind[0]!.toUpperCase()}${kind.slice(1)}: ${v.path}`,

@@ -10,7 +10,6 @@ import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./schema.ts";
 export type ClosedRecord = { path: string; meta: Record<string, unknown>; body: string };
 export type ClosedListing = { records: ClosedRecord[]; rejected: Array<{ path: string; reason: string }> };
 
-/** The closed record files of the folder (none when it cannot be listed), in the order the folder gives them. */
 function recordNames(dir: string): string[] {
   try {
     return readdirSync(dir).filter((n) => n.endsWith(".md") && n !== "README.md" && !n.startsWith("."));
@@ -19,11 +18,9 @@ function recordNames(dir: string): string[] {
   }
 }
 
-/** One closed record file as a reader sees it: a record with what fstat said of the file it was read from, or why it was rejected. */
 export type ClosedEntry =
   { ok: true; record: ClosedRecord; stats: Stats } | { ok: false; path: string; reason: string };
 
-/** Read and check one closed record file; `bodies: false` keeps only the front matter. */
 async function readOne(dir: string, name: string, worktree: string, bodies: boolean): Promise<ClosedEntry> {
   const path = join(dir, name);
   const rel = relative(worktree, path);
@@ -31,7 +28,7 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
   try {
     entry = readLayerEntry(path, { maxBytes: RECORD_MAX_BYTES });
   } catch (err) {
-    // A link a stranger's repository tracks among the records (to /dev/zero, say) is named, never read.
+    // A link a stranger's repository tracks here (to /dev/zero) is named, never read.
     return { ok: false, path: rel, reason: unreadable(err, path) };
   }
   const split = splitFrontMatter(entry.text);
@@ -58,9 +55,8 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
 }
 
 /**
- * `limit` (with `branch`): only the newest that many records of that branch are read, newest first
- * by name (a record's name starts with its closing time): a listing costs what it shows, not what
- * the folder holds. `more` then says whether older ones exist.
+ * `limit` with `branch`: only that many of the branch's newest are read (names start with the closing time), so a
+ * listing costs what it shows; `more` says whether older ones exist.
  */
 export async function readClosed(
   ws: { layer: Layer; position: { worktree: string } },
@@ -71,8 +67,8 @@ export async function readClosed(
   const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
   const limited = options.limit !== undefined && options.limit > 0;
   if (limited) names.sort().reverse();
-  // Names carry the closing second only: once enough are read, the rest of that second is read too,
-  // so the newest by the millisecond are among them.
+  // Names carry the second only: the rest of that second is read too, so the newest by the millisecond are among
+  // them.
   const second = (name: string) => name.slice(0, name.indexOf("--"));
   let full: string | undefined;
   for (const name of names) {
@@ -97,11 +93,7 @@ export async function readClosed(
   return out;
 }
 
-/**
- * Every closed record of the folder handed to `visit` as it is read, front matter only, in no
- * order and none kept: a check over tens of thousands of them (doctor) holds one at a time.
- * `skip` leaves a file unread.
- */
+/** Every closed record handed to `visit`, front matter only, none kept: doctor holds one at a time. */
 export async function eachClosed(
   ws: { layer: Layer; position: { worktree: string } },
   visit: (entry: ClosedEntry) => void,
@@ -110,7 +102,6 @@ export async function eachClosed(
   await eachClosedIn(sectionPath(ws.layer, "sessions"), ws.position.worktree, visit, skip);
 }
 
-/** `eachClosed` over the records folder `dir` of the checkout at `worktree` (for a reader that has no layer to hand: a worker thread). */
 export async function eachClosedIn(
   dir: string,
   worktree: string,

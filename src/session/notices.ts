@@ -1,9 +1,8 @@
 /**
  * What a live episode is told at its next prompt: that another session opened beside it.
- * `<state>/session-notices/<episode id>.jsonl`, one JSON line a notice, appended by the start
- * hook of the session that opened (in the told episode's own local half, its worktree's), and
- * taken whole by the told episode's next prompt hook: renamed away first, so two prompts never
- * both tell it, then read and removed. Only ids, the client and times are kept: no person's text.
+ * `<state>/session-notices/<episode id>.jsonl`, appended by the opener's start hook, taken whole by the told
+ * episode's next prompt (renamed away first, so two prompts never both tell it). Only ids, the client and times: no
+ * person's text.
  */
 import { lstatSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -13,27 +12,21 @@ import { readLayerFile } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 
 export type Notice = {
-  /** The episode that opened, and its client. */
   session_id: string;
   provider: string;
   opened_at: string;
-  /** Its worktree, and whether it is the told episode's own. */
   worktree: string;
   here: boolean;
-  /** The task active in its worktree when it opened, if any. */
   task_id?: string;
 };
 
-/** An episode id as majordomus draws them: a file name of its own, nothing that climbs out of the folder. */
 const EPISODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-/** The largest notices file read: a few lines are a few hundred bytes. */
 const NOTICES_BYTES = 64 * 1024;
 
 const noticesDir = (layer: Layer) => join(sectionPath(layer, "state"), "session-notices");
-/** A notices folder that is a link (planted by a stranger's repository) is never read, renamed in or emptied. */
+/** A notices folder that is a link (a stranger's) is never read, renamed in or emptied. */
 const linked = (dir: string) => lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
-/** Leave a notice for `episodeId` in `layer` (its worktree's). */
 export function leaveNotice(layer: Layer, episodeId: string, notice: Notice): void {
   if (!EPISODE_ID.test(episodeId)) return;
   const dir = layerDir(noticesDir(layer), 0o700);
@@ -50,7 +43,6 @@ function parsed(line: string): Notice | undefined {
   }
 }
 
-/** Take every notice left for `episodeId`, once: the file is renamed away before it is read. */
 export function takeNotices(layer: Layer, episodeId: string): Notice[] {
   if (!EPISODE_ID.test(episodeId)) return [];
   const dir = noticesDir(layer);
@@ -73,10 +65,7 @@ export function takeNotices(layer: Layer, episodeId: string): Notice[] {
   }
 }
 
-/**
- * Notices left for an episode that is no longer open, removed when it closes: its file, and one a
- * prompt hook killed between taking and removing it left behind.
- */
+/** Removed when the episode closes, with one a killed prompt hook left behind. */
 export function dropNotices(layer: Layer, episodeId: string): void {
   if (!EPISODE_ID.test(episodeId)) return;
   const dir = noticesDir(layer);

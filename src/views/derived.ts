@@ -1,9 +1,7 @@
 /**
- * The two derived records, composed without a model from the facts: `checkpoint --derive` (where
- * the work stands, short enough to quote whole) and `handover --derive` (a continuation record).
- * The handover's sections come from a table: the policy's required sections first, in policy order,
- * then the optional ones not yet written. Every sentence says what it is derived from, and none
- * points at text that is not there.
+ * The two derived records, composed without a model: `checkpoint --derive` (where the work stands, short enough to
+ * quote whole) and `handover --derive`, whose sections come from a table (the policy's required ones first). Every
+ * sentence says what it is derived from.
  */
 import { Failure } from "../lib/failure.ts";
 import type { Facts, RecordNeed } from "../facts/facts.ts";
@@ -11,9 +9,7 @@ import { requireNumber } from "../policy/index.ts";
 import { ago } from "../records/labels.ts";
 import { capped } from "./common.ts";
 
-/** How many commits a derived checkpoint lists (a presentation choice: the rest are counted). */
 const COMMITS_SHOWN = 8;
-/** How many changed files the derived Next Action names (the Current State lists them all, capped). */
 const FILES_NAMED = 3;
 
 export const CHECKPOINT_TRAILER =
@@ -21,7 +17,6 @@ export const CHECKPOINT_TRAILER =
 export const HANDOVER_TRAILER =
   "Derived by `majordomus handover --derive` from the task record, the ledger, git and the open questions. It asserts nothing else, and no model wrote it.";
 
-/** What each derived record is composed from (what `gatherFacts` must collect). */
 export const CHECKPOINT_NEEDS = ["since_task"] as const satisfies readonly RecordNeed[];
 export const HANDOVER_NEEDS = [
   "since_task",
@@ -81,7 +76,6 @@ const objective: Writer = (f) => {
   ];
 };
 
-/** The newest checkpoint is quoted under Current State only when it is this tier's and not history. */
 const quotedCheckpoint = (f: Facts) => {
   const c = f.checkpoint.view;
   return c && !c.history ? c : undefined;
@@ -116,7 +110,6 @@ const currentState: Writer = (f) => {
   return lines;
 };
 
-/** Names a few changed files and says how many more there are. */
 function someFiles(files: readonly string[]): string {
   const named = files.slice(0, FILES_NAMED).join(", ");
   return files.length > FILES_NAMED ? `${named} and ${files.length - FILES_NAMED} more` : named;
@@ -125,8 +118,7 @@ function someFiles(files: readonly string[]): string {
 const nextAction: Writer = (f) => {
   const max = requireNumber(f.policy, "context.max_list_items");
   const lines: string[] = [];
-  // Only an authored handover of this same line of work (its task, or no task like now, or the one
-  // that closed the last task) is the one to follow.
+  // Only an authored handover of this same line of work is the one to follow.
   const h = f.handover.view;
   const closing =
     !f.task && f.closedBy !== undefined && h?.task_id === f.closedBy.task_id && h.created_at === f.closedBy.created_at;
@@ -200,7 +192,6 @@ const verification: Writer = (f) => {
   return ["This record asserts no test result. Run the project's tests before claiming anything works."];
 };
 
-/** One writer per section name; a required section with no writer here cannot be derived. */
 export const SECTION_WRITERS: Record<string, Writer> = {
   Objective: objective,
   "Current State": currentState,
@@ -212,11 +203,10 @@ export const SECTION_WRITERS: Record<string, Writer> = {
 
 const OPTIONAL = ["Decisions", "Open Questions", "Verification"];
 
-/** The handover sections a derivation can write (a policy may require others of the agents' own). */
 export const DERIVABLE_SECTIONS: readonly string[] = Object.keys(SECTION_WRITERS);
 
 export function deriveHandover(f: Facts, required: readonly string[]): string {
-  // The names come from the policy, a tracked file: only the table's own rows are writers (not `toString`).
+  // The names come from a tracked policy: only the table's own rows are writers (not `toString`).
   const missing = required.filter((name) => !Object.hasOwn(SECTION_WRITERS, name));
   if (missing.length > 0) {
     throw new Failure(

@@ -1,8 +1,6 @@
 /**
- * `capture uninstall`: remove exactly what `capture install` wrote and still carries its marker:
- * the shims, our entries in the client's settings file (every other key, hook and value kept), and
- * the mod folder's files. A file without the marker is someone else's and stays byte-identical;
- * what was left behind is said, line by line.
+ * `capture uninstall`: remove exactly what install wrote and still carries its marker; a file without it stays
+ * byte-identical, and what was left is said.
  */
 import { readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -27,31 +25,22 @@ function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, repor
       report.lines.push({ path: rel, action: "removed" });
     }
   }
-  // The shims' folder goes only when nothing else is in it.
   const dirs = new Set(HOOK_EVENTS.map((e) => dirname(join(ws.position.worktree, provider.hooks.events[e].shim))));
   for (const dir of dirs) {
     try {
       if (readdirSync(dir).length === 0) rmdirSync(dir);
-    } catch {
-      // already gone
-    }
+    } catch {}
   }
 }
 
-/** Remove `dir` if it is empty and inside the worktree (never the worktree itself). */
 function removeIfEmpty(dir: string, worktree: string): void {
   if (dir === worktree || !dir.startsWith(`${worktree}/`)) return;
   try {
     if (readdirSync(dir).length === 0) rmdirSync(dir);
-  } catch {
-    // already gone, or not a folder
-  }
+  } catch {}
 }
 
-/**
- * A file `capture install --merge` changed and nobody touched since: the person's original, put
- * back byte for byte from its backup. Returns whether it was.
- */
+/** A file `--merge` changed and nobody touched since goes back byte for byte from its backup. */
 function restored(ws: Workspace, rel: string, report: InstallReport, what: string): boolean {
   const path = join(ws.position.worktree, rel);
   const current = readIfExists(path);
@@ -67,7 +56,6 @@ function restored(ws: Workspace, rel: string, report: InstallReport, what: strin
   return true;
 }
 
-/** Whether a hook command is one of ours: it runs one of this provider's shims. */
 function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolean {
   return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
 }
@@ -105,7 +93,6 @@ function removeEntries(ws: Workspace, provider: Provider & { hooks: Hooks }, rep
       note: `it held only the ${removed} majordomus hook(s)`,
     });
   }
-  // The person's copy, as it was, goes into the git-ignored local half before the file changes.
   report.backup = backupOf(ws, path, rel);
   writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
   report.lines.push({
@@ -129,7 +116,6 @@ function removeMods(ws: Workspace, provider: Provider & { hooks: Hooks }, report
       continue;
     }
     const left = removeOurs(target, modFiles(row.source));
-    // The folder that held it goes too when nothing else is in it (`.claude/skills/`).
     removeIfEmpty(dirname(target.replace(/\/$/, "")), ws.position.worktree);
     report.lines.push({
       path: rel,
