@@ -1,7 +1,4 @@
-/**
- * One way to reach the data tree (`share/`, `mods/`): from the binary when it was built with
- * them embedded, else from the source checkout. Callers never know which.
- */
+/** The data tree (`share/`, `mods/`): embedded in a built binary, else read from the checkout. */
 import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { EMBEDDED, type EmbeddedFile } from "./embedded.ts";
@@ -41,18 +38,15 @@ function fromDisk(prefix: string): Asset[] {
   }));
 }
 
-/** Whether this process carries its own data tree (a built binary) or reads the checkout. */
 export function embedded(): boolean {
   return EMBEDDED !== null;
 }
 
-/** Every asset whose path starts with `prefix` (a folder such as `share/skeleton/`), sorted by path. */
 export function listAssets(prefix: string): Asset[] {
   if (EMBEDDED) return EMBEDDED.filter((f) => f.path.startsWith(prefix)).map(fromEmbedded);
   return fromDisk(prefix);
 }
 
-/** The text of one asset; a missing asset is an internal failure (the build is broken). */
 export function readAsset(path: string): string {
   if (EMBEDDED) {
     const file = EMBEDDED.find((f) => f.path === path);
@@ -60,9 +54,7 @@ export function readAsset(path: string): string {
   } else {
     try {
       return readFileSync(join(SOURCE_ROOT, path), "utf8");
-    } catch {
-      // reported below
-    }
+    } catch {}
   }
   throw new Failure(
     "internal",
@@ -71,10 +63,7 @@ export function readAsset(path: string): string {
   );
 }
 
-/**
- * The parsed content of a .json or .yaml asset. The binary carries it already parsed (and
- * validated when it was built); from a checkout it is parsed here.
- */
+/** The binary carries it parsed and validated at build time. */
 export async function readData(path: string): Promise<unknown> {
   const file = EMBEDDED?.find((f) => f.path === path);
   if (file && file.json !== undefined) return JSON.parse(readFileSync(file.json, "utf8"));
@@ -82,10 +71,7 @@ export async function readData(path: string): Promise<unknown> {
   return path.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { strict: true });
 }
 
-/**
- * Write the assets under `prefix` into `dest`, keeping their relative paths and modes.
- * `keep(existing)` decides per file whether an existing file stays; it returns what was written.
- */
+/** `keep(existing)` decides whether an existing file stays. */
 export function writeAssets(prefix: string, dest: string, keep: (target: string) => boolean): string[] {
   const written: string[] = [];
   for (const asset of listAssets(prefix)) {

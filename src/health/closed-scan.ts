@@ -1,8 +1,6 @@
 /**
- * doctor's check of the closed episode records (`.ai/repo/sessions/`): each read once, front matter
- * only, against its schema, with no conversation key and no absolute path, and one record per
- * episode. It runs on either thread (scan-worker.ts reads them beside the local half's records);
- * what it found good is marked in the verdicts it is given.
+ * doctor's check of the closed records: front matter only, against its schema, no conversation key, no absolute path,
+ * one record per episode. Runs on either thread.
  */
 import { join } from "node:path";
 import { eachClosedIn } from "../session/closed.ts";
@@ -12,14 +10,12 @@ import { FILES_PER_COLLECTION, ownCopy } from "./verdicts.ts";
 import { pacedCollector } from "../lib/runtime.ts";
 import type { Verdicts } from "./verdicts.ts";
 
-/** The findings about the records in `dir` (the sessions folder of the checkout at `worktree`), in the order doctor says them. */
 export async function checkClosed(dir: string, worktree: string, verdicts: Verdicts): Promise<Finding[]> {
   const out: Finding[] = [];
   const ids = new Map<string, number>();
   const count = (id: string) => ids.set(id, (ids.get(id) ?? 0) + 1);
   let rejected = 0;
   let good = 0;
-  // One record at a time, front matter only: ten thousand closed records are never all held.
   const collect = pacedCollector(FILES_PER_COLLECTION);
   await eachClosedIn(
     dir,

@@ -1,4 +1,3 @@
-/** doctor's checks of the work the layer admits to: failures, closes, hand-offs, deliveries, locks, episodes, wiring. */
 import { join, relative } from "node:path";
 import { rmSync } from "node:fs";
 import { switchOn } from "../policy/index.ts";
@@ -26,7 +25,6 @@ const policyOf = async (g: Gathered) => {
   return p instanceof Error ? undefined : p;
 };
 
-/** Failed work still unrecovered (and, with --all, what was recovered), and receipts that produced no record. */
 export async function lifecycleCheck(g: Gathered): Promise<Finding[]> {
   const [scan, policy] = await Promise.all([g.scan(), policyOf(g)]);
   const { current, recovered } = scan.failures;
@@ -85,7 +83,6 @@ export async function lifecycleCheck(g: Gathered): Promise<Finding[]> {
   return out;
 }
 
-/** Work a hook handed to a detached worker that never gave its ticket back (hooks/handoff.ts). */
 export function handOffCheck(g: Gathered): Finding[] {
   const dir = relative(g.ws.position.worktree, ticketsDir(g.ws.layer));
   const read = "majordomus history --event provider.event.received  (delete the ticket once read)";
@@ -97,7 +94,6 @@ export function handOffCheck(g: Gathered): Finding[] {
     });
 }
 
-/** The newest briefing each client was handed, as its end recorded it: a collapsed or missing one fails, naming the cause. */
 export function deliveryCheck(g: Gathered): Finding[] {
   return [...newestDeliveries(g.ws.layer).values()]
     .filter((d) => undelivered({ state: d.delivery }))
@@ -112,7 +108,6 @@ export function deliveryCheck(g: Gathered): Finding[] {
     );
 }
 
-/** Closes an end event claimed whose taker died before the record existed: `recover` or `doctor --fix` finishes them. */
 export function claimsCheck(g: Gathered): Finding[] {
   const dir = relative(g.ws.position.worktree, claimsDir(g.ws.layer));
   return readClaims(g.ws.layer).map((r) => {
@@ -144,7 +139,6 @@ export async function tempsCheck(g: Gathered): Promise<Finding[]> {
   return strayTemps(g.ws, { root: g.local, temps }).map((rel) => fixable(finding("WARN", "files", rel, message, how)));
 }
 
-/** Every lock file in the local half, and whether a live process holds it (a stale one the next writer breaks). */
 export async function locksCheck(g: Gathered): Promise<Finding[]> {
   const out: Finding[] = [];
   for (const path of (await g.exposure()).locks) {
@@ -163,10 +157,7 @@ export async function locksCheck(g: Gathered): Promise<Finding[]> {
   return out;
 }
 
-/**
- * Episodes whose record cannot be read, and episodes open longer than `session.stranded_after`:
- * each read once and let go (a layer after a crash or two holds thousands), the first PAGE of each said.
- */
+/** Each open record read once and let go (thousands after a crash or two), the first PAGE of each kind said. */
 export async function episodesCheck(g: Gathered): Promise<Finding[]> {
   const policy = await policyOf(g);
   const limit = parseDuration(policy?.policy.session?.stranded_after ?? "");
@@ -205,10 +196,7 @@ const stateLevel = (state: string, aspect: string): Finding["level"] =>
         ? "WARN"
         : "FAIL";
 
-/**
- * Every entry the policy's `enforcement` declares, and, for each client with anything installed here,
- * each of its aspects proven by executing its shims (a drifted shim is never run).
- */
+/** Every declared `enforcement` entry, and each installed client's aspects proven by running its shims. */
 export async function wiringCheck(g: Gathered): Promise<Finding[]> {
   const rows = await status(g.ws, { verify: true });
   const entries = (await policyOf(g))?.policy.enforcement ?? [];
@@ -242,7 +230,6 @@ export async function wiringCheck(g: Gathered): Promise<Finding[]> {
   return out;
 }
 
-/** Where a repository might put a majordomus of its own: a tracked one is a stranger's program, which nothing runs. */
 const PLANTED_BINARIES = ["bin/majordomus", ".majordomus/bin/majordomus"];
 const PLANTED =
   "a majordomus the repository tracks: a program anyone can commit is a stranger's; no shim or command of " +
@@ -254,7 +241,6 @@ export async function strangerCheck(g: Gathered): Promise<Finding[]> {
   return files.map((rel) => finding("WARN", "files", rel, PLANTED, `git log -- ${rel}`));
 }
 
-/** `doctor --fix`: each repair runs over the fixable findings of its check, and says what it did. */
 const fixed = (subject: string, message: string, reproduce = "majordomus session list") =>
   finding("INFO", "fix", subject, message, reproduce);
 

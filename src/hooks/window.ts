@@ -1,15 +1,8 @@
 /**
- * `capture window`: what the Claude Code mod asks the binary about the client's context window.
- *
- * - `status`: whether the fresh window is on here (asked by the tracked policy and granted by the
- *   person's local consent file), what `/compact` does meanwhile, and the episode's window ordinal
- *   (so a resumed session goes on counting). Writes nothing.
- * - `boot`: the mod is about to replace a compaction. The settings-level compaction hook will not
- *   run, so this writes what it would have (the derived checkpoint, inside the episode), moves the
- *   episode to its next window, and answers the boot the new window starts from.
- *
- * Both answer one JSON document; a refusal is `ok: false` with the reason, and the mod lets the
- * client's own summary run.
+ * `capture window`, asked by the Claude Code mod. `status`: whether the fresh window is on here (asked by the policy,
+ * granted locally), what `/compact` does, and the window ordinal. `boot`: the mod is replacing a compaction, so this
+ * writes what the compaction hook would have, moves the episode to its next window and answers the boot. A refusal is
+ * `ok: false` and the client's own summary runs.
  */
 import { adapted, budgetFor } from "../providers/index.ts";
 import { log } from "../lib/log.ts";
@@ -38,7 +31,6 @@ export type WindowAnswer = {
   boot?: string;
 };
 
-/** Whether the person granted the fresh window in this checkout (the policy asks, the local consent file grants), and why not when not. */
 export async function freshWindowGrant(ws: Workspace, policy: LoadedPolicy): Promise<FreshWindowGrant> {
   const { consentHere } = await import("../lifecycle/consent.ts");
   return consentHere(ws.position, policy, "session.fresh_window", { needsAsk: true });
@@ -89,7 +81,7 @@ export async function windowAnswer(
   ]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
   const id = windowId(episode, ordinal);
-  // The model reads the boot as the briefing is read: a record's control characters shown as `\uXXXX`, never sent raw.
+  // Control characters shown as `\uXXXX`, as in the briefing.
   return {
     ...base,
     window: ordinal,

@@ -1,23 +1,18 @@
 /**
- * The layer is walked, never followed: a repository from a stranger may track a symbolic link
- * where a folder or file of the layer belongs (`.ai/repo/sessions -> ~`, `ledger.jsonl ->
- * ~/.bashrc`), and following it would make a hook write outside the repository. Every folder of
- * the layer and the files majordomus appends to are checked with lstat before a command uses the
- * layer; one that is a link stops the command (a hook says so once and records nothing). So does
- * a FIFO, a socket or a device where the layer keeps a file: reading one would wait for a writer
- * that never comes (a FIFO at open-questions.md held a start hook until the client killed it).
+ * The layer is walked, never followed: a stranger's repository may track a link where a folder or file belongs
+ * (`ledger.jsonl -> ~/.bashrc`). Every folder and appended file is lstat'ed before use; a link stops the command (a
+ * hook says so once), as does a FIFO, socket or device where a file belongs (a FIFO at open-questions.md held a start
+ * hook until the client killed it).
  */
 import { lstatSync, type Stats } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { linkRefusal, oddRefusal } from "../lib/safe-read.ts";
 import { LAYER_DIR, MANIFEST_FILE, SECTIONS, loadLayer, type Layer, type SectionName } from "./manifest.ts";
 
-/** Files inside the state section that are appended to or rewritten in place. */
 const STATE_FILES = ["ledger.jsonl", "current.yaml", "open-questions.md", "decisions.md"];
 
 const refusal = (root: string, path: string) => linkRefusal(relative(root, path) || path);
 
-/** Every path from `.ai/` down to `path` (inclusive). */
 function chain(root: string, path: string): string[] {
   const out: string[] = [];
   const top = join(root, LAYER_DIR);
@@ -28,13 +23,11 @@ function chain(root: string, path: string): string[] {
   return out;
 }
 
-/** What stands at `path` where a file belongs, when it is neither a file nor a folder (a folder is said where it is read). */
 function oddEntry(seen: Stats): string | undefined {
   if (seen.isFile() || seen.isDirectory() || seen.isSymbolicLink()) return undefined;
   return seen.isFIFO() ? "a FIFO" : seen.isSocket() ? "a socket" : "a device";
 }
 
-/** Refuse a link at `path`, and, where the layer keeps a file (`file`), anything that is not one. */
 function check(root: string, path: string, file: boolean): void {
   const seen = lstatSync(path, { throwIfNoEntry: false });
   if (!seen) return;
@@ -43,13 +36,11 @@ function check(root: string, path: string, file: boolean): void {
   if (odd) throw oddRefusal(relative(root, path) || path, odd);
 }
 
-/** Before the manifest is read: `.ai/` and the manifest themselves. */
 export function guardLayerRoot(root: string): void {
   check(root, join(root, LAYER_DIR), false);
   check(root, join(root, LAYER_DIR, MANIFEST_FILE), true);
 }
 
-/** Once the manifest is read: every declared section, every folder on the way to it, and the state files. */
 export function guardLayer(layer: Layer): void {
   const root = layer.root;
   const paths = new Set<string>();
@@ -68,7 +59,6 @@ export function guardLayer(layer: Layer): void {
     check(root, path, files.has(path));
 }
 
-/** The layer of the worktree at `root`, loaded between the two checks above, as every command loads its own. */
 export async function loadGuardedLayer(root: string): Promise<Layer> {
   guardLayerRoot(root);
   const layer = await loadLayer(root);

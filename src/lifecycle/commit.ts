@@ -1,11 +1,8 @@
 /**
- * Committing a closed session record when the person consented: the record, and the handover this
- * checkout shared for its branch when there is one (records/shared.ts), through git's plumbing (a
- * temporary index, commit-tree, a compare-and-swap update-ref), so no commit hook runs and the
- * person's staged and unstaged work stay as they were. The real index gains the record under git's
- * own index lock, before the branch moves: with the lock held by another git (an editor's, at that
- * moment) nothing is committed, so the branch can never hold a record its index lacks (which the
- * person's next commit would delete).
+ * Committing a closed record (and this checkout's shared handover) when the person consented, through git's plumbing
+ * (temporary index, commit-tree, compare-and-swap update-ref): no commit hook runs and staged work stays. The real
+ * index gains the record under git's own lock before the branch moves, so the branch never holds a record its index
+ * lacks.
  */
 import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -72,7 +69,7 @@ export async function commitRecord(
       id,
       p.head,
     ]);
-    // The index already holds the record: a branch that moved leaves it staged, to go with the person's next commit.
+    // The index already holds the record: it goes with the person's next commit.
     if (!moved.ok) throw new Error(`the branch moved meanwhile: ${moved.stderr.trim()}; the record is staged`);
     if (push) {
       const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:${p.ref}`]);
@@ -90,11 +87,7 @@ export async function commitRecord(
   }
 }
 
-/**
- * Add `entries` to the worktree's real index as git itself would: take `index.lock` (O_EXCL, git's
- * protocol, so no other git writes the index meanwhile), write the index with the entries there,
- * and rename it into place. Says why not when the lock is held or the index cannot be read.
- */
+/** Stage in the real index as git does: take `index.lock` (O_EXCL), write, rename into place. */
 async function stageInRealIndex(p: Position, entries: readonly string[]): Promise<"staged" | string> {
   const index = join(p.gitDir, "index");
   const lock = `${index}.lock`;
@@ -125,7 +118,7 @@ async function stageInRealIndex(p: Position, entries: readonly string[]): Promis
   }
 }
 
-/** Whether git does not track `path` (a file that is only the person's own); a path git cannot judge counts as tracked. */
+/** A path git cannot judge counts as tracked. */
 export async function untracked(
   position: Pick<Position, "worktree" | "git">,
   path: string | undefined,

@@ -1,9 +1,6 @@
 /**
- * Sharing a handover through git (records/shared.ts): this checkout's newest authored handover of
- * its branch, copied redacted into the tracked half for a teammate's clone or another machine,
- * replacing what this checkout shared for the branch before; and withdrawing it. Nothing is
- * committed here: the person commits the file with the work (or the end's consented commit takes
- * it along, lifecycle/commit.ts).
+ * Sharing this checkout's newest authored handover through git, redacted into the tracked half (replacing its earlier
+ * share), and withdrawing it. Nothing is committed here.
  */
 import { join, relative } from "node:path";
 import { stamp } from "../lib/clock.ts";
@@ -28,17 +25,15 @@ function folderOf(ws: Workspace): string {
       `${ws.layer.manifestPath} declares no sections.sessions: shared handovers live in that tracked folder`,
       "add `sessions: repo/sessions` under sections in that file, then run `majordomus init --extend`",
     );
-  // A tracked folder is anyone's: one that is a link is never written through.
+  // A tracked folder is anyone's: never written through a link.
   if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw linkRefusal(dir);
   return dir;
 }
 
-/** Where this checkout shares its branch's handover. */
 export function sharedPathOf(ws: Workspace): string {
   return join(folderOf(ws), sharedName(ws.position.branch, checkoutOf(ws.position)));
 }
 
-/** This checkout's own newest authored handover of its branch (never another worktree's, never a shared one). */
 async function ownAuthored(ws: Workspace): Promise<Loaded> {
   const resolution = await resolveLatest(RECORD_KINDS.handover, ws.layer, ws.position);
   const record = resolution.record;
@@ -51,7 +46,6 @@ async function ownAuthored(ws: Workspace): Promise<Loaded> {
   return record;
 }
 
-/** Share `record` (default: this checkout's newest authored handover); returns the shared file's path from the worktree. */
 export async function shareHandover(ws: Workspace, record?: Loaded): Promise<string> {
   const path = sharedPathOf(ws);
   const source = record ?? (await ownAuthored(ws));
@@ -64,7 +58,6 @@ export async function shareHandover(ws: Workspace, record?: Loaded): Promise<str
       "git has no user.name here: a shared handover names its author",
       'set it (`git config user.name "Your Name"`), then share again',
     );
-  // The same redaction as every write: the copy leaves this checkout.
   const body = await redactForWrite(source.body, "shared handover");
   const meta = {
     schema: SHARED_SCHEMA,
@@ -84,7 +77,6 @@ export async function shareHandover(ws: Workspace, record?: Loaded): Promise<str
   return rel;
 }
 
-/** Remove what this checkout shared for its branch; returns its path from the worktree, or undefined when there was none. */
 export async function withdrawShared(ws: Workspace): Promise<string | undefined> {
   const path = sharedPathOf(ws);
   if (!exists(path)) return undefined;
@@ -94,7 +86,6 @@ export async function withdrawShared(ws: Workspace): Promise<string | undefined>
   return rel;
 }
 
-/** The handover this checkout shared for its branch, from the worktree, when it is there to commit with a closed record. */
 export function sharedToCommit(ws: Workspace): string[] {
   const dir = sharedDir(ws.layer);
   if (!dir) return [];

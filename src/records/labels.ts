@@ -1,6 +1,6 @@
 /**
- * Two independent judgements of a record, always shown side by side:
- * divergence (where its commit sits against git now) and freshness (how old it is).
+ * Two independent judgements of a record, always side by side: divergence (its commit against git now) and freshness
+ * (its age).
  */
 import { wall, parseIsoTime } from "../lib/clock.ts";
 import type { Policy } from "../policy/index.ts";
@@ -9,7 +9,6 @@ import { isCommitId, NO_HEAD, type Position } from "../repo/where.ts";
 
 export type Divergence = "exact" | "advanced" | "diverged" | "different_context" | "unknown";
 
-/** What each label tells the reader to do. */
 export const DIVERGENCE_MEANING: Record<Divergence, string> = {
   exact: "written at this commit",
   advanced: "git has moved forward since; expect some of it done",
@@ -18,8 +17,7 @@ export const DIVERGENCE_MEANING: Record<Divergence, string> = {
   unknown: "git cannot place its commit; trust git",
 };
 
-/** The record's commit and branch against the checkout now. Git failures are `unknown`, never `exact`. */
-/** `need`: whether a reader after this one wants the files of the commits since (see repo/history.ts); a label alone needs only the commits. */
+/** Git failures are `unknown`, never `exact`. `need`: whether a later reader wants the commits' files. */
 export async function divergence(
   recorded: { head: string; branch: string },
   now: Pick<Position, "head" | "branch" | "git">,
@@ -39,7 +37,6 @@ export type FreshnessVerdict = { state: Freshness; ageMinutes?: number; reason: 
 
 const FRESHNESS_KEY = "session.freshness";
 
-/** Human span: minutes under 90, hours under three days, then days. */
 export function span(minutes: number): string {
   if (minutes < 90) return `${minutes}m`;
   if (minutes < 72 * 60) return `${Math.floor(minutes / 60)}h`;
@@ -47,16 +44,14 @@ export function span(minutes: number): string {
 }
 
 /**
- * Whole minutes from `created` to the command's instant `at`, or "future" when `created` is later
- * than the wall clock. A record stamped after `at` but not after the wall clock was written while
- * this command ran (by it, or by a process it waited for): it is 0 minutes old, never in the future.
+ * A record stamped after the command's instant but not after the wall clock was written while it ran: 0 minutes old,
+ * never "future".
  */
 export function ageMinutes(created: Date, at: Date): number | "future" {
   if (created.getTime() > Math.max(at.getTime(), wall().getTime())) return "future";
   return Math.max(0, Math.floor((at.getTime() - created.getTime()) / 60_000));
 }
 
-/** How long before `at` the ISO time `iso` was, for a person: `5m ago`, `just now`, `in the future`, `unknown age`. */
 export function ago(at: Date, iso: string): string {
   const created = parseIsoTime(iso);
   if (!created) return "unknown age";
@@ -65,7 +60,6 @@ export function ago(at: Date, iso: string): string {
   return minutes === 0 ? "just now" : `${span(minutes)} ago`;
 }
 
-/** Judge a `created_at` against the policy's thresholds; the reason is never empty. */
 export function freshness(createdAt: string | undefined, now: Date, policy: Policy | undefined): FreshnessVerdict {
   if (createdAt === undefined || createdAt.trim() === "")
     return { state: "unknown", reason: "the record carries no timestamp" };
@@ -106,7 +100,6 @@ function judged(
   return { state: "fresh", ageMinutes, reason: `${span(ageMinutes)} old` };
 }
 
-/** Stale and invalid records are history: shown, never followed. */
 export function isHistory(verdict: FreshnessVerdict): boolean {
   return verdict.state === "stale" || verdict.state === "invalid";
 }

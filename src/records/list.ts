@@ -18,17 +18,13 @@ export type Row = {
   divergence: Divergence;
   freshness: Freshness;
 };
-/** `more`: older records exist than the page shows. */
 export type Listing = { rows: Row[]; rejected: Array<{ path: string; reason: string }>; more: boolean };
 
-/** A record's name as majordomus writes it: its creation to the millisecond, then its sequence number. */
 const NAMED = /^(\d{8}T\d{9}Z)--(\d+)--/;
 
 /**
- * The names to read for the newest `limit` records, newest first by name, and whether any are
- * left unread. A record's name says when it was made and its sequence (store.ts), so the newest
- * are found without reading the rest; a file named otherwise (renamed by hand) cannot be placed by
- * its name and is always read.
+ * The newest `limit` found by name (creation time and sequence), so the rest are never read; a name of another shape
+ * is always read.
  */
 function pageOf(names: string[], limit: number): { read: string[]; more: boolean } {
   if (limit <= 0) return { read: names, more: false };
@@ -43,10 +39,6 @@ function pageOf(names: string[], limit: number): { read: string[]; more: boolean
   return { read: [...placed.slice(0, limit).map((p) => p.name), ...unplaced], more: placed.length > limit };
 }
 
-/**
- * `limit` (0: every one): the newest that many, read from the newest names only; a folder of ten
- * thousand records costs a listing what it shows. A malformed record is reported when it is read.
- */
 export async function listRecords(
   kind: RecordKind,
   layer: Layer,
@@ -69,7 +61,7 @@ export async function listRecords(
   loaded.sort((a, b) => (newer(a.meta, b.meta) ? -1 : newer(b.meta, a.meta) ? 1 : 0));
   const more = page.more || (limit > 0 && loaded.length > limit);
   if (limit > 0) loaded.splice(limit);
-  // Many records share a commit: ask git once per (branch, head).
+  // Many records share a commit: git is asked once per (branch, head).
   const labels = new Map<string, Promise<Divergence>>();
   const rows: Row[] = [];
   for (const r of loaded) {

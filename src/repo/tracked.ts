@@ -1,15 +1,12 @@
 /**
- * What git tracks under a folder that git should ignore (the layer's local half). Git overwrites
- * ignored files on checkout without asking, so a branch that force-added a file there replaces
- * the person's own: such a file is a stranger's, and nothing in it is believed (its task, its
- * ledger lines, its records, a consent or a token). One `git ls-files` per checkout and command.
+ * What git tracks under the local half, which it should ignore: git overwrites ignored files on checkout, so a
+ * force-added file there is a stranger's and nothing in it is believed.
  */
 import { join, relative } from "node:path";
 import { GAVE_UP, within } from "../lib/cancel.ts";
 import { git, type Answers } from "./git.ts";
 import { indexMayHold } from "./index-look.ts";
 
-/** The tracked files under `dir`, as absolute paths; a git that cannot answer tracks nothing it can name. */
 export type Tracked = { files: ReadonlySet<string>; failed?: string };
 
 const argsFor = (root: string, dir: string) => [
@@ -21,7 +18,6 @@ const argsFor = (root: string, dir: string) => [
   relative(root, dir) || ".",
 ];
 
-/** The question as the start shim asks it ahead of the binary, for the local half where the manifest keeps it by default. */
 export const TRACKED_ARGS = argsFor("/", "/.ai/local");
 
 /** `gitDir`: where the index is; when it shows nothing under `dir`, git is not asked (index-look.ts). */
@@ -35,7 +31,7 @@ export async function trackedUnder(root: string, dir: string, answers?: Answers,
     stderr: err.message,
   }));
   if (!run.ok) {
-    // Asked once per command: a git that failed (or was stopped at a deadline) is not asked again.
+    // A git that failed or was stopped is not asked again in this command.
     answers?.take(args, Promise.resolve({ ...run, ok: false }));
     return { files: new Set(), failed: run.stderr.trim() || `git exited ${run.status}` };
   }
@@ -50,9 +46,8 @@ export async function trackedUnder(root: string, dir: string, answers?: Answers,
 }
 
 /**
- * The same, within `deadlineMs` (the start hook's git deadline): a git that cannot say in time
- * leaves the files believed, as they were before it was asked, and every later question of this
- * command gets that answer instead of starting git again.
+ * Within the start hook's deadline: a git that cannot say in time leaves the files believed, and this command does
+ * not ask again.
  */
 export function trackedWithin(
   root: string,

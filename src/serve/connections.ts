@@ -1,10 +1,7 @@
 /**
- * One MCP connection's episode, for a client without hooks (off unless the policy asks for
- * `mcp.connection_episodes` and the local consent file grants it). Every message the client sends
- * is a heartbeat; `session_attach` opens or resumes the episode, `session_detach` closes it as
- * closed, a dropped connection only detaches (the episode waits for a reattach within the grace),
- * and stopping the server closes it with reason shutdown. These are the MCP server's only writes,
- * and they go through the lifecycle's own episode code: there is one writer.
+ * One MCP connection's episode, for a client without hooks (only when `mcp.connection_episodes` is asked and granted
+ * locally). Every message is a heartbeat; attach opens or resumes, detach closes, a drop only detaches for the grace,
+ * and shutdown closes. These go through the lifecycle's own code: one writer.
  */
 import { wall } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";
@@ -19,7 +16,6 @@ const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export class Connection {
   private attached?: OpenEpisode;
   private lastMessageAt = wall();
-  /** One operation at a time, in the order they came: a drop waits for an attach still being written. */
   private chain: Promise<unknown> = Promise.resolve();
 
   private serial<T>(op: () => Promise<T>): Promise<T> {
@@ -33,15 +29,12 @@ export class Connection {
     private readonly policy: LoadedPolicy,
   ) {}
 
-  /** A connection that may keep episodes, or undefined when this checkout has not consented to it. */
   static async open(cwd: string): Promise<Connection | undefined> {
     const ws = await workspace(cwd, undefined, { readOnly: true });
     const policy = await ws.policy();
-    // Asked by the policy and granted in an untracked local consent file, as every local consent is.
     const grant = await consentHere(ws.position, policy, "mcp.connection_episodes", { needsAsk: true });
     if (!grant.on) return undefined;
     const connection = new Connection(cwd, policy);
-    // Episodes whose connection dropped too long ago are closed first.
     await expireDetached(await workspace(cwd), policy);
     return connection;
   }
@@ -99,7 +92,6 @@ export class Connection {
     return { session_id: episode.session_id, record: record ?? null };
   }
 
-  /** The client went away without detaching: the episode waits for a reattach within the grace. */
   private async droppedNow(): Promise<void> {
     const episode = this.attached;
     if (!episode) return;
@@ -112,7 +104,6 @@ export class Connection {
     );
   }
 
-  /** The server is stopping: the attached episode closes with reason shutdown. */
   private async shutdownNow(): Promise<void> {
     const episode = this.attached;
     if (!episode) return;

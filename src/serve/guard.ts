@@ -1,12 +1,9 @@
 /**
- * What reaches the MCP server over stdio: each line is screened first, so every message JSON-RPC
- * calls invalid gets its error answer (the SDK drops what it cannot parse without a word) and a
- * line too long to hold is answered and skipped, never the end of the server. The screen is a
- * pure function of the line; the stream around it only splits lines and keeps memory bounded.
+ * Each stdio line is screened before the MCP server sees it: an invalid message gets its JSON-RPC error (the SDK
+ * drops it silently), and a line too long is answered and skipped. Memory stays bounded.
  */
 import { PassThrough, type Readable } from "node:stream";
 
-/** The longest line kept: past it the line is skipped to its end and answered. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 type Answer = { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } };
@@ -16,7 +13,6 @@ const invalid = (id: string | number | null, message: string): Answer => ({
   error: { code: -32600, message: `Invalid Request: ${message}` },
 });
 
-/** Forward the line to the server, answer it here, or skip it (a blank line). */
 export function screenLine(line: string): { forward: true } | { answer: Answer } | { skip: true } {
   if (line.trim() === "") return { skip: true };
   let value: unknown;
@@ -41,15 +37,10 @@ export function screenLine(line: string): { forward: true } | { answer: Answer }
   if (m.jsonrpc !== "2.0") return { answer: invalid(id, 'jsonrpc must be "2.0"') };
   if (typeof m.method === "string") return { forward: true };
   if (m.method !== undefined) return { answer: invalid(id, "method must be a string") };
-  // A response to a request of the server's own (it sends none today, the SDK may): passed on.
   if (id !== null && ("result" in m || "error" in m)) return { forward: true };
   return { answer: invalid(id, "a message without a method") };
 }
 
-/**
- * `input` as the server should see it: only lines the screen forwards; `answer` gets the rest's
- * answers. Holds at most MAX_LINE_BYTES of a line.
- */
 export function screened(input: Readable, answer: (doc: Answer) => void): Readable {
   const out = new PassThrough();
   let parts: Buffer[] = [];

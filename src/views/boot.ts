@@ -1,9 +1,7 @@
 /**
- * The boot of a fresh window: what the agent reads in place of Claude Code's summary when the
- * mod answers a compaction. The briefing's parts for this checkout, then the agent's own newest
- * handover quoted whole with its labels, or a plain statement that there is none. Built from the
- * records alone: never a line of the conversation it replaces. A pure view over the facts, spent
- * by the one budget (views/budget.ts): the agent's handover is the quote, spent first.
+ * A fresh window's boot, read in place of Claude Code's summary when the mod answers a compaction: the briefing's
+ * parts, then the agent's newest handover quoted whole with its labels, or a statement that there is none. Never a
+ * line of the conversation. The handover is the quote, spent first.
  */
 import type { Facts, Need } from "../facts/facts.ts";
 import type { Budget } from "../lib/fit.ts";
@@ -16,10 +14,8 @@ import { quoted } from "../lib/quote.ts";
 
 export const BOOT_NEEDS = BRIEFING_NEEDS satisfies readonly Need[];
 
-/** The window the boot opens: `<episode>:<ordinal>`. */
 export type BootWindow = { id: string; ordinal: number; trigger?: string };
 
-/** The agent's own handover as the boot's quote, with the line that opens it; or what is said in its place. */
 function ownHandover(f: Facts): { lines: string[]; quote?: Omit<Quote, "after"> } {
   const v = f.handover.view;
   if (!v || v.how !== "authored")
@@ -50,11 +46,7 @@ function ownHandover(f: Facts): { lines: string[]; quote?: Omit<Quote, "after"> 
   };
 }
 
-/**
- * The boot, within `budget` (the fresh-window channel's, from the providers table). The agent's
- * own handover is spent first and whole when it fits; the briefing's parts yield before it, and
- * its Next Action is not quoted twice (the handover holds it).
- */
+/** Its Next Action is not quoted twice: the handover holds it. */
 export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
   const top: Part = {
     id: "top",
@@ -67,7 +59,6 @@ export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
   };
   const own = ownHandover(f);
   const briefed = briefingParts(f);
-  // With the handover quoted whole below, the briefing names its Next Action there instead of quoting it.
   const parts = own.quote
     ? briefed.parts.map((p) =>
         p.id === "handover"
