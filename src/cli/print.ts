@@ -1,8 +1,6 @@
 /**
- * The CLI's two streams: `out` is data (stdout: briefings, listings, `--json`), `err` is for
- * people (stderr). Both go through `printable`, so no record or payload text reaches a terminal
- * with its control characters; what goes to people is redacted too, since an error may quote what
- * it was given (a note, a path, an argument).
+ * `out` is data (stdout), `err` is for people (stderr). Both go through `printable`, and `err` is redacted too, since
+ * an error may quote what it was given.
  */
 import { printable } from "../lib/printable.ts";
 import { redactShapes } from "../lib/redact.ts";
@@ -17,11 +15,9 @@ export function err(...parts: unknown[]): void {
 }
 
 /**
- * A command's `--json` answer: one document on stdout, named by its schema (`majordomus/<kind>/v1`,
- * described by share/schemas/cli/<kind>.schema.json). Keys are snake_case; a document's main list
- * is `items`.
+ * A `--json` answer: one document named by its schema (`majordomus/<kind>/v1`, share/schemas/cli/); snake_case keys,
+ * the main list in `items`.
  */
-/** What a paged listing says on stderr when it left older rows out. */
 export function olderLeftOut(shown: number): void {
   err(`majordomus: the newest ${shown} shown; older ones exist (\`--limit 0\` lists every one)`);
 }

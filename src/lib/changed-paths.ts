@@ -1,18 +1,11 @@
 /**
- * The changed paths a record keeps. A working tree can hold tens of thousands of untracked files
- * (a `node_modules/` nobody ignored yet), and every checkpoint, handover and closed session record
- * listed each one: 20,000 files made each record 660 KB, and the closed records are committed.
- * Past RECORDED_PATHS_MAX, folders are written as `folder/` (a path ending in `/` stands for every
- * changed file under it, as `git status` writes an untracked folder), the most precise folders
- * first. The counts the records' texts give ("17 file(s) changed") stay the real ones.
+ * The changed paths a record keeps: 20,000 untracked files had made each record 660 KB (and closed records are
+ * committed). Past RECORDED_PATHS_MAX, folders are written as `folder/` (as git status writes an untracked folder),
+ * the most precise first; the counts stay the real ones.
  */
 export const RECORDED_PATHS_MAX = 200;
 
-/**
- * From the deepest folder level up: at one level, the folders holding the most entries are
- * written as `folder/` until the list fits; a level that cannot fit it even so gives way to the one
- * above. Root files are never dropped (they alone may exceed the bound).
- */
+/** From the deepest level up, the fullest folders folded first; root files are never dropped. */
 export function recordedPaths(paths: readonly string[], max = RECORDED_PATHS_MAX): string[] {
   const unique = [...new Set(paths)].sort();
   if (unique.length <= max) return unique;

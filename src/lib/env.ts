@@ -1,8 +1,7 @@
 /**
- * Every environment variable majordomus reads, in one table: its name, what it means, and what
- * holds when it is unset. This module alone touches `process.env` (an architecture rule); the
- * others ask for a row by name, so a variable nobody declared cannot be read. The `majordomus`
- * rows are documented in docs/commands.md (a test keeps the two the same).
+ * Every environment variable majordomus reads, one row each; only this module touches `process.env` (an architecture
+ * rule), so an undeclared variable cannot be read. Our rows are documented in docs/commands.md (a test keeps them the
+ * same).
  */
 
 export type EnvRow = { meaning: string; unset: string; ours: boolean };
@@ -76,25 +75,19 @@ export const ENV = {
 
 export type EnvName = keyof typeof ENV;
 
-/** One declared variable's value (undefined when unset). */
 export function env(name: EnvName): string | undefined {
   return process.env[name];
 }
 
-/**
- * A variable the providers table names for a client (its session id, its project folder): the
- * table is the declaration for those (share/providers.yaml).
- */
+/** A variable the providers table names for a client: the table declares those. */
 export function clientEnv(name: string): string | undefined {
   return process.env[name];
 }
 
-/** The whole environment, for a child process that must see what this one sees. */
 export function environment(): Record<string, string | undefined> {
   return process.env;
 }
 
-/** Sets one of ours for this process and what it starts (the CLI edge alone does this). */
 export function setEnv(name: EnvName, value: string): void {
   process.env[name] = value;
 }

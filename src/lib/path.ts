@@ -1,9 +1,7 @@
 /**
- * Finding a program the way a shell would, but never one the repository controls: the PATH a
- * command (or a program it starts) searches keeps only absolute folders outside the repository it
- * runs in. An empty or relative entry (`.`, `bin`) is resolved against the working directory,
- * which a hook's is: the repository's; a folder inside the repository holds the repository's own
- * programs. Both are dropped, so a stranger's `git` or `majordomus` is never run.
+ * A program found as a shell finds it, but never one the repository controls: PATH keeps only absolute folders
+ * outside the repository (an empty or relative entry resolves against a hook's working directory, the repository), so
+ * a stranger's `git` is never run.
  */
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
@@ -19,7 +17,6 @@ const real = (path: string) => {
 
 const inside = (path: string, root: string) => path === root || path.startsWith(root + sep);
 
-/** The repository `cwd` is in (the nearest folder with a `.git`), or `cwd` itself. */
 function repositoryOf(cwd: string): string {
   const start = real(cwd);
   for (let dir = start; ; dir = dirname(dir)) {
@@ -30,7 +27,6 @@ function repositoryOf(cwd: string): string {
 
 const trusted = new Map<string, string>();
 
-/** `pathEnv` without its empty and relative entries and without folders inside the repository `cwd` is in (or inside `outside`). */
 export function trustedPath(pathEnv: string | undefined, cwd: string, outside?: string): string {
   const key = `${pathEnv}\0${cwd}\0${outside ?? ""}`;
   const known = trusted.get(key);
@@ -44,21 +40,17 @@ export function trustedPath(pathEnv: string | undefined, cwd: string, outside?: 
   return value;
 }
 
-/** The first executable `name` in `pathValue` (a PATH already made trusted), or undefined. */
 export function programIn(pathValue: string, name: string): string | undefined {
   for (const dir of pathValue.split(":").filter((d) => d !== "")) {
     const full = join(dir, name);
     try {
       accessSync(full, constants.X_OK);
       return full;
-    } catch {
-      // not here
-    }
+    } catch {}
   }
   return undefined;
 }
 
-/** The first executable `name` on this process's PATH, outside the repository `outside` is in (default: the working directory's). */
 export function onPath(name: string, options: { outside?: string } = {}): string | undefined {
   return programIn(trustedPath(env("PATH"), options.outside ?? process.cwd(), options.outside), name);
 }

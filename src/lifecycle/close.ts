@@ -1,11 +1,8 @@
 /**
- * Closing an episode into exactly one shared record, however many end events arrive and whoever
- * dies on the way. The first closer takes the claim (claim.ts): an intent that names the close.
- * The close itself is written under a per-episode lock, and every step checks what is already
- * there, so a completer that comes after a killed one finishes the same close instead of starting
- * a second: the record is published once (its temp file written in the local half, so a kill never
- * leaves one in the tracked folder), its `session.closed` line appended once, the working context's
- * `## Close` section appended once, then the open episode and the claim go.
+ * Closing an episode into exactly one shared record, however many ends arrive and whoever dies on the way. Under a
+ * per-episode lock every step checks what is there, so a completer after a killed closer finishes the same close: the
+ * record published once (its temp file in the local half), its `session.closed` line once, the context's `## Close`
+ * once, then the episode and the claim go.
  */
 import { dropNotices } from "../session/notices.ts";
 import { sharedToCommit } from "./share.ts";
@@ -45,10 +42,8 @@ export type Closed =
   | { status: "none" }
   | { status: "already"; episode: OpenEpisode };
 
-/** How long a close waits for another writer of the same close (a completer racing a slow taker). */
 const CLOSE_LOCK_MS = 5_000;
 
-/** The shared record already written for this episode, if any (a completer after a killed closer finds it). */
 function recordOf(dir: string, episodeId: string): string | undefined {
   try {
     return readdirSync(dir).find((n) => n.endsWith(`--${episodeId}.md`) && !n.startsWith("."));
@@ -57,7 +52,6 @@ function recordOf(dir: string, episodeId: string): string | undefined {
   }
 }
 
-/** Whether the ledger already says this episode closed (read back to the episode's start only). */
 function closedInLedger(ledgerPath: string, episodeId: string): boolean {
   for (const parsed of newestFirst(ledgerPath, episodeId)) {
     if (!parsed.ok) continue;
@@ -71,8 +65,7 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
   const path = join(worktree, episode.context_path);
   try {
     if (readLayerFile(path).includes("\n## Close\n")) return;
-    // Appended to a snapshot that exists, never creating one: a file holding only `## Close` would
-    // be a broken working context.
+    // Never creating the snapshot: a file holding only `## Close` would be a broken working context.
     const fd = openAppend(path, { create: false });
     try {
       writeSync(fd, text);
@@ -85,7 +78,6 @@ function appendClose(worktree: string, episode: OpenEpisode, text: string): void
   }
 }
 
-/** Close the open episode of `options.providerSession` here: read it and its window, then write the close. */
 export async function closeEpisode(ws: Workspace, options: CloseOptions): Promise<Closed> {
   const read = await readEpisode(episodePath(ws.layer, episodeKey(options.providerSession)));
   if (read.problem) throw new Failure("contract", read.problem, "move the file away; nothing can be closed from it");
@@ -109,7 +101,7 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
     outcome: options.outcome,
   };
   if (!claimClose(ws.layer, intent)) {
-    // Someone took the claim. Still writing it: leave it to them. Gone: finish their close.
+    // Someone took the claim: still writing, leave it; gone, finish their close.
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (claim && inProgress(claim)) return { status: "already", episode };
     log.info(
@@ -120,11 +112,7 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
   return writeClose(ws, episode, await gatherEpisode(ws, episode), options);
 }
 
-/**
- * Write the close of `episode`, whose claim the caller holds, from its window, gathered by the
- * caller (the end of a session hands the window its plan made, with the records it just wrote):
- * the record, its ledger line, the working context's close, then the open episode and the claim go.
- */
+/** Write the close of `episode` (the caller holds its claim) from the window the caller gathered. */
 export async function writeClose(
   ws: Workspace,
   episode: OpenEpisode,
@@ -133,7 +121,7 @@ export async function writeClose(
 ): Promise<Closed> {
   const key = episodeKey(options.providerSession);
   const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
-  // The closed record goes to the tracked half: whatever it quotes (a summary, a checkpoint, a decision) carries no secret.
+  // The record goes to the tracked half: whatever it quotes carries no secret.
   const body = await redactForWrite(
     options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy),
     "closed session record",
@@ -145,7 +133,6 @@ export async function writeClose(
   const state = sectionPath(ws.layer, "state");
 
   const done = withLock(closeLock(ws.layer, episode.session_id), CLOSE_LOCK_MS, () => {
-    // Every step looks first: another closer may have done it before it died (or before this lock).
     const existing = recordOf(dir, episode.session_id);
     const name = existing ?? fresh;
     const rel = relative(ws.position.worktree, join(dir, name));
@@ -166,7 +153,6 @@ export async function writeClose(
       `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${ws.position.head}\n- record: ${rel}\n`,
     );
     removeEpisode(ws.layer, key);
-    // Nobody is left to tell: notices of sessions that opened beside it go with it.
     dropNotices(ws.layer, episode.session_id);
     releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
@@ -178,7 +164,7 @@ export async function writeClose(
       "retry in a moment; `majordomus recover` finishes it if that writer died",
     );
   let committed: string | undefined;
-  // Consent read from a file git tracks (force-added into a stranger's repository) is no consent.
+  // Consent from a file git tracks is no consent.
   const commit = await consentHere(ws.position, options.policy, "session.commit_record_on_end");
   const push = await consentHere(ws.position, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);

@@ -1,4 +1,3 @@
-/** One record file: its computed front matter and its body, written and read back. */
 import type { Stats } from "node:fs";
 import { readLayerEntry, RECORD_MAX_BYTES, unreadable } from "../lib/safe-read.ts";
 import { Failure } from "../lib/failure.ts";
@@ -21,11 +20,9 @@ export type Meta = {
   head: string;
   working_tree: string;
   changed_files: string[];
-  /** What the body cites that the repository can check (records/claims.ts); absent when it cites nothing. */
   claims?: string[];
 };
 
-/** Every key a record may carry: the ones it always has, then the ones it has when it has something to say. */
 const ALL_KEYS: readonly string[] = [...FRONT_MATTER_KEYS, ...OPTIONAL_FRONT_MATTER_KEYS];
 
 export type Loaded = { path: string; file: string; meta: Meta; body: string };
@@ -37,8 +34,8 @@ export function render(meta: Meta, body: string): string {
 }
 
 /**
- * A body may not set what is computed: a line that looks like a front-matter key, or a body that
- * opens its own front matter, is refused so nobody can forge a record's identity.
+ * A body may not set what is computed: a front-matter-like line, or a body opening its own front matter, is refused
+ * so nobody can forge a record's identity.
  */
 export function identityProblems(body: string, keys: readonly string[] = ALL_KEYS): string[] {
   const problems: string[] = [];
@@ -55,10 +52,7 @@ export type Parsed = { ok: true; record: Loaded } | { ok: false; reason: string 
 
 const MAJOR = /^([a-z]+)\/v(\d+)$/;
 
-/**
- * Read and check a record file; a malformed or newer one comes back with the reason. `seen`: told
- * what the read's fstat saw of the file (doctor keeps its mode and change key instead of looking again).
- */
+/** `seen`: what the read's fstat saw (doctor keeps it instead of looking again). */
 export async function readRecord(
   kind: RecordKind,
   path: string,
@@ -109,7 +103,7 @@ export async function readRecord(
   return { ok: true, record: { path, file, meta: meta as unknown as Meta, body: split.body } };
 }
 
-/** Order of records: created_at, then the checkout's write sequence. Never file times. */
+/** created_at, then the checkout's write sequence; never file times. */
 export function newer(a: Meta, b: Meta): boolean {
   const ta = Date.parse(a.created_at);
   const tb = Date.parse(b.created_at);

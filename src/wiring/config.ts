@@ -1,8 +1,6 @@
 /**
- * The client files `capture install` writes into the repository (a settings file, hooks.json,
- * .mcp.json, the shims, a mod's folder): one way to read them, and one rule for every path on the
- * way to them. A stranger's repository may track `.claude -> ~/bin` or `.mcp.json -> ~/.ssh/id_rsa`:
- * nothing is read or written through a symbolic link, anywhere from the repository root down.
+ * The client files `capture install` writes: one way to read them, and nothing read or written through a link
+ * anywhere from the repository root down (a stranger may track `.mcp.json -> ~/.ssh/id_rsa`).
  */
 import { lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -10,7 +8,6 @@ import { Failure } from "../lib/failure.ts";
 import { readIfExists } from "../lib/fsx.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 
-/** The first symbolic link on the way from the repository root to `rel` (inclusive), repository-relative; or undefined. */
 export function linkOnTheWay(root: string, rel: string): string | undefined {
   const chain: string[] = [];
   for (let p = join(root, rel); p !== root && p !== dirname(p); p = dirname(p)) chain.unshift(p);
@@ -19,7 +16,6 @@ export function linkOnTheWay(root: string, rel: string): string | undefined {
     .find((x) => x !== undefined);
 }
 
-/** Stop before writing `rel` when a link is on the way to it. */
 export function refuseLinks(root: string, rel: string): void {
   const link = linkOnTheWay(root, rel);
   if (link)
@@ -30,7 +26,6 @@ export function refuseLinks(root: string, rel: string): void {
     );
 }
 
-/** Every path `capture install` or `uninstall` may touch for a client; checked before anything changes. */
 export function refuseLinksFor(root: string, provider: Provider & { hooks: Hooks }): void {
   const h = provider.hooks;
   const paths = [
@@ -45,7 +40,6 @@ export function refuseLinksFor(root: string, provider: Provider & { hooks: Hooks
 export type ClientConfig =
   { state: "absent" } | { state: "object"; data: Record<string, unknown> } | { state: "unusable"; why: string };
 
-/** A client's JSON configuration file in the repository, as an object; absent; or why it cannot be used (a link, not JSON, not an object). */
 export function readConfig(root: string, rel: string): ClientConfig {
   const link = linkOnTheWay(root, rel);
   if (link) return { state: "unusable", why: `${link} is a symbolic link; it was not read` };
@@ -67,7 +61,7 @@ export function readConfig(root: string, rel: string): ClientConfig {
   }
 }
 
-/** The same, for a command that changes the file: absent (undefined), or the object; anything else stops it, the file as it was. */
+/** For a command that changes the file: absent or an object; anything else stops it, the file as it was. */
 export function configToChange(root: string, rel: string, command: string): Record<string, unknown> | undefined {
   const read = readConfig(root, rel);
   if (read.state === "unusable")
@@ -79,7 +73,6 @@ export function configToChange(root: string, rel: string, command: string): Reco
   return read.state === "object" ? read.data : undefined;
 }
 
-/** A named object inside a configuration (`hooks`, `mcpServers`), when it is one. */
 export function objectAt(config: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const value = config[key];
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -1,8 +1,6 @@
 /**
- * The MCP server entry `capture install` writes into a client's project MCP configuration, and how
- * it is recognised again. The client starts the command it names by itself, from the PATH it was
- * started with: a bare `majordomus` only where that name is on the person's PATH, else the absolute
- * path of the binary `capture install` recorded (one installed off the person's PATH).
+ * The MCP entry `capture install` writes: a bare `majordomus` where the person's PATH finds one, else the recorded
+ * binary's absolute path.
  */
 import { basename } from "node:path";
 
@@ -11,7 +9,6 @@ export type McpEntry = { type: "stdio"; command: string; args: ["mcp"] };
 
 export const mcpEntry = (command: string = MCP_COMMAND): McpEntry => ({ type: "stdio", command, args: ["mcp"] });
 
-/** An entry majordomus wrote: `majordomus mcp`, by its bare name or by an absolute path to a binary named majordomus, nothing else in it. */
 export function isOurMcpEntry(entry: unknown): entry is McpEntry {
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return false;
   const e = entry as Record<string, unknown>;
@@ -21,10 +18,6 @@ export function isOurMcpEntry(entry: unknown): entry is McpEntry {
   return e.command === MCP_COMMAND || (e.command.startsWith("/") && basename(e.command) === MCP_COMMAND);
 }
 
-/**
- * What the entry names (pure): the bare name when the person's PATH finds a majordomus, else the
- * recorded binary's absolute path; with neither, the bare name, and the status says what fails.
- */
 export function mcpCommandFor(
   onPath: string | undefined,
   recorded: string | undefined,

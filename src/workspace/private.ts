@@ -1,9 +1,7 @@
 /**
- * The local half holds prompts, the ledger and every checkout-local record: nothing may be written
- * there unless git itself says it is ignored, or one `git add -A` would publish it. A command that
- * writes asks `git check-ignore` (the only authority on what git ignores), and remembers the
- * answer in its git dir against the files git's answer depends on, so the hooks pay for the
- * question only when one of them changes.
+ * Nothing is written to the local half unless git says it is ignored, or one `git add -A` would publish it. The
+ * answer of `git check-ignore` is remembered against the ignore files it depends on, so hooks ask only when one
+ * changes.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -16,7 +14,6 @@ import { env } from "../lib/env.ts";
 
 const MEMO = "majordomus-local-ignored";
 
-/** What git's answer depends on here: the ignore files that could change it, as (path, size, mtime). */
 function fingerprint(position: Position, layer: Layer, probe: string): string {
   const files = [
     join(position.worktree, ".gitignore"),
@@ -35,7 +32,6 @@ function fingerprint(position: Position, layer: Layer, probe: string): string {
   return [probe, ...parts].join("\n");
 }
 
-/** Refuses (with the reason) when git does not report the local half ignored; quiet otherwise. */
 export async function requireIgnored(position: Position, layer: Layer): Promise<void> {
   const local = join(layer.dir, layer.manifest.local.path);
   const probe = relative(position.worktree, join(local, "state", "ledger.jsonl"));
@@ -43,16 +39,12 @@ export async function requireIgnored(position: Position, layer: Layer): Promise<
   const print = fingerprint(position, layer, probe);
   try {
     if (readFileSync(memo, "utf8") === print) return;
-  } catch {
-    // not asked yet
-  }
+  } catch {}
   const answer = await git(position.worktree, ["check-ignore", "-q", "--no-index", probe]);
   if (answer.status === 0) {
     try {
       writeFileAtomic(memo, print, 0o600, { durable: false });
-    } catch {
-      // a read-only git dir: ask again next time
-    }
+    } catch {}
     return;
   }
   const rel = relative(position.worktree, local);
