@@ -1,7 +1,4 @@
-/**
- * A hook call: what a client's session event brought (the provider, the event, the ids its payload
- * names). "Delivery" means one thing elsewhere: whether the briefing reached the model.
- */
+/** A hook call: the provider, the event and the ids its payload names. */
 import { pick, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { cleanId, type Payload } from "./payload.ts";
 
@@ -17,7 +14,6 @@ export type HookCall = {
   transcript?: string;
 };
 
-/** A transcript path as a payload names it, fit to keep: absolute, printable, of a sane length; else undefined. */
 export function transcriptPath(value: unknown): string | undefined {
   if (
     typeof value !== "string" ||
@@ -29,7 +25,6 @@ export function transcriptPath(value: unknown): string | undefined {
   return value;
 }
 
-/** The client session a payload names, under whichever key this provider uses, fit to store; or undefined. */
 export function payloadSession(provider: Provider & { hooks: Hooks }, payload: Payload): string | undefined {
   return cleanId(pick(payload.data, provider.hooks.keys.session));
 }
@@ -45,8 +40,7 @@ export function describeHookCall(
     provider,
     event,
     payload,
-    // No usable session id (a payload that is not JSON, or names none): no episode can be told
-    // apart from another's, so none is opened, closed or written to (see hooks/session.ts).
+    // No usable session id: no episode can be told apart, so none is opened, closed or written to.
     providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
     reason: cleanId(pick(payload.data, keys.reason)),
@@ -54,14 +48,12 @@ export function describeHookCall(
   };
 }
 
-/** How a client is handed the start hook's briefing, one row per way (providers.yaml `briefing`). */
 export const BRIEFING_ENVELOPES: Record<NonNullable<Hooks["briefing"]>, (text: string, event: string) => string> = {
   plain: (text) => text,
   additional_context: (text, event) =>
     JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
 };
 
-/** Text for the model as the client takes it from the hook answering `on` (the start's briefing, a prompt's context). */
 export function envelope(
   provider: Provider & { hooks: Hooks },
   text: string,
@@ -70,7 +62,7 @@ export function envelope(
   return BRIEFING_ENVELOPES[provider.hooks.briefing ?? "plain"](text, provider.hooks.events[on].event);
 }
 
-/** What a client puts in front of the person's prompt, one row per kind (providers.yaml `prompt_prefix`): removed before archiving. */
+/** What a client puts before the person's prompt, removed before archiving. */
 export const PROMPT_PREFIXES: Record<NonNullable<Hooks["prompt_prefix"]>, (prompt: string) => string> = {
   hook_context: (prompt) => prompt.replace(/^(?:\s*<hook_context>[\s\S]*?<\/hook_context>)+\s*/, ""),
 };

@@ -1,7 +1,4 @@
-/**
- * The layer's manifest: the only source of the layer's paths. Nothing walks `.ai/` to guess;
- * a section the manifest does not declare is missing, not inferred.
- */
+/** The manifest: the only source of the layer's paths. An undeclared section is missing, never inferred. */
 import { join, normalize } from "node:path";
 import { readAsset } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
@@ -15,7 +12,6 @@ export const MANIFEST_SCHEMA = "ai-repository/v1";
 
 type Half = "repo" | "local";
 
-/** Every section a manifest may declare: which half it lives in, and whether it is a file or a folder. */
 export const SECTIONS = {
   policy: { half: "repo", kind: "file" },
   sessions: { half: "repo", kind: "dir" },
@@ -37,9 +33,7 @@ export type Manifest = {
 };
 
 export type Layer = {
-  /** The worktree root that holds `.ai/`. */
   root: string;
-  /** Absolute path of `.ai/`. */
   dir: string;
   manifestPath: string;
   manifest: Manifest;
@@ -80,12 +74,10 @@ const MANIFEST: DocumentKind<Manifest> = {
   crossChecks: checkSectionPaths,
 };
 
-/** Parse and check a manifest's text; every problem is reported at once. `strict` also refuses duplicate keys. */
 export function parseManifest(text: string, file: string, options: { strict?: boolean } = {}): Promise<Manifest> {
   return parseDocument(MANIFEST, text, file, options);
 }
 
-/** The layer of the worktree at `root`, or a failure saying what is missing and what to run. */
 export async function loadLayer(root: string): Promise<Layer> {
   const dir = join(root, LAYER_DIR);
   const manifestPath = join(dir, MANIFEST_FILE);
@@ -102,7 +94,6 @@ export async function loadLayer(root: string): Promise<Layer> {
   return { root, dir, manifestPath, manifest: await parseManifest(text, manifestPath) };
 }
 
-/** Absolute path of a declared section; a section the manifest does not declare is missing. */
 export function sectionPath(layer: Layer, name: SectionName): string {
   const rel = layer.manifest.sections[name];
   if (rel === undefined) {
@@ -115,7 +106,6 @@ export function sectionPath(layer: Layer, name: SectionName): string {
   return join(layer.dir, rel);
 }
 
-/** The path `majordomus init` would declare, read from the embedded skeleton manifest. */
 function defaultSectionPath(name: SectionName): string {
   const line = new RegExp(`^\\s+${name}:\\s*(\\S+)`, "m").exec(readAsset("share/skeleton/manifest.yaml"));
   return line?.[1] ?? "...";

@@ -1,8 +1,6 @@
 /**
- * Logging: always stderr. consola's full build writes `info` to stdout and costs ~19 ms of
- * start-up in a compiled Bun binary; `consola/core` with a reporter on `console.error` costs
- * nothing measurable. Lines go straight to the descriptor (lib/stderr.ts): uncoloured, and without
- * the milliseconds `process.stderr` costs to set up.
+ * Logging, always to stderr. consola's full build writes `info` to stdout and costs ~19 ms of start-up;
+ * `consola/core` with a reporter writing straight to the descriptor costs nothing measurable.
  */
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
 import { printable } from "./printable.ts";
@@ -34,17 +32,13 @@ function report(entry: LogObject): void {
   stderrLine(printable(`${prefix} ${tag}${text}`));
 }
 
-/** The levels majordomus logs at, with consola's numbers. */
 const LEVELS = { error: 0, warn: 1, info: 3, debug: 4 } as const;
 type Level = keyof typeof LEVELS;
 
 const level = levelFromEnv();
 let instance: ConsolaInstance | undefined;
 
-/**
- * A line below the threshold never reaches consola, and consola is only set up for the first line
- * that is printed: a hook that logs nothing (MAJORDOMUS_LOG=warn, all well) pays nothing for it.
- */
+/** consola is set up only for the first line printed: a hook that logs nothing pays nothing. */
 function at(type: Level): (...args: unknown[]) => void {
   return (...args) => {
     if (LEVELS[type] > level) return;

@@ -1,6 +1,6 @@
 /**
- * `majordomus init [--extend]`: create the `.ai/` layer from the embedded skeleton.
- * Plain init refuses when `.ai/` exists; --extend adds only what is missing and overwrites nothing.
+ * `majordomus init [--extend]`: the `.ai/` layer from the embedded skeleton. Plain init refuses an existing `.ai/`;
+ * --extend adds only what is missing.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
@@ -13,7 +13,6 @@ import { LAYER_DIR, MANIFEST_FILE, loadLayer, type Manifest } from "../layer/man
 import { guardLayer, guardLayerRoot } from "../layer/guard.ts";
 
 const SKELETON = "share/skeleton/";
-/** Folders and files of the local half hold private data (prompts, working notes). */
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
 
@@ -25,7 +24,6 @@ export type InitResult = {
   gitignore: "added" | "present";
 };
 
-/** The line that keeps the local half out of git, and the spellings of it we recognise. */
 function ignoreLine(manifest: Pick<Manifest, "local">): string {
   return `${LAYER_DIR}/${manifest.local.path}/`;
 }
@@ -45,20 +43,18 @@ function ensureIgnored(root: string, manifest: Pick<Manifest, "local">): "added"
     if (errnoCode(err) !== "ENOENT") throw err;
   }
   if (ignoresLocal(text, line)) return "present";
-  // Appending, not rewriting: the file is the user's, and one O_APPEND write cannot lose what is there.
+  // Appended, never rewritten: the file is the person's.
   const lead = text === "" || text.endsWith("\n") ? "" : "\n";
   appendText(path, `${lead}# majordomus: the checkout-local half of the AI layer is never committed\n${line}\n`, 0o644);
   return "added";
 }
 
-/** Map a skeleton path onto this layer's own halves (a manifest may rename `repo`/`local`). */
 function placeFor(rel: string, manifest: Pick<Manifest, "repo" | "local">): { rel: string; local: boolean } {
   if (rel.startsWith("repo/")) return { rel: `${manifest.repo.path}/${rel.slice(5)}`, local: false };
   if (rel.startsWith("local/")) return { rel: `${manifest.local.path}/${rel.slice(6)}`, local: true };
   return { rel, local: false };
 }
 
-/** Create missing parent folders top-down, each with its own mode (private in the local half). */
 function makeParents(target: string, layerDir: string, localRoot: string): void {
   const chain: string[] = [];
   for (let p = dirname(target); p.length > layerDir.length && !exists(p); p = dirname(p)) chain.unshift(p);
@@ -76,7 +72,7 @@ export async function initLayer(position: Position, options: { extend: boolean }
     throw new Failure("refused", `${dir} exists and is not a folder`, "move it away, then run `majordomus init`");
   }
   if (present && !options.extend) {
-    // A folder of that name another tool keeps is not a layer: say which it is before --extend adds one beside it.
+    // A folder of that name another tool keeps is not a layer: said before --extend adds one beside it.
     const layer = exists(join(dir, MANIFEST_FILE));
     throw new Failure(
       "refused",
@@ -88,7 +84,6 @@ export async function initLayer(position: Position, options: { extend: boolean }
         : "run `majordomus init --extend` to add the layer's files beside what is there (nothing is overwritten), or move the folder away",
     );
   }
-  // Extending an existing layer goes by its own manifest; a broken manifest stops us here.
   const existing = present && exists(join(dir, MANIFEST_FILE)) ? await loadLayer(root) : undefined;
   if (existing) guardLayer(existing);
   const halves = existing?.manifest ?? DEFAULT_HALVES;

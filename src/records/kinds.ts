@@ -6,10 +6,8 @@ export type RecordKindName = "handover" | "checkpoint";
 export type RecordKind = {
   name: RecordKindName;
   section: SectionName;
-  /** Front matter `schema` value this version writes and reads. */
   schema: string;
   event: string;
-  /** The ledger payload key naming the record's path. */
   pathKey: string;
   noun: string;
 };
@@ -33,10 +31,7 @@ export const RECORD_KINDS = {
   },
 } as const satisfies Record<RecordKindName, RecordKind>;
 
-/**
- * Front matter keys, in the order they are written. The set is closed: a record carrying any
- * other key is rejected, which is also how a transcript can never hide in one.
- */
+/** In write order. Closed: a record with any other key is rejected, so no transcript can hide in one. */
 export const FRONT_MATTER_KEYS = [
   "schema",
   "created_at",
@@ -54,8 +49,4 @@ export const FRONT_MATTER_KEYS = [
 
 export type FrontMatterKey = (typeof FRONT_MATTER_KEYS)[number];
 
-/**
- * Keys a record carries only when it has something to say, written after the others: `claims`,
- * what its text cites that the repository can check (records/claims.ts).
- */
 export const OPTIONAL_FRONT_MATTER_KEYS = ["claims"] as const;

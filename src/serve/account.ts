@@ -1,8 +1,6 @@
 /**
- * The read side's one source: the continuity account of a checkout, gathered from the same facts
- * the briefing is written from, read-only (it never writes a record; the lifecycle keeps one
- * writer). Answers are kept 2 s: the records are written by other processes (hooks, the agent), and
- * a longer cache would answer with an episode that has already closed.
+ * The read side's one source: a checkout's continuity account from the briefing's facts, read-only. Answers are kept
+ * 2 s: others write the records, and a longer cache would show an episode already closed.
  */
 import { parseDuration } from "../lib/clock.ts";
 import { workspace, type Workspace } from "../workspace/workspace.ts";
@@ -21,9 +19,7 @@ import { openedBefore } from "../lifecycle/stranded.ts";
 import { readClaims } from "../lifecycle/claim.ts";
 import { status, wiredProviders } from "../wiring/status.ts";
 
-/** How long an answer is reused (the design record's figure). */
 export const CACHE_MS = 2_000;
-/** How often the page asks again. */
 export const PAGE_REFRESH_S = 5;
 const RECENT_CLOSED = 10;
 
@@ -35,7 +31,6 @@ export class Account {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** One answer per key per CACHE_MS; a failed one is not kept. */
   private cached<T>(key: string, make: () => Promise<T>): Promise<T> {
     const now = this.clock();
     const hit = this.cache.get(key);
@@ -86,7 +81,6 @@ export class Account {
     return { open: c.episodes.open, open_more: c.episodes.open_more, closed: c.closed, problems: c.episodes.problems };
   }
 
-  /** Every handover candidate with its verdict and reason, as `handover --resolve --json` explains them. */
   handovers() {
     return this.cached("handovers", async () => {
       const ws = await this.here();
@@ -103,7 +97,6 @@ export class Account {
     });
   }
 
-  /** The context builder's text within a line budget. */
   context(budget?: number) {
     return this.cached(`context:${budget ?? ""}`, async () => {
       const built = contextView(await gatherFacts(await this.here(), CONTEXT_NEEDS), { budget });

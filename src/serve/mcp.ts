@@ -1,8 +1,6 @@
 /**
- * The MCP server over the continuity account (the official TypeScript SDK). Every tool is
- * read-only and says so in its annotations; each answer is the same JSON the HTTP API gives, both
- * labels side by side with the age, a stale or invalid record's Next Action withheld. Loaded only
- * by `majordomus mcp` and `majordomus serve`: no hook pays for the SDK.
+ * The MCP server over the continuity account (the official SDK). Every tool is read-only and annotated so; answers
+ * are the HTTP API's JSON. Loaded only by `mcp` and `serve`: no hook pays for the SDK.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
@@ -16,7 +14,6 @@ export const RESOURCE_URI = "majordomus://continuity";
 
 const asText = (doc: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(doc, null, 2) }] });
 
-/** The tools, one row each: what it answers, and how. */
 const TOOLS = [
   {
     name: "continuity",
@@ -41,7 +38,6 @@ const TOOLS = [
   },
 ] as const;
 
-/** `caller`: who the history tools answer (serve/history.ts): the client that started a stdio server, or the person over HTTP. */
 export function mcpServer(account: Account, caller: Caller, connection?: Connection): McpServer {
   const server = new McpServer(
     { name: "majordomus", version: VERSION },
@@ -99,7 +95,6 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
   return server;
 }
 
-/** A refusal as the model reads it: the reason and what to do, never a stack. */
 async function refusing(work: () => Promise<unknown>) {
   try {
     return asText(await work());
@@ -112,7 +107,6 @@ async function refusing(work: () => Promise<unknown>) {
   }
 }
 
-/** The client's own transcript of this session, on demand (serve/history.ts); read-only, nothing kept. One row per tool. */
 const WINDOW = z.union([z.number().int().min(0), z.enum(["@current", "@previous"])]);
 const SESSION = z
   .string()
@@ -176,7 +170,6 @@ function historyTools(server: McpServer, cwd: string, caller: Caller): void {
   }
 }
 
-/** The two writing tools, registered only where the checkout consented to connection episodes. */
 function connectionTools(server: McpServer, connection: Connection): void {
   const writes = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
   server.registerTool(

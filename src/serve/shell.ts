@@ -1,17 +1,13 @@
 /**
- * What a browser is given at `/` before it proves anything: a page with no word of the account and
- * one script. The URL `serve` prints carries a one-time launch secret in its fragment (never sent
- * to any server, and dead once used or once this run of `serve` ends); the script trades it for
- * this run's session key (POST /api/v1/session), keeps the key in the origin's storage (this host
- * and port only), takes the fragment out of the address bar, and fetches the page itself with the
- * key as a header. Nothing the browser sends on its own (a cookie, HTTP authentication) grants
- * anything, so no other server on 127.0.0.1 ever receives a credential.
+ * What a browser gets at `/` before it proves anything: no word of the account, one script. The printed URL's
+ * fragment holds a one-time launch secret (never sent to a server); the script trades it for this run's session key,
+ * keeps the key in the origin's storage, clears the fragment and fetches the page with the key as a header. Nothing a
+ * browser sends by itself grants anything, so no other server on 127.0.0.1 gets a credential.
  */
 import { createHash } from "node:crypto";
 
 export const SESSION_KEY = "majordomus-session";
 export const LAUNCH_HEADER = "x-majordomus-launch";
-/** How often the page fetches itself again while open (the page's own meta refresh is not used). */
 const REFRESH_MS = 5_000;
 
 const SCRIPT = `(() => {
@@ -47,7 +43,6 @@ const SCRIPT = `(() => {
   setInterval(() => show().catch(() => undefined), ${REFRESH_MS});
 })();`;
 
-/** The script's hash, as the page's Content-Security-Policy names it: no other script may run. */
 export const SHELL_SCRIPT_HASH = `'sha256-${createHash("sha256").update(SCRIPT).digest("base64")}'`;
 
 export const SHELL_HTML = `<!doctype html>

@@ -6,23 +6,17 @@ import type { Because } from "../session/pick.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
 
-/** Open episodes a listing names before it counts the rest (a listing's page). */
 const OPEN_NAMED = PAGE;
 
 export const deliveryLine = (v: { state: string; cause: string } | null | undefined) =>
   v ? `Briefing: ${v.state.replace("_", " ")} — ${v.cause}` : undefined;
 
-/** The client session an episode belongs to, or how it was opened. */
 export const who = (e: OpenEpisode) =>
   e.provider !== "none" ? `${field(e.provider)} session ${field(e.provider_session)}` : "by hand";
 
-/** One line per open episode, for a person choosing between several. */
 export const openLine = (at: Date, e: OpenEpisode) => `${e.session_id} (${who(e)}, opened ${ago(at, e.opened_at)})`;
 
-/**
- * Lines for open episodes (given newest first), at most OPEN_NAMED of them and a line counting the
- * rest: episodes a crashed client never closed can pile up by the thousand until `recover` runs.
- */
+/** At most OPEN_NAMED, the rest counted: a crashed client's episodes pile up by the thousand until `recover`. */
 export function openLines(at: Date, newest: readonly OpenEpisode[], prefix = ""): string[] {
   const lines = newest.slice(0, OPEN_NAMED).map((e) => `${prefix}${openLine(at, e)}`);
   if (newest.length > OPEN_NAMED)
@@ -45,9 +39,7 @@ export type StatusFacts = {
   at: Date;
   mine?: DescribedEpisode & { delivery: { state: string; cause: string } | null };
   because: Because | null;
-  /** How many are open when this process belongs to none of several. */
   several?: number;
-  /** The other open episodes, newest first. */
   others: OpenEpisode[];
   handed: HandedWork[];
 };
@@ -85,7 +77,6 @@ export function shownOpenLines(d: DescribedEpisode, delivery: { state: string; c
   ];
 }
 
-/** One closed record in `session list`: when, which episode, how it ended, where, its end commit against git now, the file. */
 export function closedLine(meta: Record<string, unknown>, label: string, path: string): string {
   return [meta.closed_at, meta.session_id, meta.outcome, meta.branch, label, path].join("  ");
 }

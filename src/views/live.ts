@@ -1,23 +1,19 @@
 /**
- * What a session is told of the others live beside it: in its briefing when it opens (who, since
- * when, which task, what it has touched), and, for a session that was already at work, at its
- * next prompt (facts/live.ts, session/notices.ts). Pure views.
+ * What a session is told of others live beside it: in its briefing when it opens, and at its next prompt when it was
+ * already at work. Pure.
  */
 import { LIVE_KEPT, type Live } from "../facts/live.ts";
 import { ago } from "../records/labels.ts";
 import type { Notice } from "../session/notices.ts";
 import { field, fields } from "../lib/quote.ts";
 
-/** The most notices one prompt tells of (the rest are counted). */
 const NOTICES_TOLD = 5;
 
-/** Paths named per session (the rest are counted). */
 const TOUCHED_SHOWN = 5;
 
 const named = (paths: readonly string[], shown = TOUCHED_SHOWN) =>
   paths.length > shown ? `${fields(paths.slice(0, shown))} and ${paths.length - shown} more` : fields(paths);
 
-/** The most of another worktree's task text shown. */
 const TASK_CHARS = 200;
 
 function sessionLine(l: Live, at: Date): string {
@@ -33,7 +29,6 @@ function sessionLine(l: Live, at: Date): string {
   return `- ${field(l.provider)} session ${field(l.provider_session)}${where} (episode ${field(l.session_id)}): opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`;
 }
 
-/** The briefing's lines about the sessions live beside this one; none when there are none. */
 export function liveLines(live: readonly Live[], at: Date, changedNow: readonly string[]): string[] {
   if (live.length === 0) return [];
   const here = live.filter((l) => l.here);
@@ -55,7 +50,6 @@ export function liveLines(live: readonly Live[], at: Date, changedNow: readonly 
   ];
 }
 
-/** The shorter form, when the briefing is over a budget: who, and where to look. */
 export function liveCount(live: readonly Live[]): string[] {
   if (live.length === 0) return [];
   return [
@@ -64,7 +58,6 @@ export function liveCount(live: readonly Live[]): string[] {
   ];
 }
 
-/** What a live session is told at its next prompt of the sessions that opened beside it. */
 export function noticeLines(notices: readonly Notice[], at: Date, task?: { id: string; task: string }): string[] {
   if (notices.length === 0) return [];
   const told = notices.slice(0, NOTICES_TOLD);

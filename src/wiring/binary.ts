@@ -1,9 +1,7 @@
 /**
- * The binary the shims run: the one the person ran `capture install` with, recorded by its absolute
- * path in the git-ignored local half (wiring/shims.ts BINARY_RECORD). Never a copy inside the
- * repository, tracked or not: a checkout replaces any file there, an ignored one without asking, so
- * a branch could put its own program in the binary's place (the shims refuse such a record too).
- * Run from the source tree, nothing is recorded: the shims then use majordomus from the person's PATH.
+ * The binary the shims run: the one `capture install` was run with, recorded by path in the local half. Never a copy
+ * inside the repository: a checkout can replace any file there. From the source tree nothing is recorded, and the
+ * shims use the PATH's.
  */
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -13,7 +11,6 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { BINARY_RECORD } from "./shims.ts";
 import type { Line } from "./report.ts";
 
-/** What to record, or why nothing is: a pure answer from what was gathered. */
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };
 
 export function planBinary(ws: Workspace, executable = compiled() ? process.execPath : undefined): BinaryPlan {
@@ -27,11 +24,10 @@ export function planBinary(ws: Workspace, executable = compiled() ? process.exec
   };
 }
 
-/** Write the record the plan names (all of it, or nothing), as an install line. */
 export function commitBinary(ws: Workspace, plan: BinaryPlan): Line {
   const path = join(ws.position.worktree, BINARY_RECORD);
   if (plan.record === undefined) {
-    // A record that names the copy now refused (tracked since) goes: the shims must not run it.
+    // A record naming a copy now refused goes: the shims must not run it.
     if (plan.refused !== undefined && readIfExists(path)?.trim() === plan.refused) {
       unlinkQuiet(path);
       return { path: BINARY_RECORD, action: "removed", note: plan.why };

@@ -1,9 +1,6 @@
 /**
- * Whether a client will run the hooks majordomus installed, asked of the client itself: some
- * clients load a project's hooks only once the person trusted the project and each hook (Codex
- * skips an untrusted hook without a word). One row per way of asking. majordomus never grants that
- * trust itself: it says exactly what the person can do, and `capture status` reports what the
- * client answered.
+ * Whether a client will run the installed hooks, asked of the client itself (Codex skips an untrusted hook without a
+ * word). majordomus never grants that trust: it says what the person can do.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
@@ -15,7 +12,6 @@ import { env, environment } from "../lib/env.ts";
 
 export type Trust = { trusted: boolean; reason: string; steps: string[] };
 
-/** Send JSON-RPC lines to a program and collect lines until `done` says enough (or the deadline). */
 function converse(
   cmd: string,
   args: string[],
@@ -52,7 +48,7 @@ function converse(
 
 type CodexHook = { key: string; command: string; currentHash: string; trustStatus: string; source: string };
 
-/** Codex: the project trusted in its config, and each of our hooks' hash trusted; asked through `codex app-server` (hooks/list). */
+/** Codex: the project and each hook's hash trusted, asked through `codex app-server` (hooks/list). */
 async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
   const codex = onPath(provider.hooks.executable ?? "codex", { outside: ws.position.worktree });
   const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
@@ -109,7 +105,7 @@ function readJson(path: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Gemini: a project's hooks load only in a trusted folder; read where Gemini itself reads it (its trust file and settings). */
+/** Gemini: hooks load only in a trusted folder, read where Gemini reads it. */
 async function geminiFolder(ws: Workspace): Promise<Trust> {
   const folder = realpathSync(ws.position.worktree);
   const home = env("HOME") ?? "";
