@@ -17,9 +17,7 @@ export type EpisodeWindow = {
   episode: OpenEpisode;
   entries: Entry[];
   endHead: string;
-  /**
-   * ["diverged"] when its start is no longer an ancestor, ["unknown"] when git did not answer in the hook's budget.
-   */
+  /** ["diverged"] when its start is no longer an ancestor, ["unknown"] when git did not answer in the hook's budget. */
   commits: string[];
   files: string[];
   tasks: string[];

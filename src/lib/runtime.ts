@@ -36,9 +36,7 @@ async function strictParse(text: string): Promise<unknown> {
   }
 }
 
-/**
- * `strict` rejects duplicate keys; otherwise the built-in parser, and only a failure pays for the precise message.
- */
+/** `strict` rejects duplicate keys; otherwise the built-in parser, and only a failure pays for the precise message. */
 export async function parseYaml(text: string, options: { strict?: boolean } = {}): Promise<unknown> {
   if (options.strict || !builtin) return strictParse(text);
   // Our own shape is read without a parser where the JIT runs (2.6x faster on doctor's 30,000 front matters); the
@@ -186,9 +184,7 @@ export function compiled(): boolean {
   return typeof MAJORDOMUS_COMPILED === "boolean" && MAJORDOMUS_COMPILED;
 }
 
-/**
- * `no-ftl`: the JIT without its last tier, whose background compiles cost a one-second command more than they save.
- */
+/** `no-ftl`: the JIT without its last tier, whose background compiles cost a one-second command more than they save. */
 const ENGINES = {
   interpreter: { BUN_JSC_useJIT: "0" },
   "no-ftl": { BUN_JSC_useFTLJIT: "0" },
@@ -261,9 +257,7 @@ type Crc32 = (data: string) => number;
 const bunCrc32: Crc32 | undefined = (globalThis as { Bun?: { hash?: { crc32?: Crc32 } } }).Bun?.hash?.crc32;
 let crcTable: Uint32Array | undefined;
 
-/**
- * CRC-32 (IEEE) of UTF-8. The hooks run without the JIT, where a JavaScript byte loop costs ~20x Bun's native one.
- */
+/** CRC-32 (IEEE) of UTF-8. The hooks run without the JIT, where a JavaScript byte loop costs ~20x Bun's native one. */
 export const crc32: Crc32 = bunCrc32 ?? portableCrc32;
 
 export function portableCrc32(text: string): number {

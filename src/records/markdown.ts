@@ -1,6 +1,4 @@
-/**
- * The Markdown shapes records use: `---` front matter followed by a body of `# Section` blocks.
- */
+/** The Markdown shapes records use: `---` front matter followed by a body of `# Section` blocks. */
 
 import { emitMap, type Value } from "../lib/yaml-emit.ts";
 

@@ -155,9 +155,7 @@ export function sameRepository(
   return repositoryId === position.repositoryId || position.repositoryAliases.includes(repositoryId);
 }
 
-/**
- * Whether something in this local half was written at this worktree's path, or by this repository before it moved.
- */
+/** Whether something in this local half was written at this worktree's path, or by this repository before it moved. */
 export function sameCheckout(
   recorded: { worktree: string; repository_id: string },
   position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
