@@ -1,9 +1,8 @@
 /**
- * The commands a client's hooks run. They never exit 2 (to the client a 2 means "refuse this
- * prompt" or "block this event") and log only warnings unless MAJORDOMUS_LOG says otherwise.
- * Imports nothing up front: the entry point asks this before anything else loads, and a hook's
- * command is loaded straight from this table (`capture`'s own table lists the same loaders), so a
- * hook pays for none of the other commands, nor for the help and the suggestions.
+ * The commands a client's hooks run. They never exit 2 (to the client a 2 means "refuse this prompt" or "block this
+ * event") and log only warnings unless MAJORDOMUS_LOG says otherwise. Imports nothing up front: the entry point asks
+ * this before anything else loads, and a hook's command is loaded straight from this table (`capture`'s own table lists
+ * the same loaders), so a hook pays for none of the other commands, nor for the help and the suggestions.
  */
 import type { CommandDef } from "citty";
 

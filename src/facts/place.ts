@@ -1,7 +1,6 @@
 /**
- * Where a record kind is resolved from (this checkout, and for handovers the one that closed its
- * last task), and what its records are shown against (whose records may still tell the next
- * step), from one read of the task record.
+ * Where a record kind is resolved from (this checkout, and for handovers the one that closed its last task), and what
+ * its records are shown against (whose records may still tell the next step), from one read of the task record.
  */
 import type { Workspace } from "../workspace/workspace.ts";
 import type { RecordKind } from "../records/kinds.ts";

@@ -89,9 +89,8 @@ function keyOf(path: string): string | undefined {
 }
 
 /**
- * Lines as bytes in one buffer: 40,000 lines as strings and joins held 15 MiB of doctor's peak, as bytes 3 MB.
- * Flushed 16 at a time: lines still waiting at a young collection move to the old heap (256 waiting grew the peak by
- * 11 MiB).
+ * Lines as bytes in one buffer: 40,000 lines as strings and joins held 15 MiB of doctor's peak, as bytes 3 MB. Flushed
+ * 16 at a time: lines still waiting at a young collection move to the old heap (256 waiting grew the peak by 11 MiB).
  */
 class Lines {
   /** Room for about 80,000 lines: doubling from 64 KB left 5 MiB of the peak in dead copies. */

@@ -145,8 +145,7 @@ export function tickets(layer: Layer): TicketState[] {
 }
 
 /**
- * Wait at most `budgetMs` until no work of these events is running here; a ticket past its lifetime is not waited
- * for.
+ * Wait at most `budgetMs` until no work of these events is running here; a ticket past its lifetime is not waited for.
  */
 export async function awaitWork(layer: Layer, events: readonly string[], budgetMs: number): Promise<number> {
   const live = () => tickets(layer).some((t) => events.includes(t.event) && !t.lost);

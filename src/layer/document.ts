@@ -1,7 +1,6 @@
 /**
- * Reading a YAML document majordomus checks against a schema (the manifest, the policy): parse,
- * validate, run the checks a schema cannot express, and report every problem at once, each as
- * `file: key.path: message`.
+ * Reading a YAML document majordomus checks against a schema (the manifest, the policy): parse, validate, run the
+ * checks a schema cannot express, and report every problem at once, each as `file: key.path: message`.
  */
 import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";

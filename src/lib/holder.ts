@@ -1,7 +1,6 @@
 /**
  * Who holds a lock or a claim, as a later process can check it. A pid alone is reused after a crash and means another
- * process inside a container; on Linux a holder is (boot id, pid, start time), read from /proc. Elsewhere only the
- * pid.
+ * process inside a container; on Linux a holder is (boot id, pid, start time), read from /proc. Elsewhere only the pid.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { errnoCode } from "./failure.ts";
@@ -78,8 +77,7 @@ function pidExists(pid: number): boolean {
 }
 
 /**
- * Alive only when it can be shown so: same boot, a process with its pid and the same start time; anything else is
- * dead.
+ * Alive only when it can be shown so: same boot, a process with its pid and the same start time; anything else is dead.
  */
 export function alive(h: Partial<Holder> | undefined): boolean {
   if (!h || !Number.isInteger(h.pid) || (h.pid as number) <= 0) return false;

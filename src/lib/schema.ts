@@ -1,8 +1,7 @@
 /**
- * A JSON Schema validator for the subset our schemas use (draft 2020-12 keywords: type, const,
- * enum, properties, required, additionalProperties, items, minItems, uniqueItems, minimum,
- * maximum, minLength, pattern). It reports every problem, each with the key path where it is,
- * so one run of a command tells the person everything to fix.
+ * A JSON Schema validator for the subset our schemas use (draft 2020-12 keywords: type, const, enum, properties,
+ * required, additionalProperties, items, minItems, uniqueItems, minimum, maximum, minLength, pattern). It reports every
+ * problem, each with the key path where it is, so one run of a command tells the person everything to fix.
  */
 export type Schema = {
   type?: string | string[];

@@ -1,7 +1,6 @@
 /**
- * "Did you mean": the candidate closest to a mistyped word, by edit distance with adjacent
- * transpositions counted as one edit (`inti` → `init`, `histroy` → `history`), when it is close
- * enough to be a typo rather than another word.
+ * "Did you mean": the candidate closest to a mistyped word, by edit distance with adjacent transpositions counted as
+ * one edit (`inti` → `init`, `histroy` → `history`), when it is close enough to be a typo rather than another word.
  */
 function distance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>

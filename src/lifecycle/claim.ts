@@ -1,8 +1,7 @@
 /**
- * The one right to close an episode, and the promise to: `<state>/sessions-closing/<episode>.claim`, created once
- * with link(2), saying what was asked and who took it. When the taker dies first, any later event, `recover`,
- * `session close` or `doctor --fix` completes it. Its own module, so the end hook loads nothing of the close to take
- * it.
+ * The one right to close an episode, and the promise to: `<state>/sessions-closing/<episode>.claim`, created once with
+ * link(2), saying what was asked and who took it. When the taker dies first, any later event, `recover`, `session
+ * close` or `doctor --fix` completes it. Its own module, so the end hook loads nothing of the close to take it.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";

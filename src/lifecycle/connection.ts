@@ -1,9 +1,8 @@
 /**
- * Connection episodes: a client without hooks keeps an episode over MCP. It attaches (the episode is
- * opened, or resumed, by the same code the hooks use), detaches (closed, as closed), or its
- * connection drops (the episode waits, `session.detached` in the ledger); a dropped episode nobody
- * attaches to again within `mcp.reattach_grace_minutes` is closed as interrupted, by the next
- * server that starts or client that attaches, or by `recover`.
+ * Connection episodes: a client without hooks keeps an episode over MCP. It attaches (the episode is opened, or
+ * resumed, by the same code the hooks use), detaches (closed, as closed), or its connection drops (the episode waits,
+ * `session.detached` in the ledger); a dropped episode nobody attaches to again within `mcp.reattach_grace_minutes` is
+ * closed as interrupted, by the next server that starts or client that attaches, or by `recover`.
  */
 import { isoStamp, now } from "../lib/clock.ts";
 import { Failure } from "../lib/failure.ts";

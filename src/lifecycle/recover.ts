@@ -1,8 +1,7 @@
 /**
  * Stranded episodes: their client died without an end event. An open episode that opened before
- * `session.stranded_after` ago and has no ledger line since then is closed as interrupted, with
- * its record, like any other close. The policy has the only copy of the threshold: without it
- * nothing is recovered.
+ * `session.stranded_after` ago and has no ledger line since then is closed as interrupted, with its record, like any
+ * other close. The policy has the only copy of the threshold: without it nothing is recovered.
  */
 import { Failure } from "../lib/failure.ts";
 import { now, parseDuration, parseIsoTime } from "../lib/clock.ts";

@@ -1,9 +1,8 @@
 /**
  * A record's claims labelled against the tree at the reading: paths, line ranges, symbols, commits and scripts. Never
  * executes anything the repository holds, never follows a link. A file whose fingerprint is as written needs no git,
- * nor one whose lines this checkout kept (records/lines.ts); only the rest send for one `git diff --raw --numstat
- * -M`, and the commits that touched them come from the walk divergence reads too. Bounded by the briefing's git
- * deadline.
+ * nor one whose lines this checkout kept (records/lines.ts); only the rest send for one `git diff --raw --numstat -M`,
+ * and the commits that touched them come from the walk divergence reads too. Bounded by the briefing's git deadline.
  */
 import { within } from "../lib/cancel.ts";
 import { citedFile, citedText, fileMark, findRange, linesOf, type Cited } from "./ranges.ts";
@@ -372,8 +371,7 @@ async function check(
     .map((x) => x.l);
   return {
     labels: sorted,
-    // Gone: a cited path that was there is not now. Paths never there (what a Next Action creates) say nothing of
-    // that.
+    // Gone: a cited path that was there is not now. Paths never there (what a Next Action creates) say nothing of that.
     all_gone:
       pathLabels.some((l) => l.state === "deleted") &&
       pathLabels.every((l) => l.state === "deleted" || l.state === "never_existed"),

@@ -1,10 +1,9 @@
 /**
- * Which record is the last handover (or checkpoint) here: tier 0 this checkout's own, tier 1 another worktree's of
- * the same repository and branch; nothing from another branch or repository. The nearest tier wins; within it the
- * newest by (created_at, write sequence), except that an authored record of the same task beats a newer derived one,
- * which is named beside it as "since then". The handover that closed the last task counts as of no task while none is
- * active. Each folder's branch index names its newest and newest authored record; a bad index sends the reader to the
- * folder.
+ * Which record is the last handover (or checkpoint) here: tier 0 this checkout's own, tier 1 another worktree's of the
+ * same repository and branch; nothing from another branch or repository. The nearest tier wins; within it the newest by
+ * (created_at, write sequence), except that an authored record of the same task beats a newer derived one, which is
+ * named beside it as "since then". The handover that closed the last task counts as of no task while none is active.
+ * Each folder's branch index names its newest and newest authored record; a bad index sends the reader to the folder.
  */
 import { field } from "../lib/quote.ts";
 import { join } from "node:path";

@@ -1,10 +1,9 @@
 /**
- * Whether git's index may hold a path under a folder, seen in the index file itself. Versions 2
- * and 3 store every path whole, so when the folder's path occurs nowhere in the file, git tracks
- * nothing under it and no git process need be asked. Anything else is "maybe", and git is asked:
- * version 4 (paths shortened against the one before), a split or sparse index, a file that is not
- * an index, one this cannot read, an index the environment moved (GIT_INDEX_FILE), or a system
- * whose file names may match in another case.
+ * Whether git's index may hold a path under a folder, seen in the index file itself. Versions 2 and 3 store every path
+ * whole, so when the folder's path occurs nowhere in the file, git tracks nothing under it and no git process need be
+ * asked. Anything else is "maybe", and git is asked: version 4 (paths shortened against the one before), a split or
+ * sparse index, a file that is not an index, one this cannot read, an index the environment moved (GIT_INDEX_FILE), or
+ * a system whose file names may match in another case.
  */
 import { closeSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";

@@ -1,8 +1,7 @@
 /**
- * Which episode a process belongs to, decided strictly, never by time: the provider session it
- * names; else the provider session it runs inside (MAJORDOMUS_PROVIDER_SESSION, or a client's own
- * variable such as CLAUDE_CODE_SESSION_ID); else the episode opened by hand. An episode recorded
- * for another worktree is nobody's here.
+ * Which episode a process belongs to, decided strictly, never by time: the provider session it names; else the provider
+ * session it runs inside (MAJORDOMUS_PROVIDER_SESSION, or a client's own variable such as CLAUDE_CODE_SESSION_ID); else
+ * the episode opened by hand. An episode recorded for another worktree is nobody's here.
  */
 import type { Layer } from "../layer/manifest.ts";
 import { providers } from "../providers/index.ts";

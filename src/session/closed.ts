@@ -67,8 +67,7 @@ export async function readClosed(
   const out: ClosedListing & { more: boolean } = { records: [], rejected: [], more: false };
   const limited = options.limit !== undefined && options.limit > 0;
   if (limited) names.sort().reverse();
-  // Names carry the second only: the rest of that second is read too, so the newest by the millisecond are among
-  // them.
+  // Names carry the second only: the rest of that second is read too, so the newest by the millisecond are among them.
   const second = (name: string) => name.slice(0, name.indexOf("--"));
   let full: string | undefined;
   for (const name of names) {

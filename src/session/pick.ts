@@ -1,8 +1,7 @@
 /**
- * Which episode a session command is about. A hook names its client session; a person at a
- * terminal usually names nothing, and then the one open episode of this checkout is the answer
- * (said so), several open episodes are listed for them to choose from, and an id may be either
- * majordomus's episode id (`s-…`) or the client's own session id.
+ * Which episode a session command is about. A hook names its client session; a person at a terminal usually names
+ * nothing, and then the one open episode of this checkout is the answer (said so), several open episodes are listed for
+ * them to choose from, and an id may be either majordomus's episode id (`s-…`) or the client's own session id.
  */
 import type { Layer } from "../layer/manifest.ts";
 import { sameCheckout, type Position } from "../repo/where.ts";

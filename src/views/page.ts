@@ -1,8 +1,7 @@
 /**
- * The continuity page: one HTML document over the continuity account, every card saying what it
- * shows or that there is nothing. No script and no external asset of its own: the shell a browser
- * is given first (serve/shell.ts) fetches it with the page's key and again every few seconds; its
- * meta refresh serves a client that fetches it with the token.
+ * The continuity page: one HTML document over the continuity account, every card saying what it shows or that there is
+ * nothing. No script and no external asset of its own: the shell a browser is given first (serve/shell.ts) fetches it
+ * with the page's key and again every few seconds; its meta refresh serves a client that fetches it with the token.
  */
 import type { Continuity, RecordSummary } from "./continuity.ts";
 

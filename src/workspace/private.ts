@@ -1,7 +1,6 @@
 /**
- * Nothing is written to the local half unless git says it is ignored, or one `git add -A` would publish it. The
- * answer of `git check-ignore` is remembered against the ignore files it depends on, so hooks ask only when one
- * changes.
+ * Nothing is written to the local half unless git says it is ignored, or one `git add -A` would publish it. The answer
+ * of `git check-ignore` is remembered against the ignore files it depends on, so hooks ask only when one changes.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";

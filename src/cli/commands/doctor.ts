@@ -57,9 +57,8 @@ export const doctorCommand = command({
           return readOnly();
         })
       : await readOnly();
-    // A run that reads only what changed since the last one goes on without the JIT, a first one
-    // without its last tier (see health/doctor.ts remembers): this process is replaced before it
-    // has said anything, so nothing is said twice.
+    // A run that reads only what changed since the last one goes on without the JIT, a first one without its last tier
+    // (see health/doctor.ts remembers): this process is replaced before it has said anything, so nothing is said twice.
     if (!isFailure(ws)) reexecWith(remembers(ws) ? "interpreter" : "no-ftl");
     if (refused !== undefined) err(`majordomus: nothing fixed: ${refused}`);
     // No layer here (never initialised, or removed): that is the report, not an error.

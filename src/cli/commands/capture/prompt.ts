@@ -1,7 +1,6 @@
 /**
- * `capture prompt`: what the client's UserPromptSubmit hook runs. Never exits 2 (that would make
- * the client refuse the person's prompt); prints on stdout only the notice that another session
- * opened beside this one, once.
+ * `capture prompt`: what the client's UserPromptSubmit hook runs. Never exits 2 (that would make the client refuse the
+ * person's prompt); prints on stdout only the notice that another session opened beside this one, once.
  */
 import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";

@@ -1,7 +1,6 @@
 /**
- * A hook in a repository majordomus does not supervise (its layer was never created, or was
- * removed) must not make the client report an error on every event: it says so once on stderr and
- * succeeds.
+ * A hook in a repository majordomus does not supervise (its layer was never created, or was removed) must not make the
+ * client report an error on every event: it says so once on stderr and succeeds.
  */
 import { isFailure } from "../../../lib/failure.ts";
 import { log } from "../../../lib/log.ts";

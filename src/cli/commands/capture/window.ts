@@ -1,8 +1,7 @@
 /**
- * `capture window --action status|boot`: what the Claude Code mod asks about the client's context
- * window (see hooks/window.ts). Run by the mod with the client's hook environment, so the episode
- * is the client session's own. Like every hook command it never exits 2; its answer is one JSON
- * document on stdout, a refusal included.
+ * `capture window --action status|boot`: what the Claude Code mod asks about the client's context window (see
+ * hooks/window.ts). Run by the mod with the client's hook environment, so the episode is the client session's own. Like
+ * every hook command it never exits 2; its answer is one JSON document on stdout, a refusal included.
  */
 import { workspaceForHook } from "./quiet.ts";
 import { command } from "../../define.ts";

@@ -1,8 +1,7 @@
 /**
- * `capture work --ticket <name>`: the work a start, compact or end hook handed to a detached copy
- * of the binary so the client did not wait for it (see hooks/handoff.ts). The ticket is its only
- * input. Started by the hook, not by people; its outcome goes to the ledger (and the failure log),
- * not to a terminal.
+ * `capture work --ticket <name>`: the work a start, compact or end hook handed to a detached copy of the binary so the
+ * client did not wait for it (see hooks/handoff.ts). The ticket is its only input. Started by the hook, not by people;
+ * its outcome goes to the ledger (and the failure log), not to a terminal.
  */
 import { workspaceForHook } from "./quiet.ts";
 import { command } from "../../define.ts";
