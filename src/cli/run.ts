@@ -188,7 +188,8 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
       // A full or read-only disk: nothing could be recorded, and the client must not be blocked for it.
       toStderr(
-        `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; this event was not recorded (${(err as Error).message})`,
+        `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; ` +
+          `this event was not recorded (${(err as Error).message})`,
       );
       return EXIT.ok;
     }

@@ -89,7 +89,9 @@ export function handOffCheck(g: Gathered): Finding[] {
   return tickets(g.ws.layer)
     .filter((t) => t.lost)
     .map((t) => {
-      const message = `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never finished; its worker died`;
+      const message =
+        `the ${t.event} work a hook handed off ${Math.round(t.ageMs / 1000)} s ago never ` +
+        `finished; its worker died`;
       return finding("FAIL", "lifecycle", `${dir}/${t.name}.work`, message, read);
     });
 }

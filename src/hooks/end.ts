@@ -74,7 +74,8 @@ export const end: Row = {
     }
     if (!mine)
       log.info(
-        `the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never finished; this end event finishes it`,
+        `the close of ${ws.episode.session_id} was claimed at ${taken.claimed_at} and never ` +
+          `finished; this end event finishes it`,
       );
     // An advisory client fires no compaction event after its last compression: the end answers it.
     const compressions =
@@ -89,7 +90,8 @@ export const end: Row = {
       return failed(
         ws,
         who(t),
-        `the episode of ${t.provider} session ${t.provider_session} was no longer open when its close was to be written`,
+        `the episode of ${t.provider} session ${t.provider_session} was no longer open when its ` +
+          `close was to be written`,
       );
     const [{ readClaim }, { finishClose }] = await Promise.all([
       import("../lifecycle/claim.ts"),

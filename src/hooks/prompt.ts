@@ -61,7 +61,8 @@ export async function capturePrompt(
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);
   if (raw === undefined)
     return fail(
-      `the payload carries none of ${keys.prompt_text.join(", ")} (it has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`,
+      `the payload carries none of ${keys.prompt_text.join(", ")} (it ` +
+        `has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`,
     );
   const source = cleanId(pick(payload.data, keys.prompt_source));
   if (

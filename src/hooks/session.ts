@@ -69,7 +69,8 @@ const compact: Row = {
       return log.info(`${SWITCHES.compact} is false: no checkpoint before compaction`);
     await attempt(ws, who(t), "no checkpoint was derived before compaction", async () => {
       log.info(
-        `${t.compressions === undefined ? "compaction ahead" : `compression ${t.compressions} seen`}; checkpointed into ${await derivedCheckpoint(ws, policy, t.compressions)}`,
+        `${t.compressions === undefined ? "compaction ahead" : `compression ${t.compressions} seen`}; ` +
+          `checkpointed into ${await derivedCheckpoint(ws, policy, t.compressions)}`,
       );
     });
   },
@@ -176,7 +177,8 @@ async function sessionEvent(ws: Workspace, d: HookCall, row: Row, mode: WorkMode
     await failed(
       ws,
       d,
-      `${d.payload?.problem ?? `the payload names no client session (none of ${d.provider.hooks.keys.session.join(", ")})`}; no episode was ${d.event === "start" ? "opened" : d.event === "end" ? "closed" : "written to"}`,
+      `${d.payload?.problem ?? `the payload names no client session (none of ${d.provider.hooks.keys.session.join(", ")})`}; ` +
+        `no episode was ${d.event === "start" ? "opened" : d.event === "end" ? "closed" : "written to"}`,
     );
   }
   await waitFor(ws, row, "answer");

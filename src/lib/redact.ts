@@ -185,7 +185,8 @@ export async function redactCounted(text: string): Promise<{ text: Clean; count:
 export function sayRedacted(what: string, done: { count: number; rules: string[] }): void {
   if (done.count > 0)
     log.warn(
-      `${done.count} secret(s) redacted from the ${what} before it was stored (${done.rules.join(", ")}); the record says [redacted:<rule>] where each was`,
+      `${done.count} secret(s) redacted from the ${what} before it was stored ` +
+        `(${done.rules.join(", ")}); the record says [redacted:<rule>] where each was`,
     );
 }
 

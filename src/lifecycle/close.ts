@@ -105,7 +105,8 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
     const claim = readClaim(ws.layer, episode.session_id)?.claim;
     if (claim && inProgress(claim)) return { status: "already", episode };
     log.info(
-      `the close of ${episode.session_id} was claimed at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`,
+      `the close of ${episode.session_id} was claimed ` +
+        `at ${claim?.claimed_at ?? "an unknown time"} and never finished; finishing it`,
     );
   }
 
@@ -150,7 +151,8 @@ export async function writeClose(
     appendClose(
       ws.position.worktree,
       episode,
-      `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- head: ${ws.position.head}\n- record: ${rel}\n`,
+      `\n## Close\n\n- closed_at: ${closing.closedAt}\n- outcome: ${options.outcome}\n- ` +
+        `head: ${ws.position.head}\n- record: ${rel}\n`,
     );
     removeEpisode(ws.layer, key);
     dropNotices(ws.layer, episode.session_id);
@@ -176,7 +178,10 @@ export async function writeClose(
   ] as const) {
     if (g.asked && !g.on)
       log.warn(
-        `the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only when you consent in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); not done`,
+        `the tracked policy sets ${key}: true; that acts with your credentials, so majordomus ` +
+          `does it only when you consent ` +
+          `in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); ` +
+          `not done`,
       );
   }
   if (options.policy?.credentials?.problem) log.warn(options.policy.credentials.problem);

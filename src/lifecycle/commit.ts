@@ -47,7 +47,8 @@ export async function commitRecord(
     const index = await stageInRealIndex(p, entries);
     if (index !== "staged") {
       log.warn(
-        `the session record was not committed: ${index}; it stays in the working tree for you to commit (\`git add ${rels.join(" ")}\`)`,
+        `the session record was not committed: ${index}; it stays in the working tree for you to ` +
+          `commit (\`git add ${rels.join(" ")}\`)`,
       );
       return undefined;
     }
@@ -75,7 +76,8 @@ export async function commitRecord(
       const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:${p.ref}`]);
       if (!pushed.ok)
         log.warn(
-          `the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it goes with your next push`,
+          `the session record commit was not pushed: ${pushed.stderr.trim() || "push failed"}; it ` +
+            `goes with your next push`,
         );
     }
     return id;

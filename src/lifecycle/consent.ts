@@ -28,7 +28,9 @@ export async function consentHere(
   if (!g.on)
     return {
       ...g,
-      why: `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted in ${file} (add \`${group}: { ${name}: true }\` there)`,
+      why:
+        `${key} is ${g.asked ? "asked by the tracked policy" : "not granted"}, but not granted ` +
+        `in ${file} (add \`${group}: { ${name}: true }\` there)`,
     };
   if (!(await untracked(position, loaded?.credentials?.path)))
     return {

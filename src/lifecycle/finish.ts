@@ -97,7 +97,8 @@ async function closeIn(
     if (!step) return undefined;
     if ("ruledOut" in step) {
       log.warn(
-        `the closing ${step.noun} of ${episode.session_id} was not written (${step.ruledOut}); the episode is closed without it`,
+        `the closing ${step.noun} of ${episode.session_id} was not written (${step.ruledOut}); ` +
+          `the episode is closed without it`,
       );
       return undefined;
     }
@@ -117,7 +118,8 @@ async function closeIn(
   });
   if (closed.status === "closed")
     log.info(
-      `episode ${episode.session_id} closed (${claim.outcome}, reason ${claim.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`,
+      `episode ${episode.session_id} closed (${claim.outcome}, ` +
+        `reason ${claim.reason ?? "none"}) into ${closed.path}${closed.committed ? ` (committed ${closed.committed.slice(0, 7)})` : ""}`,
     );
   return {
     episodeId: claim.session_id,

@@ -81,7 +81,8 @@ export async function initLayer(position: Position, options: { extend: boolean }
         : `${dir} already exists and is not a majordomus layer (it holds no ${MANIFEST_FILE})`,
       layer
         ? "run `majordomus init --extend` to add only what is missing (nothing is overwritten)"
-        : "run `majordomus init --extend` to add the layer's files beside what is there (nothing is overwritten), or move the folder away",
+        : "run `majordomus init --extend` to add the layer's files beside what is there (nothing is " +
+            "overwritten), or move the folder away",
     );
   }
   const existing = present && exists(join(dir, MANIFEST_FILE)) ? await loadLayer(root) : undefined;

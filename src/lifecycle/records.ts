@@ -51,7 +51,8 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
       throw new Failure(
         "contract",
         `the checkpoint body has ${lines} lines; checkpoint.max_body_lines allows ${max}`,
-        "shorten it (it is quoted whole into the next briefing), or write a handover instead; nothing was cut or written",
+        "shorten it (it is quoted whole into the next briefing), or write a handover instead; " +
+          "nothing was cut or written",
       );
     }
     return;
@@ -61,7 +62,8 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
     throw new Failure(
       "contract",
       `the handover lacks required section(s): ${missing.join(", ")}`,
-      `give each a \`# <Section>\` heading with real content (placeholders do not count), or use \`majordomus handover --derive\``,
+      `give each a \`# <Section>\` heading with real content (placeholders do not count), or ` +
+        `use \`majordomus handover --derive\``,
     );
   }
 }
@@ -116,7 +118,9 @@ export function redactionRefusal(
   if (before.trim().length >= 200 && kept < before.trim().length * (1 - REDACTED_SHARE_MAX))
     return new Failure(
       "contract",
-      `redaction would remove most of the ${kind.noun} (${before.trim().length - kept} of ${before.trim().length} characters); nothing was stored`,
+      `redaction would remove most of ` +
+        `the ${kind.noun} (${before.trim().length - kept} of ${before.trim().length} characters); nothing ` +
+        `was stored`,
       "keep secrets out of the text and write it again; a key or a log of credentials is no handover",
     );
   return undefined;

@@ -79,7 +79,8 @@ export async function startTask(ws: Workspace, options: StartOptions): Promise<{
     throw new Failure(
       "refused",
       `task ${read.task.id} is already active in this checkout: ${read.task.task}`,
-      "hand it over with `majordomus handover --close` (or `--derive --close`), or finish it with `majordomus finish --outcome <outcome>`",
+      "hand it over with `majordomus handover --close` (or `--derive --close`), or finish it " +
+        "with `majordomus finish --outcome <outcome>`",
     );
   }
   let archived: string | undefined;
@@ -165,7 +166,8 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
         errnoCode(err) === "ENOENT"
           ? "--note takes the path of a Markdown file, and no such file exists"
           : `cannot read the note file: ${(err as { code?: string }).code ?? "unreadable"}`,
-        "write the note to a file and give its path (e.g. `--note notes.md`), or leave --note out to use the newest handover naming the task",
+        "write the note to a file and give its path (e.g. `--note notes.md`), or leave --note out " +
+          "to use the newest handover naming the task",
       );
     }
     source = options.note;
@@ -185,7 +187,8 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
   if (missing.length > 0) {
     throw new Failure(
       "contract",
-      `finishing as ${options.outcome} needs a note with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`,
+      `finishing as ${options.outcome} needs a note ` +
+        `with ${missing.map((m) => `# ${m}`).join(", ")}; ${source} lacks it`,
       "add the section(s) with real content (placeholders do not count)",
     );
   }
@@ -198,7 +201,8 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
     if (blockers.length > 0) {
       throw new Failure(
         "contract",
-        `${questions.open.length} open question(s) and ${questions.malformed.length} malformed line(s) refuse --outcome completed`,
+        `${questions.open.length} open question(s) and ${questions.malformed.length} malformed ` +
+          `line(s) refuse --outcome completed`,
         "resolve them with `majordomus question resolve`, or finish with another outcome",
         blockers,
       );

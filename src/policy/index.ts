@@ -56,7 +56,8 @@ function crossChecks(policy: Policy, file: string): string[] {
   const f = policy.session?.freshness;
   if (f && f.fresh_minutes >= f.stale_minutes) {
     out.push(
-      `${file}: session.freshness: fresh_minutes (${f.fresh_minutes}) must be less than stale_minutes (${f.stale_minutes})`,
+      `${file}: session.freshness: fresh_minutes (${f.fresh_minutes}) must be less than ` +
+        `stale_minutes (${f.stale_minutes})`,
     );
   }
   if (policy.session?.push_record_on_end === true && policy.session.commit_record_on_end !== true) {
@@ -105,7 +106,9 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
     return {
       path,
       granted: new Set(),
-      problem: `${path} may be written by others (mode ${(stats.mode & 0o777).toString(8)}); no consent is read from it (\`chmod 600 ${path}\`)`,
+      problem:
+        `${path} may be written by others (mode ${(stats.mode & 0o777).toString(8)}); no consent ` +
+        `is read from it (\`chmod 600 ${path}\`)`,
     };
   if (stats && typeof process.getuid === "function" && stats.uid !== process.getuid())
     return { path, granted: new Set(), problem: `${path} belongs to another user; no consent is read from it` };

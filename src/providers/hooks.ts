@@ -36,7 +36,8 @@ export const HOOKS: Record<HookEvent, HookRow> = {
     startsStatus: false,
     channel: "prompt",
     gathers:
-      "the payload's prompt, the open episode, the notices of sessions that opened beside it, the claims left by a dead closer",
+      "the payload's prompt, the open episode, the notices of sessions that opened beside it, " +
+      "the claims left by a dead closer",
     plan: "archive the redacted prompt; hand the model the notices, once; keep a claimed close's promise",
   },
   start: {

@@ -201,8 +201,12 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
       c === record
         ? since
           ? since.meta.task_id === c.meta.task_id
-            ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written after it for the same task do not replace the agent's own account`
-            : `${TIERS[c.tier]}, the authored record that closed task ${c.meta.task_id} (created ${c.meta.created_at}, sequence ${c.meta.seq}); the derived records written since, with no task active, do not replace the agent's own account`
+            ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, ` +
+              `sequence ${c.meta.seq}); the derived records written after it for the same task do not ` +
+              `replace the agent's own account`
+            : `${TIERS[c.tier]}, the authored record that closed ` +
+              `task ${c.meta.task_id} (created ${c.meta.created_at}, sequence ${c.meta.seq}); the ` +
+              `derived records written since, with no task active, do not replace the agent's own account`
           : `${TIERS[c.tier]}, newest in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq})`
         : c.tier !== record!.tier
           ? `${TIERS[c.tier]} loses to a ${TIERS[record!.tier]} record: the nearer tier wins outright`

@@ -187,7 +187,9 @@ export function offeredCandidates(
   const selected: Verdict = {
     path: shared.path,
     verdict: "selected",
-    reason: `shared by ${field(by.author)} from another checkout (${field(by.checkout)}, shared ${field(by.shared_at)}): this checkout has no authored handover of its own on ${field(shared.meta.branch)}`,
+    reason:
+      `shared by ${field(by.author)} from another checkout (${field(by.checkout)}, ` +
+      `shared ${field(by.shared_at)}): this checkout has no authored handover of its own on ${field(shared.meta.branch)}`,
     tier: shared.tier,
     created_at: shared.meta.created_at,
     how: "authored",
@@ -200,8 +202,10 @@ export function offeredCandidates(
           verdict: "superseded",
           reason:
             c.path === since?.path
-              ? `this checkout's own derived record, newer than the shared handover: shown beside it as what happened since, never in its place`
-              : `this checkout's own record is derived: a handover shared from another checkout, in its author's words, is the account`,
+              ? `this checkout's own derived record, newer than the shared handover: shown beside it as ` +
+                `what happened since, never in its place`
+              : `this checkout's own record is derived: a handover shared from another checkout, in its ` +
+                `author's words, is the account`,
         };
   return [selected, ...candidates.map(own)];
 }

@@ -108,7 +108,9 @@ export function viewWith(
     next_action: history ? undefined : nextLines,
     next_action_withheld:
       history && nextLines && nextLines.length > 0
-        ? `${capitalized(why)}: history, not instruction. Its Next Action was true when written and is withheld; read ${relative(position.worktree, record.path)} for context and decide from the repository as it stands.`
+        ? `${capitalized(why)}: history, not instruction. Its Next Action was true when written ` +
+          `and is withheld; read ${relative(position.worktree, record.path)} for context and ` +
+          `decide from the repository as it stands.`
         : undefined,
     body,
   };
@@ -136,7 +138,9 @@ export function headerLines(kind: string, v: View): string[] {
   ];
   if (v.shared)
     lines.push(
-      `Shared by ${field(v.shared.author)} from another checkout (${field(v.shared.checkout)}), ${field(v.shared.shared_at)}: offered because this checkout has no authored handover of its own for this branch.`,
+      `Shared by ${field(v.shared.author)} from another checkout ` +
+        `(${field(v.shared.checkout)}), ${field(v.shared.shared_at)}: offered because this ` +
+        `checkout has no authored handover of its own for this branch.`,
     );
   if (v.divergence === "diverged" || v.divergence === "different_context" || v.divergence === "unknown")
     lines.push(`WARNING: trust git, not this record: ${v.divergence_meaning}.`);

@@ -56,7 +56,8 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
     throw caller.kind === "client"
       ? new Failure(
           "missing",
-          `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code session that started \`majordomus mcp\``,
+          `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code ` +
+            `session that started \`majordomus mcp\``,
           "call them from that Claude Code session",
         )
       : new Failure(
@@ -79,7 +80,8 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
     if (mine === undefined || !(episode.client_processes ?? "").split(" ").includes(mine)) {
       throw new Failure(
         "refused",
-        `session ${session} is not this client's: its episode was opened by another client process than the one that started this server`,
+        `session ${session} is not this client's: its episode was opened by another client ` +
+          `process than the one that started this server`,
         "the history tools serve only the session of the client that started them",
       );
     }
@@ -192,7 +194,9 @@ function coverage(index: TranscriptIndex) {
     : {
         read_from_byte: index.from,
         windows_before: index.windowsBefore,
-        note: `this transcript is over ${TAIL_BYTES / 1048576} MiB: its last ${TAIL_BYTES / 1048576} MiB are read, numbered from there`,
+        note:
+          `this transcript is over ${TAIL_BYTES / 1048576} MiB: its ` +
+          `last ${TAIL_BYTES / 1048576} MiB are read, numbered from there`,
       };
 }
 
@@ -286,7 +290,8 @@ export async function historyRead(
     if (messages.length === 0)
       throw new Failure(
         "missing",
-        `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's transcript (it has 1–${t.index.entries.length})`,
+        `no message ${args.seq}${last !== args.seq ? `–${last}` : ""} in this session's ` +
+          `transcript (it has 1–${t.index.entries.length})`,
         "`history_list` gives the numbers",
       );
     return {

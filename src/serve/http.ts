@@ -33,7 +33,9 @@ function allowedHosts(bound: string, port: number): Set<string> {
 }
 
 const NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
-const SHELL_POLICY = `default-src 'none'; script-src ${SHELL_SCRIPT_HASH}; connect-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+const SHELL_POLICY =
+  `default-src 'none'; script-src ${SHELL_SCRIPT_HASH}; connect-src 'self'; style-src ` +
+  `'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
 function send(res: ServerResponse, status: number, type: string, body: string, policy = NO_SCRIPT): void {
   res.writeHead(status, {
@@ -68,7 +70,9 @@ function carried(req: IncomingMessage): string | undefined {
 }
 
 const UNAUTHORIZED =
-  "this server answers only the person who started it: open the URL `majordomus serve` printed, or send `Authorization: Bearer <token>` with the token in .ai/local/state/serve.token";
+  "this server answers only the person who started it: open the URL `majordomus serve` " +
+  "printed, or send `Authorization: Bearer <token>` with the token in " +
+  ".ai/local/state/serve.token";
 
 const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
   continuity: (a) => a.continuity(),
@@ -127,7 +131,8 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
         return refuse(
           res,
           403,
-          `Host ${JSON.stringify(host)} is not this server's own address; requests are answered only for ${[...allowed].join(", ")}`,
+          `Host ${JSON.stringify(host)} is not this server's own address; requests are answered ` +
+            `only for ${[...allowed].join(", ")}`,
         );
       const origin = req.headers.origin;
       if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, "")))

@@ -19,7 +19,11 @@ const TOOLS = [
     name: "continuity",
     title: "Continuity of this checkout",
     description:
-      "What the last session left for this checkout: the open episode(s), the active task, the handover to resume from and the newest checkpoint, each with its git label (exact/advanced/diverged/…) and freshness label side by side and its age, the Next Action verbatim (or why it is withheld), the open questions that block acceptance, and what to run next. Read-only.",
+      "What the last session left for this checkout: the open episode(s), the active task, the " +
+      "handover to resume from and the newest checkpoint, each with its git label " +
+      "(exact/advanced/diverged/…) and freshness label side by side and its age, the Next " +
+      "Action verbatim (or why it is withheld), the open questions that block acceptance, and " +
+      "what to run next. Read-only.",
     answer: (a: Account) => a.continuity(),
   },
   {
@@ -33,7 +37,10 @@ const TOOLS = [
     name: "handovers",
     title: "Handover candidates",
     description:
-      "The handover records the resolver considered for this checkout, each with its verdict (selected, superseded, rejected) and the reason (the selected one, the one shown beside it and the newest 20 others; the rest are counted in omitted), and the selected one with its labels. Read-only.",
+      "The handover records the resolver considered for this checkout, each with its verdict " +
+      "(selected, superseded, rejected) and the reason (the selected one, the one shown beside " +
+      "it and the newest 20 others; the rest are counted in omitted), and the selected one with " +
+      "its labels. Read-only.",
     answer: (a: Account) => a.handovers(),
   },
 ] as const;
@@ -44,7 +51,9 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
     {
       capabilities: { tools: {}, resources: {} },
       instructions:
-        "majordomus keeps this repository's continuity across sessions. Call `continuity` before starting work: it gives the handover to resume from (its Next Action, labelled against git and by age; a stale one is history) and what blocks acceptance. Read-only.",
+        "majordomus keeps this repository's continuity across sessions. Call `continuity` before " +
+        "starting work: it gives the handover to resume from (its Next Action, labelled against " +
+        "git and by age; a stale one is history) and what blocks acceptance. Read-only.",
     },
   );
   for (const t of TOOLS) {
@@ -59,7 +68,8 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
     {
       title: "Context of this checkout",
       description:
-        "Everything the layer knows, in authority order (git, task, open questions, decisions, checkpoint, handover, files, history), as text within a line budget. Read-only.",
+        "Everything the layer knows, in authority order (git, task, open questions, decisions, " +
+        "checkpoint, handover, files, history), as text within a line budget. Read-only.",
       inputSchema: {
         budget_lines: z
           .number()
@@ -119,7 +129,9 @@ const HISTORY_TOOLS = [
     name: "history_windows",
     title: "Windows of this session",
     description:
-      "The context windows of the current Claude Code session, split at its compactions (oldest first), with their message ranges; `@previous` names the one before the current. Read from the client's own transcript, never stored. Read-only.",
+      "The context windows of the current Claude Code session, split at its compactions (oldest " +
+      "first), with their message ranges; `@previous` names the one before the current. Read " +
+      "from the client's own transcript, never stored. Read-only.",
     inputSchema: { session: SESSION },
     answer: (h: History, cwd: string, args: Record<string, unknown>, caller: Caller) =>
       h.historyWindows(cwd, args as Parameters<History["historyWindows"]>[1], caller),
@@ -128,7 +140,9 @@ const HISTORY_TOOLS = [
     name: "history_list",
     title: "Messages of this session",
     description:
-      "The messages of the current session's transcript, oldest first, one line each (number, window, role, a preview); a literal search (case-insensitive) and paging. Text only: no thinking, no raw tool payloads. Read-only.",
+      "The messages of the current session's transcript, oldest first, one line each (number, " +
+      "window, role, a preview); a literal search (case-insensitive) and paging. Text only: no " +
+      "thinking, no raw tool payloads. Read-only.",
     inputSchema: {
       session: SESSION,
       query: z.string().max(200).optional().describe("Only messages whose text contains this, literally"),
@@ -143,7 +157,9 @@ const HISTORY_TOOLS = [
     name: "history_read",
     title: "Read messages of this session",
     description:
-      "One message of the current session's transcript by its number, or a range of up to 20: its text blocks and the client's rendered attachments only, never thinking or raw payloads. Read-only.",
+      "One message of the current session's transcript by its number, or a range of up to 20: " +
+      "its text blocks and the client's rendered attachments only, never thinking or raw " +
+      "payloads. Read-only.",
     inputSchema: {
       session: SESSION,
       seq: z.number().int().min(1).describe("The message's number (history_list gives it)"),
@@ -177,7 +193,9 @@ function connectionTools(server: McpServer, connection: Connection): void {
     {
       title: "Attach this client to its episode",
       description:
-        "For a client without hooks: open this client's episode in this checkout, or resume it when it is open (attach again within the grace after a dropped connection). Every message after it keeps it alive; session_detach closes it.",
+        "For a client without hooks: open this client's episode in this checkout, or resume it " +
+        "when it is open (attach again within the grace after a dropped connection). Every " +
+        "message after it keeps it alive; session_detach closes it.",
       inputSchema: {
         client: z.string().describe("The client's name, e.g. cursor"),
         external_id: z.string().describe("The client's own id for this session"),

@@ -45,10 +45,14 @@ const SCRIPT = `(() => {
 
 export const SHELL_SCRIPT_HASH = `'sha256-${createHash("sha256").update(SCRIPT).digest("base64")}'`;
 
-export const SHELL_HTML = `<!doctype html>
+export const SHELL_HTML =
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>majordomus</title></head>
 <body><p id="say">Loading this checkout's continuity…</p>
-<noscript><p>The page needs JavaScript: it keeps its key to this port alone, where a cookie would go to every server on this host. Without it, read the same account from the JSON API (<code>/api/v1/</code>) with <code>Authorization: Bearer</code> and the token in <code>.ai/local/state/serve.token</code>.</p></noscript>
+<noscript><p>The page needs JavaScript: it keeps its key to this port alone, where a ` +
+  `cookie would go to every server on this host. Without it, read the same account from ` +
+  `the JSON API (<code>/api/v1/</code>) with <code>Authorization: Bearer</code> and the ` +
+  `token in <code>.ai/local/state/serve.token</code>.</p></noscript>
 <script>${SCRIPT}</script>
 </body></html>
 `;

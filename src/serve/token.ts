@@ -57,7 +57,8 @@ export async function serveToken(
   if (tracked.files.has(path)) {
     const shown = relative(worktree, path);
     log.warn(
-      `${shown} is tracked by git (a branch added it, so others know its value): it is refused and replaced with a new token; untrack it with \`git rm --cached ${shown}\` and commit that`,
+      `${shown} is tracked by git (a branch added it, so others know its value): it is refused ` +
+        `and replaced with a new token; untrack it with \`git rm --cached ${shown}\` and commit that`,
     );
     unlinkQuiet(path);
   }

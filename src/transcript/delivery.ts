@@ -90,7 +90,9 @@ export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
       const size = /Output too large \(([^)]+)\)/.exec(a.content)?.[1];
       return {
         state: "collapsed",
-        cause: `Claude Code stood a 2 KB preview and a file path in for the briefing${size ? ` (${size})` : ""}: it was over the client's 10,000 characters`,
+        cause:
+          `Claude Code stood a 2 KB preview and a file path in for the ` +
+          `briefing${size ? ` (${size})` : ""}: it was over the client's 10,000 characters`,
       };
     }
     return {

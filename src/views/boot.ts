@@ -21,27 +21,33 @@ function ownHandover(f: Facts): { lines: string[]; quote?: Omit<Quote, "after"> 
   if (!v || v.how !== "authored")
     return {
       lines: [
-        "No handover written by an agent or a person is on record for this worktree and branch, so there is none to quote:",
-        "what the briefing above shows is all majordomus knows. Write one with `majordomus handover` before this window fills.",
+        "No handover written by an agent or a person is on record for this worktree and branch, " +
+          "so there is none to quote:",
+        "what the briefing above shows is all majordomus knows. Write one with `majordomus " +
+          "handover` before this window fills.",
       ],
     };
   if (v.history)
     return {
       lines: [
-        `The newest handover an agent wrote, ${v.path}, is history, not instruction (${v.history_why ?? v.freshness}); it is not quoted. Decide from the repository as it stands.`,
+        `The newest handover an agent wrote, ${v.path}, is history, not instruction ` +
+          `(${v.history_why ?? v.freshness}); it is not quoted. Decide from the repository as it stands.`,
       ],
     };
   const command = showCommand(v);
   return {
     lines: [
-      `The agent's own handover, ${v.path} (${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${v.age ? `${v.age} old` : "age unknown"}${v.session !== "none" ? `, written in episode ${v.session}` : ""}), in its author's own words:`,
+      `The agent's own handover, ${v.path} (${v.how}, ${v.match}, ${v.divergence}, ${v.freshness}, ${v.age ? `${v.age} old` : "age unknown"}${v.session !== "none" ? `, written in episode ${v.session}` : ""}), ` +
+        `in its author's own words:`,
     ],
     quote: {
       lines: v.body.replace(/\s+$/, "").split("\n"),
       wrap: quoted,
       command,
       notice: (kept, total, partial, limits) =>
-        `… The handover is cut here: ${kept} of ${total} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`,
+        `… The handover is cut here: ${kept} of ${total} line(s) ` +
+        `quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to ` +
+        `fit ${limits}. \`${command}\` prints the whole record.`,
     },
   };
 }
@@ -53,7 +59,12 @@ export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
     lines: [
       `# majordomus fresh window ${window.id}`,
       "",
-      `Window :${window.ordinal - 1} of this episode ended (${window.trigger === "auto" ? "Claude Code's context window was full" : "a fresh window was asked for"}). majordomus replaced the client's summary of it with this boot, built from the repository's own records, not from the conversation: the briefing, then the newest handover an agent or a person wrote. Git is the truth where they disagree.`,
+      `Window :${window.ordinal - 1} of this episode ended ` +
+        `(${window.trigger === "auto" ? "Claude Code's context window was full" : "a fresh window was asked for"}). ` +
+        `majordomus ` +
+        `replaced the client's summary of it with this boot, built from the repository's own ` +
+        `records, not from the conversation: the briefing, then the newest handover an agent or ` +
+        `a person wrote. Git is the truth where they disagree.`,
       "",
     ],
   };
@@ -74,7 +85,9 @@ export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
     id: "tail",
     lines: [
       "",
-      "Resume from the Next Action above. The earlier conversation is not here; `majordomus context` gives the whole picture, and majordomus's MCP history tools (`history_windows`, `history_read`) read the client's own transcript of it on demand.",
+      "Resume from the Next Action above. The earlier conversation is not here; `majordomus " +
+        "context` gives the whole picture, and majordomus's MCP history tools (`history_windows`, " +
+        "`history_read`) read the client's own transcript of it on demand.",
       "When this window fills too, write your handover with `majordomus handover` first, then end your turn.",
     ],
   };

@@ -43,7 +43,8 @@ const header: Write = (f) => {
     lines: [
       "## majordomus — what this repository already knows",
       "",
-      `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, on ${field(p.branch)} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,
+      `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, ` +
+        `on ${field(p.branch)} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,
       ...(untrustedLine(f.untrusted) ? [`WARNING: ${untrustedLine(f.untrusted)}`] : []),
     ],
   };
@@ -67,7 +68,8 @@ const task: Write = (f, shown) => {
   if (!t)
     return {
       lines: [
-        `No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope <paths>\` gives the work an objective.`,
+        `No active task. Working outside a task is allowed; \`majordomus start "<task>" --scope ` +
+          `<paths>\` gives the work an objective.`,
         ...problem,
       ],
     };
@@ -124,7 +126,8 @@ const handover: Write = (f) => {
       lines: [
         "",
         ...skipped,
-        `No relevant handover for this worktree and branch (${field(f.position.branch)}); records from other branches are never offered.`,
+        `No relevant handover for this worktree and branch (${field(f.position.branch)}); ` +
+          `records from other branches are never offered.`,
       ],
     };
   const labels = `${v.how}, ${v.shared ? sharedLabel(v.shared) : v.match}, ${v.divergence}, ${v.freshness}, ${age(v)}`;
@@ -134,7 +137,9 @@ const handover: Write = (f) => {
         "",
         ...skipped,
         `Historical handover ${v.path} (${labels}).`,
-        `${capitalized(v.history_why ?? v.freshness)}. It is context, not an instruction: its Next Action was true when written and is deliberately not quoted. Decide what to do from the repository as it stands.`,
+        `${capitalized(v.history_why ?? v.freshness)}. It is context, not an instruction: its ` +
+          `Next Action was true when written and is deliberately not quoted. Decide what to do ` +
+          `from the repository as it stands.`,
       ],
     };
   const top = ["", ...skipped, `Handover ${v.path} (${labels}).`];
@@ -162,7 +167,10 @@ const since: Write = (f) => {
   if (!s || !f.handover.view || f.handover.view.history) return undefined;
   return {
     lines: [
-      `Since then: a derived record ${s.path} (${age(s)}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) adds only what git and the ledger say; it does not replace the account above.`,
+      `Since then: a derived ` +
+        `record ${s.path} (${age(s)}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) ` +
+        `adds ` +
+        `only what git and the ledger say; it does not replace the account above.`,
     ],
     short: {
       lines: [`Since then: a derived record (${age(s)}), not in its place: \`majordomus handover --resolve\`.`],

@@ -13,7 +13,11 @@ export function warnsAgainst(label: Divergence): boolean {
 /** majordomus's own uncommitted records: never named as the worker's changes. */
 export function ownRecordsLine(own: readonly string[]): string | undefined {
   if (own.length === 0) return undefined;
-  return `${own.length} closed session record(s) not committed (majordomus's own, in ${field(own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1))}; commit them with the work: \`git add .ai/repo/sessions\`).`;
+  return (
+    `${own.length} closed session record(s) not committed (majordomus's own, ` +
+    `in ${field(own[0]!.slice(0, own[0]!.lastIndexOf("/") + 1))}; commit them with the work: ` +
+    `\`git add .ai/repo/sessions\`).`
+  );
 }
 
 /**
@@ -36,14 +40,25 @@ export function capped(items: readonly string[], max: number, noun: string, bull
 export const sharedLabel = (s: NonNullable<View["shared"]>) => `shared by ${field(s.author)} from another checkout`;
 
 export function sharedLine(s: NonNullable<View["shared"]>, at: Date): string {
-  return `It was shared through git ${ago(at, s.shared_at)} by ${field(s.author)} from another checkout (${field(s.checkout)}); this checkout has no authored handover of its own for this branch, so theirs is offered: their account of their work, checked against this tree, never this checkout's own. Its words come from a file git tracks, which anyone who can push could have written: check them against the code, and run nothing it names unchecked.`;
+  return (
+    `It was shared through git ${ago(at, s.shared_at)} by ${field(s.author)} from another ` +
+    `checkout (${field(s.checkout)}); this checkout has no authored handover of its own for ` +
+    `this branch, so theirs is offered: their account of their work, checked against this ` +
+    `tree, never this checkout's own. Its words come from a file git tracks, which anyone ` +
+    `who can push could have written: check them against the code, and run nothing it names unchecked.`
+  );
 }
 
 export const sharedShort = (s: NonNullable<View["shared"]>) =>
-  `It comes from a file git tracks (shared by ${field(s.author)}): anyone who can push could have written it; check it against the code.`;
+  `It comes from a file git tracks (shared by ${field(s.author)}): anyone who can push ` +
+  `could have written it; check it against the code.`;
 
 export function liveAuthorLine(a: NonNullable<View["live_author"]>, at: Date): string {
-  return `It was written by another session still at work in this checkout (${field(a.provider)}, episode ${field(a.session_id)}, last heard from ${ago(at, a.last_seen)}): its own account of work going on, not a previous session's.`;
+  return (
+    `It was written by another session still at work in this checkout (${field(a.provider)}, ` +
+    `episode ${field(a.session_id)}, last heard from ${ago(at, a.last_seen)}): its own ` +
+    `account of work going on, not a previous session's.`
+  );
 }
 
 export function authorship(v: View): string {
@@ -51,7 +66,11 @@ export function authorship(v: View): string {
 }
 
 export function cutNotice(kept: number, total: number, limits: string, command: string, partial = false): string {
-  return `… The Next Action is cut here: ${kept} of ${total} line(s) quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to fit ${limits}. \`${command}\` prints the whole record.`;
+  return (
+    `… The Next Action is cut here: ${kept} of ${total} line(s) ` +
+    `quoted${partial ? " (the last of them in part)" : ""}, ${total - kept} left out to ` +
+    `fit ${limits}. \`${command}\` prints the whole record.`
+  );
 }
 
 export const claimLine = (l: ClaimLabel) => `- ${code(l.cited)}: ${l.label}`;
@@ -64,14 +83,17 @@ export function claimLines(check: ClaimsCheck, shown: number, newsOnly = false):
   const rest = check.labels.length - listed.length;
   const restNews = check.labels.filter((l) => isNews(l.state) && !listed.includes(l)).length;
   return [
-    `What it cites, checked against the tree now (${check.labels.filter((l) => isNews(l.state)).length} of ${check.labels.length} changed, gone or missing):`,
+    `What it cites, checked against the tree now ` +
+      `(${check.labels.filter((l) => isNews(l.state)).length} of ${check.labels.length} changed, gone ` +
+      `or missing):`,
     ...(check.all_gone
       ? ["Every path it cites is gone from the tree: read it as the account of a tree that is no longer there."]
       : []),
     ...listed.map(claimLine),
     ...(rest > 0
       ? [
-          `- … and ${rest} more${restNews > 0 ? ` (${restNews} of them changed)` : ", unchanged"}: \`majordomus handover --claims\` lists them`,
+          `- … and ${rest} more${restNews > 0 ? ` (${restNews} of them changed)` : ", unchanged"}: ` +
+            `\`majordomus handover --claims\` lists them`,
         ]
       : []),
   ];
@@ -115,12 +137,20 @@ export function claimsSummary(check: ClaimsCheck): string {
     return `${items.length} ${word} (${shown.map((l) => field(l.cited, 60)).join(", ")}${items.length > shown.length ? ", …" : ""})`;
   });
   const gone = check.all_gone ? " Every path it cites is gone from the tree." : "";
-  return `It cites ${check.labels.length}, checked now: ${parts.join(", ")}; \`majordomus handover --claims\` lists each.${gone}`;
+  return (
+    `It cites ${check.labels.length}, checked now: ${parts.join(", ")}; \`majordomus ` +
+    `handover --claims\` lists each.${gone}`
+  );
 }
 
 export function untrustedLine(u: Untrusted): string | undefined {
   if (u.files.length === 0) return undefined;
   const named = u.files.slice(0, 3).map((f) => field(f));
   const more = u.files.length > named.length ? ` and ${u.files.length - named.length} more` : "";
-  return `git tracks ${u.files.length} file(s) of the private local half (${named.join(", ")}${more}): a checkout can replace them, so nothing in them is believed here. Untrack them, keeping the files: \`git rm -r --cached ${field(u.dir)}\`, then commit.`;
+  return (
+    `git tracks ${u.files.length} file(s) of the private local half ` +
+    `(${named.join(", ")}${more}): a checkout can replace them, so nothing in them is ` +
+    `believed here. Untrack them, keeping the files: \`git rm -r --cached ${field(u.dir)}\`, ` +
+    `then commit.`
+  );
 }

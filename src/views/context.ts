@@ -75,14 +75,16 @@ function recordHeader(v: View, since: View | undefined, at: Date): string[] {
   const header = [
     `path: ${v.path}`,
     `labels: ${v.divergence} · ${v.freshness} (${v.freshness_reason})`,
-    `match: ${v.match}; created ${v.created_at}${v.age !== undefined ? ` (${v.age} ago)` : ""}; task ${v.task_id}; ${v.how}${v.session !== "none" ? `; episode ${v.session}` : ""}`,
+    `match: ${v.match}; created ${v.created_at}${v.age !== undefined ? ` (${v.age} ago)` : ""}; ` +
+      `task ${v.task_id}; ${v.how}${v.session !== "none" ? `; episode ${v.session}` : ""}`,
   ];
   if (warnsAgainst(v.divergence)) header.push(`WARNING: ${DIVERGENCE_MEANING[v.divergence]}.`);
   if (v.shared) header.push(sharedLine(v.shared, at));
   if (v.live_author) header.push(liveAuthorLine(v.live_author, at));
   if (since)
     header.push(
-      `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this record`,
+      `since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); ` +
+        `it adds git's and the ledger's facts and does not replace this record`,
     );
   return header;
 }
@@ -169,7 +171,8 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
         `last checkpoint: ${task.checkpoint_at} (${ago(f.at, task.checkpoint_at)})`,
       ]
     : [
-        'none active. Working outside a task is allowed; to give the work an objective: majordomus start "<task>" --scope <paths>',
+        "none active. Working outside a task is allowed; to give the work an objective: " +
+          'majordomus start "<task>" --scope <paths>',
       ];
   const taskShort = task
     ? [

@@ -152,7 +152,9 @@ function answerWith(c: ContinuityFacts, head: Head, long: ReadonlySet<Spendable>
     ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
     ...(handover?.next_action_cut
       ? [
-          `The handover's Next Action was cut to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to fit this answer: ${handover.next_action_cut.command} prints it whole.`,
+          `The handover's Next Action was cut ` +
+            `to ${handover.next_action_cut.shown_lines} of ${handover.next_action_cut.total_lines} lines to ` +
+            `fit this answer: ${handover.next_action_cut.command} prints it whole.`,
         ]
       : []),
     ...(f.questions.open.length > 0
@@ -160,7 +162,9 @@ function answerWith(c: ContinuityFacts, head: Head, long: ReadonlySet<Spendable>
       : []),
     ...(long.size < SPENT_AFTER.length
       ? [
-          `Parts of this answer are counted, not listed, to fit ${CONTINUITY_CHARS.toLocaleString("en-US")} characters: majordomus context --json has them.`,
+          `Parts of this answer are counted, not listed, to ` +
+            `fit ${CONTINUITY_CHARS.toLocaleString("en-US")} characters: majordomus context --json ` +
+            `has them.`,
         ]
       : []),
     "majordomus context",

@@ -15,7 +15,8 @@ const FILES_NAMED = 3;
 export const CHECKPOINT_TRAILER =
   "Derived by `majordomus checkpoint --derive` from git, the task record and the open questions; no model wrote it.";
 export const HANDOVER_TRAILER =
-  "Derived by `majordomus handover --derive` from the task record, the ledger, git and the open questions. It asserts nothing else, and no model wrote it.";
+  "Derived by `majordomus handover --derive` from the task record, the ledger, git and the " +
+  "open questions. It asserts nothing else, and no model wrote it.";
 
 export const CHECKPOINT_NEEDS = ["since_task"] as const satisfies readonly RecordNeed[];
 export const HANDOVER_NEEDS = [
@@ -33,7 +34,8 @@ export function deriveCheckpoint(f: Facts): string {
   const maxItems = requireNumber(f.policy, "context.max_list_items");
   const p = f.position;
   const head = [
-    `At ${p.head.slice(0, 7)} on ${p.branch}, working tree ${f.snapshot.workingTree}; ${f.files.length} file(s) changed ${since(f)}.`,
+    `At ${p.head.slice(0, 7)} on ${p.branch}, working ` +
+      `tree ${f.snapshot.workingTree}; ${f.files.length} file(s) changed ${since(f)}.`,
   ];
   const commits = f.sinceTask?.commits ?? [];
   const commitLines =
@@ -59,7 +61,12 @@ type Writer = (f: Facts) => string[];
 function counts(f: Facts): string {
   if (!f.task) return "No task is active, so no ledger lines are attributed to one.";
   const n = (event: string) => f.entries.filter((e) => e.event === event).length;
-  return `Since the task started the ledger holds ${n("task.checkpoint")} checkpoint(s), ${n("decision.recorded")} decision(s), ${n("question.opened")} question(s) opened and ${n("task.handed_over")} handover(s).`;
+  return (
+    `Since the task started the ledger ` +
+    `holds ${n("task.checkpoint")} checkpoint(s), ${n("decision.recorded")} decision(s), ${n("question.opened")} question(s) ` +
+    `opened ` +
+    `and ${n("task.handed_over")} handover(s).`
+  );
 }
 
 const objective: Writer = (f) => {
@@ -126,7 +133,9 @@ const nextAction: Writer = (f) => {
     h && h.how === "authored" && !h.history && (h.task_id === (f.task?.id ?? "none") || closing) ? h : undefined;
   if (authored) {
     lines.push(
-      `The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) says what to do next; follow its Next Action. This record adds only what changed since, from git and the ledger (Current State above).`,
+      `The worker's own handover ${authored.path} (written ${ago(f.at, authored.created_at)}) ` +
+        `says what to do next; follow its Next Action. This record adds only what changed since, ` +
+        `from git and the ledger (Current State above).`,
       "",
     );
   }
@@ -145,19 +154,25 @@ const nextAction: Writer = (f) => {
     lines.push(`Continue task ${f.task.id}: ${f.task.task}`);
     if (f.files.length > 0)
       lines.push(
-        `Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git diff ${f.task.head.slice(0, 7)}\` shows them. Check them against the objective and carry on where they stop.`,
+        `Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git ` +
+          `diff ${f.task.head.slice(0, 7)}\` shows them. Check them against the objective and ` +
+          `carry on where they stop.`,
       );
     else
       lines.push(
-        `No file has changed since it started at ${f.task.head.slice(0, 7)}: begin from the objective and the declared scope (${f.task.scope.join(", ")}).`,
+        `No file has changed since it started at ${f.task.head.slice(0, 7)}: begin from the ` +
+          `objective and the declared scope (${f.task.scope.join(", ")}).`,
       );
   } else if (f.files.length > 0) {
     lines.push(
-      `No task is active. The working tree holds ${f.files.length} uncommitted change(s) (${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or discard them, or start a task that covers them.`,
+      `No task is active. The working tree holds ${f.files.length} uncommitted change(s) ` +
+        `(${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or ` +
+        `discard them, or start a task that covers them.`,
     );
   } else {
     lines.push(
-      "No task is active and the working tree has no changes: nothing was left in progress. Decide the next step from the repository, or start a task with `majordomus start`.",
+      "No task is active and the working tree has no changes: nothing was left in progress. " +
+        "Decide the next step from the repository, or start a task with `majordomus start`.",
     );
   }
   const c = quotedCheckpoint(f);
@@ -165,7 +180,8 @@ const nextAction: Writer = (f) => {
   else if (f.task && f.entries.filter((e) => e.event === "task.checkpoint").length === 0)
     lines.push(
       "",
-      "No checkpoint was recorded during this task: git is the only evidence of progress, so read the diff before trusting any summary.",
+      "No checkpoint was recorded during this task: git is the only evidence of progress, so " +
+        "read the diff before trusting any summary.",
     );
   return lines;
 };

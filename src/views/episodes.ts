@@ -21,7 +21,8 @@ export function openLines(at: Date, newest: readonly OpenEpisode[], prefix = "")
   const lines = newest.slice(0, OPEN_NAMED).map((e) => `${prefix}${openLine(at, e)}`);
   if (newest.length > OPEN_NAMED)
     lines.push(
-      `… and ${newest.length - OPEN_NAMED} older open episode(s) (\`majordomus session status --json\` lists every one; \`majordomus recover --check\` names those stranded)`,
+      `… and ${newest.length - OPEN_NAMED} older open episode(s) (\`majordomus session status ` +
+        `--json\` lists every one; \`majordomus recover --check\` names those stranded)`,
     );
   return lines;
 }
@@ -51,7 +52,8 @@ export function statusLines(s: StatusFacts): string[] {
   const d = s.mine;
   if (d) {
     lines.push(
-      `Episode ${d.session_id}${s.because === ONLY ? ` (${ONLY}; this process runs in no client session)` : ""}, opened ${d.opened_at} (${d.age}) by ${field(d.opened_by)}${d.provider !== "none" ? `; provider ${field(d.provider)} (session ${field(d.provider_session)})` : ""}`,
+      `Episode ${d.session_id}${s.because === ONLY ? ` (${ONLY}; this process runs in no client session)` : ""}, ` +
+        `opened ${d.opened_at} (${d.age}) by ${field(d.opened_by)}${d.provider !== "none" ? `; provider ${field(d.provider)} (session ${field(d.provider_session)})` : ""}`,
       `On ${field(d.branch)} from ${d.start_head.slice(0, 7)} (${d.start_label}); working context ${d.context_path}`,
     );
     const delivered = deliveryLine(d.delivery);
@@ -62,7 +64,8 @@ export function statusLines(s: StatusFacts): string[] {
   lines.push(...openLines(s.at, s.others, d ? "Also open: " : "Open: "));
   for (const h of s.handed)
     lines.push(
-      `Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ago (${h.ticket})${h.worker_lost ? "; its worker died, see `majordomus doctor`" : ""}`,
+      `Still being written: ${h.event} work a hook handed off ${Math.round(h.age_ms / 1000)} s ` +
+        `ago (${h.ticket})${h.worker_lost ? "; its worker died, see `majordomus doctor`" : ""}`,
     );
   return lines;
 }
@@ -83,5 +86,8 @@ export function closedLine(meta: Record<string, unknown>, label: string, path: s
 
 export function closedContextLine(meta: Record<string, unknown>, path: string): string {
   const id = String(meta.session_id);
-  return `${id} is closed (${meta.outcome} at ${meta.closed_at}); its record is ${path}: \`majordomus session show ${id}\``;
+  return (
+    `${id} is closed (${meta.outcome} at ${meta.closed_at}); its record is ${path}: ` +
+    `\`majordomus session show ${id}\``
+  );
 }

@@ -26,7 +26,10 @@ function sessionLine(l: Live, at: Date): string {
       ? `its newest record names as changed: ${named(l.touched)}`
       : "its newest record names no changed file"
     : "it has written no record yet";
-  return `- ${field(l.provider)} session ${field(l.provider_session)}${where} (episode ${field(l.session_id)}): opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`;
+  return (
+    `- ${field(l.provider)} session ${field(l.provider_session)}${where} (episode ${field(l.session_id)}): ` +
+    `opened ${ago(at, l.opened_at)}, last heard from ${ago(at, l.last_seen)}; ${task}; ${touched}.`
+  );
 }
 
 export function liveLines(live: readonly Live[], at: Date, changedNow: readonly string[]): string[] {
@@ -34,16 +37,19 @@ export function liveLines(live: readonly Live[], at: Date, changedNow: readonly 
   const here = live.filter((l) => l.here);
   return [
     "",
-    `LIVE: ${live.length} other session(s) at work beside this one; each is told of this one at its next prompt. Coordinate through the files and the records, and do not undo their changes:`,
+    `LIVE: ${live.length} other session(s) at work beside this one; each is told of this one ` +
+      `at its next prompt. Coordinate through the files and the records, and do not undo their changes:`,
     ...live.map((l) => sessionLine(l, at)),
     ...(live.length >= LIVE_KEPT
       ? [
-          `(The ${LIVE_KEPT} heard from most recently are named; \`majordomus session status\` lists every open episode.)`,
+          `(The ${LIVE_KEPT} heard from most recently are named; \`majordomus session status\` ` +
+            `lists every open episode.)`,
         ]
       : []),
     ...(here.length > 0 && changedNow.length > 0
       ? [
-          `The working tree you share has ${changedNow.length} changed path(s) now, and git cannot say which session changed which: ${named(changedNow)}.`,
+          `The working tree you share has ${changedNow.length} changed path(s) now, and git cannot ` +
+            `say which session changed which: ${named(changedNow)}.`,
         ]
       : []),
     "A handover one of them writes is its own account of its own work, not a previous session's.",
@@ -54,7 +60,9 @@ export function liveCount(live: readonly Live[]): string[] {
   if (live.length === 0) return [];
   return [
     "",
-    `LIVE: ${live.length} other session(s) at work beside this one (${fields(live.map((l) => l.provider))}): coordinate, and do not undo their changes; \`majordomus session status\` lists them.`,
+    `LIVE: ${live.length} other session(s) at work beside this one ` +
+      `(${fields(live.map((l) => l.provider))}): coordinate, and do not undo their changes; ` +
+      `\`majordomus session status\` lists them.`,
   ];
 }
 
@@ -77,7 +85,8 @@ export function noticeLines(notices: readonly Notice[], at: Date, task?: { id: s
       ? [`- … and ${notices.length - told.length} more: \`majordomus session status\``]
       : []),
     "",
-    "You share the working tree with it: coordinate through the files and the records, and do not undo its changes. A handover it writes is its own account, not yours. (Told once.)",
+    "You share the working tree with it: coordinate through the files and the records, and do " +
+      "not undo its changes. A handover it writes is its own account, not yours. (Told once.)",
   ];
   return lines;
 }

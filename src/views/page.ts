@@ -28,15 +28,16 @@ function record(r: RecordSummary): string {
     : r.next_action_withheld
       ? `<p class="withheld">${esc(r.next_action_withheld)}</p>`
       : "";
-  return `<p><span class="badge ${esc(r.freshness)}" data-labels>${esc(r.labels)}</span> <span class="age">${esc(r.age ?? "age unknown")} old</span> · ${esc(r.how)} · ${esc(r.match)}</p>${rows(
-    [
+  return (
+    `<p><span class="badge ${esc(r.freshness)}" data-labels>${esc(r.labels)}</span> <span ` +
+    `class="age">${esc(r.age ?? "age unknown")} old</span> · ${esc(r.how)} · ${esc(r.match)}</p>${rows([
       ["path", r.path],
       ["git", `${r.divergence}: ${r.divergence_meaning}`],
       ["freshness", r.freshness_reason],
       ["task", r.task_id],
       ["episode", r.episode ?? "none"],
-    ],
-  )}${next}`;
+    ])}${next}`
+  );
 }
 
 function cards(p: PageFacts): Card[] {
@@ -58,7 +59,7 @@ function cards(p: PageFacts): Card[] {
       body:
         c.episodes.open.length === 0
           ? absent(c.episodes.open_absent ?? "none")
-          : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}${c.episodes.open_more > 0 ? `<li>… and ${c.episodes.open_more} older open episode(s): <code>majordomus session status --json</code> lists every one, <code>majordomus recover --check</code> names those stranded</li>` : ""}</ul>`,
+          : `<ul>${c.episodes.open.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.provider)} session ${esc(e.provider_session)}, ` + `opened ${esc(e.age)} by ${esc(e.opened_by)}</li>`).join("")}${c.episodes.open_more > 0 ? `<li>… and ${c.episodes.open_more} older open episode(s): <code>majordomus session ` + `status --json</code> lists every one, <code>majordomus recover --check</code> names ` + `those stranded</li>` : ""}</ul>`,
     },
     {
       id: "task",
@@ -76,7 +77,7 @@ function cards(p: PageFacts): Card[] {
       id: "resume",
       title: "Resume from",
       body: c.handover
-        ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds only what git and the ledger say; it does not replace the account above.</p>` : ""}`
+        ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived ` + `record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds ` + `only what git and the ledger say; it does not replace the account above.</p>` : ""}`
         : absent(c.handover_absent ?? "no handover"),
     },
     {
@@ -98,7 +99,7 @@ function cards(p: PageFacts): Card[] {
       body:
         c.closed.length === 0
           ? absent("no closed session record on this branch")
-          : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) — <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
+          : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) ` + `— <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
     },
     {
       id: "recovery",
@@ -123,20 +124,34 @@ function cards(p: PageFacts): Card[] {
     {
       id: "trust",
       title: "Before you trust the above",
-      body: `${rows([
-        ["git now", `${c.checkout.branch} at ${c.checkout.head.slice(0, 12)}`],
-        ["working tree", c.checkout.working_tree],
-        ["closed records not committed", c.checkout.own_records_uncommitted],
-      ])}<p>Where the records and git disagree, git wins: run <code>git status</code> and <code>majordomus check</code>.</p>`,
+      body:
+        `${rows([
+          ["git now", `${c.checkout.branch} at ${c.checkout.head.slice(0, 12)}`],
+          ["working tree", c.checkout.working_tree],
+          ["closed records not committed", c.checkout.own_records_uncommitted],
+        ])}<p>Where the records and git disagree, git wins: run <code>git status</code> ` +
+        `and <code>majordomus check</code>.</p>`,
     },
   ];
 }
 
-const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f3;color:#1d1d1b}header{padding:1rem 1.5rem;background:#1d1d1b;color:#f6f6f3}main{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem;padding:1rem 1.5rem}section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.75rem 1rem}h2{font-size:1rem;margin:.2rem 0 .6rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.15rem .75rem;margin:.3rem 0}dt{color:#666}dd{margin:0;overflow-wrap:anywhere}.absent{color:#666;font-style:italic}.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8efe2}.badge.aging{background:#f5ecd5}.badge.stale{background:#f3dcdc}blockquote{margin:.5rem 0;padding:.4rem .7rem;border-left:3px solid #6b8e4e;background:#f3f7ef;white-space:pre-wrap}.withheld{color:#8a4b00}table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}`;
+const STYLE =
+  `body{font:15px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f3;color:#1d1d1b}header{padding:1rem ` +
+  `1.5rem;background:#1d1d1b;color:#f6f6f3}main{display:grid;grid-template-columns:repeat(auto-fill,minmax(22rem,1fr));gap:1rem;padding:1rem ` +
+  `1.5rem}section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.75rem ` +
+  `1rem}h2{font-size:1rem;margin:.2rem 0 .6rem}dl{display:grid;grid-template-columns:auto ` +
+  `1fr;gap:.15rem .75rem;margin:.3rem ` +
+  `0}dt{color:#666}dd{margin:0;overflow-wrap:anywhere}.absent{color:#666;font-style:italic}.badge{display:inline-block;padding:0 ` +
+  `.4rem;border-radius:3px;background:#e8efe2}.badge.aging{background:#f5ecd5}.badge.stale{background:#f3dcdc}blockquote{margin:.5rem ` +
+  `0;padding:.4rem .7rem;border-left:3px solid ` +
+  `#6b8e4e;background:#f3f7ef;white-space:pre-wrap}.withheld{color:#8a4b00}table{border-collapse:collapse;width:100%}td,th{border-top:1px ` +
+  `solid ` +
+  `#eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}`;
 
 export function pageHtml(p: PageFacts): string {
   const c = p.continuity;
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -146,7 +161,8 @@ export function pageHtml(p: PageFacts): string {
 <style>${STYLE}</style>
 </head>
 <body>
-<header><h1>majordomus: what this checkout already knows</h1><p>As of ${esc(c.generated_at)} (refreshes every ${p.refreshSeconds} s); read-only.</p></header>
+<header><h1>majordomus: what this checkout already knows</h1><p>As ` +
+    `of ${esc(c.generated_at)} (refreshes every ${p.refreshSeconds} s); read-only.</p></header>
 <main>
 ${cards(p)
   .map((card) => `<section id="${card.id}"><h2>${esc(card.title)}</h2>${card.body}</section>`)
@@ -154,5 +170,6 @@ ${cards(p)
 </main>
 </body>
 </html>
-`;
+`
+  );
 }

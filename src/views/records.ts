@@ -15,7 +15,8 @@ export function resolvedLines(noun: string, v: View, since: View | undefined): s
   if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
   if (since)
     lines.push(
-      `Since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); it adds git's and the ledger's facts and does not replace this ${noun}`,
+      `Since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); ` +
+        `it adds git's and the ledger's facts and does not replace this ${noun}`,
     );
   lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
   if (v.next_action_withheld) lines.push("", v.next_action_withheld);
@@ -30,7 +31,8 @@ export const listingLine = (r: Row) =>
 export function shownLines(noun: string, path: string, m: Meta, body: string): string[] {
   return [
     `${capital(noun)}: ${path}`,
-    `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, on ${field(m.branch)} at ${m.head.slice(0, 7)}`,
+    `Created: ${m.created_at}, ${m.how}${m.session !== "none" ? `, in episode ${m.session}` : ""}, ` +
+      `on ${field(m.branch)} at ${m.head.slice(0, 7)}`,
     `Task: ${m.task_id}`,
     "---",
     body.replace(/\s+$/, ""),

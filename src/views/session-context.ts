@@ -32,7 +32,10 @@ export function sessionContextLines(f: SessionContextFacts): string[] {
   const p = f.position;
   const lines = [
     `# Episode ${e.session_id}`,
-    `opened ${e.opened_at} (${ago(f.at, e.opened_at)}) by ${field(e.opened_by)}${e.provider !== "none" ? ` for ${field(e.provider)} session ${field(e.provider_session)}` : ""}; task at open ${e.task_id}`,
+    `opened ${e.opened_at} (${ago(f.at, e.opened_at)}) ` +
+      `by ${field(e.opened_by)}${e.provider !== "none" ? ` for ${field(e.provider)} session ${field(e.provider_session)}` : ""}; ` +
+      `task ` +
+      `at open ${e.task_id}`,
     "",
     "## Git now vs at open",
     `at open: ${field(e.branch)} ${e.start_head.slice(0, 7)}, working tree ${e.start_working_tree}`,

@@ -21,8 +21,12 @@ const QUOTED_LINES = 12;
 /** One writer per record section name; a section with nothing to say says so and names its command. */
 export const RECORD_SECTIONS: Record<string, Section> = {
   "What Happened": (w, c) => [
-    `Episode ${w.episode.session_id}, opened by ${field(w.episode.opened_by)}${w.episode.provider !== "none" ? ` (${field(w.episode.provider)} session ${field(w.episode.provider_session)})` : ""} at ${w.episode.opened_at}, closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
-    `On ${field(w.episode.branch)}, from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${COMMITS_SAID[w.commits[0] ?? ""]?.(w) ?? `${w.commits.length} commit(s)`}, ${w.files.length} file(s) changed.`,
+    `Episode ${w.episode.session_id}, opened ` +
+      `by ${field(w.episode.opened_by)}${w.episode.provider !== "none" ? ` (${field(w.episode.provider)} session ${field(w.episode.provider_session)})` : ""} at ${w.episode.opened_at}, ` +
+      `closed ${c.outcome} at ${c.closedAt}${c.reason ? ` (reason ${c.reason})` : ""}.`,
+    `On ${field(w.episode.branch)}, ` +
+      `from ${w.episode.start_head.slice(0, 7)} to ${w.endHead.slice(0, 7)}; ${COMMITS_SAID[w.commits[0] ?? ""]?.(w) ?? `${w.commits.length} commit(s)`}, ${w.files.length} file(s) ` +
+      `changed.`,
     ...(w.tasks.length ? [`Task(s): ${w.tasks.join(", ")}.`] : ["No task was active."]),
   ],
   "Progress Notes": (w) =>
@@ -48,7 +52,10 @@ export const RECORD_SECTIONS: Record<string, Section> = {
 export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefined): string {
   const names = policy?.session?.record_sections;
   if (!names)
-    return `The policy declares no session.record_sections, so this record has no composed body; \`majordomus session show ${w.episode.session_id}\` shows its facts.`;
+    return (
+      `The policy declares no session.record_sections, so this record has no composed body; ` +
+      `\`majordomus session show ${w.episode.session_id}\` shows its facts.`
+    );
   const out: string[] = [];
   for (const name of names) {
     // The names come from the policy, a tracked file: only the table's own rows are writers (not `constructor`).
@@ -59,7 +66,8 @@ export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefi
       ...(writer
         ? writer(w, c)
         : [
-            `No majordomus writer fills "${name}"; close the episode with an authored summary on stdin to give it content.`,
+            `No majordomus writer fills "${name}"; close the episode with an authored summary on ` +
+              `stdin to give it content.`,
           ]),
       "",
     );
@@ -71,7 +79,8 @@ export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefi
 const COMMITS_SAID: Record<string, (w: EpisodeWindow) => string> = {
   diverged: () => "the start commit is no longer an ancestor (history was rewritten)",
   unknown: () =>
-    "commits and changed files unknown: git did not answer within the end hook's budget (the client's end_budget_ms), so this record was published without them",
+    "commits and changed files unknown: git did not answer within the end hook's budget (the " +
+    "client's end_budget_ms), so this record was published without them",
 };
 
 export function renderRecord(w: EpisodeWindow, c: Closing, body: Clean): string {

@@ -20,7 +20,11 @@ export function planBinary(ws: Workspace, executable = compiled() ? process.exec
   if (!bin.startsWith(root + sep)) return { record: bin };
   return {
     refused: bin,
-    why: `${relative(root, bin)} is inside the repository: a checkout can replace any file there (git overwrites ignored ones without asking), so the shims never run a program inside it; install majordomus outside the repository (e.g. \`~/.local/bin\`) and run its capture install`,
+    why:
+      `${relative(root, bin)} is inside the repository: a checkout can replace any file there ` +
+      `(git overwrites ignored ones without asking), so the shims never run a program inside ` +
+      `it; install majordomus outside the repository (e.g. \`~/.local/bin\`) and run its ` +
+      `capture install`,
   };
 }
 

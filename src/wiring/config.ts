@@ -47,7 +47,9 @@ export function readConfig(root: string, rel: string): ClientConfig {
   if (kind && !kind.isFile())
     return {
       state: "unusable",
-      why: `${rel} is ${kind.isDirectory() ? "a folder" : "not a regular file"}, not a configuration file; it was not read`,
+      why:
+        `${rel} is ${kind.isDirectory() ? "a folder" : "not a regular file"}, not a ` +
+        `configuration file; it was not read`,
     };
   const text = readIfExists(join(root, rel));
   if (text === undefined) return { state: "absent" };

@@ -151,7 +151,9 @@ function settingsFile(
     report.lines.push({
       path: rel,
       action: "refused",
-      note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical`,
+      note:
+        `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it ` +
+        `was left byte-identical`,
     });
     return;
   }
@@ -168,7 +170,9 @@ function settingsFile(
   report.lines.push({
     path: rel,
     action: "merged",
-    note: `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key kept; backup at ${report.backup}`,
+    note:
+      `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key ` +
+      `kept; backup at ${report.backup}`,
   });
 }
 
@@ -219,7 +223,9 @@ function mcpConfig(
   report.lines.push({
     path: m.config,
     action: current === undefined ? "merged" : "rewritten",
-    note: `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; every other key kept; backup at ${backup}`,
+    note:
+      `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; ` +
+      `every other key kept; backup at ${backup}`,
   });
 }
 
@@ -335,7 +341,9 @@ export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, m
       report.lines.push({
         path: provider.hooks.config,
         action: "refused",
-        note: `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it was left byte-identical`,
+        note:
+          `it exists and does not name ${missing.length} majordomus hook(s); it is yours, so it ` +
+          `was left byte-identical`,
       });
   }
   const m = provider.hooks.mcp;

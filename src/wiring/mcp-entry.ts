@@ -27,7 +27,9 @@ export function mcpCommandFor(
   if (recorded !== undefined)
     return {
       command: recorded,
-      why: `names ${recorded} mcp by its absolute path: majordomus is not on your PATH, and the client starts the server from the PATH it was started with`,
+      why:
+        `names ${recorded} mcp by its absolute path: majordomus is not on your PATH, and the ` +
+        `client starts the server from the PATH it was started with`,
     };
   return {
     command: MCP_COMMAND,

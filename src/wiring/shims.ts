@@ -22,15 +22,23 @@ export const BINARY_RECORD = ".ai/local/state/binary";
  * answers go.
  */
 function statusPrefetch(): string {
-  return `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the binary starts, and say where their answers go.
+  return (
+    `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the ` +
+    `binary starts, and say where their answers go.
 if [ -d "$root/${STATUS_ANSWER_DIR}" ]; then
   answer="$root/${STATUS_ANSWER_DIR}/${STATUS_ANSWER_PREFIX}$$"
-  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; echo $? >"$answer.rc") </dev/null >/dev/null 2>&1 &
-  # And what git tracks of the local half (a force-added file there is a stranger's): its answer beside the first.
-  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; echo $? >"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
+  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git status --porcelain=v1 -z ` +
+    `--untracked-files=all >"$answer" 2>/dev/null; echo $? >"$answer.rc") </dev/null ` +
+    `>/dev/null 2>&1 &
+  # And what git tracks of the local half (a force-added file there is a stranger's): ` +
+    `its answer beside the first.
+  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 ` +
+    `git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; echo $? ` +
+    `>"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
   set -- --git-status "$answer" --git-tracked
 fi
-`;
+`
+  );
 }
 
 export function engineEnv(event: HookEvent): Record<string, string> {
@@ -42,7 +50,8 @@ export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent
   const args = hookArgs(provider, event).join(" ");
   const depth = row.shim.split("/").length - 1;
   const up = Array.from({ length: depth }, () => "..").join("/");
-  return `#!/bin/sh
+  return (
+    `#!/bin/sh
 # ${row.event} hook of ${provider.title}: hands the payload on stdin to \`majordomus ${args}\`.
 # ${MARKER}; a changed copy is rewritten by the next install.
 # The repository is found from this file's own location, not from the client's working directory,
@@ -64,13 +73,18 @@ for dir in $PATH; do
 done
 PATH=$safe
 export PATH
-# The binary \`capture install\` recorded (the one the person ran it with), else the first majordomus on that PATH.
-# Never one inside this repository, by its path or through /proc: a checkout can rewrite the record
-# and whatever it names there (git overwrites ignored files), so that would be the repository's program.
+# The binary \`capture install\` recorded (the one the person ran it with), else the ` +
+    `first majordomus on that PATH.
+# Never one inside this repository, by its path or through /proc: a checkout can ` +
+    `rewrite the record
+# and whatever it names there (git overwrites ignored files), so that would be the ` +
+    `repository's program.
 mj=
 if [ -f "$root/${BINARY_RECORD}" ] && IFS= read -r bin <"$root/${BINARY_RECORD}"; then
   case $bin in
-    "$root"/* | /proc/*) echo "majordomus: ${BINARY_RECORD} names a program inside this repository (or under /proc), which no shim runs; run capture install with a majordomus installed outside it" >&2 ;;
+    "$root"/* | /proc/*) echo "majordomus: ${BINARY_RECORD} names a program inside this ` +
+    `repository (or under /proc), which no shim runs; run capture install with a majordomus ` +
+    `installed outside it" >&2 ;;
     /*) if [ -x "$bin" ]; then mj=$bin; fi ;;
   esac
 fi
@@ -83,9 +97,10 @@ set +f
 unset IFS
 [ -n "$mj" ] || exit 0
 set --
-${row.startsStatus ? statusPrefetch() : ""}# ${row.engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT stays (redaction runs over what was pasted)."}
+${row.startsStatus ? statusPrefetch() : ""}# ${row.engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's " + "JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its " + "regular-expression JIT stays (redaction runs over what was pasted)."}
 ${row.engine} exec "$mj" ${args} --repo "$root" "$@"
-`;
+`
+  );
 }
 
 /** Every command a settings file's hooks run for `event` (the shape Claude Code reads). */

@@ -152,7 +152,10 @@ async function hookAspect(
     if (!commands.includes(ours))
       return {
         state: "named",
-        reason: `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install --merge\` adds ours`,
+        reason:
+          `${hooks.config} runs ${row.shim} for ${row.event} through a command of its own, not the ` +
+          `one \`capture install\` writes (${ours}); it was not run. \`majordomus capture install ` +
+          `--merge\` adds ours`,
       };
     const shim = join(ws.position.worktree, row.shim);
     const content = read(shim);
@@ -162,7 +165,9 @@ async function hookAspect(
     if (content !== shimText(provider, event))
       return {
         state: "named",
-        reason: `${row.shim} differs from what this majordomus writes (drift); it was not run. \`majordomus capture install\` rewrites it`,
+        reason:
+          `${row.shim} differs from what this majordomus writes (drift); it was not run. ` +
+          `\`majordomus capture install\` rewrites it`,
       };
     if (!executable(shim))
       return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
@@ -172,7 +177,8 @@ async function hookAspect(
     return {
       state: "wired",
       reason:
-        "the shims find no majordomus to run (none recorded by `capture install`, none on PATH outside this repository), so they do nothing",
+        "the shims find no majordomus to run (none recorded by `capture install`, none on PATH " +
+        "outside this repository), so they do nothing",
     };
   const problem = aspect === "prompt" ? await verifyPrompt(ws, provider) : await verifySession(ws, provider);
   if (problem) return { state: "wired", reason: problem };
@@ -184,8 +190,10 @@ async function hookAspect(
     state: "verified",
     reason:
       aspect === "prompt"
-        ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder"
-        : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a dry run (nothing closed)",
+        ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt " +
+          "into a throwaway folder"
+        : "the installed shims are ours byte for byte, and what the end shim runs answered a " +
+          "synthetic end event as a dry run (nothing closed)",
   };
 }
 
@@ -229,12 +237,16 @@ async function modAspect(
     if (drifted.length > 0)
       return {
         state: "named",
-        reason: `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run \`majordomus capture install\``,
+        reason:
+          `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run ` +
+          `\`majordomus capture install\``,
       };
   }
   return {
     state: "wired",
-    reason: `installed and identical to this majordomus's copy; the client loads it itself, so only a client run can verify it${notes}`,
+    reason:
+      `installed and identical to this majordomus's copy; the client loads it itself, so only ` +
+      `a client run can verify it${notes}`,
   };
 }
 
@@ -286,14 +298,17 @@ async function mcpAspect(
   const named = `\`${entry.command} mcp\``;
   if (!execute) return { state: "wired", reason: `${m.config} names ${named}; not executed (--no-verify)` };
   const fix =
-    "put majordomus on your PATH, or run `capture install` again with the binary you use (it names that binary by its absolute path when PATH has none)";
+    "put majordomus on your PATH, or run `capture install` again with the binary you use (it " +
+    "names that binary by its absolute path when PATH has none)";
   let program: string | undefined;
   if (entry.command === MCP_COMMAND) {
     program = onPath(MCP_COMMAND, { outside: root });
     if (program === undefined)
       return {
         state: "wired",
-        reason: `${m.config} names ${named}, but no majordomus is on your PATH (outside this repository), so ${provider.title} cannot start it; ${fix}`,
+        reason:
+          `${m.config} names ${named}, but no majordomus is on your PATH (outside this ` +
+          `repository), so ${provider.title} cannot start it; ${fix}`,
       };
   } else {
     // By real paths: a link does not hide where a program is.
@@ -301,7 +316,9 @@ async function mcpAspect(
     if (program === undefined || !executable(program))
       return {
         state: "wired",
-        reason: `${m.config} names ${named}, which is missing or not executable here, so ${provider.title} cannot start it; ${fix}`,
+        reason:
+          `${m.config} names ${named}, which is missing or not executable here, ` +
+          `so ${provider.title} cannot start it; ${fix}`,
       };
     const realRoot = realOrUndefined(root) ?? root;
     const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
@@ -311,7 +328,9 @@ async function mcpAspect(
     )
       return {
         state: "named",
-        reason: `${m.config} names ${entry.command}, a program inside this repository that \`capture install\` did not record; it was not run`,
+        reason:
+          `${m.config} names ${entry.command}, a program inside this repository that \`capture ` +
+          `install\` did not record; it was not run`,
       };
   }
   const messages = [
@@ -337,11 +356,15 @@ async function mcpAspect(
   return listed
     ? {
         state: "verified",
-        reason: `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it answered a tools/list with its read-only tools`,
+        reason:
+          `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it ` +
+          `answered a tools/list with its read-only tools`,
       }
     : {
         state: "wired",
-        reason: `${m.config} names ${named}, but started as ${provider.title} will start it (${program}) it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})`,
+        reason:
+          `${m.config} names ${named}, but started as ${provider.title} will start it (${program}) ` +
+          `it did not list its tools (exit ${run.status}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").at(-1)}` : ""})`,
       };
 }
 

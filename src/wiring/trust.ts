@@ -52,7 +52,9 @@ type CodexHook = { key: string; command: string; currentHash: string; trustStatu
 async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
   const codex = onPath(provider.hooks.executable ?? "codex", { outside: ws.position.worktree });
   const config = "~/.codex/config.toml (or $CODEX_HOME/config.toml)";
-  const trustProject = `trust the project once: \`codex exec --trust -C ${ws.position.worktree} "hello"\`, or add to ${config}:\n  [projects."${ws.position.worktree}"]\n  trust_level = "trusted"`;
+  const trustProject =
+    `trust the project once: \`codex exec --trust -C ${ws.position.worktree} "hello"\`, or ` +
+    `add to ${config}:\n  [projects."${ws.position.worktree}"]\n  trust_level = "trusted"`;
   if (!codex)
     return {
       trusted: false,
@@ -92,7 +94,9 @@ async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }):
   const toml = untrusted.map((h) => `  [hooks.state."${h.key}"]\n  trusted_hash = "${h.currentHash}"`).join("\n");
   return {
     trusted: false,
-    reason: `Codex will not run ${untrusted.length} of the ${ours.length} majordomus hook(s): their hashes are not trusted (it skips them without a word)`,
+    reason:
+      `Codex will not run ${untrusted.length} of the ${ours.length} majordomus hook(s): their ` +
+      `hashes are not trusted (it skips them without a word)`,
     steps: [`trust them, once you have read .codex/hooks.json and the shims: add to ${config}\n${toml}`],
   };
 }
@@ -111,7 +115,8 @@ async function geminiFolder(ws: Workspace): Promise<Trust> {
   const home = env("HOME") ?? "";
   const file = env("GEMINI_CLI_TRUSTED_FOLDERS_PATH") ?? join(home, ".gemini", "trustedFolders.json");
   const steps = [
-    `trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add "${folder}": "TRUST_FOLDER" to ${file}`,
+    `trust the folder once: run \`gemini\` in ${folder} and choose to trust it, or add ` +
+      `"${folder}": "TRUST_FOLDER" to ${file}`,
   ];
   if (env("GEMINI_CLI_TRUST_WORKSPACE") === "true")
     return { trusted: true, reason: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder", steps: [] };

@@ -51,7 +51,8 @@ export async function requireIgnored(position: Position, layer: Layer): Promise<
     "refused",
     answer.status === 1
       ? `${rel}/ is not ignored by git, so its prompts and ledger could be committed; nothing was written`
-      : `git could not say whether ${rel}/ is ignored (${answer.stderr.trim() || `exit ${answer.status}`}); nothing was written`,
+      : `git could not say whether ${rel}/ is ignored ` +
+          `(${answer.stderr.trim() || `exit ${answer.status}`}); nothing was written`,
     `add \`${rel}/\` to .gitignore (\`majordomus init --extend\` adds it)`,
   );
 }

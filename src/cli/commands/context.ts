@@ -36,8 +36,12 @@ export default command({
     if (built.over) {
       throw new Failure(
         "contract",
-        `the context is ${built.budget.lines} lines and ${built.budget.chars} characters, over the budget of ${built.budget.limit} lines and ${built.budget.chars_limit} characters even with every section at its shortest`,
-        "raise --budget-lines/--budget-chars or context.builder_budget_lines/builder_budget_chars; the Next Action is never cut for lines, and GIT, TASK and OPEN QUESTIONS always stay",
+        `the context is ${built.budget.lines} lines and ${built.budget.chars} characters, over ` +
+          `the budget of ${built.budget.limit} lines and ${built.budget.chars_limit} characters ` +
+          `even with every section at its shortest`,
+        "raise --budget-lines/--budget-chars or " +
+          "context.builder_budget_lines/builder_budget_chars; the Next Action is never cut for " +
+          "lines, and GIT, TASK and OPEN QUESTIONS always stay",
       );
     }
   },

@@ -34,7 +34,8 @@ export const doctorCommand = command({
     fix: {
       type: "boolean",
       description:
-        "Then repair what the findings mark fixable (dead closes, stranded episodes, stale locks, temp files) and report again",
+        "Then repair what the findings mark fixable (dead closes, stranded episodes, stale locks, " +
+        "temp files) and report again",
     },
     ...jsonArg,
   },

@@ -50,7 +50,9 @@ export default command({
     share: {
       type: "boolean",
       description:
-        "Share through git: copy this checkout's newest authored handover (or the one piped in, written first), redacted, into .ai/repo/sessions/shared/ for a clone's briefing; commit it with the work",
+        "Share through git: copy this checkout's newest authored handover (or the one piped in, " +
+        "written first), redacted, into .ai/repo/sessions/shared/ for a clone's briefing; commit " +
+        "it with the work",
     },
     withdraw: { type: "boolean", description: "With --share: remove what this checkout shared for its branch" },
     ...limitArg,
@@ -134,7 +136,9 @@ export default command({
     const active = noTask && !args.derive ? (await activeTask(ws.layer)).active : undefined;
     if (active)
       log.warn(
-        `task ${active.id} is active and this handover names no task: once a session end writes the task's own record, the next briefing resumes from that, not from this; write it again without --no-task to have it followed`,
+        `task ${active.id} is active and this handover names no task: once a session end writes ` +
+          `the task's own record, the next briefing resumes from that, not from this; write it ` +
+          `again without --no-task to have it followed`,
       );
     if (args.json)
       outJson("record-written", {

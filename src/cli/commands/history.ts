@@ -47,7 +47,8 @@ export default command({
       if (args.json) outJson("history-rotate", result);
       else if (result.rotated)
         out(
-          `archived ${result.archived} line(s) into ${result.archive}; kept the newest ${result.kept} and this rotation's own line`,
+          `archived ${result.archived} line(s) into ${result.archive}; kept the ` +
+            `newest ${result.kept} and this rotation's own line`,
         );
       else out(`nothing to rotate: ${result.lines} line(s), retention keeps ${result.keep}`);
       return;

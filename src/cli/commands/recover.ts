@@ -11,7 +11,8 @@ export default command({
   meta: {
     name: "recover",
     description:
-      "Finish closes whose taker died, and close stranded episodes (no event for session.stranded_after) as interrupted",
+      "Finish closes whose taker died, and close stranded episodes (no event for " +
+      "session.stranded_after) as interrupted",
   },
   examples: ["majordomus recover --check", "majordomus recover --older-than 24h"],
   args: {
@@ -61,7 +62,8 @@ export default command({
       if (policy.policy.mcp?.reattach_grace_minutes !== undefined)
         for (const id of await expireDetached(ws, policy))
           err(
-            `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not attach again within the grace`,
+            `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not ` +
+              `attach again within the grace`,
           );
     }
     const pending = claims.length + result.closed.length;

@@ -56,15 +56,20 @@ export default command({
     const shownPath = relative(process.cwd(), path) || path;
     if (!isLoopback(host))
       err(
-        `majordomus: warning: serving on ${host}, not loopback: anyone who can reach it can try; only a request with the token is answered, and the token crosses the network in the clear (plain HTTP)`,
+        `majordomus: warning: serving on ${host}, not loopback: anyone who can reach it can try; ` +
+          `only a request with the token is answered, and the token crosses the network in the ` +
+          `clear (plain HTTP)`,
       );
     const served = await serve(new Account(ws.position.worktree), { host, port, token });
     err(`majordomus: serving ${served.url}/ (read-only; Ctrl-C stops)`);
     err(
-      `  open ${served.launch} in your browser for the page (it works once, for this run; the page then keeps its own key)`,
+      `  open ${served.launch} in your browser for the page (it works once, for this run; the ` +
+        `page then keeps its own key)`,
     );
     err(
-      `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer \`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; \`serve --rotate-token\` makes a new one)`,
+      `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer ` +
+        `\`Authorization: Bearer <token>\`; the token is in ${shownPath} (yours alone, mode 600; ` +
+        `\`serve --rotate-token\` makes a new one)`,
     );
     await new Promise<void>((resolve) => {
       for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());

@@ -135,7 +135,8 @@ const status = command({
   meta: {
     name: "status",
     description:
-      "The episode this process belongs to (or the one open here), every other open one, and hook work still being written",
+      "The episode this process belongs to (or the one open here), every other open one, and " +
+      "hook work still being written",
   },
   examples: ["majordomus session status"],
   args: { ...jsonArg },

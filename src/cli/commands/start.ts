@@ -34,7 +34,8 @@ export default command({
     else out(`started ${t.id}  profile=${t.profile}  scope=${t.scope.join(",")}`);
     if (started.archived) err(`majordomus: the previous task record was moved to ${started.archived}`);
     err(
-      "majordomus: next: `majordomus handover --resolve` shows what the last session left; `majordomus context` the whole picture",
+      "majordomus: next: `majordomus handover --resolve` shows what the last session left; " +
+        "`majordomus context` the whole picture",
     );
   },
 });

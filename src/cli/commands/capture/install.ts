@@ -57,8 +57,12 @@ export default command({
       for (const m of missing) err(`  ${m.entry}`);
       throw new Failure(
         "refused",
-        `nothing was written: the existing configuration lacks ${missing.length} majordomus hook entr${missing.length === 1 ? "y" : "ies"} (${missing.map((m) => m.event).join(", ")}); each is printed above, ready to paste`,
-        "run `majordomus capture install --merge` to add exactly those (a backup of each file is kept, and `capture uninstall` gives it back byte for byte), or paste them yourself and run `capture install` again",
+        `nothing was written: the existing configuration lacks ${missing.length} majordomus hook ` +
+          `entr${missing.length === 1 ? "y" : "ies"} (${missing.map((m) => m.event).join(", ")}); ` +
+          `each is printed above, ready to paste`,
+        "run `majordomus capture install --merge` to add exactly those (a backup of each file is " +
+          "kept, and `capture uninstall` gives it back byte for byte), or paste them yourself and " +
+          "run `capture install` again",
       );
     }
   },

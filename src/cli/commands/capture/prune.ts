@@ -16,7 +16,8 @@ export default command({
     const result = await prune(ws, { dryRun: args["dry-run"] === true });
     if (args.json) return outJson("capture-prune", result);
     out(
-      `${result.dry_run ? "would prune" : "pruned"} ${result.pruned} of ${result.records} prompt record(s); ${result.bytes_left} byte(s) of prompt text left`,
+      `${result.dry_run ? "would prune" : "pruned"} ${result.pruned} of ${result.records} prompt ` +
+        `record(s); ${result.bytes_left} byte(s) of prompt text left`,
     );
   },
 });

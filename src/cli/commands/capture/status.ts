@@ -43,8 +43,10 @@ export default command({
     if (failing.length > 0)
       throw new Failure(
         "contract",
-        `the newest briefing of ${failing.map((d) => d.provider).join(", ")} did not reach the model whole (${failing.map((d) => d.state).join(", ")})`,
-        "`majordomus doctor` names the cause; keep what the start hook hands the client within its budget (docs/delivery.md)",
+        `the newest briefing of ${failing.map((d) => d.provider).join(", ")} did not reach the ` +
+          `model whole (${failing.map((d) => d.state).join(", ")})`,
+        "`majordomus doctor` names the cause; keep what the start hook hands the client within " +
+          "its budget (docs/delivery.md)",
       );
   },
 });

@@ -11,7 +11,8 @@ export default command({
   meta: {
     name: "window",
     description:
-      "Answer the Claude Code mod about the context window: the fresh window's switch, or the boot that replaces a compaction",
+      "Answer the Claude Code mod about the context window: the fresh window's switch, or the " +
+      "boot that replaces a compaction",
   },
   examples: [
     "CLAUDE_CODE_SESSION_ID=<id> majordomus capture window --action status   # what the mod runs at session start",
