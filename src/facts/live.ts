@@ -107,6 +107,33 @@ async function liveIn(
   if (tracked.has(ledgerOf(layer).path)) return [];
   const heard = heardFrom(ledgerOf(layer).path, window.cutoff, window.now);
   heard.delete(except ?? "");
+  const found = await openHeard(layer, heard, tracked, keep);
+  const out: Live[] = [];
+  for (const [id, e] of [...found].slice(0, LIVE_KEPT)) {
+    const seen = heard.get(id)!;
+    const touched = await touchedBy(root, seen.record);
+    out.push({
+      session_id: e.session_id,
+      provider: e.provider,
+      provider_session: e.provider_session,
+      opened_at: e.opened_at,
+      last_seen: seen.last,
+      worktree: e.worktree,
+      here,
+      ...(task ? { task: { id: task.id, task: task.task, scope: task.scope } } : {}),
+      ...(touched ? { touched } : {}),
+    });
+  }
+  return out;
+}
+
+/** The open episodes among those heard from, newest first, at most LIVE_KEPT. */
+async function openHeard(
+  layer: Layer,
+  heard: Map<string, Heard>,
+  tracked: ReadonlySet<string>,
+  keep: (e: OpenEpisode) => boolean,
+): Promise<Map<string, OpenEpisode>> {
   const found = new Map<string, OpenEpisode>();
   let byHand = false;
   for (const [id, h] of heard) {
@@ -130,23 +157,7 @@ async function liveIn(
         keep(r.episode)
       )
         found.set(r.episode.session_id, r.episode);
-  const out: Live[] = [];
-  for (const [id, e] of [...found].slice(0, LIVE_KEPT)) {
-    const seen = heard.get(id)!;
-    const touched = await touchedBy(root, seen.record);
-    out.push({
-      session_id: e.session_id,
-      provider: e.provider,
-      provider_session: e.provider_session,
-      opened_at: e.opened_at,
-      last_seen: seen.last,
-      worktree: e.worktree,
-      here,
-      ...(task ? { task: { id: task.id, task: task.task, scope: task.scope } } : {}),
-      ...(touched ? { touched } : {}),
-    });
-  }
-  return out;
+  return found;
 }
 
 /**

@@ -10,6 +10,7 @@ import { Failure, isFailure } from "../lib/failure.ts";
 import { openRegular } from "../lib/safe-read.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
+import type { OpenEpisode } from "../session/store.ts";
 import {
   entryText,
   indexTranscript,
@@ -49,23 +50,38 @@ const notOwn = (path: string, projects: string, session: string) =>
     "the history tools open only the client's own transcript of this session",
   );
 
+function noSession(caller: Caller): Failure {
+  return caller.kind === "client"
+    ? new Failure(
+        "missing",
+        `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code ` +
+          `session that started \`majordomus mcp\``,
+        "call them from that Claude Code session",
+      )
+    : new Failure(
+        "usage",
+        "name the session: over HTTP the history tools serve the open session you name",
+        "`/api/v1/episodes` lists them (provider_session)",
+      );
+}
+
+/** Only the client whose hooks opened the episode: the session variable is any process's to set. */
+function refuseOtherClient(caller: Caller, session: string, launched: string | undefined, episode: OpenEpisode): void {
+  if (caller.kind !== "client" || (session === launched && episode.client_processes === undefined)) return;
+  const mine = caller.client;
+  if (mine !== undefined && (episode.client_processes ?? "").split(" ").includes(mine)) return;
+  throw new Failure(
+    "refused",
+    `session ${session} is not this client's: its episode was opened by another client ` +
+      `process than the one that started this server`,
+    "the history tools serve only the session of the client that started them",
+  );
+}
+
 export async function transcriptSource(cwd: string, named: string | undefined, caller: Caller): Promise<Source> {
   const launched = caller.kind === "client" ? clientEnv(SESSION_ENV) : undefined;
   const session = named || launched;
-  if (!session) {
-    throw caller.kind === "client"
-      ? new Failure(
-          "missing",
-          `no ${SESSION_ENV} in this server's environment: the history tools serve the Claude Code ` +
-            `session that started \`majordomus mcp\``,
-          "call them from that Claude Code session",
-        )
-      : new Failure(
-          "usage",
-          "name the session: over HTTP the history tools serve the open session you name",
-          "`/api/v1/episodes` lists them (provider_session)",
-        );
-  }
+  if (!session) throw noSession(caller);
   const ws = await workspace(cwd, undefined, { readOnly: true });
   const episode = await attributedEpisode(ws.layer, ws.position, session);
   if (!episode)
@@ -74,18 +90,7 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
       `no open episode here belongs to Claude Code session ${session} (it ended, or a /clear started another)`,
       "the history tools read only the current session's transcript",
     );
-  if (caller.kind === "client" && (session !== launched || episode.client_processes !== undefined)) {
-    // Only the client whose hooks opened the episode: the session variable is any process's to set.
-    const mine = caller.client;
-    if (mine === undefined || !(episode.client_processes ?? "").split(" ").includes(mine)) {
-      throw new Failure(
-        "refused",
-        `session ${session} is not this client's: its episode was opened by another client ` +
-          `process than the one that started this server`,
-        "the history tools serve only the session of the client that started them",
-      );
-    }
-  }
+  refuseOtherClient(caller, session, launched, episode);
   const path = episode.transcript_path;
   if (!path)
     throw new Failure(

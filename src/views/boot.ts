@@ -52,22 +52,36 @@ function ownHandover(f: Facts): { lines: string[]; quote?: Omit<Quote, "after"> 
   };
 }
 
+const topPart = (window: BootWindow): Part => ({
+  id: "top",
+  lines: [
+    `# majordomus fresh window ${window.id}`,
+    "",
+    `Window :${window.ordinal - 1} of this episode ended ` +
+      `(${window.trigger === "auto" ? "Claude Code's context window was full" : "a fresh window was asked for"}). ` +
+      `majordomus ` +
+      `replaced the client's summary of it with this boot, built from the repository's own ` +
+      `records, not from the conversation: the briefing, then the newest handover an agent or ` +
+      `a person wrote. Git is the truth where they disagree.`,
+    "",
+  ],
+});
+
+const TAIL: Part = {
+  id: "tail",
+  lines: [
+    "",
+    "Resume from the Next Action above. The earlier conversation is not here; `majordomus " +
+      "context` gives the whole picture, and majordomus's MCP history tools (`history_windows`, " +
+      "`history_read`) read the client's own transcript of it on demand.",
+    "When this window fills too, write your handover with `majordomus handover` first, then end your turn.",
+  ],
+};
+
 /** Its Next Action is not quoted twice: the handover holds it. */
 export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
-  const top: Part = {
-    id: "top",
-    lines: [
-      `# majordomus fresh window ${window.id}`,
-      "",
-      `Window :${window.ordinal - 1} of this episode ended ` +
-        `(${window.trigger === "auto" ? "Claude Code's context window was full" : "a fresh window was asked for"}). ` +
-        `majordomus ` +
-        `replaced the client's summary of it with this boot, built from the repository's own ` +
-        `records, not from the conversation: the briefing, then the newest handover an agent or ` +
-        `a person wrote. Git is the truth where they disagree.`,
-      "",
-    ],
-  };
+  const top = topPart(window);
+  const tail = TAIL;
   const own = ownHandover(f);
   const briefed = briefingParts(f);
   const parts = own.quote
@@ -80,16 +94,6 @@ export function boot(f: Facts, window: BootWindow, budget?: Budget): string[] {
   const handover: Part = {
     id: "resume",
     lines: ["", "## The handover to resume from", "", ...own.lines.map(printable)],
-  };
-  const tail: Part = {
-    id: "tail",
-    lines: [
-      "",
-      "Resume from the Next Action above. The earlier conversation is not here; `majordomus " +
-        "context` gives the whole picture, and majordomus's MCP history tools (`history_windows`, " +
-        "`history_read`) read the client's own transcript of it on demand.",
-      "When this window fills too, write your handover with `majordomus handover` first, then end your turn.",
-    ],
   };
   const quote: Quote | undefined = own.quote
     ? { ...own.quote, after: "resume" }

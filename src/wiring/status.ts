@@ -15,10 +15,18 @@ import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
 import { spawnText } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { consents, type CredentialKey } from "../policy/index.ts";
+import { consents, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
 import { eventsOf } from "../providers/hooks.ts";
-import { ASPECTS, providers, type Aspect, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import {
+  ASPECTS,
+  providers,
+  type Aspect,
+  type HookEvent,
+  type Hooks,
+  type ModRow,
+  type Provider,
+} from "../providers/index.ts";
 import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
@@ -197,50 +205,57 @@ async function hookAspect(
   };
 }
 
-async function modAspect(
+type Stated = Omit<Row, "provider" | "aspect">;
+
+/** One mod here: the state that ends the check, or what its features add to the notes. */
+async function oneMod(
   ws: Workspace,
-  provider: Provider & { hooks: Hooks },
-): Promise<Omit<Row, "provider" | "aspect">> {
+  policy: LoadedPolicy | undefined,
+  name: string,
+  row: ModRow,
+): Promise<{ stated: Stated } | { notes: string }> {
+  const features = await Promise.all(
+    Object.entries(row.features ?? {}).map(async ([key, title]) => ({
+      title,
+      grant: await consentHere(ws.position, policy, key as CredentialKey, { needsAsk: true }),
+    })),
+  );
+  const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
+  if (!consents(policy?.policy, row.switch)) {
+    const cannot = `${needing.join(", ")}, which need${needing.length === 1 ? "s" : ""} it, cannot run`;
+    const reason = `${row.switch} is not true, so ${name} is not installed${needing.length > 0 ? ` (and ${cannot})` : ""}`;
+    return { stated: { state: "unconfigured", reason } };
+  }
+  const install = "run `majordomus capture install`";
+  const register = read(join(ws.position.worktree, row.target, "hooks", "register.ts"));
+  if (register === undefined)
+    return { stated: { state: "named", reason: `${row.switch} is true but ${row.target} is missing; ${install}` } };
+  if (!register.includes(MARKER))
+    return { stated: { state: "named", reason: `${row.target} was not written by majordomus` } };
+  const drifted = listAssets(row.source).filter(
+    (a) =>
+      !a.path.endsWith(".test.ts") &&
+      read(join(ws.position.worktree, row.target, a.path.slice(row.source.length))) !==
+        Buffer.from(a.bytes).toString("utf8"),
+  );
+  if (drifted.length > 0) {
+    const reason = `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); ${install}`;
+    return { stated: { state: "named", reason } };
+  }
+  const said = (f: (typeof features)[number]) =>
+    f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : "";
+  return { notes: features.map(said).join("") };
+}
+
+async function modAspect(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Stated> {
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await ws.policy().catch(() => undefined);
   let notes = "";
   for (const [name, row] of mods) {
-    const features = await Promise.all(
-      Object.entries(row.features ?? {}).map(async ([key, title]) => ({
-        title,
-        grant: await consentHere(ws.position, policy, key as CredentialKey, { needsAsk: true }),
-      })),
-    );
-    const needing = features.filter((f) => f.grant.asked).map((f) => f.title);
-    if (!consents(policy?.policy, row.switch))
-      return {
-        state: "unconfigured",
-        reason: `${row.switch} is not true, so ${name} is not installed${needing.length > 0 ? ` (and ${needing.join(", ")}, which need${needing.length === 1 ? "s" : ""} it, cannot run)` : ""}`,
-      };
-    notes += features
-      .map((f) => (f.grant.on ? `; ${f.title} is on` : f.grant.asked ? `; ${f.title} is off: ${f.grant.why}` : ""))
-      .join("");
-    const register = read(join(ws.position.worktree, row.target, "hooks", "register.ts"));
-    if (register === undefined)
-      return {
-        state: "named",
-        reason: `${row.switch} is true but ${row.target} is missing; run \`majordomus capture install\``,
-      };
-    if (!register.includes(MARKER)) return { state: "named", reason: `${row.target} was not written by majordomus` };
-    const drifted = listAssets(row.source).filter(
-      (a) =>
-        !a.path.endsWith(".test.ts") &&
-        read(join(ws.position.worktree, row.target, a.path.slice(row.source.length))) !==
-          Buffer.from(a.bytes).toString("utf8"),
-    );
-    if (drifted.length > 0)
-      return {
-        state: "named",
-        reason:
-          `${row.target} differs from this majordomus's copy (${drifted.length} file(s)); run ` +
-          `\`majordomus capture install\``,
-      };
+    const one = await oneMod(ws, policy, name, row);
+    if ("stated" in one) return one.stated;
+    notes += one.notes;
   }
   return {
     state: "wired",
@@ -267,6 +282,50 @@ export function shownRows(rows: readonly Row[]): Row[] {
   const keep = wired.size > 0 ? wired : adapted;
   return rows.filter((r) => keep.has(r.provider));
 }
+
+const FIX_PATH =
+  "put majordomus on your PATH, or run `capture install` again with the binary you use (it " +
+  "names that binary by its absolute path when PATH has none)";
+
+/** The program the MCP entry starts, found as the client will find it, or the state saying why it is not run. */
+function mcpProgram(root: string, command: string, config: string, title: string): string | Stated {
+  const says = `${config} names \`${command} mcp\``;
+  if (command === MCP_COMMAND) {
+    const found = onPath(MCP_COMMAND, { outside: root });
+    if (found !== undefined) return found;
+    const reason = `${says}, but no majordomus is on your PATH (outside this repository), so ${title} cannot start it`;
+    return { state: "wired", reason: `${reason}; ${FIX_PATH}` };
+  }
+  // By real paths: a link does not hide where a program is.
+  const program = realOrUndefined(command);
+  if (program === undefined || !executable(program)) {
+    const reason = `${says}, which is missing or not executable here, so ${title} cannot start it`;
+    return { state: "wired", reason: `${reason}; ${FIX_PATH}` };
+  }
+  const realRoot = realOrUndefined(root) ?? root;
+  const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
+  const inside = program === realRoot || program.startsWith(`${realRoot}/`);
+  if (inside && program !== (recorded && realOrUndefined(recorded))) {
+    const reason = `a program inside this repository that \`capture install\` did not record; it was not run`;
+    return { state: "named", reason: `${config} names ${command}, ${reason}` };
+  }
+  return program;
+}
+
+const MCP_PROBE = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "majordomus capture status", version: "1" },
+    },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list" },
+];
 
 /**
  * The MCP configuration's command, started exactly as named with the person's PATH and asked for its tools; a path
@@ -297,60 +356,12 @@ async function mcpAspect(
     };
   const named = `\`${entry.command} mcp\``;
   if (!execute) return { state: "wired", reason: `${m.config} names ${named}; not executed (--no-verify)` };
-  const fix =
-    "put majordomus on your PATH, or run `capture install` again with the binary you use (it " +
-    "names that binary by its absolute path when PATH has none)";
-  let program: string | undefined;
-  if (entry.command === MCP_COMMAND) {
-    program = onPath(MCP_COMMAND, { outside: root });
-    if (program === undefined)
-      return {
-        state: "wired",
-        reason:
-          `${m.config} names ${named}, but no majordomus is on your PATH (outside this ` +
-          `repository), so ${provider.title} cannot start it; ${fix}`,
-      };
-  } else {
-    // By real paths: a link does not hide where a program is.
-    program = realOrUndefined(entry.command);
-    if (program === undefined || !executable(program))
-      return {
-        state: "wired",
-        reason:
-          `${m.config} names ${named}, which is missing or not executable here, ` +
-          `so ${provider.title} cannot start it; ${fix}`,
-      };
-    const realRoot = realOrUndefined(root) ?? root;
-    const recorded = read(join(root, BINARY_RECORD))?.split("\n")[0];
-    if (
-      (program === realRoot || program.startsWith(`${realRoot}/`)) &&
-      program !== (recorded && realOrUndefined(recorded))
-    )
-      return {
-        state: "named",
-        reason:
-          `${m.config} names ${entry.command}, a program inside this repository that \`capture ` +
-          `install\` did not record; it was not run`,
-      };
-  }
-  const messages = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "majordomus capture status", version: "1" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    { jsonrpc: "2.0", id: 2, method: "tools/list" },
-  ];
+  const program = mcpProgram(root, entry.command, m.config, provider.title);
+  if (typeof program !== "string") return program;
   const run = await spawnText(program, ["mcp"], {
     cwd: root,
     env: { ...environment() },
-    input: `${messages.map((x) => JSON.stringify(x)).join("\n")}\n`,
+    input: `${MCP_PROBE.map((x) => JSON.stringify(x)).join("\n")}\n`,
   });
   const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));
   return listed
