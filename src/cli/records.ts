@@ -18,6 +18,19 @@ import { gatherFacts } from "../facts/gather.ts";
 import { claimLines } from "../views/common.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
 
+const skippedLine = (kind: RecordKind, n: number) =>
+  `skipped ${n} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`;
+
+function noRecord(kind: RecordKind, ws: Workspace, path: boolean): void {
+  if (path)
+    throw new Failure(
+      "missing",
+      `no ${kind.noun} for this worktree and branch (${ws.position.branch})`,
+      `records from other branches are never offered; write one with \`majordomus ${kind.name}\``,
+    );
+  out(noRecordLine(kind.noun, ws.position.branch));
+}
+
 export async function printResolved(
   kind: RecordKind,
   ws: Workspace,
@@ -37,30 +50,12 @@ export async function printResolved(
     const explained = await explainOffered(kind, ws.layer, place, ws.position);
     const record = (await viewOf({ ...explained, skipped: 0 })) ?? null;
     const since = explained.since ? await view(explained.since, ws.position, policy, at, showing) : null;
-    outJson("record-resolved", {
-      kind: kind.name,
-      record,
-      since,
-      candidates: explained.candidates,
-      omitted: explained.omitted,
-    });
-    return;
+    const { candidates, omitted } = explained;
+    return outJson("record-resolved", { kind: kind.name, record, since, candidates, omitted });
   }
   const resolution = await offered(await resolveLatest(kind, ws.layer, place));
-  if (resolution.skipped > 0)
-    log.warn(
-      `skipped ${resolution.skipped} malformed ${kind.noun} record(s); \`majordomus ${kind.name} --list\` names them`,
-    );
-  if (!resolution.record) {
-    if (options.path)
-      throw new Failure(
-        "missing",
-        `no ${kind.noun} for this worktree and branch (${ws.position.branch})`,
-        `records from other branches are never offered; write one with \`majordomus ${kind.name}\``,
-      );
-    out(noRecordLine(kind.noun, ws.position.branch));
-    return;
-  }
+  if (resolution.skipped > 0) log.warn(skippedLine(kind, resolution.skipped));
+  if (!resolution.record) return noRecord(kind, ws, options.path === true);
   const v = (await viewOf(resolution))!;
   if (options.path) {
     // Absolute: `cat "$(majordomus handover --resolve --path)"` works from any folder.

@@ -233,33 +233,18 @@ export async function passOverLedger(
   // A last line without its newline may still be being written: read again next time.
   const whole = offset > 0 && ledgerBytes(path, offset - 1, offset)?.[0] === 0x0a;
   const checked = checker.result();
+  const { findings, problems, lines } = checked;
   const tail =
     cacheFile && seen?.isFile() && whole
       ? ledgerBytes(path, Math.max(0, offset - TAIL_BYTES), offset)?.toString("base64")
       : undefined;
-  return {
-    scan: pass.result(running),
-    findings: checked.findings,
-    problems: checked.problems,
-    lines: checked.lines,
-    resumedAt: from?.offset ?? 0,
-    ...(tail !== undefined && seen
-      ? {
-          cache: {
-            schema: SCHEMA,
-            vocabulary: words,
-            ino: Number(seen.ino),
-            offset,
-            line,
-            tail,
-            lines: checked.lines,
-            problems: checked.problems,
-            findings: checked.findings,
-            state: pass.state(),
-          },
-        }
-      : {}),
-  };
+  const cache = (ino: number, tail: string): Cache => ({
+    ...{ schema: SCHEMA, vocabulary: words, ino, offset, line, tail },
+    ...{ lines, problems, findings, state: pass.state() },
+  });
+  const resumedAt = from?.offset ?? 0;
+  const kept = tail !== undefined && seen ? { cache: cache(Number(seen.ino), tail) } : {};
+  return { scan: pass.result(running), findings, problems, lines, resumedAt, ...kept };
 }
 
 export function saveLedgerPass(cacheFile: string | undefined, pass: LedgerPass): void {

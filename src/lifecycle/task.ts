@@ -1,5 +1,5 @@
 /** `start` and `finish`: the task's two transitions that are not record writes. */
-import { redactForWrite } from "../lib/redact.ts";
+import { redactForWrite, type Clean } from "../lib/redact.ts";
 import { sameCheckout } from "../repo/where.ts";
 import { readFileSync } from "node:fs";
 import { join, normalize, relative } from "node:path";
@@ -58,7 +58,8 @@ export function normaliseScope(raw: string): string[] {
 
 export type StartOptions = { task: string; scope: string; profile?: string; owner?: string };
 
-export async function startTask(ws: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
+/** The person's words and profile, or a usage failure saying what is wrong. */
+async function checkedStart(options: StartOptions): Promise<{ text: Clean; profile: string }> {
   const text = await redactForWrite(options.task.trim(), "task");
   if (text === "")
     throw new Failure(
@@ -66,7 +67,6 @@ export async function startTask(ws: Workspace, options: StartOptions): Promise<{
       "the task description is empty",
       'e.g. majordomus start "fix the login timeout" --scope src/auth',
     );
-  const scope = normaliseScope(options.scope);
   const profile = options.profile ?? "implementation";
   if (!PROFILE.test(profile))
     throw new Failure(
@@ -74,6 +74,12 @@ export async function startTask(ws: Workspace, options: StartOptions): Promise<{
       `profile ${JSON.stringify(profile)} is not a valid name`,
       "use lowercase letters, digits, dots, dashes and underscores",
     );
+  return { text, profile };
+}
+
+export async function startTask(ws: Workspace, options: StartOptions): Promise<{ task: Task; archived?: string }> {
+  const { text, profile } = await checkedStart(options);
+  const scope = normaliseScope(options.scope);
   const read = await readTask(ws.layer);
   if (read.task?.outcome === "active") {
     throw new Failure(
@@ -135,6 +141,54 @@ async function newestHandoverFor(ws: Workspace, taskId: string): Promise<Loaded 
 
 export type FinishOptions = { outcome: Outcome; note?: string };
 
+/** The note a task is finished with: the file `--note` names, else the newest handover naming the task. */
+async function finishingNote(
+  ws: Workspace,
+  task: Task,
+  path: string | undefined,
+): Promise<{ note: string; source: string }> {
+  if (path !== undefined) {
+    try {
+      return { note: readFileSync(path, "utf8"), source: path };
+    } catch (err) {
+      // --note names a file; text given in its place is a usage mistake, and is not echoed back.
+      throw new Failure(
+        "usage",
+        errnoCode(err) === "ENOENT"
+          ? "--note takes the path of a Markdown file, and no such file exists"
+          : `cannot read the note file: ${(err as { code?: string }).code ?? "unreadable"}`,
+        "write the note to a file and give its path (e.g. `--note notes.md`), or leave --note out " +
+          "to use the newest handover naming the task",
+      );
+    }
+  }
+  const handover = await newestHandoverFor(ws, task.id);
+  if (!handover)
+    throw new Failure(
+      "missing",
+      `no --note was given and no handover names task ${task.id}`,
+      "write one with `majordomus handover`, or pass --note FILE",
+    );
+  return { note: handover.body, source: relative(ws.position.worktree, handover.path) };
+}
+
+/** Open (or unreadable) questions refuse `--outcome completed`. */
+function refuseOpenQuestions(ws: Workspace): void {
+  const questions = readQuestions(ws.layer);
+  const blockers = [
+    ...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`),
+    ...describeMalformed(questions),
+  ];
+  if (blockers.length === 0) return;
+  throw new Failure(
+    "contract",
+    `${questions.open.length} open question(s) and ${questions.malformed.length} malformed ` +
+      `line(s) refuse --outcome completed`,
+    "resolve them with `majordomus question resolve`, or finish with another outcome",
+    blockers,
+  );
+}
+
 export async function finishTask(ws: Workspace, options: FinishOptions): Promise<{ task: Task; notePath: string }> {
   const read = await readTask(ws.layer);
   if (read.problem)
@@ -154,35 +208,9 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
     );
   const policy = await ws.policy();
 
-  let note: string;
-  let source: string;
-  if (options.note !== undefined) {
-    try {
-      note = readFileSync(options.note, "utf8");
-    } catch (err) {
-      // --note names a file; text given in its place is a usage mistake, and is not echoed back.
-      throw new Failure(
-        "usage",
-        errnoCode(err) === "ENOENT"
-          ? "--note takes the path of a Markdown file, and no such file exists"
-          : `cannot read the note file: ${(err as { code?: string }).code ?? "unreadable"}`,
-        "write the note to a file and give its path (e.g. `--note notes.md`), or leave --note out " +
-          "to use the newest handover naming the task",
-      );
-    }
-    source = options.note;
-  } else {
-    const handover = await newestHandoverFor(ws, task.id);
-    if (!handover)
-      throw new Failure(
-        "missing",
-        `no --note was given and no handover names task ${task.id}`,
-        "write one with `majordomus handover`, or pass --note FILE",
-      );
-    note = handover.body;
-    source = relative(ws.position.worktree, handover.path);
-  }
-  note = await redactForWrite(note, "finishing note");
+  const given = await finishingNote(ws, task, options.note);
+  const note = await redactForWrite(given.note, "finishing note");
+  const source = given.source;
   const missing = missingSections(note, NOTE_RULES[options.outcome](policy));
   if (missing.length > 0) {
     throw new Failure(
@@ -192,22 +220,7 @@ export async function finishTask(ws: Workspace, options: FinishOptions): Promise
       "add the section(s) with real content (placeholders do not count)",
     );
   }
-  if (options.outcome === "completed") {
-    const questions = readQuestions(ws.layer);
-    const blockers = [
-      ...questions.open.map((q) => `${questions.path}:${q.line}: ${q.text}`),
-      ...describeMalformed(questions),
-    ];
-    if (blockers.length > 0) {
-      throw new Failure(
-        "contract",
-        `${questions.open.length} open question(s) and ${questions.malformed.length} malformed ` +
-          `line(s) refuse --outcome completed`,
-        "resolve them with `majordomus question resolve`, or finish with another outcome",
-        blockers,
-      );
-    }
-  }
+  if (options.outcome === "completed") refuseOpenQuestions(ws);
 
   const dir = completedDir(ws.layer);
   ensureDir(dir, 0o700);

@@ -22,7 +22,7 @@ import { wall, compactStamp } from "../lib/clock.ts";
 import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents } from "../policy/index.ts";
-import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import { HOOK_EVENTS, type HookEvent, type Hooks, type ModRow, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
@@ -269,56 +269,42 @@ export function removeOurs(target: string, files: Array<{ rel: string }>): strin
   return walk(target);
 }
 
+/** One mod, converged on what the switch says: its install line. */
+function oneMod(ws: Workspace, name: string, row: ModRow, on: boolean): Line {
+  const rel = row.target.replace(/\/$/, "");
+  const target = join(ws.position.worktree, row.target);
+  const files = modFiles(row.source);
+  const register = readIfExists(join(target, "hooks", "register.ts"));
+  if (exists(target) && (register === undefined || !register.includes(MARKER)))
+    return { path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` };
+  if (!on) {
+    if (!exists(target)) return { path: rel, action: "not written", note: `${row.switch} is not true` };
+    const left = removeOurs(target, files);
+    const note = left.length ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}` : undefined;
+    return { path: rel, action: "removed", note: note ?? `${row.switch} is not true` };
+  }
+  const drifted = files.filter((f) => {
+    const current = readIfExists(join(target, f.rel));
+    return current === undefined || current !== Buffer.from(f.bytes).toString("utf8");
+  });
+  if (drifted.length === 0) return { path: rel, action: "already present" };
+  const fresh = !exists(target);
+  for (const f of files) {
+    ensureDir(dirname(join(target, f.rel)));
+    writeFileAtomic(join(target, f.rel), f.bytes, f.mode);
+  }
+  const note = fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted`;
+  return { path: rel, action: fresh ? "written" : "rewritten", note };
+}
+
 function mods(
   ws: Workspace,
   provider: Provider & { hooks: Hooks },
   policy: Parameters<typeof consents>[0],
   report: InstallReport,
 ): void {
-  for (const [name, row] of Object.entries(provider.hooks.mods ?? {})) {
-    const rel = row.target.replace(/\/$/, "");
-    const target = join(ws.position.worktree, row.target);
-    const files = modFiles(row.source);
-    const register = readIfExists(join(target, "hooks", "register.ts"));
-    const on = consents(policy, row.switch);
-    if (exists(target) && (register === undefined || !register.includes(MARKER))) {
-      report.lines.push({ path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` });
-      continue;
-    }
-    if (!on) {
-      if (!exists(target)) {
-        report.lines.push({ path: rel, action: "not written", note: `${row.switch} is not true` });
-        continue;
-      }
-      const left = removeOurs(target, files);
-      report.lines.push({
-        path: rel,
-        action: "removed",
-        note: left.length
-          ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}`
-          : `${row.switch} is not true`,
-      });
-      continue;
-    }
-    const drifted = files.filter((f) => {
-      const current = readIfExists(join(target, f.rel));
-      return current === undefined || current !== Buffer.from(f.bytes).toString("utf8");
-    });
-    if (drifted.length === 0) {
-      report.lines.push({ path: rel, action: "already present" });
-      continue;
-    }
-    const fresh = !exists(target);
-    for (const f of files) {
-      ensureDir(dirname(join(target, f.rel)));
-      writeFileAtomic(join(target, f.rel), f.bytes, f.mode);
-    }
-    report.lines.push({
-      path: rel,
-      action: fresh ? "written" : "rewritten",
-      note: fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted`,
-    });
-  }
+  for (const [name, row] of Object.entries(provider.hooks.mods ?? {}))
+    report.lines.push(oneMod(ws, name, row, consents(policy, row.switch)));
 }
 
 /** What an install would refuse to change, listed first: one that cannot wire every aspect writes nothing. */

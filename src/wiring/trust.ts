@@ -48,6 +48,26 @@ function converse(
 
 type CodexHook = { key: string; command: string; currentHash: string; trustStatus: string; source: string };
 
+/** The hooks `codex app-server` lists for the checkout, or undefined when it gave no answer. */
+async function codexHookList(codex: string, worktree: string): Promise<CodexHook[] | undefined> {
+  const lines = await converse(
+    codex,
+    ["app-server"],
+    worktree,
+    [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "majordomus", version: "1" } } },
+      { jsonrpc: "2.0", method: "initialized" },
+      { jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [worktree] } },
+    ],
+    (line) => line.includes('"id":2'),
+    15_000,
+  );
+  const answer = lines.find((l) => l.includes('"id":2'));
+  if (!answer) return undefined;
+  const data = (JSON.parse(answer) as { result?: { data?: Array<{ hooks?: CodexHook[] }> } }).result?.data ?? [];
+  return data.flatMap((d) => d.hooks ?? []);
+}
+
 /** Codex: the project and each hook's hash trusted, asked through `codex app-server` (hooks/list). */
 async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
   const codex = onPath(provider.hooks.executable ?? "codex", { outside: ws.position.worktree });
@@ -64,24 +84,9 @@ async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }):
         "then run `majordomus capture status`, which asks Codex which hooks it still does not trust",
       ],
     };
-  const lines = await converse(
-    codex,
-    ["app-server"],
-    ws.position.worktree,
-    [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { clientInfo: { name: "majordomus", version: "1" } } },
-      { jsonrpc: "2.0", method: "initialized" },
-      { jsonrpc: "2.0", id: 2, method: "hooks/list", params: { cwds: [ws.position.worktree] } },
-    ],
-    (line) => line.includes('"id":2'),
-    15_000,
-  );
-  const answer = lines.find((l) => l.includes('"id":2'));
-  if (!answer) return { trusted: false, reason: "codex app-server gave no hooks/list answer", steps: [trustProject] };
-  const data = (JSON.parse(answer) as { result?: { data?: Array<{ hooks?: CodexHook[] }> } }).result?.data ?? [];
-  const ours = data
-    .flatMap((d) => d.hooks ?? [])
-    .filter((h) => Object.values(provider.hooks.events).some((e) => h.command.includes(e.shim)));
+  const listed = await codexHookList(codex, ws.position.worktree);
+  if (!listed) return { trusted: false, reason: "codex app-server gave no hooks/list answer", steps: [trustProject] };
+  const ours = listed.filter((h) => Object.values(provider.hooks.events).some((e) => h.command.includes(e.shim)));
   if (ours.length === 0)
     return {
       trusted: false,

@@ -4,6 +4,8 @@ import { clientProcess } from "../../lib/holder.ts";
 import { mark } from "../../lib/trace.ts";
 import { command } from "../define.ts";
 import { err, out } from "../print.ts";
+import type { Connection } from "../../serve/connections.ts";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 export default command({
   meta: {
@@ -38,30 +40,40 @@ export default command({
     await server.connect(transport);
     mark("mcp: connected");
     if (connection) {
-      const receive = transport.onmessage;
-      transport.onmessage = (message) => {
-        connection.heartbeat();
-        receive?.(message);
-      };
-      await new Promise<void>((resolve) => {
-        const warn = (e: Error) => err(`majordomus: warning: ${e.message}`);
-        input.once("end", () => void connection.dropped().catch(warn).finally(resolve));
-        for (const signal of ["SIGINT", "SIGTERM"] as const) {
-          process.once(signal, () => {
-            void connection
-              .shutdown()
-              .catch(warn)
-              .finally(() => {
-                process.stdin.destroy();
-                resolve();
-              });
-          });
-        }
-        err(`majordomus: MCP on stdio for ${ws.position.worktree} (read-only, with connection episodes)`);
-      });
+      await servedWithEpisodes(connection, transport, input, ws.position.worktree);
       await server.close();
       return;
     }
     err(`majordomus: MCP on stdio for ${ws.position.worktree} (read-only)`);
   },
 });
+
+/** Every message is a heartbeat; the end of stdin detaches (the episode waits), a signal closes it (shutdown). */
+async function servedWithEpisodes(
+  connection: Connection,
+  transport: { onmessage?: (message: JSONRPCMessage) => void },
+  input: NodeJS.ReadableStream,
+  worktree: string,
+): Promise<void> {
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    connection.heartbeat();
+    receive?.(message);
+  };
+  await new Promise<void>((resolve) => {
+    const warn = (e: Error) => err(`majordomus: warning: ${e.message}`);
+    input.once("end", () => void connection.dropped().catch(warn).finally(resolve));
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      process.once(signal, () => {
+        void connection
+          .shutdown()
+          .catch(warn)
+          .finally(() => {
+            process.stdin.destroy();
+            resolve();
+          });
+      });
+    }
+    err(`majordomus: MCP on stdio for ${worktree} (read-only, with connection episodes)`);
+  });
+}

@@ -1,5 +1,5 @@
 import { Failure } from "../../lib/failure.ts";
-import { workspace } from "../../workspace/workspace.ts";
+import { workspace, type Workspace } from "../../workspace/workspace.ts";
 import { recoverClaims, recoverStranded } from "../../lifecycle/recover.ts";
 import { sweepTemps } from "../../lifecycle/sweep.ts";
 import { expireDetached } from "../../lifecycle/connection.ts";
@@ -42,30 +42,8 @@ export default command({
         closes: claims.map((c) => c.episodeId),
         stranded: result.closed.map((e) => e.session_id),
       });
-    } else {
-      for (const c of claims)
-        out(
-          `${args.check ? "unfinished close" : "finished the close of"} ${c.episodeId}${args.check ? " (claimed by an end event whose taker died)" : ""}`,
-        );
-      if (result.closed.length === 0 && claims.length === 0)
-        out(`no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`);
-      for (const e of result.closed)
-        out(
-          `${args.check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : ""})`,
-        );
-    }
-    // Temp files killed writers left behind go too (never while their writer may still be alive),
-    // and connection episodes whose client did not attach again within the grace.
-    if (!args.check) {
-      for (const rel of sweepTemps(ws)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
-      const policy = await ws.policy();
-      if (policy.policy.mcp?.reattach_grace_minutes !== undefined)
-        for (const id of await expireDetached(ws, policy))
-          err(
-            `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not ` +
-              `attach again within the grace`,
-          );
-    }
+    } else for (const line of recoveredLines(args.check === true, claims, result)) out(line);
+    if (!args.check) await sweepAfter(ws);
     const pending = claims.length + result.closed.length;
     if (args.check && pending > 0)
       throw new Failure(
@@ -75,3 +53,39 @@ export default command({
       );
   },
 });
+
+function recoveredLines(
+  check: boolean,
+  claims: ReadonlyArray<{ episodeId: string }>,
+  result: {
+    threshold?: string;
+    closed: ReadonlyArray<{ session_id: string; opened_at: string; provider: string; provider_session: string }>;
+  },
+): string[] {
+  const died = check ? " (claimed by an end event whose taker died)" : "";
+  const lines = claims.map((c) => `${check ? "unfinished close" : "finished the close of"} ${c.episodeId}${died}`);
+  if (result.closed.length === 0 && claims.length === 0)
+    lines.push(
+      `no unfinished close and no stranded episode${result.threshold ? ` (threshold ${result.threshold})` : ""}`,
+    );
+  for (const e of result.closed) {
+    const client = e.provider !== "none" ? `, ${e.provider} session ${e.provider_session}` : "";
+    lines.push(`${check ? "stranded" : "recovered"} ${e.session_id} (opened ${e.opened_at}${client})`);
+  }
+  return lines;
+}
+
+/**
+ * Temp files killed writers left (never while their writer may still be alive), and connection episodes whose client
+ * did not attach again within the grace.
+ */
+async function sweepAfter(ws: Workspace): Promise<void> {
+  for (const rel of sweepTemps(ws)) err(`majordomus: removed ${rel}, a temp file a killed writer left`);
+  const policy = await ws.policy();
+  if (policy.policy.mcp?.reattach_grace_minutes === undefined) return;
+  for (const id of await expireDetached(ws, policy))
+    err(
+      `majordomus: closed ${id} as interrupted: its client's connection dropped and it did not ` +
+        `attach again within the grace`,
+    );
+}
