@@ -14,7 +14,8 @@ import { strayTemps, sweepTemps } from "../lifecycle/sweep.ts";
 import { openDir, openNames, readEpisode } from "../session/store.ts";
 import { status, wiredProviders } from "../wiring/status.ts";
 import { FILES_PER_COLLECTION } from "./verdicts.ts";
-import { kindOf } from "./ledger-scan.ts";
+import { kindOf, type Failures } from "./ledger-scan.ts";
+import type { Entry } from "../ledger/line.ts";
 import { finding, fixable, type Finding } from "./findings.ts";
 import type { Gathered } from "./gathered.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -25,32 +26,18 @@ const policyOf = async (g: Gathered) => {
   return p instanceof Error ? undefined : p;
 };
 
-export async function lifecycleCheck(g: Gathered): Promise<Finding[]> {
-  const [scan, policy] = await Promise.all([g.scan(), policyOf(g)]);
-  const { current, recovered } = scan.failures;
+const failed = (level: Finding["level"], e: Entry, why: string) =>
+  finding(level, "lifecycle", kindOf(e), `${e.ts}: ${e.reason} (${why})`, FAILED);
+
+/** Hook failures not yet followed by a success of their kind; with `all`, the recovered ones too. */
+function failureFindings(failures: Failures, all: boolean): Finding[] {
+  const { current, recovered } = failures;
   const shown = current.newest.slice(-10);
-  const out = shown.map((e) =>
-    finding(
-      "FAIL",
-      "lifecycle",
-      kindOf(e),
-      `${e.ts}: ${e.reason} (no later ${kindOf(e)} event has succeeded yet)`,
-      FAILED,
-    ),
-  );
+  const out = shown.map((e) => failed("FAIL", e, `no later ${kindOf(e)} event has succeeded yet`));
   const more = current.count - shown.length;
   if (more > 0) out.push(finding("FAIL", "lifecycle", "failures", `${more} more unrecovered failure(s)`, FAILED));
-  if (g.all) {
-    for (const e of recovered.newest)
-      out.push(
-        finding(
-          "INFO",
-          "lifecycle",
-          kindOf(e),
-          `${e.ts}: ${e.reason} (history: a later ${kindOf(e)} event succeeded)`,
-          FAILED,
-        ),
-      );
+  if (all) {
+    out.push(...recovered.newest.map((e) => failed("INFO", e, `history: a later ${kindOf(e)} event succeeded`)));
     const older = recovered.count - recovered.newest.length;
     if (older > 0)
       out.push(finding("INFO", "lifecycle", "recovered", `${older} older recovered failure(s) besides these`, FAILED));
@@ -58,28 +45,20 @@ export async function lifecycleCheck(g: Gathered): Promise<Finding[]> {
     const message = `${recovered.count} earlier hook failure(s), each followed by a successful event of its kind`;
     out.push(finding("INFO", "lifecycle", "recovered", message, "majordomus doctor --all"));
   }
+  return out;
+}
+
+export async function lifecycleCheck(g: Gathered): Promise<Finding[]> {
+  const [scan, policy] = await Promise.all([g.scan(), policyOf(g)]);
+  const out = failureFindings(scan.failures, g.all);
   const received = "majordomus session status; majordomus history --event provider.event.received";
-  for (const e of scan.unclosedEnds)
-    out.push(
-      finding(
-        "FAIL",
-        "lifecycle",
-        e.session!,
-        `an end event arrived at ${e.ts} and the episode has no closed record`,
-        received,
-      ),
-    );
-  if (switchOn(policy?.policy, "session.checkpoint_on_compact"))
-    for (const e of scan.uncheckpointed)
-      out.push(
-        finding(
-          "FAIL",
-          "lifecycle",
-          e.session!,
-          `a compaction at ${e.ts} left no checkpoint`,
-          "majordomus history --event task.checkpoint",
-        ),
-      );
+  const unclosed = (e: Entry) => `an end event arrived at ${e.ts} and the episode has no closed record`;
+  out.push(...scan.unclosedEnds.map((e) => finding("FAIL", "lifecycle", e.session!, unclosed(e), received)));
+  if (switchOn(policy?.policy, "session.checkpoint_on_compact")) {
+    const how = "majordomus history --event task.checkpoint";
+    const left = (e: Entry) => `a compaction at ${e.ts} left no checkpoint`;
+    out.push(...scan.uncheckpointed.map((e) => finding("FAIL", "lifecycle", e.session!, left(e), how)));
+  }
   return out;
 }
 

@@ -22,46 +22,28 @@ export const BINARY_RECORD = ".ai/local/state/binary";
  * answers go.
  */
 function statusPrefetch(): string {
-  return (
-    `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the ` +
-    `binary starts, and say where their answers go.
+  const quiet = "LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0";
+  return `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the binary
+# starts, and say where their answers go.
 if [ -d "$root/${STATUS_ANSWER_DIR}" ]; then
   answer="$root/${STATUS_ANSWER_DIR}/${STATUS_ANSWER_PREFIX}$$"
-  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 git status --porcelain=v1 -z ` +
-    `--untracked-files=all >"$answer" 2>/dev/null; echo $? >"$answer.rc") </dev/null ` +
-    `>/dev/null 2>&1 &
-  # And what git tracks of the local half (a force-added file there is a stranger's): ` +
-    `its answer beside the first.
-  (LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 ` +
-    `git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; echo $? ` +
-    `>"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
+  (${quiet} git status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; \\
+    echo $? >"$answer.rc") </dev/null >/dev/null 2>&1 &
+  # And what git tracks of the local half (a force-added file there is a stranger's): its answer
+  # beside the first.
+  (${quiet} git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; \\
+    echo $? >"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
   set -- --git-status "$answer" --git-tracked
 fi
-`
-  );
+`;
 }
 
 export function engineEnv(event: HookEvent): Record<string, string> {
   return Object.fromEntries(HOOKS[event].engine.split(" ").map((kv) => kv.split("=") as [string, string]));
 }
 
-export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent): string {
-  const row = clientRow(provider.hooks, event);
-  const args = hookArgs(provider, event).join(" ");
-  const depth = row.shim.split("/").length - 1;
-  const up = Array.from({ length: depth }, () => "..").join("/");
-  return (
-    `#!/bin/sh
-# ${row.event} hook of ${provider.title}: hands the payload on stdin to \`majordomus ${args}\`.
-# ${MARKER}; a changed copy is rewritten by the next install.
-# The repository is found from this file's own location, not from the client's working directory,
-# without starting any other program (this runs on every client event; the start hook alone
-# starts \`git status\` in the background, which its briefing needs anyway).
-# Every path out of here exits 0 or execs majordomus, which never exits 2 from a hook.
-case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
-CDPATH= cd -P -- "$here/${up}" 2>/dev/null || exit 0
-root=$PWD
-# Programs come from the person's PATH, never from this repository: empty and relative entries,
+/** What every shim does after finding the repository: a PATH without the repository's folders, then the binary. */
+const FIND_BINARY = `# Programs come from the person's PATH, never from this repository: empty and relative entries,
 # and folders inside it, are dropped, for this shim, the binary and everything they start.
 safe=
 IFS=:
@@ -73,18 +55,16 @@ for dir in $PATH; do
 done
 PATH=$safe
 export PATH
-# The binary \`capture install\` recorded (the one the person ran it with), else the ` +
-    `first majordomus on that PATH.
-# Never one inside this repository, by its path or through /proc: a checkout can ` +
-    `rewrite the record
-# and whatever it names there (git overwrites ignored files), so that would be the ` +
-    `repository's program.
+# The binary \`capture install\` recorded (the one the person ran it with), else the first
+# majordomus on that PATH. Never one inside this repository, by its path or through /proc: a
+# checkout can rewrite the record and whatever it names there (git overwrites ignored files), so
+# that would be the repository's program.
 mj=
 if [ -f "$root/${BINARY_RECORD}" ] && IFS= read -r bin <"$root/${BINARY_RECORD}"; then
   case $bin in
-    "$root"/* | /proc/*) echo "majordomus: ${BINARY_RECORD} names a program inside this ` +
-    `repository (or under /proc), which no shim runs; run capture install with a majordomus ` +
-    `installed outside it" >&2 ;;
+    "$root"/* | /proc/*)
+      echo "majordomus: ${BINARY_RECORD} names a program inside this repository (or under /proc)," \\
+        "which no shim runs; run capture install with a majordomus installed outside it" >&2 ;;
     /*) if [ -x "$bin" ]; then mj=$bin; fi ;;
   esac
 fi
@@ -97,10 +77,31 @@ set +f
 unset IFS
 [ -n "$mj" ] || exit 0
 set --
-${row.startsStatus ? statusPrefetch() : ""}# ${row.engine.includes("useJIT=0") ? "A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's " + "JIT is off." : "A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its " + "regular-expression JIT stays (redaction runs over what was pasted)."}
+`;
+
+const ENGINE_NOTE = (engine: string) =>
+  engine.includes("useJIT=0")
+    ? "# A hook lives a few milliseconds: compiling its code costs more than it saves, so Bun's JIT is off."
+    : "# A hook lives a few milliseconds: Bun's JavaScript JIT tiers are off, its regular-expression JIT\n" +
+      "# stays (redaction runs over what was pasted).";
+
+export function shimText(provider: Provider & { hooks: Hooks }, event: HookEvent): string {
+  const row = clientRow(provider.hooks, event);
+  const args = hookArgs(provider, event).join(" ");
+  const up = Array.from({ length: row.shim.split("/").length - 1 }, () => "..").join("/");
+  return `#!/bin/sh
+# ${row.event} hook of ${provider.title}: hands the payload on stdin to \`majordomus ${args}\`.
+# ${MARKER}; a changed copy is rewritten by the next install.
+# The repository is found from this file's own location, not from the client's working directory,
+# without starting any other program (this runs on every client event; the start hook alone
+# starts \`git status\` in the background, which its briefing needs anyway).
+# Every path out of here exits 0 or execs majordomus, which never exits 2 from a hook.
+case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
+CDPATH= cd -P -- "$here/${up}" 2>/dev/null || exit 0
+root=$PWD
+${FIND_BINARY}${row.startsStatus ? statusPrefetch() : ""}${ENGINE_NOTE(row.engine)}
 ${row.engine} exec "$mj" ${args} --repo "$root" "$@"
-`
-  );
+`;
 }
 
 /** Every command a settings file's hooks run for `event` (the shape Claude Code reads). */
