@@ -3,7 +3,8 @@
  * (holder.ts). A holder that cannot be shown alive is broken safely, so a crash never wedges the next writer. node:fs
  * has no flock; this works alike on every runtime and system.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readPlain } from "./safe-read.ts";
+import { statSync } from "node:fs";
 import { publishNew, unlinkQuiet } from "./fsx.ts";
 import { alive, formatHolder, me, parseHolder, type Holder } from "./holder.ts";
 
@@ -22,7 +23,8 @@ type Seen = { text: string; holder?: Holder; ageMs: number } | undefined;
 
 function look(path: string): Seen {
   try {
-    const text = readFileSync(path, "utf8");
+    const text = readPlain(path);
+    if (text === undefined) return undefined;
     const ageMs = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
     return { text, holder: parseHolder(text), ageMs };
   } catch {

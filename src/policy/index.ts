@@ -2,11 +2,11 @@
  * The policy (`.ai/repo/policy.yaml`): the only home of every threshold and switch, checked against its schema with
  * each problem's key path. No defaults here: an absent key stays absent and each reader says what it does without it.
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { parseYaml } from "../lib/runtime.ts";
 import { Failure } from "../lib/failure.ts";
-import { readLayerFileIfExists, RECORD_MAX_BYTES } from "../lib/safe-read.ts";
+import { readLayerFileIfExists, readPlain, RECORD_MAX_BYTES } from "../lib/safe-read.ts";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseDocument, type DocumentKind } from "../layer/document.ts";
 
@@ -112,12 +112,8 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
     };
   if (stats && typeof process.getuid === "function" && stats.uid !== process.getuid())
     return { path, granted: new Set(), problem: `${path} belongs to another user; no consent is read from it` };
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return { path, granted: new Set() };
-  }
+  const text = readPlain(path);
+  if (text === undefined) return { path, granted: new Set() };
   let data: unknown;
   try {
     data = await parseYaml(text);

@@ -2,7 +2,8 @@
  * The briefing needs `git status` (~10 ms a process): the start shim runs it before it execs the binary and names the
  * answer file; a hook handing work on hands its answer the same way. Without one git is asked at once.
  */
-import { constants, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readPlain } from "../lib/safe-read.ts";
+import { constants, rmSync, writeFileSync } from "node:fs";
 import { canAccess } from "../lib/fsx.ts";
 import { GAVE_UP, onCancel } from "../lib/cancel.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -24,21 +25,13 @@ export function isShimAnswer(root: string, file: string): boolean {
 }
 
 function readIfWhole(file: string): GitResult | undefined {
-  let rc: string;
-  try {
-    rc = readFileSync(`${file}.rc`, "utf8");
-  } catch {
-    return undefined;
-  }
+  const rc = readPlain(`${file}.rc`);
+  if (rc === undefined) return undefined;
   // The exit status is written last: until it is there git still runs.
   if (!/^\d+\n$/.test(rc)) return undefined;
   const status = Number(rc.trim());
-  let stdout = "";
-  try {
-    stdout = readFileSync(file, "utf8");
-  } catch {
-    return { ok: false, status: null, stdout: "", stderr: "the answer file is missing" };
-  }
+  const stdout = readPlain(file);
+  if (stdout === undefined) return { ok: false, status: null, stdout: "", stderr: "the answer file is missing" };
   return { ok: status === 0, status, stdout, stderr: "" };
 }
 

@@ -124,14 +124,35 @@ function gateOffenders(sources: readonly Source[]): string[] {
  * over it: no link followed, no FIFO waited on, a regular file only). Another module's openSync
  * that does not create a file (a read open) is an offender; opening a lock with O_EXCL is not a read.
  */
+/** Modules that read whole files none of which is a layer file, and what they read. */
+const WHOLE_FILE_READERS: Record<string, string> = {
+  "assets/index.ts": "the binary's own embedded data, or the source checkout's",
+  "cli/stdin.ts": "the hook payload on descriptor 0",
+  "repo/where.ts": "git's HEAD and refs",
+  "repo/worktrees.ts": "git's worktree pointers",
+  "repo/identity.ts": "the repository id in git's common dir, after an lstat",
+  "workspace/private.ts": "its memo in git's own folder",
+  "lib/holder.ts": "/proc",
+  "lib/fsx.ts": "readIfExists, for the client files install converges",
+  "wiring/trust.ts": "the clients' own trust files in the person's home",
+  "wiring/status.ts": "the client files install wrote, checked for links first (wiring/config.ts)",
+  "wiring/install.ts": "the person's client files, backed up before a merge",
+  "lifecycle/task.ts": "the note file the person names with --note",
+  "lifecycle/commit.ts": "git's index, copied under git's own lock",
+  "lifecycle/init.ts": "the person's .gitignore",
+};
+
 function openOffenders(sources: readonly Source[]): string[] {
   return sources
     .filter((f) => f.rel !== "lib/safe-read.ts")
-    .flatMap((f) =>
-      [...code(f.text).matchAll(/\bopenSync\(([^;]*?)\)(?:;|\n)/g)]
+    .flatMap((f) => [
+      ...[...code(f.text).matchAll(/\bopenSync\(([^;]*?)\)(?:;|\n)/g)]
         .filter((m) => !/O_CREAT|["'][wa]x?\+?["']/.test(m[1]!))
         .map(() => `${f.rel}: opens a file to read itself`),
-    );
+      ...(f.rel in WHOLE_FILE_READERS || !/\breadFileSync\(/.test(code(f.text))
+        ? []
+        : [`${f.rel}: reads a whole file itself`]),
+    ]);
 }
 
 describe("architecture", () => {
@@ -218,6 +239,11 @@ describe("architecture", () => {
       text: 'import { openSync, constants } from "node:fs";\nexport const fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW);\n',
     };
     expect(openOffenders([...SOURCES, planted])).toEqual(["serve/x.ts: opens a file to read itself"]);
+    const whole = {
+      rel: "policy/y.ts",
+      text: 'import { readFileSync } from "node:fs";\nexport const t = readFileSync(p, "utf8");\n',
+    };
+    expect(openOffenders([...SOURCES, whole])).toEqual(["policy/y.ts: reads a whole file itself"]);
   });
 
   test("policy switches are read through switchOn, never as inline key checks", () => {

@@ -525,6 +525,25 @@ describe("a FIFO where the layer keeps a file", () => {
     });
   }
 
+  test("the consent file, a lock and a shim's git answer as FIFOs: read through the safe open, nothing waits on them", () => {
+    using repo = captured();
+    for (const rel of [".ai/local/state/consent.yaml", ".ai/local/state/fifo.lock"])
+      expect(spawnSync("mkfifo", [repo.path(rel)]).status).toBe(0);
+    const answer = ".ai/local/cache/git-status.4242";
+    for (const rel of [answer, `${answer}.rc`]) expect(spawnSync("mkfifo", [repo.path(rel)]).status).toBe(0);
+    const start = bounded(
+      repo,
+      BIN,
+      ["capture", "session", "--provider", "claude-code", "--event", "start", "--git-status", answer],
+      JSON.stringify({ session_id: "cc-fifo", source: "startup" }),
+    );
+    expect({ status: start.status, signal: start.signal }).toEqual({ status: 0, signal: null });
+    for (const args of [["doctor"], ["capture", "status", "--no-verify"], ["policy"]]) {
+      const run = bounded(repo, BIN, args);
+      expect({ args, signal: run.signal }).toEqual({ args, signal: null });
+    }
+  });
+
   test("doctor's log of hook failures as a FIFO: named among its findings, not waited on", () => {
     using repo = captured();
     const log = repo.path(".ai/local/session-contexts/.session-context.log");
