@@ -101,16 +101,35 @@ const NO_SCAN: Scan = {
  * The ledger and the closed records are read on a second core while this one reads the local half; a later run stays
  * on this thread.
  */
-export function gather(ws: Workspace, all: boolean): Gathered {
-  const ledgerCache = cacheFile(ws, LEDGER_SCAN_FILE);
-  const verdictsFile = cacheFile(ws, VERDICTS_FILE);
+function besideRequest(
+  ws: Workspace,
+  ledgerCache: string | undefined,
+  verdictsFile: string | undefined,
+): BesideRequest {
   const running = new Set(tickets(ws.layer).flatMap((t) => (t.lost ? [] : [t.event])));
-  const request: BesideRequest = {
+  return {
     ledger: { path: ws.ledger.path, ...(ledgerCache ? { cacheFile: ledgerCache } : {}), running: [...running] },
     closed: { dir: sectionPath(ws.layer, "sessions") },
     worktree: ws.position.worktree,
     verdicts: { ...(verdictsFile ? { file: verdictsFile } : {}), vocabulary: recordVocabulary() },
   };
+}
+
+/** A failure to read the ledger is a finding (a folder where the file belongs), not the end of the report. */
+const settledLedger = (read: () => Promise<Read>, cache: string | undefined) =>
+  once(async () => {
+    try {
+      return ledgerScanOf((await read()).ledger, cache);
+    } catch (err) {
+      if (isFailure(err)) return err;
+      throw err;
+    }
+  });
+
+export function gather(ws: Workspace, all: boolean): Gathered {
+  const ledgerCache = cacheFile(ws, LEDGER_SCAN_FILE);
+  const verdictsFile = cacheFile(ws, VERDICTS_FILE);
+  const request = besideRequest(ws, ledgerCache, verdictsFile);
   let walked: (v: { verdicts: Verdicts }) => void = () => undefined;
   const mine = new Promise<{ verdicts: Verdicts }>((resolve) => (walked = resolve));
   const beside = remembers(ws) ? undefined : readBeside(request, () => mine);
@@ -133,14 +152,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
       verdicts.adopt(value.marked);
       return value;
     });
-  const ledger = once(async () => {
-    try {
-      return ledgerScanOf((await read()).ledger, ledgerCache);
-    } catch (err) {
-      if (isFailure(err)) return err;
-      throw err;
-    }
-  });
+  const ledger = settledLedger(read, ledgerCache);
   let readsDone: (reads: Promise<unknown>) => void = () => undefined;
   const reads = new Promise<unknown>((resolve) => (readsDone = (p) => resolve(p.catch(() => undefined))));
   return {

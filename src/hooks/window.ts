@@ -9,7 +9,7 @@ import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
-import { windowOf } from "../session/store.ts";
+import { windowOf, type OpenEpisode } from "../session/store.ts";
 import { logContextFailure } from "../lifecycle/context-log.ts";
 import { printable } from "../lib/printable.ts";
 
@@ -75,24 +75,23 @@ export async function windowAnswer(
   const { advanceWindow } = await import("../lifecycle/window.ts");
   const ordinal = await advanceWindow(ws, episode, "fresh_window", trigger);
   if (ordinal === undefined) return refuse(`episode ${episode.session_id} closed while its window was being replaced`);
+  const id = windowId(episode, ordinal);
+  const text = await bootText(ws, episode, policy, { id, ordinal, trigger });
+  return { ...base, window: ordinal, window_id: id, checkpoint, boot: text };
+}
+
+/** The boot the new window starts from, control characters shown as `\uXXXX` as in the briefing. */
+async function bootText(
+  ws: Workspace,
+  episode: OpenEpisode,
+  policy: LoadedPolicy,
+  window: { id: string; ordinal: number; trigger: string | undefined },
+): Promise<string> {
   const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([
     import("../facts/gather.ts"),
     import("../views/boot.ts"),
   ]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
-  const id = windowId(episode, ordinal);
-  // Control characters shown as `\uXXXX`, as in the briefing.
-  return {
-    ...base,
-    window: ordinal,
-    window_id: id,
-    checkpoint,
-    boot: printable(
-      boot(
-        facts,
-        { id, ordinal, trigger },
-        budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy),
-      ).join("\n"),
-    ),
-  };
+  const budget = budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy);
+  return printable(boot(facts, window, budget).join("\n"));
 }

@@ -124,6 +124,12 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
       problem: `${path} is not valid YAML (${(err as Error).message.split("\n")[0]}); no consent is read from it`,
     };
   }
+  const { granted, problems } = grantsIn(data);
+  return { path, granted, problem: problems.length > 0 ? `${path}: ${problems.join("; ")}` : undefined };
+}
+
+/** The switches a consent document grants (exactly `true`), and every key it may not name. */
+function grantsIn(data: unknown): { granted: Set<CredentialKey>; problems: string[] } {
   const granted = new Set<CredentialKey>();
   const problems: string[] = [];
   const groups = new Set(CREDENTIAL_KEYS.map((k) => k.split(".")[0]!));
@@ -139,7 +145,7 @@ async function readCredentials(layer: Layer): Promise<Credentials | undefined> {
       else if (value === true) granted.add(full);
     }
   }
-  return { path, granted, problem: problems.length > 0 ? `${path}: ${problems.join("; ")}` : undefined };
+  return { granted, problems };
 }
 
 async function readPolicy(path: string, options: { strict?: boolean }): Promise<LoadedPolicy> {

@@ -163,6 +163,27 @@ export type Explained = {
   omitted: { count: number; superseded: number; rejected: number };
 };
 
+/** Why `c` was selected, or why the selected `record` (with `since` beside it) won over it. */
+function whyChosen(c: Resolved, record: Resolved, since: Resolved | undefined): string {
+  const at = (r: Resolved) => `created ${r.meta.created_at}, sequence ${r.meta.seq}`;
+  if (c === record) {
+    if (!since) return `${TIERS[c.tier]}, newest in its tier (${at(c)})`;
+    return since.meta.task_id === c.meta.task_id
+      ? `${TIERS[c.tier]}, the newest authored record in its tier (${at(c)}); the derived records written after ` +
+          `it for the same task do not replace the agent's own account`
+      : `${TIERS[c.tier]}, the authored record that closed task ${c.meta.task_id} (${at(c)}); the derived ` +
+          `records written since, with no task active, do not replace the agent's own account`;
+  }
+  if (c.tier !== record.tier)
+    return `${TIERS[c.tier]} loses to a ${TIERS[record.tier]} record: the nearer tier wins outright`;
+  if (since && c.meta.how === "derived" && newer(c.meta, record.meta) && c.meta.task_id === since.meta.task_id) {
+    const shown = c === since ? "shown beside it as what happened since" : "an older one of those";
+    return `derived after the selected authored record (created ${c.meta.created_at} seq ${c.meta.seq}); ${shown}`;
+  }
+  const theirs = `created ${c.meta.created_at} seq ${c.meta.seq}`;
+  return `older than the selected record (${theirs} vs ${record.meta.created_at} seq ${record.meta.seq})`;
+}
+
 export async function explain(kind: RecordKind, layer: Layer, place: Place): Promise<Explained> {
   const eligible: Resolved[] = [];
   const verdicts: Verdict[] = [];
@@ -197,22 +218,7 @@ export async function explain(kind: RecordKind, layer: Layer, place: Place): Pro
   }
   const { record, since } = choose(best, place);
   for (const c of eligible) {
-    const reason =
-      c === record
-        ? since
-          ? since.meta.task_id === c.meta.task_id
-            ? `${TIERS[c.tier]}, the newest authored record in its tier (created ${c.meta.created_at}, ` +
-              `sequence ${c.meta.seq}); the derived records written after it for the same task do not ` +
-              `replace the agent's own account`
-            : `${TIERS[c.tier]}, the authored record that closed ` +
-              `task ${c.meta.task_id} (created ${c.meta.created_at}, sequence ${c.meta.seq}); the ` +
-              `derived records written since, with no task active, do not replace the agent's own account`
-          : `${TIERS[c.tier]}, newest in its tier (created ${c.meta.created_at}, sequence ${c.meta.seq})`
-        : c.tier !== record!.tier
-          ? `${TIERS[c.tier]} loses to a ${TIERS[record!.tier]} record: the nearer tier wins outright`
-          : since && c.meta.how === "derived" && newer(c.meta, record!.meta) && c.meta.task_id === since.meta.task_id
-            ? `derived after the selected authored record (created ${c.meta.created_at} seq ${c.meta.seq}); ${c === since ? "shown beside it as what happened since" : "an older one of those"}`
-            : `older than the selected record (created ${c.meta.created_at} seq ${c.meta.seq} vs ${record!.meta.created_at} seq ${record!.meta.seq})`;
+    const reason = whyChosen(c, record!, since);
     verdicts.push({
       path: c.path,
       verdict: c === record ? "selected" : "superseded",

@@ -122,6 +122,31 @@ function someFiles(files: readonly string[]): string {
   return files.length > FILES_NAMED ? `${named} and ${files.length - FILES_NAMED} more` : named;
 }
 
+/** The task to continue and what its changed files say, or what to do without a task. */
+function whereWorkStands(f: Facts): string[] {
+  if (f.task) {
+    const head = f.task.head.slice(0, 7);
+    return [
+      `Continue task ${f.task.id}: ${f.task.task}`,
+      f.files.length > 0
+        ? `Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git ` +
+          `diff ${head}\` shows them. Check them against the objective and carry on where they stop.`
+        : `No file has changed since it started at ${head}: begin from the ` +
+          `objective and the declared scope (${f.task.scope.join(", ")}).`,
+    ];
+  }
+  if (f.files.length > 0)
+    return [
+      `No task is active. The working tree holds ${f.files.length} uncommitted change(s) ` +
+        `(${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or ` +
+        `discard them, or start a task that covers them.`,
+    ];
+  return [
+    "No task is active and the working tree has no changes: nothing was left in progress. " +
+      "Decide the next step from the repository, or start a task with `majordomus start`.",
+  ];
+}
+
 const nextAction: Writer = (f) => {
   const max = requireNumber(f.policy, "context.max_list_items");
   const lines: string[] = [];
@@ -150,31 +175,7 @@ const nextAction: Writer = (f) => {
       "",
     );
   }
-  if (f.task) {
-    lines.push(`Continue task ${f.task.id}: ${f.task.task}`);
-    if (f.files.length > 0)
-      lines.push(
-        `Its work so far is in ${f.files.length} changed file(s) (${someFiles(f.files)}); \`git ` +
-          `diff ${f.task.head.slice(0, 7)}\` shows them. Check them against the objective and ` +
-          `carry on where they stop.`,
-      );
-    else
-      lines.push(
-        `No file has changed since it started at ${f.task.head.slice(0, 7)}: begin from the ` +
-          `objective and the declared scope (${f.task.scope.join(", ")}).`,
-      );
-  } else if (f.files.length > 0) {
-    lines.push(
-      `No task is active. The working tree holds ${f.files.length} uncommitted change(s) ` +
-        `(${someFiles(f.files)}): read them with \`git status\` and \`git diff\`, then finish or ` +
-        `discard them, or start a task that covers them.`,
-    );
-  } else {
-    lines.push(
-      "No task is active and the working tree has no changes: nothing was left in progress. " +
-        "Decide the next step from the repository, or start a task with `majordomus start`.",
-    );
-  }
+  lines.push(...whereWorkStands(f));
   const c = quotedCheckpoint(f);
   if (c) lines.push(`The newest checkpoint (${c.path}) is quoted under Current State.`);
   else if (f.task && f.entries.filter((e) => e.event === "task.checkpoint").length === 0)
