@@ -148,6 +148,34 @@ export async function run(argv: string[]): Promise<number> {
   return hook && code === EXIT.usage ? EXIT.missing : code;
 }
 
+/** The exit code an error ends a command with, said on stderr (as JSON with --json). */
+function failedWith(err: unknown, argv: string[], hook: boolean): number {
+  const errno = (err as { code?: unknown })?.code;
+  if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
+    // A full or read-only disk: nothing could be recorded, and the client must not be blocked for it.
+    toStderr(
+      `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; ` +
+        `this event was not recorded (${(err as Error).message})`,
+    );
+    return EXIT.ok;
+  }
+  const json = wantsJson(argv);
+  if (isFailure(err)) {
+    printFailure(err, json);
+    return err.code;
+  }
+  const message = `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  const bug = "this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it";
+  if (json) {
+    printFailure(new Failure("internal", message, bug), true);
+    return EXIT.internal;
+  }
+  toStderr(`majordomus: ${message}`);
+  if (env("MAJORDOMUS_LOG") === "debug" && err instanceof Error && err.stack) toStderr(err.stack);
+  else toStderr(`  → ${bug}`);
+  return EXIT.internal;
+}
+
 async function runCommandLine(argv: string[], hook = false): Promise<number> {
   if (argv[0] === "help") argv = [...argv.slice(1), "--help"];
   try {
@@ -184,34 +212,6 @@ async function runCommandLine(argv: string[], hook = false): Promise<number> {
     mark("done");
     return EXIT.ok;
   } catch (err) {
-    const errno = (err as { code?: unknown })?.code;
-    if (hook && typeof errno === "string" && DISK_ERRORS.has(errno)) {
-      // A full or read-only disk: nothing could be recorded, and the client must not be blocked for it.
-      toStderr(
-        `majordomus: warning: ${errno === "EROFS" ? "the disk is read-only" : "the disk is full"}; ` +
-          `this event was not recorded (${(err as Error).message})`,
-      );
-      return EXIT.ok;
-    }
-    const json = wantsJson(argv);
-    if (isFailure(err)) {
-      printFailure(err, json);
-      return err.code;
-    }
-    if (json) {
-      printFailure(
-        new Failure(
-          "internal",
-          `internal error: ${err instanceof Error ? err.message : String(err)}`,
-          "this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it",
-        ),
-        true,
-      );
-      return EXIT.internal;
-    }
-    toStderr(`majordomus: internal error: ${err instanceof Error ? err.message : String(err)}`);
-    if (env("MAJORDOMUS_LOG") === "debug" && err instanceof Error && err.stack) toStderr(err.stack);
-    else toStderr("  → this is a bug; rerun with MAJORDOMUS_LOG=debug to see where it happened, and report it");
-    return EXIT.internal;
+    return failedWith(err, argv, hook);
   }
 }

@@ -130,9 +130,8 @@ export function gather(ws: Workspace, all: boolean): Gathered {
   const ledgerCache = cacheFile(ws, LEDGER_SCAN_FILE);
   const verdictsFile = cacheFile(ws, VERDICTS_FILE);
   const request = besideRequest(ws, ledgerCache, verdictsFile);
-  let walked: (v: { verdicts: Verdicts }) => void = () => undefined;
-  const mine = new Promise<{ verdicts: Verdicts }>((resolve) => (walked = resolve));
-  const beside = remembers(ws) ? undefined : readBeside(request, () => mine);
+  const mine = Promise.withResolvers<{ verdicts: Verdicts }>();
+  const beside = remembers(ws) ? undefined : readBeside(request, () => mine.promise);
   beside?.catch(() => undefined);
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
   const verdicts = new Verdicts(verdictsFile, recordVocabulary());
@@ -140,7 +139,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
   const tree = new Tree(local, [promptsDir], verdicts.remembering);
   const promptsTree = new Tree(promptsDir, [], verdicts.remembering);
   mark("doctor: local half walked");
-  walked({ verdicts });
+  mine.resolve({ verdicts });
   const read = once(async (): Promise<Read> => {
     const r = beside ? await beside : { ...(await answer(request, { verdicts })), thread: "main" as const };
     mark(`doctor: ledger and closed records read (${r.thread === "worker" ? "beside the records" : "on this thread"})`);
@@ -153,8 +152,8 @@ export function gather(ws: Workspace, all: boolean): Gathered {
       return value;
     });
   const ledger = settledLedger(read, ledgerCache);
-  let readsDone: (reads: Promise<unknown>) => void = () => undefined;
-  const reads = new Promise<unknown>((resolve) => (readsDone = (p) => resolve(p.catch(() => undefined))));
+  const reads = Promise.withResolvers<unknown>();
+  const readsDone = (p: Promise<unknown>) => reads.resolve(p.catch(() => undefined));
   return {
     ws,
     all,
@@ -171,7 +170,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
       return isFailure(l) ? NO_SCAN : l.scan;
     }),
     exposure: once(async () => {
-      await reads;
+      await reads.promise;
       return joined(tree.exposure(), promptsTree.exposure());
     }),
     readsDone,

@@ -28,6 +28,42 @@ export type PromptMode = { selfTestDir?: string };
 export type PromptOutcome =
   { status: "archived"; path: string } | { status: "skipped"; why: string } | { status: "failed"; why: string };
 
+/** Why a prompt is not the person's (a source that is no person, a message the client injected), if it is not. */
+function notAPerson(
+  provider: Provider & { hooks: Hooks },
+  data: Record<string, unknown>,
+  raw: string,
+): string | undefined {
+  const source = cleanId(pick(data, provider.hooks.keys.prompt_source));
+  const sources = provider.hooks.person_sources;
+  if (source !== undefined && sources.length > 0 && !sources.includes(source))
+    return `source ${source} is not a person`;
+  const trimmed = raw.trimStart();
+  if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m))) return "a message the client injected";
+  return undefined;
+}
+
+async function receipt(ws: Workspace, provider: Provider, providerSession: string | undefined): Promise<void> {
+  await appendEvent(ws, "provider.event.received", {
+    provider: provider.id,
+    provider_event: "prompt",
+    provider_session: providerSession ?? "none",
+  }).catch((err) => log.warn(`the receipt could not be written: ${(err as Error).message}`));
+}
+
+async function failed(ws: Workspace, provider: Provider, reason: string, selfTest: boolean): Promise<PromptOutcome> {
+  // A parser's message may quote the payload: redacted.
+  const why = redactShapes(reason);
+  log.warn(`capture prompt: ${why}`);
+  if (!selfTest)
+    await appendEvent(ws, "provider.event.failed", {
+      provider: provider.id,
+      provider_event: "prompt",
+      reason: why,
+    }).catch(() => undefined);
+  return { status: "failed", why };
+}
+
 export async function capturePrompt(
   ws: Workspace,
   provider: Provider & { hooks: Hooks },
@@ -37,25 +73,8 @@ export async function capturePrompt(
   const keys = provider.hooks.keys;
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(mode.selfTestDir);
-  const fail = async (reason: string): Promise<PromptOutcome> => {
-    // A parser's message may quote the payload: redacted.
-    const why = redactShapes(reason);
-    log.warn(`capture prompt: ${why}`);
-    if (!selfTest)
-      await appendEvent(ws, "provider.event.failed", {
-        provider: provider.id,
-        provider_event: "prompt",
-        reason: why,
-      }).catch(() => undefined);
-    return { status: "failed", why };
-  };
-  if (!selfTest) {
-    await appendEvent(ws, "provider.event.received", {
-      provider: provider.id,
-      provider_event: "prompt",
-      provider_session: providerSession ?? "none",
-    }).catch((err) => log.warn(`the receipt could not be written: ${(err as Error).message}`));
-  }
+  const fail = (reason: string) => failed(ws, provider, reason, selfTest);
+  if (!selfTest) await receipt(ws, provider, providerSession);
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
   const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);
@@ -64,17 +83,8 @@ export async function capturePrompt(
       `the payload carries none of ${keys.prompt_text.join(", ")} (it ` +
         `has: ${Object.keys(payload.data).join(", ") || "no keys"}); nothing captured`,
     );
-  const source = cleanId(pick(payload.data, keys.prompt_source));
-  if (
-    source !== undefined &&
-    provider.hooks.person_sources.length > 0 &&
-    !provider.hooks.person_sources.includes(source)
-  )
-    return { status: "skipped", why: `source ${source} is not a person` };
-  const trimmed = raw.trimStart();
-  if (provider.hooks.injected_markers.some((m) => trimmed.startsWith(m)))
-    return { status: "skipped", why: "a message the client injected" };
-
+  const notPersons = notAPerson(provider, payload.data, raw);
+  if (notPersons) return { status: "skipped", why: notPersons };
   const clean = await redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
@@ -92,8 +102,8 @@ export async function capturePrompt(
     bytes: Buffer.byteLength(clean.text, "utf8"),
     sha256: createHash("sha256", clean.text),
     text: clean.text,
+    ...(clean.redacted.length > 0 ? { redacted: clean.redacted } : {}),
   };
-  if (clean.redacted.length > 0) record.redacted = clean.redacted;
   const dir = promptsDir(ws, mode.selfTestDir);
   ensureDir(dir, 0o700);
   // One record per prompt id: a repeated delivery finds the name taken.

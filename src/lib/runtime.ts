@@ -114,47 +114,48 @@ async function drain(reader: { read(): Promise<{ done: boolean; value?: Uint8Arr
   }
 }
 
-async function spawnInner(
+type SpawnOptions = { cwd: string; env: Record<string, string | undefined>; input?: string };
+
+async function spawnInner(cmd: string, args: readonly string[], options: SpawnOptions): Promise<SpawnResult> {
+  return bunSpawn ? spawnWithBun(bunSpawn, cmd, args, options) : spawnWithNode(cmd, args, options);
+}
+
+async function spawnWithBun(
+  spawn: BunSpawn,
   cmd: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string | undefined>; input?: string },
+  options: SpawnOptions,
 ): Promise<SpawnResult> {
-  if (bunSpawn) {
-    let child: ReturnType<BunSpawn>;
-    try {
-      child = bunSpawn([cmd, ...args], {
-        cwd: options.cwd,
-        env: options.env,
-        stdin: options.input === undefined ? "ignore" : Buffer.from(options.input, "utf8"),
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-    } catch (err) {
-      return notStarted(cmd, err);
-    }
-    // A passed deadline returns at once: a grandchild may hold the pipes open after the program is gone.
-    let stop: (gaveUp: SpawnResult) => void = () => undefined;
-    const stopped = new Promise<SpawnResult>((resolve) => (stop = resolve));
-    const readers = [child.stdout.getReader(), child.stderr.getReader()];
-    const forget = onCancel(() => {
-      child.kill("SIGKILL");
-      child.unref();
-      for (const r of readers) r.cancel().catch(() => undefined);
-      stop({ status: null, stdout: "", stderr: GAVE_UP });
+  let child: ReturnType<BunSpawn>;
+  try {
+    child = spawn([cmd, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdin: options.input === undefined ? "ignore" : Buffer.from(options.input, "utf8"),
+      stdout: "pipe",
+      stderr: "pipe",
     });
-    try {
-      return await Promise.race([
-        stopped,
-        Promise.all([drain(readers[0]!), drain(readers[1]!), child.exited]).then(([stdout, stderr, status]) => ({
-          status,
-          stdout,
-          stderr,
-        })),
-      ]);
-    } finally {
-      forget();
-    }
+  } catch (err) {
+    return notStarted(cmd, err);
   }
+  // A passed deadline returns at once: a grandchild may hold the pipes open after the program is gone.
+  const stopped = Promise.withResolvers<SpawnResult>();
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const forget = onCancel(() => {
+    child.kill("SIGKILL");
+    child.unref();
+    for (const r of readers) r.cancel().catch(() => undefined);
+    stopped.resolve({ status: null, stdout: "", stderr: GAVE_UP });
+  });
+  try {
+    const ran = Promise.all([drain(readers[0]!), drain(readers[1]!), child.exited]);
+    return await Promise.race([stopped.promise, ran.then(([stdout, stderr, status]) => ({ status, stdout, stderr }))]);
+  } finally {
+    forget();
+  }
+}
+
+async function spawnWithNode(cmd: string, args: readonly string[], options: SpawnOptions): Promise<SpawnResult> {
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args as string[], {

@@ -113,6 +113,13 @@ export async function closeEpisode(ws: Workspace, options: CloseOptions): Promis
   return writeClose(ws, episode, await gatherEpisode(ws, episode), options);
 }
 
+const busy = (id: string) =>
+  new Failure(
+    "refused",
+    `another majordomus is writing the close of ${id}`,
+    "retry in a moment; `majordomus recover` finishes it if that writer died",
+  );
+
 /** Write the close of `episode` (the caller holds its claim) from the window the caller gathered. */
 export async function writeClose(
   ws: Workspace,
@@ -159,31 +166,36 @@ export async function writeClose(
     releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
   });
-  if (!done.acquired)
-    throw new Failure(
-      "refused",
-      `another majordomus is writing the close of ${episode.session_id}`,
-      "retry in a moment; `majordomus recover` finishes it if that writer died",
-    );
-  let committed: string | undefined;
+  if (!done.acquired) throw busy(episode.session_id);
+  const committed = await committedIfConsented(ws, done.value, episode, options);
+  return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };
+}
+
+/** The record committed (and pushed) when the person consented in this checkout; what was not done is said. */
+async function committedIfConsented(
+  ws: Workspace,
+  { rel, completed }: { rel: string; completed: boolean },
+  episode: OpenEpisode,
+  options: CloseOptions,
+): Promise<string | undefined> {
   // Consent from a file git tracks is no consent.
   const commit = await consentHere(ws.position, options.policy, "session.commit_record_on_end");
   const push = await consentHere(ws.position, options.policy, "session.push_record_on_end");
   if (commit.tracked) log.warn(`${commit.why}; nothing was committed or pushed`);
-  if (!done.value.completed && commit.on)
-    committed = await commitRecord(ws, [done.value.rel, ...sharedToCommit(ws)], episode.session_id, push.on);
+  const committed =
+    commit.on && !completed
+      ? await commitRecord(ws, [rel, ...sharedToCommit(ws)], episode.session_id, push.on)
+      : undefined;
+  const consentFile = options.policy?.credentials?.path ?? "the local consent file";
   for (const [key, g] of [
     ["session.commit_record_on_end", commit],
     ["session.push_record_on_end", push],
-  ] as const) {
+  ] as const)
     if (g.asked && !g.on)
       log.warn(
-        `the tracked policy sets ${key}: true; that acts with your credentials, so majordomus ` +
-          `does it only when you consent ` +
-          `in ${options.policy?.credentials?.path ?? "the local consent file"} (docs/security.md); ` +
-          `not done`,
+        `the tracked policy sets ${key}: true; that acts with your credentials, so majordomus does it only ` +
+          `when you consent in ${consentFile} (docs/security.md); not done`,
       );
-  }
   if (options.policy?.credentials?.problem) log.warn(options.policy.credentials.problem);
-  return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };
+  return committed;
 }

@@ -12,6 +12,29 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { git } from "../repo/git.ts";
 import { DETACHED, NO_HEAD, type Position } from "../repo/where.ts";
 
+/** HEAD's tree with the records added, written through a temporary index (the person's is not touched). */
+async function treeWith(
+  p: Position,
+  rels: readonly string[],
+  tempIndex: string,
+): Promise<{ entries: string[]; tree: string }> {
+  const env = { GIT_INDEX_FILE: tempIndex };
+  const blob = await git(p.worktree, ["hash-object", "-w", "--", ...rels]);
+  if (!blob.ok) throw new Error(blob.stderr.trim());
+  const entries = blob.stdout
+    .trim()
+    .split("\n")
+    .map((sha, i) => `100644,${sha.trim()},${rels[i]}`);
+  const steps: string[][] = [["read-tree", p.head], ...entries.map((e) => ["update-index", "--add", "--cacheinfo", e])];
+  for (const step of steps) {
+    const r = await git(p.worktree, step, undefined, env);
+    if (!r.ok) throw new Error(r.stderr.trim());
+  }
+  const tree = await git(p.worktree, ["write-tree"], undefined, env);
+  if (!tree.ok) throw new Error(tree.stderr.trim());
+  return { entries, tree: tree.stdout.trim() };
+}
+
 export async function commitRecord(
   ws: Workspace,
   rels: readonly string[],
@@ -26,24 +49,8 @@ export async function commitRecord(
     return undefined;
   }
   const tempIndex = join(p.gitDir, `majordomus-index-${randomHex(4)}`);
-  const env = { GIT_INDEX_FILE: tempIndex };
   try {
-    const blob = await git(p.worktree, ["hash-object", "-w", "--", ...rels]);
-    if (!blob.ok) throw new Error(blob.stderr.trim());
-    const entries = blob.stdout
-      .trim()
-      .split("\n")
-      .map((sha, i) => `100644,${sha.trim()},${rels[i]}`);
-    const steps: string[][] = [
-      ["read-tree", p.head],
-      ...entries.map((e) => ["update-index", "--add", "--cacheinfo", e]),
-    ];
-    for (const step of steps) {
-      const r = await git(p.worktree, step, undefined, env);
-      if (!r.ok) throw new Error(r.stderr.trim());
-    }
-    const tree = await git(p.worktree, ["write-tree"], undefined, env);
-    if (!tree.ok) throw new Error(tree.stderr.trim());
+    const { entries, tree } = await treeWith(p, rels, tempIndex);
     const index = await stageInRealIndex(p, entries);
     if (index !== "staged") {
       log.warn(
@@ -54,7 +61,7 @@ export async function commitRecord(
     }
     const commit = await git(p.worktree, [
       "commit-tree",
-      tree.stdout.trim(),
+      tree,
       "-p",
       p.head,
       "-m",

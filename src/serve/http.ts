@@ -117,67 +117,71 @@ function listenFailure(err: unknown, options: { host: string; port: number }): u
   return make ? make(options) : err;
 }
 
+/** Why a request's Host or Origin is not this server's own address (DNS rebinding), or undefined. */
+function foreignAddress(req: IncomingMessage, allowed: ReadonlySet<string>): string | undefined {
+  const host = req.headers.host ?? "";
+  if (!allowed.has(host))
+    return (
+      `Host ${JSON.stringify(host)} is not this server's own address; requests are answered ` +
+      `only for ${[...allowed].join(", ")}`
+    );
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, "")))
+    return `Origin ${JSON.stringify(origin)} is not this server's own address`;
+  return undefined;
+}
+
+const ROUTES = () => Object.keys(API).map((k) => `/api/v1/${k}`);
+
+/** What a request that carried a key is answered: MCP, the page, the API's index and its routes. */
+async function answerWithKey(account: Account, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (url.pathname === "/mcp") return await mcp(account, req, res);
+  if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "read-only: only GET is answered here");
+  if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
+  if (url.pathname === "/api/v1/" || url.pathname === "/api/v1")
+    return json(res, 200, { schema: API_SCHEMA("index"), routes: ROUTES(), mcp: "/mcp" });
+  const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
+  const answer = route && Object.hasOwn(API, route) ? API[route] : undefined;
+  if (!answer) return refuse(res, 404, `no such page: ${url.pathname} (the API is ${ROUTES().join(", ")})`);
+  return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
+}
+
+/** This run's one-time launch secret and the session keys traded for it: in memory only. */
+type Keys = { launch: string | undefined; sessions: string[] };
+
+function tradeLaunch(keys: Keys, req: IncomingMessage, res: ServerResponse): void {
+  const offered = req.headers[LAUNCH_HEADER];
+  if (keys.launch === undefined || typeof offered !== "string" || !isToken(offered, keys.launch))
+    return refuse(
+      res,
+      401,
+      "the launch secret is not this run's, or was used already: open the URL the running serve printed",
+    );
+  keys.launch = undefined;
+  const key = randomBytes(32).toString("base64url");
+  keys.sessions.push(key);
+  return json(res, 200, { schema: API_SCHEMA("session"), token: key });
+}
+
 export async function serve(account: Account, options: ServeOptions): Promise<Served> {
   let allowed = new Set<string>();
-  let launch: string | undefined = randomBytes(32).toString("base64url");
-  const shown = launch;
-  const sessions: string[] = [];
+  const keys: Keys = { launch: randomBytes(32).toString("base64url"), sessions: [] };
+  const shown = keys.launch;
   const authorized = (given: string | undefined) =>
-    isToken(given, options.token) || sessions.some((key) => isToken(given, key));
+    isToken(given, options.token) || keys.sessions.some((key) => isToken(given, key));
   const server = createServer(async (req, res) => {
     try {
-      const host = req.headers.host ?? "";
-      if (!allowed.has(host))
-        return refuse(
-          res,
-          403,
-          `Host ${JSON.stringify(host)} is not this server's own address; requests are answered ` +
-            `only for ${[...allowed].join(", ")}`,
-        );
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== "null" && !allowed.has(origin.replace(/^https?:\/\//, "")))
-        return refuse(res, 403, `Origin ${JSON.stringify(origin)} is not this server's own address`);
-      const url = new URL(req.url ?? "/", `http://${host}`);
-      if (url.pathname === "/api/v1/session" && req.method === "POST") {
-        const offered = req.headers[LAUNCH_HEADER];
-        if (launch === undefined || typeof offered !== "string" || !isToken(offered, launch))
-          return refuse(
-            res,
-            401,
-            "the launch secret is not this run's, or was used already: open the URL the running serve printed",
-          );
-        launch = undefined;
-        const key = randomBytes(32).toString("base64url");
-        sessions.push(key);
-        return json(res, 200, { schema: API_SCHEMA("session"), token: key });
-      }
+      const foreign = foreignAddress(req, allowed);
+      if (foreign) return refuse(res, 403, foreign);
+      const url = new URL(req.url ?? "/", `http://${req.headers.host ?? ""}`);
+      if (url.pathname === "/api/v1/session" && req.method === "POST") return tradeLaunch(keys, req, res);
       if (!authorized(carried(req))) {
         // The shell holds nothing of the account: its script fetches the page with its key.
         if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD") && !req.headers.authorization)
           return send(res, 200, "text/html; charset=utf-8", SHELL_HTML, SHELL_POLICY);
         return refuse(res, 401, UNAUTHORIZED);
       }
-      if (url.pathname === "/mcp") return await mcp(account, req, res);
-      if (req.method !== "GET" && req.method !== "HEAD")
-        return refuse(res, 405, "read-only: only GET is answered here");
-      if (url.pathname === "/") return send(res, 200, "text/html; charset=utf-8", await account.page());
-      if (url.pathname === "/api/v1/" || url.pathname === "/api/v1")
-        return json(res, 200, {
-          schema: API_SCHEMA("index"),
-          routes: Object.keys(API).map((k) => `/api/v1/${k}`),
-          mcp: "/mcp",
-        });
-      const route = /^\/api\/v1\/([a-z]+)$/.exec(url.pathname)?.[1];
-      const answer = route && Object.hasOwn(API, route) ? API[route] : undefined;
-      if (!answer)
-        return refuse(
-          res,
-          404,
-          `no such page: ${url.pathname} (the API is ${Object.keys(API)
-            .map((k) => `/api/v1/${k}`)
-            .join(", ")})`,
-        );
-      return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
+      return await answerWithKey(account, req, res, url);
     } catch (err) {
       const status = (err as { status?: number }).status ?? 500;
       if (!res.headersSent) refuse(res, status, (err as Error).message);

@@ -63,6 +63,27 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
       async () => asText(await t.answer(account)),
     );
   }
+  contextTool(server, account);
+  historyTools(server, account.cwd, caller);
+  if (connection) connectionTools(server, connection);
+  server.registerResource(
+    "continuity",
+    RESOURCE_URI,
+    {
+      title: "Continuity of this checkout",
+      description: "The same account as the continuity tool",
+      mimeType: "application/json",
+    },
+    async (uri) => ({
+      contents: [
+        { uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) },
+      ],
+    }),
+  );
+  return server;
+}
+
+function contextTool(server: McpServer, account: Account): void {
   server.registerTool(
     "context",
     {
@@ -86,23 +107,6 @@ export function mcpServer(account: Account, caller: Caller, connection?: Connect
       return { content: [{ type: "text" as const, text: built.text }] };
     },
   );
-  historyTools(server, account.cwd, caller);
-  if (connection) connectionTools(server, connection);
-  server.registerResource(
-    "continuity",
-    RESOURCE_URI,
-    {
-      title: "Continuity of this checkout",
-      description: "The same account as the continuity tool",
-      mimeType: "application/json",
-    },
-    async (uri) => ({
-      contents: [
-        { uri: uri.href, mimeType: "application/json", text: JSON.stringify(await account.continuity(), null, 2) },
-      ],
-    }),
-  );
-  return server;
 }
 
 async function refusing(work: () => Promise<unknown>) {

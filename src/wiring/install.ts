@@ -114,6 +114,30 @@ function converge(root: string, rel: string, content: string, mode: number): Lin
   };
 }
 
+/** A settings file of our hooks alone, where the client has none. */
+function freshSettings(provider: Provider & { hooks: Hooks }, path: string, rel: string): Line {
+  const hooks: Record<string, unknown[]> = {};
+  for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
+  ensureDir(dirname(path));
+  writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
+  const names = HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ");
+  return { path: rel, action: "written", note: `with the ${names} hooks` };
+}
+
+/** The person's hooks with ours added after theirs for each missing event. */
+function withOurs(
+  settings: Record<string, unknown>,
+  provider: Provider & { hooks: Hooks },
+  missing: readonly HookEvent[],
+): Record<string, unknown> {
+  const hooks = objectAt(settings, "hooks") ?? {};
+  for (const e of missing) {
+    const name = provider.hooks.events[e].event;
+    hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
+  }
+  return hooks;
+}
+
 function settingsFile(
   ws: Workspace,
   provider: Provider & { hooks: Hooks },
@@ -123,18 +147,7 @@ function settingsFile(
   const path = join(ws.position.worktree, provider.hooks.config);
   const rel = provider.hooks.config;
   const settings = configToChange(ws.position.worktree, rel, "capture install");
-  if (settings === undefined) {
-    const hooks: Record<string, unknown[]> = {};
-    for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
-    ensureDir(dirname(path));
-    writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
-    report.lines.push({
-      path: rel,
-      action: "written",
-      note: `with the ${HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ")} hooks`,
-    });
-    return;
-  }
+  if (settings === undefined) return void report.lines.push(freshSettings(provider, path, rel));
   const missing = HOOK_EVENTS.filter(
     (e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)),
   );
@@ -157,12 +170,7 @@ function settingsFile(
     });
     return;
   }
-  const hooks = objectAt(settings, "hooks") ?? {};
-  for (const e of missing) {
-    const name = provider.hooks.events[e].event;
-    hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
-  }
-  settings.hooks = hooks;
+  settings.hooks = withOurs(settings, provider, missing);
   report.backup = backupOf(ws, path, rel);
   const merged = `${JSON.stringify(settings, null, 2)}\n`;
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
