@@ -1,5 +1,5 @@
 /** Running git, where its files are not enough (status, ancestry, logs); hooks read HEAD from disk (where.ts). */
-import { spawnText } from "../lib/runtime.ts";
+import { spawnText } from "../lib/spawn.ts";
 import { environment } from "../lib/env.ts";
 import { cancelAll, GAVE_UP } from "../lib/cancel.ts";
 

@@ -4,31 +4,21 @@
  * entries stays byte-identical unless --merge.
  */
 import { compiled, createHash } from "../lib/runtime.ts";
-import {
-  chmodSync,
-  constants,
-  copyFileSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-} from "node:fs";
+import { chmodSync, constants, copyFileSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
-import { listAssets } from "../assets/index.ts";
 import { wall, compactStamp } from "../lib/clock.ts";
-import { ensureDir, exists, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
+import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { consents } from "../policy/index.ts";
-import { HOOK_EVENTS, type HookEvent, type Hooks, type ModRow, type Provider } from "../providers/index.ts";
+import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
 
 import type { Line } from "./report.ts";
+import { installMods } from "./mods.ts";
+export { modFiles, removeOurs } from "./mods.ts";
 export type { Action, Line } from "./report.ts";
 export type InstallReport = {
   lines: Line[];
@@ -237,84 +227,6 @@ function mcpConfig(
   });
 }
 
-export function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
-  return listAssets(source)
-    .filter((a) => !a.path.endsWith(".test.ts"))
-    .map((a) => ({ rel: a.path.slice(source.length), bytes: a.bytes, mode: a.mode }));
-}
-
-export function removeOurs(target: string, files: Array<{ rel: string }>): string[] {
-  for (const f of files) {
-    try {
-      unlinkSync(join(target, f.rel));
-    } catch {}
-  }
-  const types = join(target, ".claude-plugin", "types");
-  const walk = (dir: string): string[] => {
-    try {
-      return readdirSync(dir).flatMap((n) =>
-        statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)],
-      );
-    } catch {
-      return [];
-    }
-  };
-  for (const f of walk(types)) unlinkSync(f);
-  const dirs = (dir: string): string[] => {
-    try {
-      return readdirSync(dir)
-        .filter((n) => statSync(join(dir, n)).isDirectory())
-        .flatMap((n) => [...dirs(join(dir, n)), join(dir, n)]);
-    } catch {
-      return [];
-    }
-  };
-  for (const d of [...dirs(target), target]) {
-    try {
-      rmdirSync(d);
-    } catch {}
-  }
-  return walk(target);
-}
-
-/** One mod, converged on what the switch says: its install line. */
-function oneMod(ws: Workspace, name: string, row: ModRow, on: boolean): Line {
-  const rel = row.target.replace(/\/$/, "");
-  const target = join(ws.position.worktree, row.target);
-  const files = modFiles(row.source);
-  const register = readIfExists(join(target, "hooks", "register.ts"));
-  if (exists(target) && (register === undefined || !register.includes(MARKER)))
-    return { path: rel, action: "left alone", note: `the ${name} folder was not written by majordomus` };
-  if (!on) {
-    if (!exists(target)) return { path: rel, action: "not written", note: `${row.switch} is not true` };
-    const left = removeOurs(target, files);
-    const note = left.length ? `${row.switch} is not true; files not ours were left: ${left.join(", ")}` : undefined;
-    return { path: rel, action: "removed", note: note ?? `${row.switch} is not true` };
-  }
-  const drifted = files.filter((f) => {
-    const current = readIfExists(join(target, f.rel));
-    return current === undefined || current !== Buffer.from(f.bytes).toString("utf8");
-  });
-  if (drifted.length === 0) return { path: rel, action: "already present" };
-  const fresh = !exists(target);
-  for (const f of files) {
-    ensureDir(dirname(join(target, f.rel)));
-    writeFileAtomic(join(target, f.rel), f.bytes, f.mode);
-  }
-  const note = fresh ? "the client loads it at its next start" : `${drifted.length} file(s) had drifted`;
-  return { path: rel, action: fresh ? "written" : "rewritten", note };
-}
-
-function mods(
-  ws: Workspace,
-  provider: Provider & { hooks: Hooks },
-  policy: Parameters<typeof consents>[0],
-  report: InstallReport,
-): void {
-  for (const [name, row] of Object.entries(provider.hooks.mods ?? {}))
-    report.lines.push(oneMod(ws, name, row, consents(policy, row.switch)));
-}
-
 /** What an install would refuse to change, listed first: one that cannot wire every aspect writes nothing. */
 export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
   refuseLinksFor(ws.position.worktree, provider);
@@ -372,7 +284,7 @@ export async function install(
     report.lines.push(converge(ws.position.worktree, row.shim, shimText(provider, event), 0o755));
   }
   const policy = await ws.policy().catch(() => undefined);
-  mods(ws, provider, policy?.policy, report);
+  installMods(ws, provider, policy?.policy, report);
   settingsFile(ws, provider, options.merge, report);
   // The shims run the person's own binary, recorded in the local half; the MCP entry names it by path when PATH has
   // none.

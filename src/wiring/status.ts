@@ -13,7 +13,7 @@ import { shellQuoted } from "../lib/shell.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listAssets } from "../assets/index.ts";
-import { spawnText } from "../lib/runtime.ts";
+import { spawnText } from "../lib/spawn.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
