@@ -5,13 +5,15 @@
 import { readLayerFile } from "../lib/safe-read.ts";
 import { join } from "node:path";
 import type { Entry } from "../ledger/line.ts";
-import { newestFirst } from "../ledger/store.ts";
+import { episodeEntries } from "../ledger/read.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
 import { divergence, type Divergence } from "../records/labels.ts";
 import { commitsSince, filesSince, isAncestor, snapshot } from "../repo/status.ts";
 import { gitStopped } from "../repo/git.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+
+export { episodeEntries };
 
 export type EpisodeWindow = {
   episode: OpenEpisode;
@@ -27,17 +29,6 @@ export type EpisodeWindow = {
   questions: string[];
   quotes: Record<string, string[]>;
 };
-
-/** Oldest first; only lines naming the episode are parsed, so a long ledger is passed over natively. */
-export function episodeEntries(ledgerPath: string, episodeId: string): Entry[] {
-  const out: Entry[] = [];
-  for (const parsed of newestFirst(ledgerPath, episodeId)) {
-    if (!parsed.ok) continue;
-    if (parsed.entry.session === episodeId) out.push(parsed.entry);
-    if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) break;
-  }
-  return out.reverse();
-}
 
 function unique(values: unknown[]): string[] {
   return [...new Set(values.filter((v): v is string => typeof v === "string" && v !== "" && v !== "none"))];

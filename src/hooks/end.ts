@@ -6,7 +6,7 @@ import { log } from "../lib/log.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { appendEvent, ledgerOf } from "../ledger/store.ts";
 import type { Entry } from "../ledger/line.ts";
-import { episodeEntries } from "../facts/episode.ts";
+import { episodeEntries } from "../ledger/read.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { switchOn, type LoadedPolicy } from "../policy/index.ts";
 import { redactShapes } from "../lib/redact.ts";

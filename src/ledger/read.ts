@@ -3,7 +3,7 @@ import { closeSync, fstatSync, readSync } from "node:fs";
 import { openLayerFile } from "../lib/safe-read.ts";
 import { Failure } from "../lib/failure.ts";
 import { pacedCollector } from "../lib/runtime.ts";
-import { parseLine, type Parsed } from "./line.ts";
+import { parseLine, type Entry, type Parsed } from "./line.ts";
 
 /**
  * A longer line is refused, and one met in a stranger's ledger is passed over without being held (a 30 MB line had
@@ -182,4 +182,18 @@ function readInto(fd: number, buffer: Buffer, at: number, size: number, position
     if (n === 0) throw new Failure("internal", "ledger shrank while being read", "retry the command");
     read += n;
   }
+}
+
+/**
+ * An episode's own lines back to its start, oldest first; only lines naming it are parsed, so a long ledger is
+ * passed over natively.
+ */
+export function episodeEntries(ledgerPath: string, episodeId: string): Entry[] {
+  const out: Entry[] = [];
+  for (const parsed of newestFirst(ledgerPath, episodeId)) {
+    if (!parsed.ok) continue;
+    if (parsed.entry.session === episodeId) out.push(parsed.entry);
+    if (parsed.entry.event === "session.started" && parsed.entry.session_id === episodeId) break;
+  }
+  return out.reverse();
 }
