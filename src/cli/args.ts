@@ -1,4 +1,3 @@
-/** Argument fragments shared by commands. */
 import type { ArgsDef } from "citty";
 import { Failure } from "../lib/failure.ts";
 import { PAGE } from "../lib/page.ts";
@@ -30,7 +29,6 @@ export function listLimit(raw: unknown, listing: boolean, appliesTo: string): nu
   return intOption("limit", raw) ?? LIST_DEFAULT;
 }
 
-/** At most one of the given boolean modes may be set. */
 export function exclusive(args: Record<string, unknown>, names: readonly string[]): void {
   const set = names.filter((n) => args[n] === true || (typeof args[n] === "string" && args[n] !== ""));
   if (set.length > 1)

@@ -18,7 +18,6 @@ export type Shell = (typeof SHELLS)[number];
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-/** Words for a path: its subcommands, then its options. */
 const wordsOf = (n: Node) => [...n.subcommands.map((s) => s.name), ...n.options.map((o) => o.flag)];
 
 function bash(nodes: readonly Node[]): string {

@@ -9,7 +9,6 @@ import type { Showing } from "../records/view.ts";
 import { relative } from "node:path";
 import { closedBy, finishedNote, readTask, tasksNow, type TaskRead, type TasksNow } from "../task/record.ts";
 
-/** The place, given the task record as already read. */
 export function placeWith(kind: RecordKind, position: Workspace["position"], read: TaskRead): Place {
   return kind.name === "handover" ? { ...position, closedBy: closedBy(read) } : position;
 }

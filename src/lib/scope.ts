@@ -33,7 +33,6 @@ function globFor(pattern: string): ((path: string) => boolean) | undefined {
   return compiled.get(pattern);
 }
 
-/** Whether a repository-relative file is inside the scope. */
 export function inScope(scope: readonly string[], file: string): boolean {
   return scope.some(
     (s) => s === "." || file === s || file.startsWith(`${s}/`) || (isGlob(s) && globFor(s)?.(file) === true),

@@ -8,5 +8,4 @@ declare const MAJORDOMUS_VERSION: string | undefined;
 
 export const VERSION: string = typeof MAJORDOMUS_VERSION === "string" ? MAJORDOMUS_VERSION : pkg.version;
 
-/** How the ledger names its writer. */
 export const WRITER = `majordomus/${VERSION}`;

@@ -1,8 +1,8 @@
 /**
- * What closing an episode writes, decided from the gathered facts alone: the derived checkpoint, the continuation
- * record and the closed record's window. A record a killed closer wrote is not planned again; one the policy rules
- * out is planned as ruled out, and the episode still closes. The parts that name published paths are functions of
- * what was written.
+ * What closing an episode writes, decided from the gathered facts and the sequence numbers drawn for it: the derived
+ * checkpoint, the continuation record (which quotes the checkpoint by the path it will have) and the closed record's
+ * window. A value: the commit writes it in order and asks the plan nothing. A record a killed closer wrote is not
+ * planned again; one the policy rules out is planned as ruled out, and the episode still closes.
  */
 import { isFailure } from "../lib/failure.ts";
 import { switchOn } from "../policy/index.ts";
@@ -11,17 +11,20 @@ import type { Facts } from "../facts/facts.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { viewWith } from "../records/view.ts";
 import { deriveCheckpoint, deriveHandover } from "../views/derived.ts";
-import { planRecord, requiredSections, type Ground, type PlannedRecord, type Written } from "./records.ts";
+import { planRecord, requiredSections, toBeWritten, type Ground, type PlannedRecord, type Written } from "./records.ts";
 
 export type CloseFacts = { facts: Facts & { window: EpisodeWindow }; ground: Ground };
 
 export type Step = { planned: PlannedRecord } | { noun: string; ruledOut: string };
 
+/** Where each record of the close goes: its folder and the sequence number drawn for it. */
+export type Slots = Record<"checkpoint" | "handover", { dir: string; seq: number }>;
+
 export type ClosePlan = {
   checkpoint?: Step;
-  handover?: (checkpoint: Written | undefined) => Step;
+  handover?: Step;
   /** The window with this close's records; undefined when nothing was gathered. */
-  window?: (written: readonly Written[]) => EpisodeWindow;
+  window?: EpisodeWindow;
 };
 
 const writtenByClose = (window: EpisodeWindow, event: string) =>
@@ -73,12 +76,20 @@ export function windowWith(window: EpisodeWindow, written: readonly Written[]): 
   };
 }
 
-export function planClose(input: CloseFacts | undefined): ClosePlan {
-  if (!input) return {};
+/** A planned step with its drawn number, and the record it will be once written. */
+async function slotted(step: Step | undefined, slot: { dir: string; seq: number }, worktree: string) {
+  if (!step || !("planned" in step)) return { step, written: undefined };
+  const planned = { ...step.planned, seq: slot.seq };
+  return { step: { planned }, written: await toBeWritten(planned, slot.dir, worktree) };
+}
+
+export async function planClose(input: CloseFacts | undefined, slots: Slots | undefined): Promise<ClosePlan> {
+  if (!input || !slots) return {};
   const { facts, ground } = input;
   const policy = facts.policy;
   const window = facts.window;
-  const checkpoint =
+  const worktree = facts.position.worktree;
+  const checkpoint = await slotted(
     switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(window, "task.checkpoint")
       ? step("checkpoint", () =>
           planRecord(RECORD_KINDS.checkpoint, deriveCheckpoint(facts), ground, policy, {
@@ -86,20 +97,26 @@ export function planClose(input: CloseFacts | undefined): ClosePlan {
             closing: true,
           }),
         )
-      : undefined;
+      : undefined,
+    slots.checkpoint,
+    worktree,
+  );
   // It leaves the task active: a task outlives sessions until `finish` or `handover --close`.
-  const handover =
+  const handover = await slotted(
     switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(window, "task.handed_over")
-      ? (written: Written | undefined) =>
-          step("continuation record", () =>
-            planRecord(
-              RECORD_KINDS.handover,
-              deriveHandover(withCheckpoint(facts, written), requiredSections(policy)),
-              ground,
-              policy,
-              { how: "derived", noTask: facts.task === undefined, closing: true },
-            ),
-          )
-      : undefined;
-  return { checkpoint, handover, window: (written) => windowWith(window, written) };
+      ? step("continuation record", () =>
+          planRecord(
+            RECORD_KINDS.handover,
+            deriveHandover(withCheckpoint(facts, checkpoint.written), requiredSections(policy)),
+            ground,
+            policy,
+            { how: "derived", noTask: facts.task === undefined, closing: true },
+          ),
+        )
+      : undefined,
+    slots.handover,
+    worktree,
+  );
+  const written = [checkpoint.written, handover.written].filter((w): w is Written => w !== undefined);
+  return { checkpoint: checkpoint.step, handover: handover.step, window: windowWith(window, written) };
 }

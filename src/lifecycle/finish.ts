@@ -13,8 +13,9 @@ import { episodePath, listOpen, readEpisode, type OpenEpisode } from "../session
 import { inProgress, readClaims, releaseClaim, type Claim } from "./claim.ts";
 import { writeClose, type Closed } from "./close.ts";
 import { gatherEpisode } from "../facts/episode.ts";
-import type { Step } from "./close-plan.ts";
-import type { Written } from "./records.ts";
+import type { Slots } from "./close-plan.ts";
+import { reserveSeqs, storeOf } from "../records/store.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
 import type { Entry } from "../ledger/line.ts";
 
 export type Finished = { episodeId: string; result: Closed["status"] | "gone"; path?: string };
@@ -82,6 +83,14 @@ export async function finishClose(
   return closeIn(inEpisode(ws, episode), episode, claim, policy, gathered);
 }
 
+/** Two sequence numbers drawn in one span of the records lock: the close names its records before writing them. */
+function slotsFor(ws: Workspace): Slots {
+  const checkpoints = storeOf(ws.layer, RECORD_KINDS.checkpoint);
+  const handovers = storeOf(ws.layer, RECORD_KINDS.handover);
+  const [checkpoint, handover] = reserveSeqs(checkpoints, [handovers.dir], 2);
+  return { checkpoint: { dir: checkpoints.dir, seq: checkpoint! }, handover: { dir: handovers.dir, seq: handover! } };
+}
+
 async function closeIn(
   ws: Workspace,
   episode: OpenEpisode,
@@ -90,26 +99,22 @@ async function closeIn(
   gathered: Awaited<ReturnType<typeof gatherClose>>,
 ): Promise<Finished> {
   const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
-  const plan = planClose(gathered);
-  // Anything but a ruled-out record (a lock held, a full disk) fails the close; the claim has it finished later.
-  const written: Written[] = [];
-  const write = async (step: Step | undefined) => {
-    if (!step) return undefined;
+  const plan = await planClose(gathered, gathered && slotsFor(ws));
+  // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
+  // fails the close, and the claim has it finished later.
+  for (const step of [plan.checkpoint, plan.handover]) {
+    if (!step) continue;
     if ("ruledOut" in step) {
       log.warn(
-        `the closing ${step.noun} of ${episode.session_id} was not written (${step.ruledOut}); ` +
-          `the episode is closed without it`,
+        `the closing ${step.noun} of ${episode.session_id} was not written (${step.ruledOut}); the episode is closed without it`,
       );
-      return undefined;
+      continue;
     }
     const done = await writePlanned(ws, step.planned);
-    written.push(done);
-    return done;
-  };
-  const checkpoint = await write(plan.checkpoint);
-  const handover = await write(plan.handover?.(checkpoint));
-  if (handover) log.info(`continuation written to ${handover.relativePath}`);
-  const window = plan.window?.(written) ?? (await gatherEpisode(ws, episode));
+    if (done.kind.name === "handover") log.info(`continuation written to ${done.relativePath}`);
+  }
+  // Nothing gathered (no policy, or the gathering failed): the close reads the episode's window alone.
+  const window = plan.window ?? (await gatherEpisode(ws, episode));
   const closed = await writeClose(ws, episode, window, {
     outcome: claim.outcome,
     providerSession: episode.provider_session === "none" ? undefined : episode.provider_session,

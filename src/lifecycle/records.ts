@@ -3,7 +3,7 @@
  * new clock, the ledger payload) and commit (redact, publish, move the clock, append). A task is never required.
  */
 import { redactCounted, sayRedacted } from "../lib/redact.ts";
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
@@ -16,8 +16,8 @@ import type { Snapshot } from "../repo/status.ts";
 import type { Position } from "../repo/where.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
 import { missingSections } from "../records/markdown.ts";
-import { bodyRefusal, type How, type Loaded } from "../records/record.ts";
-import { publish, storeOf, type Draft } from "../records/store.ts";
+import { bodyRefusal, type How, type Loaded, type Meta } from "../records/record.ts";
+import { publish, recordName, storeOf, type Draft } from "../records/store.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
 import { claimsIn, claimText } from "../records/claims.ts";
 import { marked } from "../records/ranges.ts";
@@ -87,6 +87,8 @@ export type Ground = {
 
 export type PlannedRecord = {
   kind: RecordKind;
+  /** A sequence number drawn ahead (records/store.ts reserveSeqs): the record takes exactly that name. */
+  seq?: number;
   body: string;
   draft: Draft;
   task?: Task;
@@ -206,7 +208,7 @@ export async function writePlanned(
   const cited = marked(claimsIn(body), ws.position.worktree);
   const claims = cited.claims.map(claimText);
   const draft = claims.length > 0 ? { ...planned.draft, claims } : planned.draft;
-  const record = await publish(storeOf(ws.layer, kind), draft, body, [storeOf(ws.layer, other).dir]);
+  const record = await publish(storeOf(ws.layer, kind), draft, body, [storeOf(ws.layer, other).dir], planned.seq);
   // The cited files' lines, cached so the next reading counts changes without git.
   writeLineMaps(ws.layer, record.file, cited.lines);
   const task = planned.task && (await moveClock(ws.layer, planned.task));
@@ -225,4 +227,18 @@ export async function writeRecord(
   ground?: Ground,
 ): Promise<Written> {
   return writePlanned(ws, planRecord(kind, body, ground ?? (await gatherGround(ws)), policy, options));
+}
+
+/** The record a plan with a drawn sequence number will write, as its readers will see it (before its claims are read). */
+export async function toBeWritten(
+  planned: PlannedRecord & { seq: number },
+  dir: string,
+  worktree: string,
+): Promise<Written> {
+  const body = (await redactCounted(planned.body)).text;
+  const meta = { schema: planned.kind.schema, seq: planned.seq, ...planned.draft } as Meta;
+  const file = recordName(meta, planned.seq);
+  const path = join(dir, file);
+  const task = planned.task;
+  return { kind: planned.kind, record: { path, file, meta, body }, task, relativePath: relative(worktree, path) };
 }

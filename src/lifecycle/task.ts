@@ -117,7 +117,6 @@ export async function startTask(ws: Workspace, options: StartOptions): Promise<{
   return { task, archived };
 }
 
-/** The sections a finishing note must fill, per outcome. */
 const NOTE_RULES: Record<Outcome, (policy: LoadedPolicy) => string[]> = {
   completed: (policy) => requiredSections(policy),
   partial: () => ["Next Action"],

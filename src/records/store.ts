@@ -115,7 +115,52 @@ async function newestAuthored(store: Store, branch: string): Promise<IndexEntry 
 
 export type Draft = Omit<Meta, "seq" | "schema">;
 
-export async function publish(store: Store, draft: Draft, body: Clean, otherDirs: string[]): Promise<Loaded> {
+/** A record's file name: its creation to the millisecond, its sequence number, its branch and commit. */
+export function recordName(meta: Pick<Meta, "created_at" | "branch" | "head">, seq: number): string {
+  const stamp = compactStampMs(new Date(meta.created_at));
+  return `${stamp}--${String(seq).padStart(6, "0")}--${readableBranch(meta.branch)}--${meta.head.slice(0, 7)}.md`;
+}
+
+/**
+ * Draw `n` sequence numbers in one span of the records lock, so a writer can name its records before it writes them
+ * (a close quotes its checkpoint's path in the handover it writes after it).
+ */
+export function reserveSeqs(store: Store, otherDirs: string[], n: number): number[] {
+  ensureDir(store.stateDir, 0o700);
+  const done = withLock(join(store.stateDir, "records.lock"), LOCK_WAIT_MS, () => {
+    const last = lastSeq(store.stateDir, [store.dir, ...otherDirs]);
+    writeFileAtomic(join(store.stateDir, SEQ_FILE), `${last + n}\n`, 0o600, { durable: false });
+    return Array.from({ length: n }, (_, i) => last + 1 + i);
+  });
+  if (!done.acquired)
+    throw new Failure("refused", "the records lock is held by another majordomus", "retry in a moment");
+  return done.value;
+}
+
+/** The branch's index entries point at the new record where it is the newest (of its kind and authored). */
+function pointIndexes(
+  store: Store,
+  meta: Meta,
+  entry: IndexEntry,
+  authoredBefore: IndexEntry | null | undefined,
+): void {
+  const isNewer = (current: IndexEntry | null | undefined) =>
+    !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
+  if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
+  if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored")))
+    writeIndex(store, meta.branch, "authored", entry);
+  else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined)
+    writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
+}
+
+/** `seq`: a number reserveSeqs drew; the record then takes exactly the name it gives, or nothing is written. */
+export async function publish(
+  store: Store,
+  draft: Draft,
+  body: Clean,
+  otherDirs: string[],
+  seq?: number,
+): Promise<Loaded> {
   ensureDir(store.dir, 0o700);
   const authoredBefore =
     draft.how === "derived" && readIndex(store, draft.branch, "authored") === undefined
@@ -123,13 +168,10 @@ export async function publish(store: Store, draft: Draft, body: Clean, otherDirs
       : undefined;
   const lockPath = join(store.stateDir, "records.lock");
   const done = withLock(lockPath, LOCK_WAIT_MS, () => {
-    const seq = lastSeq(store.stateDir, [store.dir, ...otherDirs]) + 1;
-    const meta: Meta = { schema: store.kind.schema, seq, ...draft } as Meta;
-    const stamp = compactStampMs(new Date(meta.created_at));
-    const base = `${stamp}--${String(seq).padStart(6, "0")}--${readableBranch(meta.branch)}--${meta.head.slice(0, 7)}`;
+    const drawn = seq ?? lastSeq(store.stateDir, [store.dir, ...otherDirs]) + 1;
+    const meta: Meta = { schema: store.kind.schema, seq: drawn, ...draft } as Meta;
+    const base = recordName(meta, drawn).slice(0, -".md".length);
     const content = render(meta, body);
-    const isNewer = (current: IndexEntry | null | undefined) =>
-      !current || newer(meta, { ...meta, created_at: current.created_at, seq: current.seq });
     for (let attempt = 0; ; attempt++) {
       if (attempt >= 10)
         throw new Failure(
@@ -137,18 +179,19 @@ export async function publish(store: Store, draft: Draft, body: Clean, otherDirs
           `could not find a free name for a ${store.kind.noun} in ${store.dir}`,
           "check the folder for stray files",
         );
+      if (attempt > 0 && seq !== undefined)
+        throw new Failure(
+          "internal",
+          `${base}.md is taken`,
+          "this should be impossible: its sequence number was drawn",
+        );
       const file = attempt === 0 ? `${base}.md` : `${base}-${randomHex(4)}.md`;
       if (lstatSync(join(store.dir, file), { throwIfNoEntry: false })) continue;
       // The index first: a crash between the two leaves an index naming a missing file (the folder is read), never
       // one hiding a newer record.
-      const entry = { file, created_at: meta.created_at, seq };
-      if (isNewer(readIndex(store, meta.branch))) writeIndex(store, meta.branch, "any", entry);
-      if (meta.how === "authored" && isNewer(readIndex(store, meta.branch, "authored")))
-        writeIndex(store, meta.branch, "authored", entry);
-      else if (authoredBefore !== undefined && readIndex(store, meta.branch, "authored") === undefined)
-        writeIndex(store, meta.branch, "authored", authoredBefore ?? { file: null });
+      pointIndexes(store, meta, { file, created_at: meta.created_at, seq: drawn }, authoredBefore);
       if (!publishNew(join(store.dir, file), content, 0o600)) continue;
-      writeFileAtomic(join(store.stateDir, SEQ_FILE), `${seq}\n`, 0o600, { durable: false });
+      if (seq === undefined) writeFileAtomic(join(store.stateDir, SEQ_FILE), `${drawn}\n`, 0o600, { durable: false });
       return { path: join(store.dir, file), file, meta, body };
     }
   });

@@ -1,4 +1,3 @@
-/** Small phrases every view words the same way. */
 import { ago } from "../records/labels.ts";
 import type { Divergence } from "../records/labels.ts";
 import type { View } from "../records/view.ts";

@@ -23,7 +23,6 @@ export function resolvedLines(noun: string, v: View, since: View | undefined): s
   return lines;
 }
 
-/** One row of `--list`. */
 export const listingLine = (r: Row) =>
   [r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  ");
 

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EpisodeWindow } from "../../src/facts/episode.ts";
 import type { Entry } from "../../src/ledger/line.ts";
-import { planClose, windowWith, type CloseFacts, type Step } from "../../src/lifecycle/close-plan.ts";
+import { planClose, windowWith, type CloseFacts, type Slots, type Step } from "../../src/lifecycle/close-plan.ts";
 import type { PlannedRecord, Written } from "../../src/lifecycle/records.ts";
 import type { Policy } from "../../src/policy/index.ts";
 import { RECORD_KINDS } from "../../src/records/kinds.ts";
@@ -77,27 +77,21 @@ const planned = (step: Step | undefined): PlannedRecord => {
   return step.planned;
 };
 
-/** What the commit would hand back for a planned record, published under `path`. */
-function written(p: PlannedRecord, path: string): Written {
-  return {
-    kind: p.kind,
-    relativePath: path,
-    task: p.task,
-    record: {
-      path: `/r/${path}`,
-      file: path.split("/").pop()!,
-      meta: { ...p.draft, seq: 7, schema: p.kind.schema } as never,
-      body: p.body,
-    },
-  };
-}
+/** The numbers a close draws before it plans: its checkpoint's, then its handover's. */
+const SLOTS: Slots = {
+  checkpoint: { dir: "/r/.ai/local/state/checkpoints", seq: 7 },
+  handover: { dir: "/r/.ai/local/state/handovers", seq: 8 },
+};
+const CP = ".ai/local/state/checkpoints/20261130T120001000Z--000007--main--aaaaaaa.md";
+const HO = ".ai/local/state/handovers/20261130T120001000Z--000008--main--aaaaaaa.md";
 
 describe("the close's plan", () => {
-  test("a checkpoint, then a continuation record that quotes it, both stamped as the close's, the task's clock moved", () => {
+  test("a value: a checkpoint, then a continuation record that quotes it by its drawn name, the window with both", async () => {
     const c = input({ task: TASK });
-    const plan = planClose(c);
+    const plan = await planClose(c, SLOTS);
     const checkpoint = planned(plan.checkpoint);
     expect(checkpoint.kind).toBe(RECORD_KINDS.checkpoint);
+    expect(checkpoint.seq).toBe(7);
     expect(checkpoint.payload).toMatchObject({ task_id: "t-parser", how: "derived", closing: true });
     expect(checkpoint.draft).toMatchObject({
       created_at: "2026-11-30T12:00:01.000Z",
@@ -106,77 +100,82 @@ describe("the close's plan", () => {
       head: HEAD,
     });
     expect(checkpoint.task?.checkpoint_at).toBe("2026-11-30T12:00:01.000Z");
-    const cp = written(checkpoint, ".ai/local/state/checkpoints/20261130T120001000Z--000007--main--aaaaaaa.md");
-    const handover = planned(plan.handover?.(cp));
+    const handover = planned(plan.handover);
     expect(handover.kind).toBe(RECORD_KINDS.handover);
+    expect(handover.seq).toBe(8);
     expect(handover.payload).toMatchObject({ task_id: "t-parser", closing: true, closed: false });
-    // It quotes the checkpoint just written, by the path the commit gave it.
-    expect(handover.body).toContain(`(${cp.relativePath})`);
+    // It quotes the checkpoint by the path its drawn number gives it.
+    expect(handover.body).toContain(`(${CP})`);
     expect(handover.body).toContain("# Next Action");
     // The closed record lists both, and quotes the checkpoint.
-    const hw = written(handover, ".ai/local/state/handovers/20261130T120001000Z--000008--main--aaaaaaa.md");
-    const window = plan.window!([cp, hw]);
-    expect(window.checkpoints).toEqual([cp.relativePath]);
-    expect(window.handovers).toEqual([hw.relativePath]);
-    expect(window.tasks).toEqual(["t-parser"]);
-    expect(window.quotes[cp.relativePath]?.length).toBeGreaterThan(0);
+    expect(plan.window!.checkpoints).toEqual([CP]);
+    expect(plan.window!.handovers).toEqual([HO]);
+    expect(plan.window!.tasks).toEqual(["t-parser"]);
+    expect(plan.window!.quotes[CP]?.length).toBeGreaterThan(0);
   });
 
-  test("without a task the records name none and the handover says it attaches to no task", () => {
-    const c = input();
-    const plan = planClose(c);
+  test("without a task the records name none and the handover says it attaches to no task", async () => {
+    const plan = await planClose(input(), SLOTS);
     expect(planned(plan.checkpoint).task).toBeUndefined();
-    const handover = planned(plan.handover?.(undefined));
+    const handover = planned(plan.handover);
     expect(handover.draft.task_id).toBe("none");
     expect(handover.task).toBeUndefined();
-    expect(plan.window!([]).tasks).toEqual([]);
+    expect(plan.window!.tasks).toEqual([]);
   });
 
-  test("what a killed closer already wrote (its lines in the window) is not planned again", () => {
+  test("what a killed closer already wrote (its lines in the window) is not planned again", async () => {
     const window = windowOf([
       { event: "task.checkpoint", closing: true, checkpoint_path: ".ai/local/state/checkpoints/x.md" },
       { event: "task.handed_over", closing: true, handover_path: ".ai/local/state/handovers/y.md" },
     ]);
     const c = input({ window });
-    const plan = planClose(c);
+    const plan = await planClose(c, SLOTS);
     expect(plan.checkpoint).toBeUndefined();
     expect(plan.handover).toBeUndefined();
   });
 
-  test("a checkpoint or handover the session's own (not closing) lines show is written anyway", () => {
+  test("a checkpoint or handover the session's own (not closing) lines show is written anyway", async () => {
     const c = input({ window: windowOf([{ event: "task.checkpoint", checkpoint_path: "a.md" }]) });
-    expect(planClose(c).checkpoint).toBeDefined();
+    expect((await planClose(c, SLOTS)).checkpoint).toBeDefined();
   });
 
-  test("the policy's switches leave either record out", () => {
+  test("the policy's switches leave either record out", async () => {
     const off = { ...POLICY, session: { ...POLICY.session, checkpoint_on_compact: false, handover_on_end: false } };
-    const c = input({ policy: off });
-    const plan = planClose(c);
+    const plan = await planClose(input({ policy: off }), SLOTS);
     expect(plan.checkpoint).toBeUndefined();
     expect(plan.handover).toBeUndefined();
-    expect(plan.window!([]).episode.session_id).toBe(EPISODE.session_id);
+    expect(plan.window!.episode.session_id).toBe(EPISODE.session_id);
   });
 
-  test("a record the policy rules out is planned as ruled out, with its reason, and the rest goes on", () => {
+  test("a record the policy rules out is planned as ruled out, with its reason, and the rest goes on", async () => {
     // No derivation writes a "Risks" section: the continuation record cannot pass this policy.
     const strict = { ...POLICY, handover: { ...POLICY.handover, required_sections: ["Objective", "Risks"] } };
-    const c = input({ policy: strict });
-    const plan = planClose(c);
+    const plan = await planClose(input({ policy: strict }), SLOTS);
     expect(planned(plan.checkpoint).kind).toBe(RECORD_KINDS.checkpoint);
-    const handover = plan.handover?.(undefined);
+    const handover = plan.handover;
     expect(handover).toMatchObject({ noun: "continuation record" });
     expect((handover as { ruledOut: string }).ruledOut).toContain("Risks");
   });
 
-  test("nothing gathered: nothing planned, and the close reads its window itself", () => {
-    expect(planClose(undefined)).toEqual({});
+  test("nothing gathered: nothing planned, and the close reads its window itself", async () => {
+    expect(await planClose(undefined, SLOTS)).toEqual({});
   });
 
-  test("the window keeps what it listed and adds what was written once", () => {
+  test("the window keeps what it listed and adds what was written once", async () => {
     const before = { ...windowOf(), tasks: ["t-1"], checkpoints: ["a.md"], quotes: { "a.md": ["kept"] } };
-    const c = input();
-    const cp = written(planned(planClose(c).checkpoint), "b.md");
-    const after = windowWith(before, [cp, cp]);
+    const cp = { ...planned((await planClose(input(), SLOTS)).checkpoint), seq: 7 };
+    const w: Written = {
+      kind: cp.kind,
+      relativePath: "b.md",
+      task: cp.task,
+      record: {
+        path: "/r/b.md",
+        file: "b.md",
+        meta: { ...cp.draft, seq: 7, schema: cp.kind.schema } as never,
+        body: cp.body,
+      },
+    };
+    const after = windowWith(before, [w, w]);
     expect(after.checkpoints).toEqual(["a.md", "b.md"]);
     expect(after.quotes["a.md"]).toEqual(["kept"]);
     expect(after.tasks).toEqual(["t-1"]);
