@@ -28,6 +28,8 @@ export type Hooks = {
   executable?: string;
   trust?: string;
   handler_name?: string;
+  /** How the hook file holds an event's handlers (wiring/dialects.ts): nested under a matcher unless said. */
+  dialect?: "nested" | "flat";
   briefing?: "plain" | "additional_context";
   /** Text the client puts before the person's prompt, removed before archiving. */
   prompt_prefix?: "hook_context";

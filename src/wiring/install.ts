@@ -3,20 +3,21 @@
  * majordomus did not write is never changed, what it wrote is rewritten when it drifts. A settings file lacking our
  * entries stays byte-identical unless --merge.
  */
-import { compiled, createHash } from "../lib/runtime.ts";
-import { chmodSync, constants, copyFileSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { compiled } from "../lib/runtime.ts";
+import { chmodSync, realpathSync, statSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
-import { wall, compactStamp } from "../lib/clock.ts";
 import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
+import { MARKER, settingsEntry, shimText } from "./shims.ts";
+import { commandsIn, dialectOf } from "./dialects.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
 
 import type { Line } from "./report.ts";
+import { backupOf, noteMerge } from "./backups.ts";
 import { installMods } from "./mods.ts";
 export { modFiles, removeOurs } from "./mods.ts";
 export type { Action, Line } from "./report.ts";
@@ -26,67 +27,6 @@ export type InstallReport = {
   backup?: string;
   trust?: { trusted: boolean; reason: string; steps: string[] };
 };
-
-/**
- * A copy of the person's file before majordomus changes it, in the local half (`git add .claude` must not commit it).
- */
-export function backupOf(ws: Workspace, path: string, rel: string): string {
-  const backups = backupsDir(ws);
-  ensureDir(backups, 0o700);
-  for (let n = 0; ; n++) {
-    const backup = join(backups, `${rel.replace(/[\\/]/g, "--")}.${compactStamp(wall())}${n === 0 ? "" : `.${n}`}`);
-    try {
-      copyFileSync(path, backup, constants.COPYFILE_EXCL);
-    } catch (err) {
-      if ((err as { code?: string }).code === "EEXIST") continue;
-      throw err;
-    }
-    chmodSync(backup, 0o600);
-    return backup.slice(ws.position.worktree.length + 1);
-  }
-}
-
-const backupsDir = (ws: Workspace) => join(ws.layer.dir, ws.layer.manifest.local.path, "backups");
-const MERGES = "merges.json";
-type Merges = Record<string, { backup: string; merged_sha256: string }>;
-
-function readMerges(ws: Workspace): Merges {
-  try {
-    const parsed = JSON.parse(readIfExists(join(backupsDir(ws), MERGES)) ?? "{}") as Merges;
-    return parsed && typeof parsed === "object" ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
-function noteMerge(ws: Workspace, rel: string, backup: string, text: string): void {
-  const merges = { ...readMerges(ws), [rel]: { backup, merged_sha256: createHash("sha256", text) } };
-  writeFileAtomic(join(backupsDir(ws), MERGES), `${JSON.stringify(merges, null, 2)}\n`, 0o600);
-}
-
-/** The person's original, when the file is still exactly what a merge made: restored byte for byte. */
-export function originalOf(ws: Workspace, rel: string, current: string): { bytes: Buffer; forget(): void } | undefined {
-  const merges = readMerges(ws);
-  const m = merges[rel];
-  if (!m || createHash("sha256", current) !== m.merged_sha256) return undefined;
-  const bytes = readBytes(join(ws.position.worktree, m.backup));
-  if (!bytes) return undefined;
-  return {
-    bytes,
-    forget: () => {
-      const { [rel]: _gone, ...rest } = merges;
-      writeFileAtomic(join(backupsDir(ws), MERGES), `${JSON.stringify(rest, null, 2)}\n`, 0o600);
-    },
-  };
-}
-
-function readBytes(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 function converge(root: string, rel: string, content: string, mode: number): Line {
   const path = join(root, rel);
@@ -104,12 +44,21 @@ function converge(root: string, rel: string, content: string, mode: number): Lin
   };
 }
 
+/** The events whose hook the client's file does not run through our shim. */
+function missingHooks(settings: Record<string, unknown>, provider: Provider & { hooks: Hooks }): HookEvent[] {
+  const { events } = provider.hooks;
+  const dialect = dialectOf(provider.hooks);
+  return HOOK_EVENTS.filter(
+    (e) => !commandsIn(settings, events[e].event, dialect).some((c) => c.includes(events[e].shim)),
+  );
+}
+
 /** A settings file of our hooks alone, where the client has none. */
 function freshSettings(provider: Provider & { hooks: Hooks }, path: string, rel: string): Line {
   const hooks: Record<string, unknown[]> = {};
   for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
   ensureDir(dirname(path));
-  writeFileAtomic(path, `${JSON.stringify({ hooks }, null, 2)}\n`, 0o644);
+  writeFileAtomic(path, `${JSON.stringify({ ...dialectOf(provider.hooks).skeleton, hooks }, null, 2)}\n`, 0o644);
   const names = HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ");
   return { path: rel, action: "written", note: `with the ${names} hooks` };
 }
@@ -138,9 +87,7 @@ function settingsFile(
   const rel = provider.hooks.config;
   const settings = configToChange(ws.position.worktree, rel, "capture install");
   if (settings === undefined) return void report.lines.push(freshSettings(provider, path, rel));
-  const missing = HOOK_EVENTS.filter(
-    (e) => !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)),
-  );
+  const missing = missingHooks(settings, provider);
   if (missing.length === 0) {
     report.lines.push({ path: rel, action: "already present", note: "it names every majordomus hook" });
     return;
@@ -234,10 +181,7 @@ export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, m
   if (merge) return report;
   const settings = configToChange(ws.position.worktree, provider.hooks.config, "capture install");
   if (settings !== undefined) {
-    const missing = HOOK_EVENTS.filter(
-      (e) =>
-        !commandsIn(settings, provider.hooks.events[e].event).some((c) => c.includes(provider.hooks.events[e].shim)),
-    );
+    const missing = missingHooks(settings, provider);
     for (const e of missing)
       report.missing.push({
         event: provider.hooks.events[e].event,

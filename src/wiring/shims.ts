@@ -5,6 +5,9 @@
 import type { Hooks, Provider } from "../providers/index.ts";
 import { HOOKS, clientRow, hookArgs, type HookEvent } from "../providers/hooks.ts";
 import { TRACKED_ARGS } from "../repo/tracked.ts";
+import { dialectOf } from "./dialects.ts";
+
+export { commandsIn } from "./dialects.ts";
 
 export const MARKER = "Written by `majordomus capture install`";
 
@@ -104,24 +107,7 @@ ${row.engine} exec "$mj" ${args} --repo "$root" "$@"
 `;
 }
 
-/** Every command a settings file's hooks run for `event` (the shape Claude Code reads). */
-export function commandsIn(settings: unknown, event: string): string[] {
-  const groups = (settings as { hooks?: Record<string, unknown> })?.hooks?.[event];
-  if (!Array.isArray(groups)) return [];
-  return groups.flatMap((g) =>
-    Array.isArray((g as { hooks?: unknown })?.hooks)
-      ? (g as { hooks: Array<{ command?: unknown }> }).hooks.map((h) => String(h.command ?? ""))
-      : [],
-  );
-}
-
-/** The hook configuration entry for one event, as the client's settings file holds it. */
+/** The entry for one event as the client's hook file holds it, in its dialect. */
 export function settingsEntry(provider: Provider & { hooks: Hooks }, event: HookEvent): Record<string, unknown> {
-  const row = provider.hooks.events[event];
-  const command = provider.hooks.command.replaceAll("{shim}", row.shim);
-  const name = provider.hooks.handler_name?.replaceAll("{event}", row.event);
-  return {
-    ...(provider.hooks.matcher !== undefined ? { matcher: provider.hooks.matcher } : {}),
-    hooks: [{ ...(name ? { name } : {}), type: "command", command, timeout: row.timeout }],
-  };
+  return dialectOf(provider.hooks).entry(provider, event);
 }

@@ -27,7 +27,8 @@ import {
   type ModRow,
   type Provider,
 } from "../providers/index.ts";
-import { BINARY_RECORD, MARKER, commandsIn, settingsEntry, shimText } from "./shims.ts";
+import { BINARY_RECORD, MARKER, settingsEntry, shimText } from "./shims.ts";
+import { commandsIn, dialectOf } from "./dialects.ts";
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
@@ -91,7 +92,7 @@ async function runAsClient(
 }
 
 const ourCommand = (provider: Provider & { hooks: Hooks }, event: HookEvent) =>
-  String((settingsEntry(provider, event).hooks as Array<{ command: string }>)[0]!.command);
+  dialectOf(provider.hooks).commands(settingsEntry(provider, event))[0]!;
 
 async function verifyPrompt(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<string | undefined> {
   const hooks = provider.hooks;
@@ -148,7 +149,7 @@ async function hookAspect(
   const settings = config.data;
   for (const event of ASPECT_EVENTS[aspect]) {
     const row = hooks.events[event];
-    const commands = commandsIn(settings, row.event);
+    const commands = commandsIn(settings, row.event, dialectOf(hooks));
     if (commands.length === 0)
       return {
         state: "unconfigured",

@@ -2,6 +2,7 @@
  * `capture uninstall`: remove exactly what install wrote and still carries its marker; a file without it stays
  * byte-identical, and what was left is said.
  */
+import { dialectOf } from "./dialects.ts";
 import { readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
@@ -9,7 +10,8 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
-import { backupOf, modFiles, originalOf, removeOurs, type InstallReport } from "./install.ts";
+import { modFiles, removeOurs, type InstallReport } from "./install.ts";
+import { backupOf, originalOf } from "./backups.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
 
 function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
@@ -67,25 +69,25 @@ function removeEntries(ws: Workspace, provider: Provider & { hooks: Hooks }, rep
   if (settings === undefined) return void report.lines.push({ path: rel, action: "not there" });
   if (restored(ws, rel, report, "the majordomus hooks")) return;
   const hooks = objectAt(settings, "hooks");
+  const dialect = dialectOf(provider.hooks);
   let removed = 0;
-  for (const [event, groups] of Object.entries(hooks ?? {})) {
-    if (!Array.isArray(groups)) continue;
-    const kept = groups
-      .map((g) => {
-        const list = (g as { hooks?: unknown })?.hooks;
-        if (!Array.isArray(list)) return g;
-        const rest = list.filter((h) => !oursIn(provider, (h as { command?: unknown })?.command));
-        removed += list.length - rest.length;
-        return rest.length === list.length ? g : rest.length === 0 ? undefined : { ...(g as object), hooks: rest };
+  for (const [event, entries] of Object.entries(hooks ?? {})) {
+    if (!Array.isArray(entries)) continue;
+    const kept = entries
+      .map((entry) => {
+        const left = dialect.without(entry, (command) => oursIn(provider, command));
+        removed += left.removed;
+        return left.kept;
       })
-      .filter((g) => g !== undefined);
+      .filter((e) => e !== undefined);
     if (kept.length === 0) delete hooks![event];
     else hooks![event] = kept;
   }
   if (removed === 0)
     return void report.lines.push({ path: rel, action: "left alone", note: "it names no majordomus hook" });
   if (hooks && Object.keys(hooks).length === 0) delete settings.hooks;
-  if (Object.keys(settings).length === 0) {
+  const onlySkeleton = Object.keys(settings).every((k) => settings[k] === dialect.skeleton[k]);
+  if (onlySkeleton) {
     unlinkSync(path);
     return void report.lines.push({
       path: rel,
