@@ -136,7 +136,7 @@ const WHOLE_FILE_READERS: Record<string, string> = {
   "lib/fsx.ts": "readIfExists, for the client files install converges",
   "wiring/trust.ts": "the clients' own trust files in the person's home",
   "wiring/status.ts": "the client files install wrote, checked for links first (wiring/config.ts)",
-  "wiring/install.ts": "the person's client files, backed up before a merge",
+  "wiring/backups.ts": "a backup of the person's client file, only a regular file inside the backups folder",
   "lifecycle/task.ts": "the note file the person names with --note",
   "lifecycle/commit.ts": "git's index, copied under git's own lock",
   "lifecycle/init.ts": "the person's .gitignore",

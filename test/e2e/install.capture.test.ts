@@ -266,6 +266,22 @@ describe("capture uninstall", () => {
     return out;
   }
 
+  test("a merges record naming a backup outside the backups folder is not restored: only our entries are taken out", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"), { recursive: true });
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify({ model: "opus" }));
+    ok(repo.mj(["capture", "install", "--merge"]));
+    writeFileSync(repo.path("secret.txt"), "not for the settings file\n");
+    const merges = repo.path(".ai/local/backups/merges.json");
+    const record = JSON.parse(readFileSync(merges, "utf8"));
+    record[".claude/settings.json"].backup = "secret.txt";
+    writeFileSync(merges, JSON.stringify(record));
+    ok(repo.mj(["capture", "uninstall"]));
+    const settings = readFileSync(repo.path(".claude/settings.json"), "utf8");
+    expect(settings).not.toContain("not for the settings file");
+    expect(JSON.parse(settings)).toEqual({ model: "opus" });
+  });
+
   test("removes exactly what install wrote, keeps every foreign key, hook and file byte-identical, and says what it left", () => {
     using repo = layered();
     mkdirSync(repo.path(".claude/hooks"), { recursive: true });
