@@ -82,26 +82,16 @@ export async function privacyCheck(g: Gathered): Promise<Finding[]> {
     const message = `tracked by git: ${named.join(", ")}${more}; ${TRACKED_LOCAL} ${local}, then commit`;
     out.push(finding("FAIL", "privacy", local, message, `git ls-files ${local}`));
   }
-  for (const d of exposure.openDirs)
-    out.push(
-      finding(
-        "FAIL",
-        "privacy",
-        at(d.path),
-        `folder mode ${d.mode.toString(8)}; private folders are 0700`,
-        `ls -ld ${at(d.path)}`,
-      ),
+  const mode = (kind: string, p: { path: string; mode: number }, want: string, ls: string) =>
+    finding(
+      "FAIL",
+      "privacy",
+      at(p.path),
+      `${kind} mode ${p.mode.toString(8)}; private ${kind}s are ${want}`,
+      `${ls} ${at(p.path)}`,
     );
-  for (const f of exposure.readableFiles.slice(0, 20))
-    out.push(
-      finding(
-        "FAIL",
-        "privacy",
-        at(f.path),
-        `file mode ${f.mode.toString(8)}; private files are 0600`,
-        `ls -l ${at(f.path)}`,
-      ),
-    );
+  for (const d of exposure.openDirs) out.push(mode("folder", d, "0700", "ls -ld"));
+  for (const f of exposure.readableFiles.slice(0, 20)) out.push(mode("file", f, "0600", "ls -l"));
   const link =
     "a symbolic link inside the local half; majordomus never follows one, so what it points at is not checked";
   for (const l of exposure.links.slice(0, 20)) out.push(finding("FAIL", "privacy", at(l), link, `ls -l ${at(l)}`));
