@@ -134,7 +134,7 @@ export function gather(ws: Workspace, all: boolean): Gathered {
   const beside = remembers(ws) ? undefined : readBeside(request, () => mine.promise);
   beside?.catch(() => undefined);
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
-  const verdicts = new Verdicts(verdictsFile, recordVocabulary());
+  const verdicts = new Verdicts(verdictsFile, request.verdicts.vocabulary);
   const promptsDir = sectionPath(ws.layer, "prompts");
   const tree = new Tree(local, [promptsDir], verdicts.remembering);
   const promptsTree = new Tree(promptsDir, [], verdicts.remembering);

@@ -17,8 +17,9 @@ export type CloseFacts = { facts: Facts & { window: EpisodeWindow }; ground: Gro
 
 export type Step = { planned: PlannedRecord } | { noun: string; ruledOut: string };
 
-/** Where each record of the close goes: its folder and the sequence number drawn for it. */
-export type Slots = Record<"checkpoint" | "handover", { dir: string; seq: number }>;
+/** Where each record the close writes goes: its folder and the sequence number drawn for it. */
+export type Slot = { dir: string; seq: number };
+export type Slots = Partial<Record<"checkpoint" | "handover", Slot>>;
 
 export type ClosePlan = {
   checkpoint?: Step;
@@ -77,20 +78,32 @@ export function windowWith(window: EpisodeWindow, written: readonly Written[]): 
 }
 
 /** A planned step with its drawn number, and the record it will be once written. */
-async function slotted(step: Step | undefined, slot: { dir: string; seq: number }, worktree: string) {
+/** Which records the close writes: those its switches ask for and a killed closer did not write already. */
+export function closeWrites(input: CloseFacts): { checkpoint: boolean; handover: boolean } {
+  const { policy, window } = input.facts;
+  return {
+    checkpoint: switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(window, "task.checkpoint"),
+    handover: switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(window, "task.handed_over"),
+  };
+}
+
+async function slotted(step: Step | undefined, slot: Slot | undefined, worktree: string) {
   if (!step || !("planned" in step)) return { step, written: undefined };
+  if (!slot) throw new Error(`no sequence number was drawn for the closing ${step.planned.kind.noun}`);
   const planned = { ...step.planned, seq: slot.seq };
   return { step: { planned }, written: await toBeWritten(planned, slot.dir, worktree) };
 }
 
-export async function planClose(input: CloseFacts | undefined, slots: Slots | undefined): Promise<ClosePlan> {
-  if (!input || !slots) return {};
+/** `slots`: a drawn number for each record `closeWrites` says the close writes. */
+export async function planClose(input: CloseFacts | undefined, slots: Slots): Promise<ClosePlan> {
+  if (!input) return {};
   const { facts, ground } = input;
   const policy = facts.policy;
   const window = facts.window;
   const worktree = facts.position.worktree;
+  const writes = closeWrites(input);
   const checkpoint = await slotted(
-    switchOn(policy.policy, "session.checkpoint_on_compact") && !writtenByClose(window, "task.checkpoint")
+    writes.checkpoint
       ? step("checkpoint", () =>
           planRecord(RECORD_KINDS.checkpoint, deriveCheckpoint(facts), ground, policy, {
             how: "derived",
@@ -103,7 +116,7 @@ export async function planClose(input: CloseFacts | undefined, slots: Slots | un
   );
   // It leaves the task active: a task outlives sessions until `finish` or `handover --close`.
   const handover = await slotted(
-    switchOn(policy.policy, "session.handover_on_end") && !writtenByClose(window, "task.handed_over")
+    writes.handover
       ? step("continuation record", () =>
           planRecord(
             RECORD_KINDS.handover,

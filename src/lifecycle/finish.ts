@@ -83,12 +83,17 @@ export async function finishClose(
   return closeIn(inEpisode(ws, episode), episode, claim, policy, gathered);
 }
 
-/** Two sequence numbers drawn in one span of the records lock: the close names its records before writing them. */
-function slotsFor(ws: Workspace): Slots {
-  const checkpoints = storeOf(ws.layer, RECORD_KINDS.checkpoint);
-  const handovers = storeOf(ws.layer, RECORD_KINDS.handover);
-  const [checkpoint, handover] = reserveSeqs(checkpoints, [handovers.dir], 2);
-  return { checkpoint: { dir: checkpoints.dir, seq: checkpoint! }, handover: { dir: handovers.dir, seq: handover! } };
+/**
+ * The sequence numbers of the records the close writes, drawn in one span of the records lock, so it names them
+ * before writing them; none drawn (and no lock taken) when it writes none.
+ */
+function slotsFor(ws: Workspace, writes: { checkpoint: boolean; handover: boolean }): Slots {
+  const kinds = (["checkpoint", "handover"] as const).filter((k) => writes[k]);
+  if (kinds.length === 0) return {};
+  const stores = kinds.map((k) => storeOf(ws.layer, RECORD_KINDS[k]));
+  const other = storeOf(ws.layer, RECORD_KINDS[kinds[0] === "checkpoint" ? "handover" : "checkpoint"]).dir;
+  const seqs = reserveSeqs(stores[0]!, [other], kinds.length);
+  return Object.fromEntries(kinds.map((k, i) => [k, { dir: stores[i]!.dir, seq: seqs[i]! }]));
 }
 
 async function closeIn(
@@ -98,8 +103,11 @@ async function closeIn(
   policy: LoadedPolicy | undefined,
   gathered: Awaited<ReturnType<typeof gatherClose>>,
 ): Promise<Finished> {
-  const [{ planClose }, { writePlanned }] = await Promise.all([import("./close-plan.ts"), import("./records.ts")]);
-  const plan = await planClose(gathered, gathered && slotsFor(ws));
+  const [{ closeWrites, planClose }, { writePlanned }] = await Promise.all([
+    import("./close-plan.ts"),
+    import("./records.ts"),
+  ]);
+  const plan = await planClose(gathered, gathered ? slotsFor(ws, closeWrites(gathered)) : {});
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
   // fails the close, and the claim has it finished later.
   for (const step of [plan.checkpoint, plan.handover]) {

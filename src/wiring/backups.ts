@@ -1,6 +1,6 @@
 /** Backups of the person's client files, kept in the local half before install or uninstall changes them. */
 import { chmodSync, constants, copyFileSync, lstatSync, readFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createHash } from "../lib/runtime.ts";
 import { compactStamp, wall } from "../lib/clock.ts";
 import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
@@ -62,8 +62,10 @@ export function originalOf(ws: Workspace, rel: string, current: string): { bytes
 /** A backup's bytes: only a regular file inside the backups folder (merges.json is the local half's, never trusted blindly). */
 function readBackup(ws: Workspace, rel: string): Buffer | undefined {
   const path = resolve(ws.position.worktree, rel);
-  if (!path.startsWith(`${backupsDir(ws)}${sep}`) || !lstatSync(path, { throwIfNoEntry: false })?.isFile())
-    return undefined;
+  const dir = backupsDir(ws);
+  // The folder itself, and the file in it directly: neither may be a link (a stranger's, to the person's files).
+  if (dirname(path) !== dir || !lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return undefined;
+  if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return undefined;
   try {
     return readFileSync(path);
   } catch {

@@ -1,7 +1,7 @@
 // The close names its records before it writes them: two sequence numbers drawn at once, the checkpoint's path
 // quoted in the handover written after it, and the closed record listing both, each as it is on disk.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { captured, fire, fixture } from "../support/capture.ts";
 
 const START = fixture("SessionStart-startup.json");
@@ -27,5 +27,18 @@ describe("the close's plan, written", () => {
     expect(repo.mj(["checkpoint"], { input: "# Progress\nmore\n" }).status).toBe(0);
     const next = records(repo, ".ai/local/state/checkpoints").filter((f) => f !== checkpoint);
     expect(next.map(seq)).toEqual([seq(handover!) + 1]);
+  });
+
+  test("a close that writes no record draws no number: the sequence file is never touched", () => {
+    using repo = captured();
+    const policy = repo.path(".ai/repo/policy.yaml");
+    const text = readFileSync(policy, "utf8")
+      .replace("checkpoint_on_compact: true", "checkpoint_on_compact: false")
+      .replace("handover_on_end: true", "handover_on_end: false");
+    writeFileSync(policy, text);
+    fire(repo, "start", START);
+    fire(repo, "end", { ...fixture("SessionEnd-other.json"), session_id: START.session_id });
+    expect(records(repo, ".ai/repo/sessions")).toHaveLength(1);
+    expect(existsSync(repo.path(".ai/local/state/record-seq"))).toBe(false);
   });
 });

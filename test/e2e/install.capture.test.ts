@@ -12,7 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { BIN, PROJECT } from "../support/env.ts";
 import { scratch, sh } from "../support/repo.ts";
 import { hookEnv, SHIMS } from "../support/capture.ts";
@@ -279,6 +279,26 @@ describe("capture uninstall", () => {
     ok(repo.mj(["capture", "uninstall"]));
     const settings = readFileSync(repo.path(".claude/settings.json"), "utf8");
     expect(settings).not.toContain("not for the settings file");
+    expect(JSON.parse(settings)).toEqual({ model: "opus" });
+  });
+
+  test("a backups folder that is a link (to a folder of the person's) is not restored from", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"), { recursive: true });
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify({ model: "opus" }));
+    ok(repo.mj(["capture", "install", "--merge"]));
+    const backups = repo.path(".ai/local/backups");
+    const record = JSON.parse(readFileSync(join(backups, "merges.json"), "utf8"));
+    const name = basename(record[".claude/settings.json"].backup);
+    const elsewhere = repo.path("elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, name), "the person's private file\n");
+    writeFileSync(join(elsewhere, "merges.json"), JSON.stringify(record));
+    rmSync(backups, { recursive: true });
+    symlinkSync(elsewhere, backups);
+    ok(repo.mj(["capture", "uninstall"]));
+    const settings = readFileSync(repo.path(".claude/settings.json"), "utf8");
+    expect(settings).not.toContain("private file");
     expect(JSON.parse(settings)).toEqual({ model: "opus" });
   });
 

@@ -2,7 +2,14 @@
 import { describe, expect, test } from "bun:test";
 import type { EpisodeWindow } from "../../src/facts/episode.ts";
 import type { Entry } from "../../src/ledger/line.ts";
-import { planClose, windowWith, type CloseFacts, type Slots, type Step } from "../../src/lifecycle/close-plan.ts";
+import {
+  closeWrites,
+  planClose,
+  windowWith,
+  type CloseFacts,
+  type Slots,
+  type Step,
+} from "../../src/lifecycle/close-plan.ts";
 import type { PlannedRecord, Written } from "../../src/lifecycle/records.ts";
 import type { Policy } from "../../src/policy/index.ts";
 import { RECORD_KINDS } from "../../src/records/kinds.ts";
@@ -129,7 +136,8 @@ describe("the close's plan", () => {
       { event: "task.handed_over", closing: true, handover_path: ".ai/local/state/handovers/y.md" },
     ]);
     const c = input({ window });
-    const plan = await planClose(c, SLOTS);
+    expect(closeWrites(c)).toEqual({ checkpoint: false, handover: false });
+    const plan = await planClose(c, {});
     expect(plan.checkpoint).toBeUndefined();
     expect(plan.handover).toBeUndefined();
   });
@@ -155,6 +163,11 @@ describe("the close's plan", () => {
     const handover = plan.handover;
     expect(handover).toMatchObject({ noun: "continuation record" });
     expect((handover as { ruledOut: string }).ruledOut).toContain("Risks");
+  });
+
+  test("a record to write without a drawn number is a bug, never a guessed name", async () => {
+    expect(closeWrites(input())).toEqual({ checkpoint: true, handover: true });
+    await expect(planClose(input(), { checkpoint: SLOTS.checkpoint })).rejects.toThrow(/closing handover/);
   });
 
   test("nothing gathered: nothing planned, and the close reads its window itself", async () => {
