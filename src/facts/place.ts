@@ -13,7 +13,6 @@ export function placeWith(kind: RecordKind, position: Workspace["position"], rea
   return kind.name === "handover" ? { ...position, closedBy: closedBy(read) } : position;
 }
 
-/** Where `kind` is resolved from here, and how its records are shown. */
 export async function placeFor(
   kind: RecordKind,
   ws: Pick<Workspace, "layer" | "position">,

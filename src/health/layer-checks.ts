@@ -143,7 +143,6 @@ function contextProblem(meta: Record<string, unknown> | undefined, body: string)
   return body.split("\n").some((l) => CONVERSATION.test(l)) ? "carries a conversation line" : undefined;
 }
 
-/** The session contexts: their front matter and their lines. */
 export async function contextsCheck(g: Gathered): Promise<Finding[]> {
   const root = g.ws.position.worktree;
   const out: Finding[] = [];

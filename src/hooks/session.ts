@@ -108,7 +108,6 @@ async function waitFor(ws: Workspace, row: Row, when: "answer" | "work"): Promis
   return waited;
 }
 
-/** Do an event's work from its ticket; the policy is read once, here. */
 async function doWork(ws: Workspace, t: Ticket, wait = true, claim?: Claim): Promise<void> {
   const row = SESSION_EVENTS[t.event as SessionEvent];
   const waited = wait ? await waitFor(ws, row, "work") : 0;

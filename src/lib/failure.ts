@@ -38,7 +38,6 @@ export function isFailure(err: unknown): err is Failure {
   return err instanceof Failure;
 }
 
-/** Node/Bun/Deno filesystem errors carry a string `code` such as ENOENT. */
 export function errnoCode(err: unknown): string | undefined {
   if (err && typeof err === "object" && "code" in err) {
     const code = (err as { code: unknown }).code;

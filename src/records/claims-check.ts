@@ -213,7 +213,6 @@ function scriptLabel(c: Extract<Claim, { kind: "script" }>, scripts: Record<stri
     : { ...base, state: "no_script", label: `package.json has no script ${c.name} now` };
 }
 
-/** The git questions about the cited paths, each asked once per position. */
 function askGit(
   meta: Pick<Meta, "head">,
   paths: { diff: readonly string[]; counted: readonly string[] },

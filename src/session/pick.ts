@@ -17,7 +17,6 @@ export type Pick =
   | { kind: "none" }
   | { kind: "several"; open: OpenEpisode[] };
 
-/** Every readable open episode of this checkout, oldest first. */
 export async function openEpisodes(layer: Layer, position: Position): Promise<OpenEpisode[]> {
   const open = (await listOpen(layer)).flatMap((o) =>
     o.episode && sameCheckout(o.episode, position) ? [o.episode] : [],

@@ -26,7 +26,6 @@ export function resolvedLines(noun: string, v: View, since: View | undefined): s
 export const listingLine = (r: Row) =>
   [r.created_at, r.branch, r.task_id, r.how, r.divergence, r.freshness, r.path].join("  ");
 
-/** `--show <file>`: the record whole, under its identity. */
 export function shownLines(noun: string, path: string, m: Meta, body: string): string[] {
   return [
     `${capital(noun)}: ${path}`,

@@ -53,7 +53,6 @@ function missingHooks(settings: Record<string, unknown>, provider: Provider & { 
   );
 }
 
-/** A settings file of our hooks alone, where the client has none. */
 function freshSettings(provider: Provider & { hooks: Hooks }, path: string, rel: string): Line {
   const hooks: Record<string, unknown[]> = {};
   for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
