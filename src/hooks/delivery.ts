@@ -1,6 +1,9 @@
 /** A hook call: the provider, the event and the ids its payload names. */
 import { pick, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { cleanId, type Payload } from "./payload.ts";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { env } from "../lib/env.ts";
 
 export type SessionEvent = Exclude<HookEvent, "prompt">;
 
@@ -25,6 +28,14 @@ export function transcriptPath(value: unknown): string | undefined {
   return value;
 }
 
+/** Where a client keeps a session's transcript when its payload does not say (Copilot's session state). */
+export function transcriptFile(hooks: Hooks, session: string | undefined): string | undefined {
+  const at = hooks.transcript_file;
+  if (!at || !session || !/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(session)) return undefined;
+  const home = env(at.home_env) ?? join(env("HOME") ?? homedir(), at.home);
+  return transcriptPath(join(home, at.path.replaceAll("{session}", session)));
+}
+
 export function payloadSession(provider: Provider & { hooks: Hooks }, payload: Payload): string | undefined {
   return cleanId(pick(payload.data, provider.hooks.keys.session));
 }
@@ -44,7 +55,9 @@ export function describeHookCall(
     providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
     reason: cleanId(pick(payload.data, keys.reason)),
-    transcript: keys.transcript ? transcriptPath(pick(payload.data, keys.transcript)) : undefined,
+    transcript:
+      (keys.transcript ? transcriptPath(pick(payload.data, keys.transcript)) : undefined) ??
+      transcriptFile(provider.hooks, id),
   };
 }
 
@@ -52,6 +65,7 @@ export const BRIEFING_ENVELOPES: Record<NonNullable<Hooks["briefing"]>, (text: s
   plain: (text) => text,
   additional_context: (text, event) =>
     JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+  top_level_context: (text) => JSON.stringify({ additionalContext: text }),
 };
 
 export function envelope(

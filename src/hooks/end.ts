@@ -22,13 +22,17 @@ async function noteDelivery(
   policy: LoadedPolicy | undefined,
 ): Promise<void> {
   if (!policy || !switchOn(policy.policy, SWITCHES.start)) return;
-  const [{ deliveryOf }, provider] = await Promise.all([import("../transcript/delivery.ts"), adapted(t.provider)]);
-  const verdict = deliveryOf(provider.id, episode.transcript_path, provider.hooks.events.start.shim);
+  const [{ deliveryAtEnd, PENDING }, provider] = await Promise.all([
+    import("../transcript/delivery.ts"),
+    adapted(t.provider),
+  ]);
+  const verdict = deliveryAtEnd(provider.id, episode.transcript_path, provider.hooks.events.start.shim);
   await appendEvent(ws, "session.delivery", {
     provider: provider.id,
     provider_session: episode.provider_session ?? "none",
     delivery: verdict.state,
     cause: redactShapes(verdict.cause),
+    ...(verdict.state === PENDING ? { transcript_path: episode.transcript_path } : {}),
   });
   if (verdict.state === "collapsed" || verdict.state === "missing")
     log.warn(`the briefing of ${episode.session_id} was ${verdict.state}: ${verdict.cause}`);

@@ -54,6 +54,11 @@ export const ENV = {
     meaning: "git's own override: git alone is asked what it tracks",
     unset: "<git dir>/index",
   },
+  COPILOT_HOME: {
+    ours: false,
+    meaning: "Copilot's folder: its config (trusted folders) and session state",
+    unset: "$HOME/.copilot",
+  },
   CLAUDE_CONFIG_DIR: { ours: false, meaning: "Claude Code's configuration folder", unset: "$HOME/.claude" },
   GEMINI_CLI_TRUSTED_FOLDERS_PATH: {
     ours: false,

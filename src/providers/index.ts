@@ -3,6 +3,7 @@ import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
 import type { ConsentKey, CredentialKey, Policy } from "../policy/index.ts";
 import type { Budget, Counts } from "../lib/fit.ts";
+import type { EnvName } from "../lib/env.ts";
 
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
@@ -22,6 +23,8 @@ export type BudgetRow = { chars: number; limit?: number; counts: Counts; channel
 export type Hooks = {
   config: string;
   command: string;
+  /** The command on Windows, for a client that takes one per shell (the `flat` dialect). */
+  powershell?: string;
   /** The client's shell, and how it hands over the project folder. */
   launch: { shell: string; project_dir_env?: string; project_dir_replaced?: string };
   matcher?: string;
@@ -30,7 +33,7 @@ export type Hooks = {
   handler_name?: string;
   /** How the hook file holds an event's handlers (wiring/dialects.ts): nested under a matcher unless said. */
   dialect?: "nested" | "flat";
-  briefing?: "plain" | "additional_context";
+  briefing?: "plain" | "additional_context" | "top_level_context";
   /** Text the client puts before the person's prompt, removed before archiving. */
   prompt_prefix?: "hook_context";
   /** `advisory`: fires on every check, not only on a compaction: no checkpoint is derived from it. */
@@ -47,6 +50,8 @@ export type Hooks = {
     prompt_source: string[];
     transcript?: string[];
   };
+  /** Where the client keeps a session's transcript when no payload names it: a file under its home folder. */
+  transcript_file?: { home_env: EnvName; home: string; path: string };
   deliberate_reasons: string[];
   person_sources: string[];
   injected_markers: string[];
@@ -56,6 +61,10 @@ export type Hooks = {
   mods?: Record<string, ModRow>;
   mcp?: { config: string; server: string };
 };
+
+/** The adapted clients, closed: a test table keyed by it misses a client as a type error. */
+export const CLIENT_IDS = ["claude-code", "codex", "gemini", "copilot"] as const;
+export type ClientId = (typeof CLIENT_IDS)[number];
 
 export type Provider = {
   id: string;

@@ -1,6 +1,7 @@
 /** What the ledger says reached the model: the newest `session.delivery` lines, read from the end. */
 import type { Layer } from "../layer/manifest.ts";
 import { ledgerOf, newestFirst } from "../ledger/store.ts";
+import { PENDING, settle } from "../transcript/delivery.ts";
 
 /** How far back the ledger is read for a delivery verdict (a verdict is written once per closed episode). */
 const LOOKBACK = 5_000;
@@ -33,12 +34,16 @@ function scan(layer: Layer, only: { session?: string }): Map<string, DeliveryLin
     const e = row.entry as Record<string, unknown>;
     if (e.event !== "session.delivery" || typeof e.provider !== "string" || out.has(e.provider)) continue;
     if (only.session !== undefined && e.session !== only.session) continue;
+    const now =
+      e.delivery === PENDING
+        ? settle(e.provider, typeof e.transcript_path === "string" ? e.transcript_path : undefined)
+        : undefined;
     out.set(e.provider, {
       provider: e.provider,
       provider_session: String(e.provider_session ?? "none"),
       session: String(e.session ?? "none"),
-      delivery: String(e.delivery),
-      cause: String(e.cause ?? ""),
+      delivery: now?.state ?? String(e.delivery),
+      cause: now?.cause ?? String(e.cause ?? ""),
       at: String(e.ts ?? ""),
     });
   }

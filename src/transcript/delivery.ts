@@ -4,7 +4,7 @@
  * characters), `missing` (failed, cancelled, none), `not_provable` (a transcript we cannot read). Read through the
  * safe open, bounded at both ends; only the verdict is stored.
  */
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, readSync } from "node:fs";
 import { openLayerFile } from "../lib/safe-read.ts";
 
 export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"] as const;
@@ -107,9 +107,56 @@ export function claudeVerdict(text: string, shim: string): DeliveryVerdict {
   };
 }
 
-export const DELIVERY_READERS: Record<string, (text: string, shim: string) => DeliveryVerdict> = {
-  "claude-code": claudeVerdict,
+/** The briefing's first line: how a client's record that does not name the hook's command shows our answer. */
+export const BRIEFING_HEADING = "## majordomus — what this repository already knows";
+
+type CopilotRow = {
+  type?: unknown;
+  data?: { hookType?: unknown; success?: unknown; output?: unknown; error?: unknown };
 };
+
+/** Copilot's events.jsonl: the newest start's `hook.end` rows; ours is the answer that opens with the heading. */
+export function copilotVerdict(text: string): DeliveryVerdict {
+  const rows: CopilotRow[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"sessionStart"')) continue;
+    try {
+      const row = JSON.parse(line) as CopilotRow;
+      if (row.data?.hookType === "sessionStart") rows.push(row);
+    } catch {}
+  }
+  const since = rows.findLastIndex((r) => r.type === "hook.start");
+  const ends = rows.slice(since + 1).filter((r) => r.type === "hook.end");
+  const context = (r: CopilotRow) => (r.data?.output as { additionalContext?: unknown } | undefined)?.additionalContext;
+  const ours = ends.find((r) => r.data?.success === true && String(context(r)).startsWith(BRIEFING_HEADING));
+  if (ours)
+    return {
+      state: "inline",
+      cause: `the briefing reached the model whole (${String(context(ours)).length.toLocaleString("en-US")} characters)`,
+    };
+  const failed = ends.find((r) => r.data?.success === false);
+  const error = (failed?.data?.error as { message?: unknown } | undefined)?.message ?? failed?.data?.error;
+  return {
+    state: "missing",
+    cause: failed
+      ? `a start hook failed${typeof error === "string" && error ? `: ${lastLine(error)}` : ""}`
+      : "the client's transcript holds no answer of the start hook (it did not run, or printed nothing)",
+  };
+}
+
+/**
+ * One row per client whose transcript majordomus reads. `late`: the client writes it when it exits, after its end
+ * hook, so the end records the path and the verdict is read when first asked (settle).
+ */
+export const DELIVERY_READERS: Record<
+  string,
+  { verdict: (text: string, shim: string) => DeliveryVerdict; late?: true }
+> = {
+  "claude-code": { verdict: claudeVerdict },
+  copilot: { verdict: copilotVerdict, late: true },
+};
+
+export const PENDING = "pending";
 
 export function deliveryOf(provider: string, transcriptPath: string | undefined, shim: string): DeliveryVerdict {
   const reader = DELIVERY_READERS[provider];
@@ -122,5 +169,22 @@ export function deliveryOf(provider: string, transcriptPath: string | undefined,
   const text = readBounded(transcriptPath);
   if (text === undefined)
     return { state: "not_provable", cause: "the client's transcript could not be read as a plain file" };
-  return reader(text, shim);
+  return reader.verdict(text, shim);
+}
+
+export function deliveryAtEnd(
+  provider: string,
+  transcriptPath: string | undefined,
+  shim: string,
+): { state: DeliveryState | typeof PENDING; cause: string } {
+  if (DELIVERY_READERS[provider]?.late && transcriptPath && !existsSync(transcriptPath))
+    return { state: PENDING, cause: "the client writes its transcript when it exits, after its end hook" };
+  return deliveryOf(provider, transcriptPath, shim);
+}
+
+/** A pending verdict, read from the transcript written since (a late reader needs no shim). */
+export function settle(provider: string, transcriptPath: string | undefined): DeliveryVerdict {
+  if (!DELIVERY_READERS[provider]?.late || !transcriptPath || !existsSync(transcriptPath))
+    return { state: "not_provable", cause: "the client's transcript of the session was never written" };
+  return deliveryOf(provider, transcriptPath, "");
 }

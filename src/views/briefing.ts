@@ -26,6 +26,7 @@ import { spend, type Cut, type Part, type Quote, type Spent } from "./budget.ts"
 import type { Budget } from "../lib/fit.ts";
 import { capitalized, printable } from "../lib/printable.ts";
 import { field, fields, quoted } from "../lib/quote.ts";
+import { BRIEFING_HEADING } from "../transcript/delivery.ts";
 
 export type { Cut } from "./budget.ts";
 export type Briefing = Spent;
@@ -41,7 +42,7 @@ const header: Write = (f) => {
   const e = f.episode;
   return {
     lines: [
-      "## majordomus — what this repository already knows",
+      BRIEFING_HEADING,
       "",
       `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, ` +
         `on ${field(p.branch)} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,

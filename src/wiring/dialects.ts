@@ -14,8 +14,8 @@ export type Dialect = {
   skeleton: Record<string, unknown>;
 };
 
-const commandOf = (provider: Provider & { hooks: Hooks }, event: HookEvent) =>
-  provider.hooks.command.replaceAll("{shim}", provider.hooks.events[event].shim);
+const commandOf = (provider: Provider & { hooks: Hooks }, event: HookEvent, template = provider.hooks.command) =>
+  template.replaceAll("{shim}", provider.hooks.events[event].shim);
 
 const text = (v: unknown) => (typeof v === "string" ? v : "");
 
@@ -48,8 +48,12 @@ const nested: Dialect = {
 
 const flat: Dialect = {
   entry(provider, event) {
-    const command = commandOf(provider, event);
-    return { type: "command", bash: command, powershell: command, timeoutSec: provider.hooks.events[event].timeout };
+    return {
+      type: "command",
+      bash: commandOf(provider, event),
+      powershell: commandOf(provider, event, provider.hooks.powershell),
+      timeoutSec: provider.hooks.events[event].timeout,
+    };
   },
   commands(entry) {
     const e = entry as { bash?: unknown; powershell?: unknown; command?: unknown } | null;

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { onPath } from "../lib/path.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
@@ -106,9 +106,11 @@ async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }):
   };
 }
 
+/** A client's JSON settings; whole lines of `//` comments (Copilot heads its config with them) are skipped. */
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    const text = readFileSync(path, "utf8").replace(/^[ \t]*\/\/.*$/gm, "");
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -141,9 +143,29 @@ async function geminiFolder(ws: Workspace): Promise<Trust> {
   return { trusted: false, reason: `Gemini does not trust ${folder}, so it loads none of its project hooks`, steps };
 }
 
+/** Copilot: repository hooks load only in a folder its config trusts (the folder or one above it). */
+async function copilotFolder(ws: Workspace): Promise<Trust> {
+  const folder = realpathSync(ws.position.worktree);
+  const dir = env("COPILOT_HOME") ?? join(env("HOME") ?? "", ".copilot");
+  const file = join(dir, "config.json");
+  const steps = [
+    `trust the folder once: run \`copilot\` in ${folder} and choose to trust it, or add ` +
+      `"${folder}" to "trusted_folders" in ${file}; for one headless run, \`copilot -p … --trust-folder\``,
+  ];
+  const config = readJson(file) ?? {};
+  const listed = [config.trusted_folders, config.trustedFolders].flatMap((v) => (Array.isArray(v) ? v : []));
+  const covering = listed.find(
+    (p): p is string => typeof p === "string" && (folder === p || folder.startsWith(p.endsWith(sep) ? p : p + sep)),
+  );
+  return covering
+    ? { trusted: true, reason: `${file} trusts ${covering}`, steps: [] }
+    : { trusted: false, reason: `Copilot does not trust ${folder}, so it loads none of its repository hooks`, steps };
+}
+
 export const TRUST_CHECKS: Record<string, (ws: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
   "codex-hooks": codexHooks,
   "gemini-folder": (ws) => geminiFolder(ws),
+  "copilot-folder": (ws) => copilotFolder(ws),
 };
 
 export async function trustOf(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {

@@ -3,16 +3,19 @@
  * the versions the payload fixtures were captured from. Idempotent: a cache holding the pinned
  * version is used as it is.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { PROJECT } from "../support/env.ts";
+import type { ClientId } from "../../src/providers/index.ts";
 
 export const CLIENTS = {
   "claude-code": { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
   codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
-} as const;
+  copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
+} as const satisfies Record<ClientId, { pkg: string; version: string; bin: string }>;
 
 export type ClientName = keyof typeof CLIENTS;
 
@@ -22,10 +25,22 @@ export function clientBin(name: ClientName): string {
   return join(CACHE, name, "node_modules", ".bin", CLIENTS[name].bin);
 }
 
+/**
+ * What a client unpacks of itself on its first run (Copilot: 235 MB of its runtime), kept beside
+ * its install and shared by every test, as XDG_CACHE_HOME; a test's HOME and temp stay its own.
+ */
+export function clientUnpacked(name: ClientName): string {
+  return join(CACHE, name, "unpacked");
+}
+
 function installedVersion(name: ClientName): string | undefined {
   const bin = clientBin(name);
   if (!existsSync(bin)) return undefined;
-  const run = spawnSync(bin, ["--version"], { encoding: "utf8", env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
+  // Even --version writes to HOME: a throwaway one, gone afterwards.
+  const home = mkdtempSync(join(tmpdir(), "majordomus-client-version-"));
+  const env = { ...process.env, HOME: home, XDG_CACHE_HOME: clientUnpacked(name), DISABLE_AUTOUPDATER: "1" };
+  const run = spawnSync(bin, ["--version"], { encoding: "utf8", env });
+  rmSync(home, { recursive: true, force: true });
   // `2.1.332 (Claude Code)`, `codex-cli 0.171.0`: the first version-shaped word.
   return /\d+\.\d+\.\d+/.exec(run.stdout ?? "")?.[0];
 }

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { adapted, type HookEvent } from "../../src/providers/index.ts";
+import { adapted, CLIENT_IDS, type ClientId, type HookEvent } from "../../src/providers/index.ts";
 import { parsePayload } from "../../src/hooks/payload.ts";
 import { describeHookCall, payloadSession, type SessionEvent } from "../../src/hooks/delivery.ts";
 import { handleSessionEvent } from "../../src/hooks/session.ts";
@@ -17,9 +17,18 @@ import { Repo } from "../support/repo.ts";
 import { ledger, closedRecords } from "../support/layered.ts";
 
 const FIXTURES = join(PROJECT, "test", "fixtures");
-const CLIENTS = ["claude-code", "codex", "gemini"] as const;
+type Capture = { payload: Record<string, unknown>; wrapper: Record<string, unknown> };
+const named = ({ payload }: Capture) => payload.hook_event_name ?? payload.type;
+/** Each client's captures: the event a payload answers (Copilot's payloads do not name it; the capture does). */
+const CAPTURES: Record<ClientId, { event: (capture: Capture) => unknown }> = {
+  "claude-code": { event: named },
+  codex: { event: named },
+  gemini: { event: named },
+  copilot: { event: ({ wrapper }) => wrapper._event },
+};
+const CLIENTS = CLIENT_IDS;
 
-/** A captured payload's text: Codex's and Gemini's captures wrap it with where it came from. */
+/** A captured payload's text: Codex's, Gemini's and Copilot's captures wrap it with where it came from. */
 function payloadText(file: string): string {
   const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   return JSON.stringify("_source" in raw ? raw.payload : raw);
@@ -42,8 +51,9 @@ for (const client of CLIENTS) {
     const files = readdirSync(join(FIXTURES, client)).filter((f) => f.endsWith(".json"));
     for (const name of files) {
       const text = payloadText(join(FIXTURES, client, name));
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      const clientEvent = String(parsed.hook_event_name ?? parsed.type ?? "no event name");
+      const wrapper = JSON.parse(readFileSync(join(FIXTURES, client, name), "utf8")) as Record<string, unknown>;
+      const payload_ = JSON.parse(text) as Record<string, unknown>;
+      const clientEvent = String(CAPTURES[client].event({ payload: payload_, wrapper }) ?? "no event name");
       const ours = (Object.entries(provider.hooks.events) as Array<[HookEvent, { event: string }]>).find(
         ([, row]) => row.event === clientEvent,
       )?.[0];
