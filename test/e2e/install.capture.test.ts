@@ -533,6 +533,20 @@ describe("which clients capture install wires", () => {
     );
     // What Codex needs before it runs them is said (here it cannot be asked: the stand-in answers nothing).
     expect(both.stderr).toContain("codex will not run these hooks yet");
+    // A `copilot` on PATH: its own hook file, and its trust step.
+    writeFileSync(join(bin, "copilot"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    using third = layered();
+    const withCopilot = ok(third.mj(["capture", "install"], { env: { PATH: `${bin}:/usr/bin:/bin` } }));
+    expect(withCopilot.stderr).toMatch(/wiring GitHub Copilot CLI: copilot is on PATH/);
+    const hookFile = JSON.parse(readFileSync(third.path(".github/hooks/majordomus.json"), "utf8"));
+    expect(hookFile.version).toBe(1);
+    expect(hookFile.hooks.sessionStart[0]).toMatchObject({
+      type: "command",
+      bash: '"$COPILOT_PROJECT_DIR"/.github/hooks/majordomus-session-start',
+      timeoutSec: 20,
+    });
+    expect(hookFile.hooks.sessionStart[0].powershell).toContain(".github/hooks/majordomus-session-start");
+    expect(withCopilot.stderr).toContain("copilot will not run these hooks yet");
     rmSync(bin, { recursive: true, force: true });
   });
 });
