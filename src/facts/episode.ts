@@ -28,6 +28,8 @@ export type EpisodeWindow = {
   decisions: string[];
   questions: string[];
   quotes: Record<string, string[]>;
+  /** The first handover whose Next Action a start of this episode quoted as its author's words (uptake measures it). */
+  handed?: string;
 };
 
 function unique(values: unknown[]): string[] {
@@ -61,6 +63,7 @@ export function windowOf(
     decisions: unique(entries.filter((e) => e.event === "decision.recorded").map((e) => e.decision)),
     questions: unique(entries.filter((e) => e.event === "question.opened").map((e) => e.question)),
     quotes: Object.fromEntries(checkpoints.map((c) => [c, quote(ws.position.worktree, c)])),
+    handed: unique(entries.filter((e) => e.event === "session.briefed").map((e) => e.handed))[0],
   };
 }
 

@@ -16,8 +16,10 @@ const CLOSE_WAIT_MS = 2_000;
 
 const GIT_CEILING_MS = 2_000;
 
-/** The briefing's size, budget and every cut, in the ledger. */
-async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing): Promise<void> {
+/** The briefing's size, budget, every cut, and the authored Next Action it quoted (what uptake measures), in the ledger. */
+async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing, facts: Facts | undefined): Promise<void> {
+  const v = facts?.handover.view;
+  const handed = v && v.how === "authored" && !v.history && v.next_action?.length ? v.path : undefined;
   const cuts = b.cuts.map((c) => c.part);
   await attempt(ws, d, "the briefing's size was not recorded", async () => {
     await appendEvent(ws, "session.briefed", {
@@ -28,6 +30,7 @@ async function noteBriefing(ws: Workspace, d: HookCall, b: Briefing): Promise<vo
       counts: b.budget?.counts ?? "utf16",
       ...(cuts.length ? { cuts } : {}),
       ...(b.withheld ? { withheld_lines: b.withheld } : {}),
+      ...(handed ? { handed } : {}),
     });
   });
   if (cuts.length)
@@ -59,7 +62,7 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
       stdout = made.lines.join("\n");
       briefed = made;
     });
-    if (briefed) await noteBriefing(ws, d, briefed);
+    if (briefed) await noteBriefing(ws, d, briefed, facts);
   }
   // Sessions already at work are told of a new one at their next prompt, once.
   if (fresh && opened && facts && facts.live.length > 0) {

@@ -1,9 +1,10 @@
 /**
- * Writes the small YAML documents majordomus owns (front matter, the task): a flat map of scalars and string lists,
- * strings as JSON where plain YAML could misread them, so each parses back to itself.
+ * Writes the small YAML documents majordomus owns (front matter, the task): a map of scalars, string lists and maps of
+ * those, strings as JSON where plain YAML could misread them, so each parses back to itself.
  */
 export type Scalar = string | number | boolean | null;
-export type Value = Scalar | readonly string[];
+type Flat = Scalar | readonly string[];
+export type Value = Flat | { readonly [key: string]: Flat };
 
 /**
  * Bare only when it opens with a letter, digit, `_`, `.` or `/` (a bare `@` is refused, a bare `-` opens a list: both
@@ -26,15 +27,18 @@ export function scalar(value: Scalar): string {
   return plain ? value : JSON.stringify(value);
 }
 
+function entryLines(key: string, value: Value, indent: string): string[] {
+  if (Array.isArray(value))
+    return value.length === 0
+      ? [`${indent}${key}: []`]
+      : [`${indent}${key}:`, ...value.map((v) => `${indent}  - ${scalar(v)}`)];
+  if (value !== null && typeof value === "object")
+    return [`${indent}${key}:`, ...Object.entries(value).flatMap(([k, v]) => entryLines(k, v as Flat, `${indent}  `))];
+  return [`${indent}${key}: ${scalar(value as Scalar)}`];
+}
+
 export function emitMap(entries: ReadonlyArray<readonly [string, Value]>): string {
-  const lines: string[] = [];
-  for (const [key, value] of entries) {
-    if (Array.isArray(value)) {
-      if (value.length === 0) lines.push(`${key}: []`);
-      else lines.push(`${key}:`, ...value.map((v) => `  - ${scalar(v)}`));
-    } else lines.push(`${key}: ${scalar(value as Scalar)}`);
-  }
-  return `${lines.join("\n")}\n`;
+  return `${entries.flatMap(([key, value]) => entryLines(key, value, "")).join("\n")}\n`;
 }
 
 function keyChar(code: number, first: boolean): boolean {

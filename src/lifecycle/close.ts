@@ -24,7 +24,8 @@ import { sameCheckout } from "../repo/where.ts";
 import { episodeKey } from "../session/keys.ts";
 import { gatherEpisode, type EpisodeWindow } from "../facts/episode.ts";
 import { RECORD_KEYS, type Outcome } from "../session/schema.ts";
-import { recordBody, renderRecord } from "../views/session-record.ts";
+import { recordBody, renderRecord, type Closing } from "../views/session-record.ts";
+import type { Uptake } from "../transcript/uptake.ts";
 import { commitRecord } from "./commit.ts";
 import { consentHere } from "./consent.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "../session/store.ts";
@@ -120,6 +121,16 @@ const busy = (id: string) =>
     "retry in a moment; `majordomus recover` finishes it if that writer died",
   );
 
+/** Uptake for the tracked record: the names it keeps pass the one gate, as everything else it holds. */
+async function gatedUptake(ws: Workspace, episode: OpenEpisode, window: EpisodeWindow): Promise<Uptake | undefined> {
+  if (!window.handed) return undefined;
+  const { gatherUptake } = await import("../facts/uptake.ts");
+  const uptake = await gatherUptake(ws.position.worktree, episode, window.handed);
+  const gate = (names: string[]) =>
+    Promise.all(names.map((n) => redactForWrite(n, "uptake of the handed Next Action")));
+  return { ...uptake, named: await gate(uptake.named), acted_on: await gate(uptake.acted_on) };
+}
+
 /** Write the close of `episode` (the caller holds its claim) from the window the caller gathered. */
 export async function writeClose(
   ws: Workspace,
@@ -128,7 +139,8 @@ export async function writeClose(
   options: CloseOptions,
 ): Promise<Closed> {
   const key = episodeKey(options.providerSession);
-  const closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
+  const closing: Closing = { closedAt: stamp(), outcome: options.outcome, reason: options.reason };
+  closing.uptake = await gatedUptake(ws, episode, window);
   // The record goes to the tracked half: whatever it quotes carries no secret.
   const body = await redactForWrite(
     options.summary?.trim() ? options.summary : recordBody(window, closing, options.policy?.policy),

@@ -8,6 +8,7 @@ import { gatherFacts } from "../facts/gather.ts";
 import { CONTEXT_NEEDS, contextView } from "../views/context.ts";
 import { continuityView, type Continuity, type ContinuityFacts } from "../views/continuity.ts";
 import { pageHtml } from "../views/page.ts";
+import { uptakeReport } from "../views/uptake.ts";
 import { listOpen } from "../session/store.ts";
 import { readClosed } from "../session/closed.ts";
 import { sameCheckout } from "../repo/where.ts";
@@ -22,6 +23,8 @@ import { status, wiredProviders } from "../wiring/status.ts";
 export const CACHE_MS = 2_000;
 export const PAGE_REFRESH_S = 5;
 const RECENT_CLOSED = 10;
+/** The page's uptake card counts this many of the newest closed records, as `majordomus report` does by default. */
+const UPTAKE_LAST = 50;
 
 export class Account {
   private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
@@ -112,12 +115,19 @@ export class Account {
       const threshold = policy?.policy.session?.stranded_after ?? null;
       const ms = threshold ? parseDuration(threshold) : undefined;
       const stranded = ms === undefined ? [] : await openedBefore(ws, ws.at.getTime() - ms);
-      const rows = await status(ws, { verify: false }).catch(() => []);
+      const [rows, closed] = await Promise.all([
+        status(ws, { verify: false }).catch(() => []),
+        readClosed(ws, { limit: UPTAKE_LAST }),
+      ]);
       const wired = wiredProviders(rows);
       return pageHtml({
         continuity,
         providers: rows.filter((r) => wired.has(r.provider)),
         recovery: { stranded: stranded.length, unfinished_closes: readClaims(ws.layer).length, threshold },
+        uptake: uptakeReport(
+          closed.records.map((r) => r.meta),
+          UPTAKE_LAST,
+        ),
         refreshSeconds: PAGE_REFRESH_S,
       });
     });

@@ -19,6 +19,7 @@ export const RECORD_KEYS = [
   "handovers",
   "decisions",
   "questions",
+  "uptake",
 ] as const;
 
 /** Names a conversation would arrive under; a document carrying one is a blocking failure. */

@@ -16,7 +16,8 @@ export const undelivered = (v: { state: string }) => v.state === "collapsed" || 
 const HEAD_BYTES = 4 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
 
-function readBounded(path: string): string | undefined {
+/** A transcript through the safe open: whole up to `head + tail` bytes, else its first `head` and last `tail`. */
+export function readBounded(path: string, head = HEAD_BYTES, tail = TAIL_BYTES): string | undefined {
   let fd: number | undefined;
   try {
     fd = openLayerFile(path);
@@ -32,8 +33,8 @@ function readBounded(path: string): string | undefined {
       }
       return buffer.toString("utf8", 0, read);
     };
-    if (size <= HEAD_BYTES + TAIL_BYTES) return take(0, size);
-    return `${take(0, HEAD_BYTES)}\n${take(size - TAIL_BYTES, TAIL_BYTES)}`;
+    if (size <= head + tail) return take(0, size);
+    return tail === 0 ? take(0, head) : `${take(0, head)}\n${take(size - tail, tail)}`;
   } catch {
     return undefined;
   } finally {

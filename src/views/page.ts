@@ -4,12 +4,14 @@
  * with the page's key and again every few seconds; its meta refresh serves a client that fetches it with the token.
  */
 import type { Continuity, RecordSummary } from "./continuity.ts";
+import type { UptakeReport, UptakeRow } from "./uptake.ts";
 
 export type PageFacts = {
   continuity: Continuity;
   /** The capture state of each client wired here (capture status, not executed). */
   providers: Array<{ provider: string; aspect: string; state: string; reason: string }>;
   recovery: { stranded: number; unfinished_closes: number; threshold: string | null };
+  uptake: UptakeReport;
   refreshSeconds: number;
 };
 
@@ -38,6 +40,36 @@ function record(r: RecordSummary): string {
       ["episode", r.episode ?? "none"],
     ])}${next}`
   );
+}
+
+const SHADES = [
+  ["acted", "#6b8e4e"],
+  ["partly", "#d9a63a"],
+  ["ignored", "#c0504d"],
+  ["not_provable", "#b5b5b0"],
+] as const;
+
+/** One client's handed sessions as a bar of its states (CSS widths, no script), with the counts in words beside it. */
+function uptakeBar(r: UptakeRow): string {
+  const parts = SHADES.filter(([s]) => r[s] > 0).map(
+    ([s, colour]) =>
+      `<span style="width:${((100 * r[s]) / r.handed).toFixed(1)}%;background:${colour}" title="${s.replace("_", " ")}: ${r[s]}"></span>`,
+  );
+  const words = SHADES.map(([s]) => `${r[s]} ${s.replace("_", " ")}`).join(", ");
+  return (
+    `<p><strong>${esc(r.key)}</strong>: ${r.handed} of ${r.sessions} handed one; ${esc(words)}; median turn to the ` +
+    `first action ${r.median_turn ?? "—"}</p><div class="bar">${parts.join("")}</div>`
+  );
+}
+
+export function uptakeBody(u: UptakeReport): string {
+  return u.handed === 0
+    ? absent(`none of the last ${u.sessions} closed session(s) was handed an authored Next Action (majordomus report)`)
+    : `<p>Of the last ${u.sessions} closed session(s), measured from each client's transcript ` +
+        `(majordomus report):</p>${u.by_client
+          .filter((r) => r.handed > 0)
+          .map(uptakeBar)
+          .join("")}`;
 }
 
 function cards(p: PageFacts): Card[] {
@@ -101,6 +133,7 @@ function cards(p: PageFacts): Card[] {
           ? absent("no closed session record on this branch")
           : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) ` + `— <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
     },
+    { id: "uptake", title: "Did the handover work?", body: uptakeBody(p.uptake) },
     {
       id: "recovery",
       title: "Recovery",
@@ -146,7 +179,8 @@ const STYLE =
   `0;padding:.4rem .7rem;border-left:3px solid ` +
   `#6b8e4e;background:#f3f7ef;white-space:pre-wrap}.withheld{color:#8a4b00}table{border-collapse:collapse;width:100%}td,th{border-top:1px ` +
   `solid ` +
-  `#eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}`;
+  `#eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}.bar{display:flex;height:.8rem;` +
+  `background:#eee;border-radius:3px;overflow:hidden;margin:0 0 .6rem}.bar span{display:block}`;
 
 export function pageHtml(p: PageFacts): string {
   const c = p.continuity;

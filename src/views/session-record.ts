@@ -10,8 +10,9 @@ import type { EpisodeWindow } from "../facts/episode.ts";
 import type { Policy } from "../policy/index.ts";
 import type { Outcome } from "../session/schema.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
+import type { Uptake } from "../transcript/uptake.ts";
 
-export type Closing = { closedAt: string; outcome: Outcome; reason?: string };
+export type Closing = { closedAt: string; outcome: Outcome; reason?: string; uptake?: Uptake };
 
 type Section = (w: EpisodeWindow, c: Closing) => string[];
 
@@ -43,6 +44,7 @@ export const RECORD_SECTIONS: Record<string, Section> = {
       : w.questions.map((q) => `- ${q}`),
   Outcome: (w, c) => [
     `${c.outcome}${c.reason ? ` (client reason: ${c.reason})` : ""}.`,
+    ...(c.uptake ? [uptakeLine(c.uptake)] : []),
     ...(w.handovers.length === 0
       ? ["No handover was written in this episode (`majordomus handover` writes one)."]
       : w.handovers.map((h) => `Continuation record: ${h}`)),
@@ -75,6 +77,20 @@ export function recordBody(w: EpisodeWindow, c: Closing, policy: Policy | undefi
   return out.join("\n");
 }
 
+/** The uptake in one sentence: the figures the front matter holds, in words. */
+export function uptakeLine(u: Uptake): string {
+  const of = `${u.acted_on.length} of ${u.named.length} named`;
+  const early =
+    u.turn !== undefined
+      ? `; first in turn ${u.turn}, after ${u.tool_calls_before} tool call(s) and ${u.tokens_before} output token(s)`
+      : "";
+  const rereads = u.rereads !== undefined ? `; ${u.rereads} read(s) of cited files before the first edit` : "";
+  return (
+    `Uptake of the Next Action handed in ${u.handed}: ${u.state.replace("_", " ")}` +
+    (u.cause ? ` (${u.cause}).` : ` (${of}${early}${rereads}).`)
+  );
+}
+
 /** What the record says in place of a commit count when git could not give one. */
 const COMMITS_SAID: Record<string, (w: EpisodeWindow) => string> = {
   diverged: () => "the start commit is no longer an ancestor (history was rewritten)",
@@ -82,6 +98,12 @@ const COMMITS_SAID: Record<string, (w: EpisodeWindow) => string> = {
     "commits and changed files unknown: git did not answer within the end hook's budget (the " +
     "client's end_budget_ms), so this record was published without them",
 };
+
+const uptakeMap = (u: Uptake) =>
+  Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string | number | string[]
+  >;
 
 export function renderRecord(w: EpisodeWindow, c: Closing, body: Clean): string {
   const front = emitMap([
@@ -104,6 +126,7 @@ export function renderRecord(w: EpisodeWindow, c: Closing, body: Clean): string 
     ["handovers", w.handovers],
     ["decisions", w.decisions],
     ["questions", w.questions],
+    ...(c.uptake ? [["uptake", uptakeMap(c.uptake)] as const] : []),
   ]);
   return `---\n${front}---\n\n${body.replace(/\s+$/, "")}\n`;
 }

@@ -89,6 +89,7 @@ describe("--json documents", () => {
     fire(repo, "end", { session_id: "cc-json", reason: "prompt_input_exit" });
     expect((json(repo, ["session", "list", "--all"]).items as unknown[]).length).toBe(1);
     json(repo, ["session", "latest"]);
+    expect(json(repo, ["report", "--last", "10"])).toMatchObject({ sessions: 1, handed: 0 });
     json(repo, ["session", "show", "cc-json"]);
     expect(json(repo, ["session", "context", "cc-json"])).toMatchObject({ open: false });
     json(repo, ["session", "start"]);

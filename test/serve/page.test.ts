@@ -25,6 +25,7 @@ const CARDS = [
   "checkpoint",
   "blockers",
   "closed",
+  "uptake",
   "recovery",
   "providers",
   "trust",

@@ -368,6 +368,7 @@ describe("majordomus serve", () => {
       "checkpoint",
       "blockers",
       "closed",
+      "uptake",
       "recovery",
       "providers",
       "trust",

@@ -1,5 +1,6 @@
 // The views over hand-built facts, in process: no git, no binary, no files. Each test states the
 // facts and reads the text a worker would be handed.
+import { uptakeReport } from "../../src/views/uptake.ts";
 import { describe, expect, test } from "bun:test";
 import type { Facts } from "../../src/facts/facts.ts";
 import type { Task } from "../../src/task/record.ts";
@@ -451,9 +452,19 @@ describe("the read side's account", () => {
         continuity: c,
         providers: [],
         recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
+        uptake: uptakeReport([], 50),
         refreshSeconds: 5,
       }),
     ).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
+    expect(
+      pageHtml({
+        continuity: c,
+        providers: [],
+        recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
+        uptake: uptakeReport([{ provider: "claude-code", branch: "main", uptake: { state: "acted", turn: 1 } }], 50),
+        refreshSeconds: 5,
+      }),
+    ).toContain('<section id="uptake"><h2>Did the handover work?</h2><p>Of the last 1 closed session(s)');
     const questions = Array.from({ length: 30 }, (_, i) => ({
       text: `question ${i + 1}?`,
       taskId: "none",

@@ -17,6 +17,7 @@ export const COMMANDS = {
   question: () => import("./question.ts").then((m) => m.default),
   decision: () => import("./decision.ts").then((m) => m.default),
   context: () => import("./context.ts").then((m) => m.default),
+  report: () => import("./report.ts").then((m) => m.default),
   session: () => import("./session.ts").then((m) => m.default),
   capture: () => import("./capture/index.ts").then((m) => m.default),
   recover: () => import("./recover.ts").then((m) => m.default),

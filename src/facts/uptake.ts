@@ -1,0 +1,30 @@
+/** What a closing episode was handed, read back (the start recorded it), and what its transcript shows it did. */
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import { readLayerFile } from "../lib/safe-read.ts";
+import { parseClaim } from "../records/claims.ts";
+import { sections, splitFrontMatter, trimmedSection } from "../records/markdown.ts";
+import { parseYaml } from "../lib/runtime.ts";
+import { actionsOf, namedIn, uptakeOf, type Uptake } from "../transcript/uptake.ts";
+import type { OpenEpisode } from "../session/store.ts";
+
+export async function gatherUptake(worktree: string, episode: OpenEpisode, handed: string): Promise<Uptake> {
+  let next = "";
+  let cited: string[] = [];
+  try {
+    const split = splitFrontMatter(readLayerFile(join(worktree, handed)));
+    next = trimmedSection(sections(split?.body ?? "").get("Next Action") ?? []).join("\n");
+    const claims = ((await parseYaml(split?.frontMatter ?? "")) as { claims?: unknown } | null)?.claims;
+    cited = (Array.isArray(claims) ? claims : []).flatMap((c) => {
+      const claim = typeof c === "string" ? parseClaim(c) : undefined;
+      return claim?.kind === "path" ? [claim.path] : [];
+    });
+  } catch {
+    return { state: "not_provable", handed, named: [], acted_on: [], cause: "the handed record can no longer be read" };
+  }
+  const roots = [worktree];
+  try {
+    roots.push(realpathSync(worktree));
+  } catch {}
+  return uptakeOf(handed, namedIn(next), cited, actionsOf(episode.provider, episode.transcript_path, roots));
+}

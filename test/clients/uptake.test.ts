@@ -1,0 +1,104 @@
+// Uptake, measured with the real Claude Code 2.1.332 against the mock API: each session is handed
+// an authored Next Action naming `src/ini.ts` and a command; the mock model then edits that file
+// and runs that command, edits another file, or runs in a session that keeps no transcript. The
+// closed record says acted, ignored or not provable with its figures, and `report` counts them.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { ok } from "../support/layered.ts";
+import { startServe } from "../support/serve.ts";
+import { ClaudeRig } from "./rig.ts";
+import type { MockOptions, ToolCall } from "./mock-anthropic.ts";
+
+const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
+const TIMEOUT = 300_000;
+
+const NEXT = "Wire the tokenizer into src/ini.ts, then check `git status --short`.";
+const HANDOVER = `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
+
+/** The model's answers for one session, one tool call per request in order, offered tools permitting; then text. */
+function calls(...steps: Array<(project: string) => ToolCall>): (project: string) => MockOptions["tool"] {
+  return (project) => {
+    let i = 0;
+    return (request) => {
+      if (i >= steps.length || !JSON.stringify(request.body?.tools ?? []).includes('"Write"')) return undefined;
+      return steps[i++]!(project);
+    };
+  };
+}
+const write = (rel: string) => (project: string) => ({
+  name: "Write",
+  input: { file_path: `${project}/${rel}`, content: "export const tokenizer = 1;\n" },
+});
+const run = (command: string) => () => ({ name: "Bash", input: { command, description: "check" } });
+
+function uptakes(repo: ClaudeRig["repo"]): Array<Record<string, unknown> | undefined> {
+  const dir = repo.path(".ai/repo/sessions");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".md") && f !== "README.md")
+    .sort()
+    .map((f) => parse(readFileSync(`${dir}/${f}`, "utf8").split("---\n")[1]!).uptake);
+}
+
+describe.skipIf(!ENABLED)("uptake with Claude Code 2.1.332 against the mock API", () => {
+  test(
+    "acted (the named file edited and the command run), ignored (another file edited), not provable (no transcript); report counts them",
+    async () => {
+      let answer: MockOptions["tool"];
+      using rig = new ClaudeRig({ mock: { tool: (request, i) => answer?.(request, i) } });
+      rig.trust();
+      const repo = rig.repo;
+      const session = async (answers: ReturnType<typeof calls>, extra: string[] = []) => {
+        ok(repo.mj(["handover"], { input: HANDOVER }));
+        answer = answers(rig.project);
+        const r = await rig.run(["-p", "go on", "--allowedTools", "Write", "Bash", ...extra]);
+        expect(r.status).toBe(0);
+      };
+      await session(calls(write("src/ini.ts"), run("git status --short")));
+      await session(calls(write("src/other.ts")));
+      await session(calls(write("src/ini.ts")), ["--no-session-persistence"]);
+
+      const [acted, ignored, unprovable] = uptakes(repo);
+      expect(acted).toMatchObject({
+        state: "acted",
+        named: ["src/ini.ts", "git status --short"],
+        acted_on: ["src/ini.ts", "git status --short"],
+        turn: 1,
+        tool_calls_before: 0,
+        rereads: 0,
+      });
+      expect(acted!.handed).toMatch(/^\.ai\/local\/state\/handovers\/.+\.md$/);
+      expect(ignored).toMatchObject({ state: "ignored", acted_on: [], rereads: 0 });
+      expect(ignored!.turn).toBeUndefined();
+      expect(unprovable).toMatchObject({ state: "not_provable", acted_on: [] });
+      expect(String(unprovable!.cause)).toContain("transcript");
+      // The record says it in words too.
+      const sessions = repo.path(".ai/repo/sessions");
+      const first = readdirSync(sessions)
+        .filter((f) => f.endsWith(".md") && f !== "README.md")
+        .sort()[0]!;
+      expect(readFileSync(`${sessions}/${first}`, "utf8")).toContain(
+        "acted (2 of 2 named; first in turn 1, after 0 tool call(s)",
+      );
+
+      // report counts them, per client and per branch; the page draws them.
+      const report = JSON.parse(ok(repo.mj(["report", "--json"])).stdout);
+      expect(report).toMatchObject({ sessions: 3, handed: 3 });
+      const row = { sessions: 3, handed: 3, acted: 1, partly: 0, ignored: 1, not_provable: 1, median_turn: 1 };
+      expect(report.by_client).toEqual([{ key: "claude-code", ...row }]);
+      expect(report.by_branch).toEqual([{ key: "main", ...row }]);
+      expect(ok(repo.mj(["report"])).stdout).toContain("in the last 3 closed session(s): 3 were handed one.");
+      const served = await startServe(repo.dir);
+      try {
+        const html = await (await served.fetch("/")).text();
+        expect(html).toContain(
+          "<strong>claude-code</strong>: 3 of 3 handed one; 1 acted, 0 partly, 1 ignored, 1 not provable; " +
+            "median turn to the first action 1",
+        );
+      } finally {
+        served.child.kill();
+      }
+    },
+    TIMEOUT,
+  );
+});

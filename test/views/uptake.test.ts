@@ -1,0 +1,195 @@
+// Uptake as a pure measure and view: what a Claude Code transcript shows the agent did, which of
+// the named paths and commands it acted on and how early, and the report and page over closed
+// records. Transcript rows are shaped as Claude Code 2.1.332 writes them.
+import { describe, expect, test } from "bun:test";
+import { claudeActions, inCheckout, namedIn, uptakeOf, type Action } from "../../src/transcript/uptake.ts";
+import { uptakeLines, uptakeReport } from "../../src/views/uptake.ts";
+import { uptakeBody } from "../../src/views/page.ts";
+
+const ROOT = "/home/dev/project";
+const prompt = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text } });
+let n = 0;
+const call = (name: string, input: Record<string, unknown>, tokens = 10) => {
+  const id = `toolu_${++n}`;
+  return {
+    id,
+    row: JSON.stringify({
+      type: "assistant",
+      message: { id: `msg_${n}`, content: [{ type: "tool_use", id, name, input }], usage: { output_tokens: tokens } },
+    }),
+    result: (isError = false) =>
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, is_error: isError, content: "x" }] },
+      }),
+  };
+};
+const actions = (rows: string[]) => claudeActions(rows.join("\n"), inCheckout([ROOT]));
+
+describe("what a transcript shows the agent did", () => {
+  test("edits, reads and commands, with the turn, the calls and the output tokens before each; a failed call is not ok", () => {
+    const read = call("Read", { file_path: `${ROOT}/src/ini.ts` }, 7);
+    const edit = call("Write", { file_path: `${ROOT}/src/ini.ts`, content: "x" }, 5);
+    const denied = call("Bash", { command: "npm test" }, 3);
+    const outside = call("Edit", { file_path: "/etc/passwd" });
+    const got = actions([
+      prompt("go on"),
+      read.row,
+      read.result(),
+      prompt("and now?"),
+      edit.row,
+      edit.result(),
+      denied.row,
+      denied.result(true),
+      outside.row,
+      outside.result(),
+    ]);
+    expect(got).toEqual([
+      { kind: "read", target: "src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 0 },
+      { kind: "edit", target: "src/ini.ts", ok: true, turn: 2, calls: 1, tokens: 7 },
+      { kind: "run", target: "npm test", ok: false, turn: 2, calls: 2, tokens: 12 },
+    ]);
+    // A torn line is no row; an unanswered call is not ok.
+    const pending = call("Bash", { command: "git status" });
+    expect(actions([prompt("x"), pending.row, '{"type":"assistant","mess'])).toEqual([
+      { kind: "run", target: "git status", ok: false, turn: 1, calls: 0, tokens: 0 },
+    ]);
+  });
+
+  test("what a Next Action names: paths, a symbol's file, package scripts and backticked commands; prose is not", () => {
+    // Code spans first, then the prose of the line.
+    expect(namedIn("Wire `parse()` in src/ini.ts, then run `npm test` and `git status --short`.")).toEqual([
+      "npm test",
+      "src/ini.ts",
+      "git status --short",
+    ]);
+    expect(namedIn("Think about the design again and ask the person.")).toEqual([]);
+    // Linear on its own pattern pumped (JIT off in the hooks): a long backticked run of words and spaces.
+    const pumped = `\`a${" b".repeat(50_000)}\` and \`${"x".repeat(100_000)} \``;
+    const started = performance.now();
+    namedIn(pumped);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+const act = (kind: Action["kind"], target: string, turn = 1, calls = 0, tokens = 0, ok = true): Action => ({
+  kind,
+  target,
+  ok,
+  turn,
+  calls,
+  tokens,
+});
+
+describe("the verdict", () => {
+  const named = ["src/ini.ts", "npm test"];
+  test("acted, partly, ignored, with how early and the re-reads of cited files before the first edit", () => {
+    const all = uptakeOf("h.md", named, ["src/ini.ts", "README.md"], {
+      cut: false,
+      actions: [
+        act("read", "README.md"),
+        act("read", "src/ini.ts", 1, 1),
+        act("edit", "src/other.ts", 2, 2, 40),
+        act("read", "README.md", 2, 3),
+        act("edit", "src/ini.ts", 2, 4, 90),
+        act("run", "npm test -- --watch=false", 3, 5, 120),
+      ],
+    });
+    expect(all).toEqual({
+      state: "acted",
+      handed: "h.md",
+      named,
+      acted_on: named,
+      turn: 2,
+      tool_calls_before: 4,
+      tokens_before: 90,
+      rereads: 2,
+    });
+    const some = uptakeOf("h.md", named, [], { cut: false, actions: [act("run", "cd x && npm test")] });
+    expect(some).toMatchObject({ state: "partly", acted_on: ["npm test"], turn: 1 });
+    const none = uptakeOf("h.md", named, [], {
+      cut: false,
+      actions: [act("edit", "src/other.ts"), act("run", "npm testing")],
+    });
+    expect(none).toMatchObject({ state: "ignored", acted_on: [] });
+    expect(none.turn).toBeUndefined();
+    // A failed edit of the named file, or only reading it, is not acting on it.
+    const tried = uptakeOf("h.md", ["src/ini.ts"], [], {
+      cut: false,
+      actions: [act("edit", "src/ini.ts", 1, 0, 0, false), act("read", "src/ini.ts")],
+    });
+    expect(tried.state).toBe("ignored");
+    // A folder named: an edit inside it counts.
+    expect(uptakeOf("h.md", ["src/parser/"], [], { cut: false, actions: [act("edit", "src/parser/a.ts")] }).state).toBe(
+      "acted",
+    );
+  });
+
+  test("not provable: nothing named, no transcript, or a transcript read only in part before the whole was seen", () => {
+    expect(uptakeOf("h.md", [], [], { cut: false, actions: [act("edit", "src/ini.ts")] })).toMatchObject({
+      state: "not_provable",
+      cause: "the Next Action names no path or command to look for",
+    });
+    expect(uptakeOf("h.md", named, [], { cause: "the client named no transcript for this session" })).toMatchObject({
+      state: "not_provable",
+      cause: "the client named no transcript for this session",
+    });
+    expect(uptakeOf("h.md", named, [], { cut: true, actions: [act("edit", "src/ini.ts")] }).state).toBe("not_provable");
+    expect(uptakeOf("h.md", ["src/ini.ts"], [], { cut: true, actions: [act("edit", "src/ini.ts")] }).state).toBe(
+      "acted",
+    );
+  });
+});
+
+describe("uptake over closed records", () => {
+  const meta = (provider: string, branch: string, uptake?: Record<string, unknown>) => ({
+    schema: "session/v1",
+    provider,
+    branch,
+    ...(uptake ? { uptake } : {}),
+  });
+  const metas = [
+    meta("claude-code", "main", { state: "acted", turn: 1 }),
+    meta("claude-code", "main", { state: "acted", turn: 4 }),
+    meta("claude-code", "feature", { state: "ignored" }),
+    meta("copilot", "main", { state: "not_provable" }),
+    meta("codex", "main"),
+    meta("claude-code", "main", { state: "bogus" }),
+    meta("gemini", "old", { state: "acted", turn: 9 }),
+  ];
+
+  test("per client and per branch, the newest `last` only; a state it does not know is not counted as handed", () => {
+    const r = uptakeReport(metas, 6);
+    expect([r.sessions, r.handed]).toEqual([6, 4]);
+    expect(r.by_client[0]).toEqual({
+      key: "claude-code",
+      sessions: 4,
+      handed: 3,
+      acted: 2,
+      partly: 0,
+      ignored: 1,
+      not_provable: 0,
+      median_turn: 2.5,
+    });
+    expect(r.by_client.find((c) => c.key === "codex")).toMatchObject({ handed: 0, median_turn: null });
+    expect(r.by_branch.map((b) => [b.key, b.sessions])).toEqual([
+      ["main", 5],
+      ["feature", 1],
+    ]);
+    expect(uptakeLines(r).join("\n")).toContain("in the last 6 closed session(s): 4 were handed one.");
+    expect(uptakeLines(uptakeReport([], 50))[0]).toStartWith("No closed session record yet");
+  });
+
+  test("the page draws a bar per client that was handed one, its counts in words beside it, with no script", () => {
+    const card = uptakeBody(uptakeReport(metas, 6));
+    expect(card).toContain(
+      "<strong>claude-code</strong>: 3 of 4 handed one; 2 acted, 0 partly, 1 ignored, 0 not provable; median turn to the first action 2.5",
+    );
+    expect(card).toContain('<span style="width:66.7%;background:#6b8e4e" title="acted: 2">');
+    expect(card).not.toContain("codex");
+    expect(card).not.toContain("<script");
+    expect(uptakeBody(uptakeReport([meta("codex", "main")], 50))).toContain(
+      "none of the last 1 closed session(s) was handed an authored Next Action",
+    );
+  });
+});
