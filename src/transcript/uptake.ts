@@ -57,41 +57,55 @@ type Block = {
   is_error?: unknown;
 };
 
-/** Claude Code's JSONL: a turn is a person's message; tool calls are assistant `tool_use` blocks, answered by `tool_result`. */
+/** The text after `key` up to the first of `ends`, found natively (the hooks run without the regular-expression JIT). */
+function after(line: string, key: string, ends: string): string | undefined {
+  const at = line.indexOf(key);
+  if (at === -1) return undefined;
+  let end = at + key.length;
+  while (end < line.length && !ends.includes(line[end]!)) end++;
+  return line.slice(at + key.length, end);
+}
+
+/**
+ * Claude Code's JSONL: a turn is a person's message; tool calls are assistant `tool_use` blocks, answered by
+ * `tool_result`. Only lines holding a call or its answer are parsed; the rest are counted from their text.
+ */
 export function claudeActions(text: string, root: (path: string) => string | undefined): Action[] {
   const calls: Array<Omit<Action, "ok"> & { id: unknown }> = [];
   const failed = new Map<unknown, boolean>();
-  const counted = new Set<unknown>();
+  const counted = new Set<string>();
   let turn = 0;
   let tokens = 0;
   for (const line of text.split("\n")) {
-    if (!line.includes('"type":"user"') && !line.includes('"type":"assistant"')) continue;
-    let row: Row;
-    try {
-      row = JSON.parse(line) as Row;
-    } catch {
+    const user = line.includes('"type":"user"');
+    if (!user && !line.includes('"type":"assistant"')) continue;
+    const tool = line.includes(user ? '"tool_result"' : '"tool_use"');
+    if (user && !tool) {
+      if (!line.includes('"isMeta":true') && !line.includes('"isCompactSummary":true')) turn++;
       continue;
     }
-    const content = row.message?.content;
-    const blocks = (Array.isArray(content) ? content : []) as Block[];
-    if (row.type === "user") {
-      for (const b of blocks) if (b?.type === "tool_result") failed.set(b.tool_use_id, b.is_error === true);
-      if (row.isMeta !== true && (typeof content === "string" || !blocks.some((b) => b?.type === "tool_result")))
-        turn++;
-      continue;
-    }
+    let blocks: Block[] = [];
+    if (tool)
+      try {
+        const content = (JSON.parse(line) as Row).message?.content;
+        blocks = (Array.isArray(content) ? content : []) as Block[];
+      } catch {
+        continue;
+      }
     for (const b of blocks) {
-      const tool = b?.type === "tool_use" && typeof b.name === "string" ? TOOL_KINDS[b.name] : undefined;
-      const value = (b?.input as Record<string, unknown> | undefined)?.[tool?.key ?? ""];
-      if (tool && typeof value === "string") {
-        const target = tool.kind === "run" ? value : root(value);
-        if (target !== undefined) calls.push({ id: b.id, kind: tool.kind, target, turn, calls: calls.length, tokens });
+      if (user && b?.type === "tool_result") failed.set(b.tool_use_id, b.is_error === true);
+      const kind = !user && b?.type === "tool_use" && typeof b.name === "string" ? TOOL_KINDS[b.name] : undefined;
+      const value = (b?.input as Record<string, unknown> | undefined)?.[kind?.key ?? ""];
+      if (kind && typeof value === "string") {
+        const target = kind.kind === "run" ? value : root(value);
+        if (target !== undefined) calls.push({ id: b.id, kind: kind.kind, target, turn, calls: calls.length, tokens });
       }
     }
-    const usage = row.message?.usage as { output_tokens?: unknown } | undefined;
-    if (!counted.has(row.message?.id) && typeof usage?.output_tokens === "number") {
-      counted.add(row.message?.id);
-      tokens += usage.output_tokens;
+    const out = user ? undefined : Number(after(line, '"output_tokens":', ",}"));
+    const id = after(line, '"id":"msg_', '"') ?? line;
+    if (out !== undefined && Number.isInteger(out) && !counted.has(id)) {
+      counted.add(id);
+      tokens += out;
     }
   }
   return calls.map(({ id, ...c }) => ({ ...c, ok: failed.get(id) === false }));
@@ -130,7 +144,7 @@ export function actionsOf(
   return { actions: reader(text, inCheckout(roots)), cut };
 }
 
-const COMMAND = /^[A-Za-z][\w.+-]*(?: +[^\s`]+)+$/;
+export const COMMAND = /^[A-Za-z][\w.+-]*(?: +[^\s`]+)+$/;
 
 export function namedIn(nextAction: string): string[] {
   const out = new Set<string>();
@@ -148,9 +162,12 @@ export function namedIn(nextAction: string): string[] {
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** A command run as whole words: the named command between a start or separator and an end or separator. */
+export const wholeWords = (command: string) => new RegExp(`(?:^|[\\s;&|(])${escaped(command)}(?:$|[\\s;&|)])`);
+
 function hits(target: string, a: Action): boolean {
   if (!a.ok) return false;
-  if (a.kind === "run") return new RegExp(`(?:^|[\\s;&|(])${escaped(target)}(?:$|[\\s;&|)])`).test(a.target);
+  if (a.kind === "run") return wholeWords(target).test(a.target);
   return a.kind === "edit" && (a.target === target || a.target.startsWith(`${target.replace(/\/$/, "")}/`));
 }
 
