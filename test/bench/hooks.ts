@@ -227,20 +227,36 @@ export function floorShim(dir: string, shim: string, floor: string, mode: string
  * Gemini with $GEMINI_PROJECT_DIR replaced by the shell-quoted folder, as Gemini does), into the same
  * shims and binary as Claude Code's. One row per hook, for the large repository.
  */
+type Entry = { hooks?: Array<{ command: string }>; bash?: string };
+const nested = (e: Entry) => e.hooks![0]!.command;
 const CLIENTS = {
   codex: {
     folder: ".codex",
     config: ".codex/hooks.json",
     events: { prompt: "UserPromptSubmit", start: "SessionStart", compact: "PreCompact", end: "SessionEnd" },
     endReason: "other",
+    session: "session_id",
     prompt: (n: number) => ({ turn_id: `t-${n}`, prompt: "say ok" }),
+    command: nested,
   },
   gemini: {
     folder: ".gemini",
     config: ".gemini/settings.json",
     events: { prompt: "BeforeAgent", start: "SessionStart", compact: "PreCompress", end: "SessionEnd" },
     endReason: "exit",
+    session: "session_id",
     prompt: (n: number) => ({ prompt: `<hook_context>briefing</hook_context>\n\nsay ok ${n}` }),
+    command: nested,
+  },
+  // Copilot exports the project folder to its hooks: the bash command names the shim through it.
+  copilot: {
+    folder: ".github",
+    config: ".github/hooks/majordomus.json",
+    events: { prompt: "userPromptSubmitted", start: "sessionStart", compact: "preCompact", end: "sessionEnd" },
+    endReason: "complete",
+    session: "sessionId",
+    prompt: () => ({ prompt: "say ok" }),
+    command: (e: Entry) => e.bash!,
   },
 } as const;
 
@@ -249,20 +265,20 @@ function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
   run(dir, BIN, ["capture", "install", "--provider", client]);
   run(dir, "git", ["add", c.folder]);
   run(dir, "git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", client]);
-  const config = JSON.parse(readFileSync(join(dir, c.config), "utf8")) as {
-    hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
-  };
+  const config = JSON.parse(readFileSync(join(dir, c.config), "utf8")) as { hooks: Record<string, Entry[]> };
   const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
   const command = (event: string) => [
     "bash",
     "-c",
-    config.hooks[event]![0]!.hooks[0]!.command.replaceAll("$GEMINI_PROJECT_DIR", quoted),
+    c.command(config.hooks[event]![0]!).replaceAll("$GEMINI_PROJECT_DIR", quoted),
   ];
+  const hookEnv = { ...env, COPILOT_PROJECT_DIR: dir };
+  const id = (session: string) => ({ [c.session]: session });
   const start = (session: string) =>
     spawnSync("bash", command(c.events.start).slice(1), {
       cwd: dir,
-      input: JSON.stringify({ session_id: session, source: "startup" }),
-      env: { ...process.env, ...env },
+      input: JSON.stringify({ ...id(session), source: "startup" }),
+      env: { ...process.env, ...hookEnv },
     });
   const live = `${client}-live`;
   start(live);
@@ -276,32 +292,32 @@ function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
       name: `${client} prompt (large)`,
       cmd: command(c.events.prompt),
       cwd: dir,
-      env,
-      stdin: (n) => JSON.stringify({ session_id: live, ...c.prompt(n) }),
+      env: hookEnv,
+      stdin: (n) => JSON.stringify({ ...id(live), ...c.prompt(n) }),
       before: settle(),
     },
     {
       name: `${client} start, resumed episode (large)`,
       cmd: command(c.events.start),
       cwd: dir,
-      env,
-      stdin: JSON.stringify({ session_id: live, source: "resume" }),
+      env: hookEnv,
+      stdin: JSON.stringify({ ...id(live), source: "resume" }),
       before: settle(),
     },
     {
       name: `${client} compact (large)`,
       cmd: command(c.events.compact),
       cwd: dir,
-      env,
-      stdin: JSON.stringify({ session_id: live, trigger: "auto" }),
+      env: hookEnv,
+      stdin: JSON.stringify({ ...id(live), trigger: "auto" }),
       before: settle(),
     },
     {
       name: `${client} end (large)`,
       cmd: command(c.events.end),
       cwd: dir,
-      env,
-      stdin: (n) => JSON.stringify({ session_id: `${client}-end-${n}`, reason: c.endReason }),
+      env: hookEnv,
+      stdin: (n) => JSON.stringify({ ...id(`${client}-end-${n}`), reason: c.endReason }),
       before: settle((n) => void start(`${client}-end-${n}`)),
     },
   ];
@@ -422,6 +438,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     ...(baseline && current && baselineBin ? [...currentRows(current), ...baselineRows(baseline, baselineBin)] : []),
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
+    ...clientRows("copilot", large),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
@@ -507,6 +524,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   for (const [client, title] of [
     ["codex", "Codex CLI"],
     ["gemini", "Gemini CLI"],
+    ["copilot", "GitHub Copilot CLI"],
   ] as const) {
     out.push(
       "",
