@@ -8,7 +8,13 @@ import { parseYaml } from "../lib/runtime.ts";
 import { actionsOf, namedIn, uptakeOf, type Uptake } from "../transcript/uptake.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
+/** A record path as the start hook writes it: inside the layer, a Markdown file. */
+export const RECORD_PATH = /^\.ai\/(?:[\w.-]+\/)*[\w.-]+\.md$/;
+
 export async function gatherUptake(worktree: string, episode: OpenEpisode, handed: string): Promise<Uptake> {
+  const unread = (cause: string): Uptake => ({ state: "not_provable", handed, named: [], acted_on: [], cause });
+  if (!RECORD_PATH.test(handed) || handed.split("/").includes(".."))
+    return unread("the handed record's path is not one the start hook writes");
   let next = "";
   let cited: string[] = [];
   try {
@@ -20,7 +26,7 @@ export async function gatherUptake(worktree: string, episode: OpenEpisode, hande
       return claim?.kind === "path" ? [claim.path] : [];
     });
   } catch {
-    return { state: "not_provable", handed, named: [], acted_on: [], cause: "the handed record can no longer be read" };
+    return unread("the handed record can no longer be read");
   }
   const roots = [worktree];
   try {

@@ -128,7 +128,12 @@ async function gatedUptake(ws: Workspace, episode: OpenEpisode, window: EpisodeW
   const uptake = await gatherUptake(ws.position.worktree, episode, window.handed);
   const gate = (names: string[]) =>
     Promise.all(names.map((n) => redactForWrite(n, "uptake of the handed Next Action")));
-  return { ...uptake, named: await gate(uptake.named), acted_on: await gate(uptake.acted_on) };
+  const [handed, named, actedOn] = await Promise.all([
+    gate([uptake.handed]),
+    gate(uptake.named),
+    gate(uptake.acted_on),
+  ]);
+  return { ...uptake, handed: handed[0]!, named, acted_on: actedOn };
 }
 
 /** Write the close of `episode` (the caller holds its claim) from the window the caller gathered. */

@@ -4,7 +4,7 @@
  * provider setting), with HOME inside the test's own folder. Trust is granted the way a person
  * would: the folder listed in Copilot's config file.
  */
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered } from "../support/layered.ts";
@@ -85,5 +85,7 @@ export class CopilotRig {
   [Symbol.dispose](): void {
     this.mock.stop();
     this.repo[Symbol.dispose]();
+    // Copilot's HOME holds its session state and logs: gone with the test.
+    rmSync(this.folder, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@ import {
 } from "../../src/transcript/uptake.ts";
 import { uptakeLines, uptakeReport } from "../../src/views/uptake.ts";
 import { uptakeBody } from "../../src/views/page.ts";
+import { gatherUptake, RECORD_PATH } from "../../src/facts/uptake.ts";
 
 const ROOT = "/home/dev/project";
 const prompt = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text } });
@@ -74,7 +75,7 @@ describe("what a transcript shows the agent did", () => {
     ]);
     expect(namedIn("Think about the design again and ask the person.")).toEqual([]);
     // Both rules are linear: a ReDoS checker calls them safe (how they grow is not timed here).
-    for (const rule of [COMMAND, wholeWords("npm run test -- --watch=false")])
+    for (const rule of [COMMAND, RECORD_PATH, wholeWords("npm run test -- --watch=false")])
       expect(checkSync(rule.source, rule.flags, { timeout: 30_000 }).status, rule.source).toBe("safe");
   });
 });
@@ -145,6 +146,19 @@ describe("the verdict", () => {
     expect(uptakeOf("h.md", ["src/ini.ts"], [], { cut: true, actions: [act("edit", "src/ini.ts")] }).state).toBe(
       "acted",
     );
+  });
+});
+
+test("a handed path the start hook would not write (a tampered ledger line) is read nowhere: not provable", async () => {
+  const episode = { provider: "claude-code", transcript_path: "/nonexistent.jsonl" } as never;
+  for (const handed of ["../../etc/passwd.md", "/etc/x.md", ".ai/../../x.md", ".ai/local/state/handovers/x.txt"])
+    expect(await gatherUptake("/home/dev/project", episode, handed), handed).toMatchObject({
+      state: "not_provable",
+      cause: "the handed record's path is not one the start hook writes",
+    });
+  expect(await gatherUptake("/home/dev/project", episode, ".ai/local/state/handovers/gone.md")).toMatchObject({
+    state: "not_provable",
+    cause: "the handed record can no longer be read",
   });
 });
 
