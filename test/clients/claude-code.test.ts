@@ -3,7 +3,7 @@
 // Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { layered, ledger, ok } from "../support/layered.ts";
+import { closedTexts, frontField, layered, ledger, mdFiles, ok } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { ClaudeRig, TmuxSession } from "./rig.ts";
 import type { MockOptions } from "./mock-anthropic.ts";
@@ -11,10 +11,6 @@ import type { MockOptions } from "./mock-anthropic.ts";
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
 
-const files = (repo: ClaudeRig["repo"], dir: string) =>
-  readdirSync(repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
-const sessions = (repo: ClaudeRig["repo"]) =>
-  files(repo, ".ai/repo/sessions").map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
 /**
  * A mock whose answer to the first request that offers the Bash tool is the agent writing `body`
  * as its handover (`majordomus handover`), as a model that decided to hand over would.
@@ -36,8 +32,6 @@ function writesHandover(body: string): { mock: MockOptions; asked: () => boolean
   };
 }
 
-const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
-
 describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
   test(
     "1-2: a first run opens and closes an episode with its records and prompt; the second run's request carries the briefing",
@@ -46,12 +40,12 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       const first = await rig.run(["-p", "say ok"]);
       expect(first).toMatchObject({ status: 0, timedOut: false });
       expect(first.stdout.trim()).toBe("ok");
-      const records = sessions(rig.repo);
+      const records = closedTexts(rig.repo);
       expect(records.length).toBe(1);
-      expect(field(records[0]!, "outcome")).toBe("interrupted");
+      expect(frontField(records[0]!, "outcome")).toBe("interrupted");
       expect(records[0]).toContain("(client reason: other)");
-      expect(files(rig.repo, ".ai/local/state/checkpoints").length).toBe(1);
-      expect(files(rig.repo, ".ai/local/state/handovers").length).toBe(1);
+      expect(mdFiles(rig.repo, ".ai/local/state/checkpoints").length).toBe(1);
+      expect(mdFiles(rig.repo, ".ai/local/state/handovers").length).toBe(1);
       const prompts = readdirSync(rig.repo.path(".ai/local/prompts")).filter((f) => f.endsWith(".json"));
       expect(prompts.length).toBe(1);
       expect(JSON.parse(readFileSync(rig.repo.path(".ai/local/prompts", prompts[0]!), "utf8"))).toMatchObject({
@@ -74,7 +68,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       expect(request).toContain(
         "> No task is active and the working tree has no changes: nothing was left in progress.",
       );
-      expect(sessions(rig.repo).length).toBe(2);
+      expect(closedTexts(rig.repo).length).toBe(2);
     },
     TIMEOUT,
   );
@@ -189,7 +183,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
     async () => {
       using rig = new ClaudeRig();
       expect((await rig.run(["-p", "say ok"])).status).toBe(0);
-      const firstSession = field(sessions(rig.repo)[0]!, "provider_session");
+      const firstSession = frontField(closedTexts(rig.repo)[0]!, "provider_session");
       const before = ledger(rig.repo).length;
       const run = await rig.run(["-p", "-c", "/compact keep names"]);
       expect(run.status).toBe(0);
@@ -230,7 +224,7 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       const opened = lines.filter((e) => e.event === "session.started").map((e) => e.session_id);
       expect(opened.length).toBe(2);
       expect(opened[0]).not.toBe(opened[1]);
-      const cleared = sessions(rig.repo).find((r) => field(r, "outcome") === "closed")!;
+      const cleared = closedTexts(rig.repo).find((r) => frontField(r, "outcome") === "closed")!;
       expect(cleared).toContain("(client reason: clear)");
     },
     TIMEOUT,
@@ -267,12 +261,12 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       using tui = new TmuxSession(rig);
       expect(await tui.firstTurn(rig)).toBe(true);
       tui.type("/exit");
-      expect(await tui.until(() => sessions(rig.repo).length === 1, 30_000)).toBe(true);
-      const record = sessions(rig.repo)[0]!;
-      expect(field(record, "outcome")).toBe("closed");
+      expect(await tui.until(() => closedTexts(rig.repo).length === 1, 30_000)).toBe(true);
+      const record = closedTexts(rig.repo)[0]!;
+      expect(frontField(record, "outcome")).toBe("closed");
       expect(record).toContain("(client reason: prompt_input_exit)");
       expect(rig.mock.messages()[0]!.text).toContain("majordomus — what this repository already knows");
-      expect(files(rig.repo, ".ai/local/state/handovers").length).toBe(1);
+      expect(mdFiles(rig.repo, ".ai/local/state/handovers").length).toBe(1);
     },
     TIMEOUT,
   );

@@ -3,7 +3,7 @@
 // reaches the model. Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { layered, ledger } from "../support/layered.ts";
+import { closedTexts, frontField, layered, ledger, mdFiles } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { BIN } from "../support/env.ts";
 import { CodexRig, developer } from "./codex-rig.ts";
@@ -11,11 +11,6 @@ import { CodexRig, developer } from "./codex-rig.ts";
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
 
-const files = (rig: CodexRig, dir: string) =>
-  readdirSync(rig.repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
-const sessions = (rig: CodexRig) =>
-  files(rig, ".ai/repo/sessions").map((f) => readFileSync(rig.repo.path(".ai/repo/sessions", f), "utf8"));
-const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
 describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
   test(
     "a run opens and closes an episode with its records and prompt; the agent's own handover reaches the next run's model request",
@@ -38,12 +33,12 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
       const first = await rig.run(["work on the parser"]);
       expect(first).toMatchObject({ status: 0, timedOut: false });
       expect(asked).toBe(true);
-      const records = sessions(rig);
+      const records = closedTexts(rig.repo);
       expect(records.length).toBe(1);
-      expect(field(records[0]!, "provider")).toBe("codex");
+      expect(frontField(records[0]!, "provider")).toBe("codex");
       // Codex's end reason is always `other`; a received end is the client closing the session.
-      expect(field(records[0]!, "outcome")).toBe("closed");
-      expect(files(rig, ".ai/local/state/checkpoints").length).toBe(1);
+      expect(frontField(records[0]!, "outcome")).toBe("closed");
+      expect(mdFiles(rig.repo, ".ai/local/state/checkpoints").length).toBe(1);
       expect(
         ledger(rig.repo)
           .filter((e) => e.event === "task.handed_over")
@@ -66,7 +61,7 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
         /Handover \.ai\/local\/state\/handovers\/\S+ \(authored, same_worktree_same_branch, exact, fresh, 0m old\)/,
       );
       expect(request).toContain(`Its Next Action, in its author's own words, quoted:\n> ${next}`);
-      expect(sessions(rig).length).toBe(2);
+      expect(closedTexts(rig.repo).length).toBe(2);
     },
     TIMEOUT,
   );
@@ -108,7 +103,7 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
       expect(checkpoints.filter((e) => e.closing !== true).length).toBe(1);
       expect(lines.filter((e) => e.event === "session.started").length).toBe(1);
       expect(new Set(checkpoints.map((e) => e.session)).size).toBe(1);
-      expect(sessions(rig).length).toBe(1);
+      expect(closedTexts(rig.repo).length).toBe(1);
     },
     TIMEOUT,
   );
@@ -125,11 +120,11 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
       );
       expect(started.map((e) => e.source)).toEqual(["startup", "resume"]);
       expect(new Set(started.map((e) => e.provider_session)).size).toBe(1);
-      const records = sessions(rig);
+      const records = closedTexts(rig.repo);
       // The first run's end closed its episode; the resumed run (the same client session) opened one episode of it.
       expect(ledger(rig.repo).filter((e) => e.event === "session.started").length).toBe(2);
       const id = String(started[0]!.provider_session);
-      expect(records.map((r) => field(r, "provider_session"))).toEqual([id, id]);
+      expect(records.map((r) => frontField(r, "provider_session"))).toEqual([id, id]);
     },
     TIMEOUT,
   );
@@ -144,7 +139,7 @@ describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
       expect(row.reason).toContain("Codex CLI will not run it");
       expect((await rig.run(["say ok"])).status).toBe(0);
       expect(ledger(rig.repo).some((e) => e.event === "provider.event.received")).toBe(false);
-      expect(sessions(rig)).toEqual([]);
+      expect(closedTexts(rig.repo)).toEqual([]);
       // Trusted as a person would: now verified.
       rig.trust();
       expect(statusRow(rig.repo, "codex", "session", rig.env()).state).toBe("verified");

@@ -4,18 +4,12 @@
 // Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { layered, ledger } from "../support/layered.ts";
+import { closedTexts, frontField, layered, ledger } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { CopilotRig } from "./copilot-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
-
-const files = (rig: CopilotRig, dir: string) =>
-  readdirSync(rig.repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
-const sessions = (rig: CopilotRig) =>
-  files(rig, ".ai/repo/sessions").map((f) => readFileSync(rig.repo.path(".ai/repo/sessions", f), "utf8"));
-const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
 
 describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () => {
   test(
@@ -41,10 +35,10 @@ describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () 
         text: "say ok",
         provider: "copilot",
       });
-      const records = sessions(rig);
+      const records = closedTexts(rig.repo);
       expect(records.length).toBe(1);
-      expect(field(records[0]!, "provider")).toBe("copilot");
-      expect(field(records[0]!, "outcome")).toBe("closed");
+      expect(frontField(records[0]!, "provider")).toBe("copilot");
+      expect(frontField(records[0]!, "outcome")).toBe("closed");
       // Copilot writes its transcript as it exits, after the end hook: the verdict is read when asked.
       const status = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout);
       expect(status.delivery).toEqual([expect.objectContaining({ provider: "copilot", state: "inline" })]);
@@ -94,7 +88,7 @@ describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () 
       rig.trust();
       expect((await rig.run(["-p", "say ok"])).status).toBe(0);
       expect(readFileSync(repo.path(".mine.log"), "utf8")).toBe("mine\n");
-      expect(sessions(rig).length).toBe(1);
+      expect(closedTexts(rig.repo).length).toBe(1);
 
       const un = repo.mj(["capture", "uninstall", "--provider", "copilot"], { env: rig.env() });
       expect(un.status).toBe(0);
@@ -104,7 +98,7 @@ describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () 
       expect((await rig.run(["-p", "say ok"])).status).toBe(0);
       expect(readFileSync(repo.path(".mine.log"), "utf8")).toBe("mine\nmine\n");
       // Nothing of ours ran the second time.
-      expect(sessions(rig).length).toBe(1);
+      expect(closedTexts(rig.repo).length).toBe(1);
     },
     TIMEOUT,
   );

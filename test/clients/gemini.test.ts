@@ -3,19 +3,13 @@
 // Run with `npm run test:clients` (CI runs it too); `npm test` skips it.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { layered, ledger } from "../support/layered.ts";
+import { closedTexts, frontField, layered, ledger, mdFiles } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import { BIN } from "../support/env.ts";
 import { GeminiRig } from "./gemini-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 240_000;
-
-const files = (rig: GeminiRig, dir: string) =>
-  readdirSync(rig.repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
-const sessions = (rig: GeminiRig) =>
-  files(rig, ".ai/repo/sessions").map((f) => readFileSync(rig.repo.path(".ai/repo/sessions", f), "utf8"));
-const field = (record: string, key: string) => new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
 
 describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
   test(
@@ -41,12 +35,12 @@ describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
       const first = await rig.run(["--yolo", "-p", "work on the parser"]);
       expect(first).toMatchObject({ status: 0, timedOut: false });
       expect(asked).toBe(true);
-      const records = sessions(rig);
+      const records = closedTexts(rig.repo);
       expect(records.length).toBe(1);
-      expect(field(records[0]!, "provider")).toBe("gemini");
-      expect(field(records[0]!, "outcome")).toBe("closed");
+      expect(frontField(records[0]!, "provider")).toBe("gemini");
+      expect(frontField(records[0]!, "outcome")).toBe("closed");
       expect(records[0]).toContain("(client reason: exit)");
-      expect(files(rig, ".ai/local/state/checkpoints").length).toBe(1);
+      expect(mdFiles(rig.repo, ".ai/local/state/checkpoints").length).toBe(1);
       const lines = ledger(rig.repo);
       expect(lines.filter((e) => e.event === "task.handed_over").map((e) => e.how)).toEqual(["authored", "derived"]);
       // The prompt as the person wrote it: what the start hook put in front of it is not archived.
@@ -71,7 +65,7 @@ describe.skipIf(!ENABLED)("Gemini CLI 0.61.0 against the mock API", () => {
       );
       // Gemini escapes <, > and & in what a hook adds: the quote mark arrives as &gt;.
       expect(request.includes(`&gt; ${next}`)).toBe(true);
-      expect(sessions(rig).length).toBe(2);
+      expect(closedTexts(rig.repo).length).toBe(2);
     },
     TIMEOUT,
   );

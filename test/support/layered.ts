@@ -33,6 +33,20 @@ export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[]
   return readdirSync(repo.path(".ai/local/state", kind)).filter((f) => f.endsWith(".md") && f !== "README.md");
 }
 
+/** The Markdown records of a folder in the repository (its README aside), by file name. */
+export function mdFiles(repo: Repo, dir: string): string[] {
+  return readdirSync(repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
+}
+
+/** The closed session records' texts. */
+export function closedTexts(repo: Repo): string[] {
+  return mdFiles(repo, ".ai/repo/sessions").map((f) => readFileSync(repo.path(".ai/repo/sessions", f), "utf8"));
+}
+
+/** A scalar of a record's front matter, quoted or not. */
+export const frontField = (record: string, key: string): string | undefined =>
+  new RegExp(`\\n${key}: "?([^"\\n]*)"?\\n`).exec(record)?.[1];
+
 /** The closed session records in `.ai/repo/sessions/`, by file name. */
 export function closedRecords(repo: Repo): string[] {
   return readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
