@@ -4,128 +4,30 @@
  * again first. Only numbers and the names the Next Action already holds are kept; no transcript text.
  */
 import { statSync } from "node:fs";
-import { isAbsolute, relative } from "node:path";
 import { claimsIn } from "../records/claims.ts";
+import { ACTION_READERS, inCheckout, type Action } from "./actions.ts";
 import { readBounded } from "./delivery.ts";
+
+export type { Action } from "./actions.ts";
+
+/** A transcript read this far from its start; past it, what was not seen is not counted. */
+const READ_BYTES = 32 * 1024 * 1024;
 
 export const UPTAKE_STATES = ["acted", "partly", "ignored", "not_provable"] as const;
 export type UptakeState = (typeof UPTAKE_STATES)[number];
 
+/** The fields are said in docs/uptake.md: `turn` counts the person's turns from 1. */
 export type Uptake = {
   state: UptakeState;
   handed: string;
   named: string[];
   acted_on: string[];
-  /** The person's turn (1 = the first) in which the first named thing was edited or run. */
   turn?: number;
   tool_calls_before?: number;
   tokens_before?: number;
-  /** Reads of files the handover cites, before the session's first edit. */
   rereads?: number;
   cause?: string;
 };
-
-/** One tool call the agent made: an edit, a read or a command, and whether the client says it succeeded. */
-export type Action = {
-  kind: "edit" | "read" | "run";
-  target: string;
-  ok: boolean;
-  turn: number;
-  calls: number;
-  tokens: number;
-};
-
-/** A transcript read this far from its start; past it, what was not seen is not counted. */
-const READ_BYTES = 32 * 1024 * 1024;
-
-const TOOL_KINDS: Record<string, { kind: Action["kind"]; key: string }> = {
-  Edit: { kind: "edit", key: "file_path" },
-  MultiEdit: { kind: "edit", key: "file_path" },
-  Write: { kind: "edit", key: "file_path" },
-  NotebookEdit: { kind: "edit", key: "notebook_path" },
-  Read: { kind: "read", key: "file_path" },
-  Bash: { kind: "run", key: "command" },
-};
-
-type Row = { type?: unknown; isMeta?: unknown; message?: { id?: unknown; content?: unknown; usage?: unknown } };
-type Block = {
-  type?: unknown;
-  id?: unknown;
-  name?: unknown;
-  input?: unknown;
-  tool_use_id?: unknown;
-  is_error?: unknown;
-};
-
-/** The text after `key` up to the first of `ends`, found natively (the hooks run without the regular-expression JIT). */
-function after(line: string, key: string, ends: string): string | undefined {
-  const at = line.indexOf(key);
-  if (at === -1) return undefined;
-  let end = at + key.length;
-  while (end < line.length && !ends.includes(line[end]!)) end++;
-  return line.slice(at + key.length, end);
-}
-
-/**
- * Claude Code's JSONL: a turn is a person's message; tool calls are assistant `tool_use` blocks, answered by
- * `tool_result`. Only lines holding a call or its answer are parsed; the rest are counted from their text.
- */
-export function claudeActions(text: string, root: (path: string) => string | undefined): Action[] {
-  const calls: Array<Omit<Action, "ok"> & { id: unknown }> = [];
-  const failed = new Map<unknown, boolean>();
-  const counted = new Set<string>();
-  let turn = 0;
-  let tokens = 0;
-  for (const line of text.split("\n")) {
-    const user = line.includes('"type":"user"');
-    if (!user && !line.includes('"type":"assistant"')) continue;
-    const tool = line.includes(user ? '"tool_result"' : '"tool_use"');
-    if (user && !tool) {
-      if (!line.includes('"isMeta":true') && !line.includes('"isCompactSummary":true')) turn++;
-      continue;
-    }
-    let blocks: Block[] = [];
-    if (tool)
-      try {
-        const content = (JSON.parse(line) as Row).message?.content;
-        blocks = (Array.isArray(content) ? content : []) as Block[];
-      } catch {
-        continue;
-      }
-    for (const b of blocks) {
-      if (user && b?.type === "tool_result") failed.set(b.tool_use_id, b.is_error === true);
-      const kind = !user && b?.type === "tool_use" && typeof b.name === "string" ? TOOL_KINDS[b.name] : undefined;
-      const value = (b?.input as Record<string, unknown> | undefined)?.[kind?.key ?? ""];
-      if (kind && typeof value === "string") {
-        const target = kind.kind === "run" ? value : root(value);
-        if (target !== undefined) calls.push({ id: b.id, kind: kind.kind, target, turn, calls: calls.length, tokens });
-      }
-    }
-    const out = user ? undefined : Number(after(line, '"output_tokens":', ",}"));
-    const id = after(line, '"id":"msg_', '"') ?? line;
-    if (out !== undefined && Number.isInteger(out) && !counted.has(id)) {
-      counted.add(id);
-      tokens += out;
-    }
-  }
-  return calls.map(({ id, ...c }) => ({ ...c, ok: failed.get(id) === false }));
-}
-
-export const ACTION_READERS: Record<string, (text: string, root: (path: string) => string | undefined) => Action[]> = {
-  "claude-code": claudeActions,
-};
-
-/** A path a tool named, relative to the checkout; undefined outside it. */
-export function inCheckout(roots: readonly string[]): (path: string) => string | undefined {
-  return (path) => {
-    if (!isAbsolute(path)) return path.replace(/^\.\//, "");
-    for (const r of roots) {
-      const rel = relative(r, path);
-      if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) return rel;
-    }
-    return undefined;
-  };
-}
 
 export function actionsOf(
   provider: string,

@@ -1,7 +1,8 @@
-// Uptake, measured with the real Claude Code 2.1.332 against the mock API: each session is handed
-// an authored Next Action naming `src/ini.ts` and a command; the mock model then edits that file
-// and runs that command, edits another file, or runs in a session that keeps no transcript. The
-// closed record says acted, ignored or not provable with its figures, and `report` counts them.
+// Uptake, measured with the real clients against their mock APIs: each session is handed an
+// authored Next Action naming `src/ini.ts` and a command; the mock model then edits that file and
+// runs that command, edits another file, or runs in a session that keeps no transcript. The closed
+// record says acted, ignored or not provable with its figures, `report` counts them and the page
+// draws them (Claude Code 2.1.332); Codex 0.171.0 and Gemini 0.61.0 are read from their own files.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
@@ -9,11 +10,16 @@ import { ok } from "../support/layered.ts";
 import { startServe } from "../support/serve.ts";
 import { ClaudeRig } from "./rig.ts";
 import type { MockOptions, ToolCall } from "./mock-anthropic.ts";
+import { CodexRig } from "./codex-rig.ts";
+import { GeminiRig } from "./gemini-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
 const TIMEOUT = 300_000;
 
 const NEXT = "Wire the tokenizer into src/ini.ts, then check `git status --short`.";
+/** Codex edits files with apply_patch through its shell tool. */
+const PATCH =
+  "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/ini.ts\n+export const tokenizer = 1;\n*** End Patch\nEOF";
 const HANDOVER = `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
 
 /** The model's answers for one session, one tool call per request in order, offered tools permitting; then text. */
@@ -40,7 +46,7 @@ function uptakes(repo: ClaudeRig["repo"]): Array<Record<string, unknown> | undef
     .map((f) => parse(readFileSync(`${dir}/${f}`, "utf8").split("---\n")[1]!).uptake);
 }
 
-describe.skipIf(!ENABLED)("uptake with Claude Code 2.1.332 against the mock API", () => {
+describe.skipIf(!ENABLED)("uptake with the real clients against their mock APIs", () => {
   test(
     "acted (the named file edited and the command run), ignored (another file edited), not provable (no transcript); report counts them",
     async () => {
@@ -98,6 +104,52 @@ describe.skipIf(!ENABLED)("uptake with Claude Code 2.1.332 against the mock API"
       } finally {
         served.child.kill();
       }
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "Codex and Gemini: a session that writes the named file and runs the named command acted, read from their own transcripts",
+    async () => {
+      using codex = new CodexRig({
+        mock: {
+          call: (_r, i) =>
+            i === 0
+              ? { name: "exec_command", arguments: { cmd: PATCH } }
+              : i === 1
+                ? { name: "exec_command", arguments: { cmd: "git status --short" } }
+                : undefined,
+        },
+      });
+      codex.trust();
+      ok(codex.repo.mj(["handover"], { input: HANDOVER }));
+      expect((await codex.run(["go on"])).status).toBe(0);
+      expect(uptakes(codex.repo)[0]).toMatchObject({
+        state: "acted",
+        acted_on: ["src/ini.ts", "git status --short"],
+        turn: 1,
+      });
+
+      let n = 0;
+      using gemini = new GeminiRig({
+        mock: {
+          call: () =>
+            n++ === 0
+              ? { name: "write_file", args: { file_path: "src/ini.ts", content: "export const tokenizer = 1;\n" } }
+              : n === 2
+                ? { name: "run_shell_command", args: { command: "git status --short", description: "check" } }
+                : undefined,
+        },
+      });
+      gemini.trust();
+      ok(gemini.repo.mj(["handover"], { input: HANDOVER }));
+      expect((await gemini.run(["--yolo", "-p", "go on"])).status).toBe(0);
+      expect(uptakes(gemini.repo)[0]).toMatchObject({
+        state: "acted",
+        acted_on: ["src/ini.ts", "git status --short"],
+        turn: 1,
+        tool_calls_before: 0,
+      });
     },
     TIMEOUT,
   );

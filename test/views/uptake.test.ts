@@ -3,15 +3,8 @@
 // records. Transcript rows are shaped as Claude Code 2.1.332 writes them.
 import { describe, expect, test } from "bun:test";
 import { checkSync } from "recheck";
-import {
-  claudeActions,
-  COMMAND,
-  inCheckout,
-  namedIn,
-  uptakeOf,
-  wholeWords,
-  type Action,
-} from "../../src/transcript/uptake.ts";
+import { COMMAND, namedIn, uptakeOf, wholeWords, type Action } from "../../src/transcript/uptake.ts";
+import { claudeActions, codexActions, geminiActions, inCheckout } from "../../src/transcript/actions.ts";
 import { uptakeLines, uptakeReport } from "../../src/views/uptake.ts";
 import { uptakeBody } from "../../src/views/page.ts";
 import { gatherUptake, RECORD_PATH } from "../../src/facts/uptake.ts";
@@ -63,6 +56,79 @@ describe("what a transcript shows the agent did", () => {
     const pending = call("Bash", { command: "git status" });
     expect(actions([prompt("x"), pending.row, '{"type":"assistant","mess'])).toEqual([
       { kind: "run", target: "git status", ok: false, turn: 1, calls: 0, tokens: 0 },
+    ]);
+  });
+
+  test("Codex's rollout: a user message is a turn, a FileChange edits its paths, a CommandExecution runs its script", () => {
+    const item = (item: Record<string, unknown>) =>
+      JSON.stringify({ type: "event_msg", payload: { type: "item_completed", item } });
+    const usage = (n: number) =>
+      JSON.stringify({ type: "token_usage_record", payload: { usage: { output_tokens: n } } });
+    const rows = [
+      item({ type: "UserMessage", content: [{ type: "text", text: "go" }] }),
+      usage(12),
+      item({
+        type: "CommandExecution",
+        command: ["/bin/bash", "-lc", "cat src/ini.ts"],
+        parsed_cmd: [{ type: "read", path: `${ROOT}/src/ini.ts` }],
+        status: "completed",
+        exit_code: 0,
+      }),
+      item({ type: "FileChange", changes: { [`${ROOT}/src/ini.ts`]: { type: "add" } }, status: "completed" }),
+      usage(30),
+      item({ type: "CommandExecution", command: ["/bin/bash", "-lc", "false"], status: "completed", exit_code: 1 }),
+      item({ type: "FileChange", changes: { "/elsewhere/x.ts": { type: "add" } }, status: "completed" }),
+    ];
+    expect(codexActions(rows.join("\n"), inCheckout([ROOT]))).toEqual([
+      { kind: "run", target: "cat src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 12 },
+      { kind: "read", target: "src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 12 },
+      { kind: "edit", target: "src/ini.ts", ok: true, turn: 1, calls: 1, tokens: 12 },
+      { kind: "run", target: "false", ok: false, turn: 1, calls: 2, tokens: 42 },
+    ]);
+  });
+
+  test("Gemini's chat file: a message written again counts once, in its last version; a tool's answer is no turn", () => {
+    const msg = (m: Record<string, unknown>) => JSON.stringify(m);
+    const call = (name: string, args: Record<string, unknown>, status = "success") => ({
+      id: name,
+      name,
+      args,
+      status,
+    });
+    const rows = [
+      JSON.stringify({ sessionId: "s", kind: "main" }),
+      msg({ id: "u0", type: "user", content: [{ text: "<session_context>\nThis is the Gemini CLI." }] }),
+      msg({ id: "u1", type: "user", content: [{ text: "<hook_context>briefing</hook_context>\n\ngo" }] }),
+      msg({ id: "g1", type: "gemini", content: "", tokens: { output: 5 } }),
+      msg({
+        id: "g1",
+        type: "gemini",
+        content: "",
+        tokens: { output: 5 },
+        toolCalls: [
+          call("read_file", { file_path: "src/ini.ts" }),
+          call("write_file", { file_path: `${ROOT}/src/ini.ts` }),
+        ],
+      }),
+      msg({ id: "u2", type: "user", content: [{ functionResponse: { id: "read_file" } }] }),
+      msg({
+        id: "g2",
+        type: "gemini",
+        tokens: { output: 7 },
+        toolCalls: [call("replace", { file_path: "a.ts" }, "error")],
+      }),
+      msg({
+        id: "g3",
+        type: "gemini",
+        tokens: { output: 1 },
+        toolCalls: [call("run_shell_command", { command: "npm test" })],
+      }),
+    ];
+    expect(geminiActions(rows.join("\n"), inCheckout([ROOT]))).toEqual([
+      { kind: "read", target: "src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 0 },
+      { kind: "edit", target: "src/ini.ts", ok: true, turn: 1, calls: 1, tokens: 0 },
+      { kind: "edit", target: "a.ts", ok: false, turn: 1, calls: 2, tokens: 5 },
+      { kind: "run", target: "npm test", ok: true, turn: 1, calls: 3, tokens: 12 },
     ]);
   });
 
