@@ -5,6 +5,7 @@
  * safe open, bounded at both ends; only the verdict is stored.
  */
 import { closeSync, existsSync, fstatSync, readSync } from "node:fs";
+import { basename } from "node:path";
 import { openLayerFile } from "../lib/safe-read.ts";
 
 export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"] as const;
@@ -146,15 +147,15 @@ export function copilotVerdict(text: string): DeliveryVerdict {
 }
 
 /**
- * One row per client whose transcript majordomus reads. `late`: the client writes it when it exits, after its end
+ * One row per client whose transcript majordomus reads. `late`: the file the client writes as it exits, after its end
  * hook, so the end records the path and the verdict is read when first asked (settle).
  */
 export const DELIVERY_READERS: Record<
   string,
-  { verdict: (text: string, shim: string) => DeliveryVerdict; late?: true }
+  { verdict: (text: string, shim: string) => DeliveryVerdict; late?: string }
 > = {
   "claude-code": { verdict: claudeVerdict },
-  copilot: { verdict: copilotVerdict, late: true },
+  copilot: { verdict: copilotVerdict, late: "events.jsonl" },
 };
 
 export const PENDING = "pending";
@@ -185,7 +186,9 @@ export function deliveryAtEnd(
 
 /** A pending verdict, read from the transcript written since (a late reader needs no shim). */
 export function settle(provider: string, transcriptPath: string | undefined): DeliveryVerdict {
-  if (!DELIVERY_READERS[provider]?.late || !transcriptPath || !existsSync(transcriptPath))
+  // Only a file of the name the client writes: the path comes back from the ledger.
+  const late = DELIVERY_READERS[provider]?.late;
+  if (!late || !transcriptPath || basename(transcriptPath) !== late || !existsSync(transcriptPath))
     return { state: "not_provable", cause: "the client's transcript of the session was never written" };
   return deliveryOf(provider, transcriptPath, "");
 }

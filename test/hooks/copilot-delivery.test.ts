@@ -47,6 +47,9 @@ describe("delivery from Copilot's events", () => {
       writeFileSync(file, [start(), answered(ours)].join("\n"));
       expect(deliveryAtEnd("copilot", file, "").state).toBe("inline");
       expect(settle("copilot", file).state).toBe("inline");
+      // Settling reads only a file of the name Copilot writes (the path comes back from the ledger).
+      writeFileSync(join(dir, "other.txt"), [start(), answered(ours)].join("\n"));
+      expect(settle("copilot", join(dir, "other.txt")).state).toBe("not_provable");
       // A client whose transcript exists at its end is never pending.
       expect(deliveryAtEnd("claude-code", join(dir, "none.jsonl"), "x").state).toBe("not_provable");
       expect(settle("claude-code", file).state).toBe("not_provable");
