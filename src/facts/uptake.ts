@@ -1,10 +1,10 @@
 /** What a closing episode was handed, read back (the start recorded it), and what its transcript shows it did. */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readLayerFile } from "../lib/safe-read.ts";
 import { parseClaim } from "../records/claims.ts";
-import { sections, splitFrontMatter, trimmedSection } from "../records/markdown.ts";
-import { parseYaml } from "../lib/runtime.ts";
+import { sections, trimmedSection } from "../records/markdown.ts";
+import { RECORD_KINDS } from "../records/kinds.ts";
+import { readRecord } from "../records/record.ts";
 import { actionsOf, namedIn, uptakeOf, type Uptake } from "../transcript/uptake.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
@@ -15,19 +15,13 @@ export async function gatherUptake(worktree: string, episode: OpenEpisode, hande
   const unread = (cause: string): Uptake => ({ state: "not_provable", handed, named: [], acted_on: [], cause });
   if (!RECORD_PATH.test(handed) || handed.split("/").includes(".."))
     return unread("the handed record's path is not one the start hook writes");
-  let next = "";
-  let cited: string[] = [];
-  try {
-    const split = splitFrontMatter(readLayerFile(join(worktree, handed)));
-    next = trimmedSection(sections(split?.body ?? "").get("Next Action") ?? []).join("\n");
-    const claims = ((await parseYaml(split?.frontMatter ?? "")) as { claims?: unknown } | null)?.claims;
-    cited = (Array.isArray(claims) ? claims : []).flatMap((c) => {
-      const claim = typeof c === "string" ? parseClaim(c) : undefined;
-      return claim?.kind === "path" ? [claim.path] : [];
-    });
-  } catch {
-    return unread("the handed record can no longer be read");
-  }
+  const read = await readRecord(RECORD_KINDS.handover, join(worktree, handed), handed);
+  if (!read.ok) return unread(`the handed record can no longer be read: ${read.reason}`);
+  const next = trimmedSection(sections(read.record.body).get("Next Action") ?? []).join("\n");
+  const cited = (read.record.meta.claims ?? []).flatMap((c) => {
+    const claim = parseClaim(c);
+    return claim?.kind === "path" ? [claim.path] : [];
+  });
   const roots = [worktree];
   try {
     roots.push(realpathSync(worktree));

@@ -136,7 +136,7 @@ export function codexActions(text: string, root: (path: string) => string | unde
       }
     } else if (item?.type === "CommandExecution") {
       calls++;
-      const ok = item.status === "completed" && (item.exit_code ?? item.exitCode ?? 0) === 0;
+      const ok = item.status === "completed" && (item.exit_code ?? 0) === 0;
       const command = Array.isArray(item.command) ? String(item.command.at(-1) ?? "") : "";
       out.push({ kind: "run", target: command, ok, ...at });
       for (const p of Array.isArray(item.parsed_cmd) ? (item.parsed_cmd as Json[]) : []) {

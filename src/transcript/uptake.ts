@@ -4,7 +4,7 @@
  * again first. Only numbers and the names the Next Action already holds are kept; no transcript text.
  */
 import { statSync } from "node:fs";
-import { claimsIn } from "../records/claims.ts";
+import { claimsIn, CLAIMS_KEPT } from "../records/claims.ts";
 import { ACTION_READERS, inCheckout, type Action } from "./actions.ts";
 import { readBounded } from "./delivery.ts";
 
@@ -48,6 +48,7 @@ export function actionsOf(
 
 export const COMMAND = /^[A-Za-z][\w.+-]*(?: +[^\s`]+)+$/;
 
+/** What a Next Action names, at most as many as a record keeps claims (CLAIMS_KEPT), in the order it names them. */
 export function namedIn(nextAction: string): string[] {
   const out = new Set<string>();
   const claims = claimsIn(nextAction);
@@ -59,7 +60,7 @@ export function namedIn(nextAction: string): string[] {
     const code = m[1]!.trim();
     if (COMMAND.test(code) && !paths.has(code)) out.add(code);
   }
-  return [...out];
+  return [...out].slice(0, CLAIMS_KEPT);
 }
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -67,10 +68,13 @@ const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A command run as whole words: the named command between a start or separator and an end or separator. */
 export const wholeWords = (command: string) => new RegExp(`(?:^|[\\s;&|(])${escaped(command)}(?:$|[\\s;&|)])`);
 
-function hits(target: string, a: Action): boolean {
-  if (!a.ok) return false;
-  if (a.kind === "run") return wholeWords(target).test(a.target);
-  return a.kind === "edit" && (a.target === target || a.target.startsWith(`${target.replace(/\/$/, "")}/`));
+/** Whether an action acts on a named target: a command run as whole words, or an edit of the path (or inside it). */
+function matcher(target: string): (a: Action) => boolean {
+  const run = wholeWords(target);
+  const folder = `${target.replace(/\/$/, "")}/`;
+  return (a) =>
+    a.ok &&
+    (a.kind === "run" ? run.test(a.target) : a.kind === "edit" && (a.target === target || a.target.startsWith(folder)));
 }
 
 /** Pure: the verdict from the named targets, the paths the handover cites, and the session's actions. */
@@ -84,8 +88,9 @@ export function uptakeOf(
   if (named.length === 0)
     return { ...base, state: "not_provable", cause: "the Next Action names no path or command to look for" };
   if ("cause" in read) return { ...base, state: "not_provable", cause: read.cause };
-  const acted = named.filter((t) => read.actions.some((a) => hits(t, a)));
-  const first = read.actions.find((a) => named.some((t) => hits(t, a)));
+  const matches = named.map(matcher);
+  const acted = named.filter((_, i) => read.actions.some(matches[i]!));
+  const first = read.actions.find((a) => matches.some((m) => m(a)));
   const firstEdit = read.actions.findIndex((a) => a.kind === "edit" && a.ok);
   const before = firstEdit === -1 ? read.actions : read.actions.slice(0, firstEdit);
   const rereads = before.filter((a) => a.kind === "read" && a.ok && cited.includes(a.target)).length;

@@ -99,8 +99,20 @@ const COMMITS_SAID: Record<string, (w: EpisodeWindow) => string> = {
     "client's end_budget_ms), so this record was published without them",
 };
 
+/** The front matter's `uptake`, its state first; absent figures are left out. */
+const UPTAKE_KEYS = [
+  "state",
+  "handed",
+  "named",
+  "acted_on",
+  "turn",
+  "tool_calls_before",
+  "tokens_before",
+  "rereads",
+  "cause",
+] as const;
 const uptakeMap = (u: Uptake) =>
-  Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as Record<
+  Object.fromEntries(UPTAKE_KEYS.flatMap((k) => (u[k] === undefined ? [] : [[k, u[k]]]))) as Record<
     string,
     string | number | string[]
   >;

@@ -156,6 +156,21 @@ describe("emitMap", () => {
     }
   });
 
+  test("a map of values (a record's uptake) reads back with every string inside it, with both YAML parsers", () => {
+    for (const text of CORPUS) {
+      const doc = emitMap([
+        ["uptake", { state: "acted", named: [text, "npm test"], acted_on: [], handed: text, turn: 2 }],
+        ["after", text],
+      ]);
+      const expected = {
+        uptake: { state: "acted", named: [text, "npm test"], acted_on: [], handed: text, turn: 2 },
+        after: text,
+      };
+      expect({ text, read: bunYaml(doc) }).toEqual({ text, read: expected });
+      expect({ text, read: parseYamlPackage(doc) }).toEqual({ text, read: expected });
+    }
+  });
+
   test("numbers, booleans, null and empty lists keep their types", () => {
     const doc = emitMap([
       ["seq", 12],

@@ -76,7 +76,7 @@ describe("what a transcript shows the agent did", () => {
       }),
       item({ type: "FileChange", changes: { [`${ROOT}/src/ini.ts`]: { type: "add" } }, status: "completed" }),
       usage(30),
-      item({ type: "CommandExecution", command: ["/bin/bash", "-lc", "false"], status: "completed", exit_code: 1 }),
+      item({ type: "CommandExecution", command: ["/bin/bash", "-lc", "false"], status: "failed", exit_code: 1 }),
       item({ type: "FileChange", changes: { "/elsewhere/x.ts": { type: "add" } }, status: "completed" }),
     ];
     expect(codexActions(rows.join("\n"), inCheckout([ROOT]))).toEqual([
@@ -140,6 +140,9 @@ describe("what a transcript shows the agent did", () => {
       "git status --short",
     ]);
     expect(namedIn("Think about the design again and ask the person.")).toEqual([]);
+    // A 100-step Next Action names at most as many as a record keeps claims.
+    const steps = Array.from({ length: 100 }, (_, i) => `${i + 1}. run \`make step${i}\` on src/s${i}.ts`).join("\n");
+    expect(namedIn(steps).length).toBe(24);
     // Both rules are linear: a ReDoS checker calls them safe (how they grow is not timed here).
     for (const rule of [COMMAND, RECORD_PATH, wholeWords("npm run test -- --watch=false")])
       expect(checkSync(rule.source, rule.flags, { timeout: 30_000 }).status, rule.source).toBe("safe");
@@ -224,7 +227,7 @@ test("a handed path the start hook would not write (a tampered ledger line) is r
     });
   expect(await gatherUptake("/home/dev/project", episode, ".ai/local/state/handovers/gone.md")).toMatchObject({
     state: "not_provable",
-    cause: "the handed record can no longer be read",
+    cause: "the handed record can no longer be read: unreadable: it does not exist",
   });
 });
 
