@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { ok } from "../support/layered.ts";
+import { closedTexts, ok } from "../support/layered.ts";
 import { startServe } from "../support/serve.ts";
 import { ClaudeRig } from "./rig.ts";
 import type { MockOptions, ToolCall } from "./mock-anthropic.ts";
@@ -38,13 +38,9 @@ const write = (rel: string) => (project: string) => ({
 });
 const run = (command: string) => () => ({ name: "Bash", input: { command, description: "check" } });
 
-function uptakes(repo: ClaudeRig["repo"]): Array<Record<string, unknown> | undefined> {
-  const dir = repo.path(".ai/repo/sessions");
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".md") && f !== "README.md")
-    .sort()
-    .map((f) => parse(readFileSync(`${dir}/${f}`, "utf8").split("---\n")[1]!).uptake);
-}
+/** Each closed record's `uptake`, oldest record first. */
+const uptakes = (repo: ClaudeRig["repo"]): Array<Record<string, unknown> | undefined> =>
+  closedTexts(repo).map((t) => parse(t.split("---\n")[1]!).uptake);
 
 describe.skipIf(!ENABLED)("uptake with the real clients against their mock APIs", () => {
   test(

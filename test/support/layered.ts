@@ -33,9 +33,11 @@ export function records(repo: Repo, kind: "handovers" | "checkpoints"): string[]
   return readdirSync(repo.path(".ai/local/state", kind)).filter((f) => f.endsWith(".md") && f !== "README.md");
 }
 
-/** The Markdown records of a folder in the repository (its README aside), by file name. */
+/** The Markdown records of a folder in the repository (its README aside), by file name: oldest first, as names start with the time. */
 export function mdFiles(repo: Repo, dir: string): string[] {
-  return readdirSync(repo.path(dir)).filter((f) => f.endsWith(".md") && f !== "README.md");
+  return readdirSync(repo.path(dir))
+    .filter((f) => f.endsWith(".md") && f !== "README.md")
+    .sort();
 }
 
 /** The closed session records' texts. */
