@@ -3,7 +3,7 @@ import { readData } from "../assets/index.ts";
 import { Failure } from "../lib/failure.ts";
 import type { ConsentKey, CredentialKey, Policy } from "../policy/index.ts";
 import type { Budget, Counts } from "../lib/fit.ts";
-import type { EnvName } from "../lib/env.ts";
+import { clientEnv, type EnvName } from "../lib/env.ts";
 
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
@@ -39,6 +39,8 @@ export type Hooks = {
   /** `advisory`: fires on every check, not only on a compaction: no checkpoint is derived from it. */
   compaction?: "precise" | "advisory";
   session_env?: string;
+  /** Other clients that run this client's hook file too, each with the variable it sets for those calls. */
+  also_run_by?: Record<string, string>;
   /** Start sources meaning the previous session just ended (its end hook runs beside this start). */
   after_end_sources?: string[];
   keys: {
@@ -102,6 +104,16 @@ export function pick(payload: Record<string, unknown> | undefined, candidates: r
     if (typeof value === "number") return String(value);
   }
   return undefined;
+}
+
+/**
+ * The other client that made this hook call, when one that reads this client's hook file did (its variable set, and
+ * not this client's own session in session_env): that client's own hooks answer it, so ours do nothing.
+ */
+export function calledByAnother(hooks: Hooks, session: string | undefined): string | undefined {
+  const own = hooks.session_env ? clientEnv(hooks.session_env) : undefined;
+  if (own !== undefined && own !== "" && own === session) return undefined;
+  return Object.entries(hooks.also_run_by ?? {}).find(([, name]) => (clientEnv(name) ?? "") !== "")?.[0];
 }
 
 /** The table's budget, lowered (never raised) by `session.briefing_budget_chars`. */

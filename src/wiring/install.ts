@@ -11,7 +11,8 @@ import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, settingsEntry, shimText } from "./shims.ts";
-import { commandsIn, dialectOf } from "./dialects.ts";
+import { commandsIn, dialectOf, DIALECTS } from "./dialects.ts";
+import { editJson, freshJson, type JsonEdit } from "./json-edit.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
@@ -57,23 +58,56 @@ function freshSettings(provider: Provider & { hooks: Hooks }, path: string, rel:
   const hooks: Record<string, unknown[]> = {};
   for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
   ensureDir(dirname(path));
-  writeFileAtomic(path, `${JSON.stringify({ ...dialectOf(provider.hooks).skeleton, hooks }, null, 2)}\n`, 0o644);
+  writeFileAtomic(path, freshJson({ ...dialectOf(provider.hooks).skeleton, hooks }), 0o644);
   const names = HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ");
   return { path: rel, action: "written", note: `with the ${names} hooks` };
 }
 
-/** The person's hooks with ours added after theirs for each missing event. */
-function withOurs(
+/** The edits that add ours after the person's hooks for each missing event, leaving every other byte. */
+function addOurs(
   settings: Record<string, unknown>,
   provider: Provider & { hooks: Hooks },
   missing: readonly HookEvent[],
-): Record<string, unknown> {
+): JsonEdit[] {
   const hooks = objectAt(settings, "hooks") ?? {};
-  for (const e of missing) {
+  return missing.map((e) => {
     const name = provider.hooks.events[e].event;
-    hooks[name] = [...(Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : []), settingsEntry(provider, e)];
+    const list = hooks[name];
+    return Array.isArray(list)
+      ? { path: ["hooks", name, list.length], value: settingsEntry(provider, e), insert: true }
+      : { path: ["hooks", name], value: [settingsEntry(provider, e)] };
+  });
+}
+
+/**
+ * Our own entries written by an earlier majordomus with an empty matcher, for a client that now wants none: Copilot
+ * reads Claude Code's file too and refuses the whole of it over one empty matcher (1.0.102), the person's hooks with it.
+ */
+function staleMatchers(settings: Record<string, unknown>, provider: Provider & { hooks: Hooks }): JsonEdit[] {
+  if (provider.hooks.matcher !== undefined || dialectOf(provider.hooks) !== DIALECTS.nested) return [];
+  const ours = (c: string) => HOOK_EVENTS.some((e) => c.includes(provider.hooks.events[e].shim));
+  const edits: JsonEdit[] = [];
+  for (const [name, list] of Object.entries(objectAt(settings, "hooks") ?? {})) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((entry, i) => {
+      const commands = DIALECTS.nested.commands(entry);
+      if ((entry as { matcher?: unknown })?.matcher === "" && commands.length > 0 && commands.every(ours))
+        edits.push({ path: ["hooks", name, i, "matcher"], value: undefined });
+    });
   }
-  return hooks;
+  return edits;
+}
+
+function rewriteMatchers(ws: Workspace, path: string, rel: string, edits: JsonEdit[], report: InstallReport): void {
+  report.backup = backupOf(ws, path, rel);
+  writeFileAtomic(path, editJson(readIfExists(path) ?? "{}", edits), statSync(path).mode & 0o777);
+  report.lines.push({
+    path: rel,
+    action: "rewritten",
+    note:
+      `our ${edits.length} hook entr${edits.length === 1 ? "y" : "ies"} lost ${edits.length === 1 ? "its" : "their"} ` +
+      `empty matcher (another client that reads this file refuses it); nothing else changed; backup at ${report.backup}`,
+  });
 }
 
 function settingsFile(
@@ -88,6 +122,8 @@ function settingsFile(
   if (settings === undefined) return void report.lines.push(freshSettings(provider, path, rel));
   const missing = missingHooks(settings, provider);
   if (missing.length === 0) {
+    const stale = staleMatchers(settings, provider);
+    if (stale.length > 0) return rewriteMatchers(ws, path, rel, stale, report);
     report.lines.push({ path: rel, action: "already present", note: "it names every majordomus hook" });
     return;
   }
@@ -106,17 +142,19 @@ function settingsFile(
     });
     return;
   }
-  settings.hooks = withOurs(settings, provider, missing);
   report.backup = backupOf(ws, path, rel);
-  const merged = `${JSON.stringify(settings, null, 2)}\n`;
+  const merged = editJson(readIfExists(path) ?? "{}", [
+    ...staleMatchers(settings, provider),
+    ...addOurs(settings, provider, missing),
+  ]);
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
   noteMerge(ws, rel, report.backup, merged);
   report.lines.push({
     path: rel,
     action: "merged",
     note:
-      `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other key ` +
-      `kept; backup at ${report.backup}`,
+      `added ${missing.map((e) => provider.hooks.events[e].event).join(", ")}; every other line ` +
+      `kept as it was; backup at ${report.backup}`,
   });
 }
 
@@ -136,7 +174,7 @@ function mcpConfig(
   const wanted = mcpEntry(entry.command);
   const config = configToChange(ws.position.worktree, m.config, "capture install");
   if (config === undefined) {
-    writeFileAtomic(path, `${JSON.stringify({ mcpServers: { [m.server]: wanted } }, null, 2)}\n`, 0o644);
+    writeFileAtomic(path, freshJson({ mcpServers: { [m.server]: wanted } }), 0o644);
     report.lines.push({ path: m.config, action: "written", note: `${entry.why}, as the MCP server ${m.server}` });
     return;
   }
@@ -159,9 +197,8 @@ function mcpConfig(
     });
     return;
   }
-  config.mcpServers = { ...servers, [m.server]: wanted };
   const backup = backupOf(ws, path, m.config);
-  const merged = `${JSON.stringify(config, null, 2)}\n`;
+  const merged = editJson(readIfExists(path) ?? "{}", [{ path: ["mcpServers", m.server], value: wanted }]);
   writeFileAtomic(path, merged, statSync(path).mode & 0o777);
   if (current === undefined) noteMerge(ws, m.config, backup, merged);
   report.lines.push({
@@ -169,7 +206,7 @@ function mcpConfig(
     action: current === undefined ? "merged" : "rewritten",
     note:
       `${current === undefined ? `added the ${m.server} server` : `our ${m.server} server brought up to date: it ${entry.why}`}; ` +
-      `every other key kept; backup at ${backup}`,
+      `every other line kept as it was; backup at ${backup}`,
   });
 }
 

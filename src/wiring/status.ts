@@ -87,7 +87,14 @@ async function runAsClient(
   return spawnText(shell, ["-c", command], {
     cwd: root,
     input: JSON.stringify(payload),
-    env: { ...environment(), MAJORDOMUS_LOG: "info", ...(project_dir_env ? { [project_dir_env]: root } : {}), ...env },
+    env: {
+      ...environment(),
+      // As the client itself runs it: not as another client that reads the same file would.
+      ...Object.fromEntries(Object.values(provider.hooks.also_run_by ?? {}).map((name) => [name, ""])),
+      MAJORDOMUS_LOG: "info",
+      ...(project_dir_env ? { [project_dir_env]: root } : {}),
+      ...env,
+    },
   });
 }
 

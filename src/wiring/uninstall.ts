@@ -13,6 +13,7 @@ import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { modFiles, removeOurs, type InstallReport } from "./install.ts";
 import { backupOf, originalOf } from "./backups.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
+import { editJson, type JsonEdit } from "./json-edit.ts";
 
 function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -62,32 +63,53 @@ function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolea
   return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
 }
 
+/** The edits that take our handlers out of the hook file, last index first so each path still names its entry. */
+function ourEntriesOut(
+  hooks: Record<string, unknown>,
+  provider: Provider & { hooks: Hooks },
+): { edits: JsonEdit[]; removed: number; left: number } {
+  const dialect = dialectOf(provider.hooks);
+  const edits: JsonEdit[] = [];
+  let removed = 0;
+  let left = 0;
+  for (const [event, entries] of Object.entries(hooks)) {
+    if (!Array.isArray(entries)) {
+      left++;
+      continue;
+    }
+    const kept = entries.map((entry) => {
+      const out = dialect.without(entry, (command) => oursIn(provider, command));
+      removed += out.removed;
+      return out;
+    });
+    if (kept.every((k) => k.kept === undefined)) {
+      if (kept.some((k) => k.removed > 0)) edits.push({ path: ["hooks", event], value: undefined });
+      else left++;
+      continue;
+    }
+    left++;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      const k = kept[i]!;
+      if (k.removed === 0) continue;
+      if (k.kept === undefined) edits.push({ path: ["hooks", event, i], value: undefined });
+      else edits.push({ path: ["hooks", event, i, "hooks"], value: (k.kept as { hooks: unknown }).hooks });
+    }
+  }
+  return { edits, removed, left };
+}
+
 function removeEntries(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   const rel = provider.hooks.config;
   const path = join(ws.position.worktree, rel);
   const settings = configToChange(ws.position.worktree, rel, "capture uninstall");
   if (settings === undefined) return void report.lines.push({ path: rel, action: "not there" });
   if (restored(ws, rel, report, "the majordomus hooks")) return;
-  const hooks = objectAt(settings, "hooks");
   const dialect = dialectOf(provider.hooks);
-  let removed = 0;
-  for (const [event, entries] of Object.entries(hooks ?? {})) {
-    if (!Array.isArray(entries)) continue;
-    const kept = entries
-      .map((entry) => {
-        const left = dialect.without(entry, (command) => oursIn(provider, command));
-        removed += left.removed;
-        return left.kept;
-      })
-      .filter((e) => e !== undefined);
-    if (kept.length === 0) delete hooks![event];
-    else hooks![event] = kept;
-  }
+  const { edits, removed, left } = ourEntriesOut(objectAt(settings, "hooks") ?? {}, provider);
   if (removed === 0)
     return void report.lines.push({ path: rel, action: "left alone", note: "it names no majordomus hook" });
-  if (hooks && Object.keys(hooks).length === 0) delete settings.hooks;
-  const onlySkeleton = Object.keys(settings).every((k) => settings[k] === dialect.skeleton[k]);
-  if (onlySkeleton) {
+  const rest = Object.keys(settings).filter((k) => k !== "hooks" || left > 0);
+  if (rest.every((k) => settings[k] === dialect.skeleton[k])) {
     unlinkSync(path);
     return void report.lines.push({
       path: rel,
@@ -95,12 +117,13 @@ function removeEntries(ws: Workspace, provider: Provider & { hooks: Hooks }, rep
       note: `it held only the ${removed} majordomus hook(s)`,
     });
   }
+  if (left === 0) edits.push({ path: ["hooks"], value: undefined });
   report.backup = backupOf(ws, path, rel);
-  writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, 0o644);
+  writeFileAtomic(path, editJson(readIfExists(path) ?? "{}", edits), statSync(path).mode & 0o777);
   report.lines.push({
     path: rel,
     action: "rewritten",
-    note: `removed the ${removed} majordomus hook(s); every other key and hook kept; backup at ${report.backup}`,
+    note: `removed the ${removed} majordomus hook(s); every other line kept as it was; backup at ${report.backup}`,
   });
 }
 
@@ -143,18 +166,22 @@ function removeMcp(ws: Workspace, provider: Provider & { hooks: Hooks }, report:
       action: "left alone",
       note: `it does not name majordomus mcp as ${m.server}`,
     });
-  delete servers[m.server];
-  if (Object.keys(servers).length === 0) delete config.mcpServers;
-  if (Object.keys(config).length === 0) {
+  const others = Object.keys(servers).filter((k) => k !== m.server);
+  const otherKeys = Object.keys(config).filter((k) => k !== "mcpServers");
+  if (others.length === 0 && otherKeys.length === 0) {
     unlinkSync(path);
     return void report.lines.push({ path: m.config, action: "removed", note: "it held only the majordomus server" });
   }
   report.backup = backupOf(ws, path, m.config);
-  writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, 0o644);
+  const edit: JsonEdit =
+    others.length === 0
+      ? { path: ["mcpServers"], value: undefined }
+      : { path: ["mcpServers", m.server], value: undefined };
+  writeFileAtomic(path, editJson(readIfExists(path) ?? "{}", [edit]), statSync(path).mode & 0o777);
   report.lines.push({
     path: m.config,
     action: "rewritten",
-    note: `removed the ${m.server} server; every other key kept; backup at ${report.backup}`,
+    note: `removed the ${m.server} server; every other line kept as it was; backup at ${report.backup}`,
   });
 }
 

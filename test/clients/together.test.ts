@@ -2,9 +2,9 @@
 // each briefing naming its own, closed records saying which client, no cross-talk; and a handover
 // written in one client's session handed to another's, labelled.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { ClientId } from "../../src/providers/index.ts";
-import { layered, ledger, ok } from "../support/layered.ts";
+import { closedTexts, layered, ledger, ok } from "../support/layered.ts";
 import type { Repo } from "../support/repo.ts";
 import { ClaudeRig } from "./rig.ts";
 import { CodexRig } from "./codex-rig.ts";
@@ -95,6 +95,55 @@ describe.skipIf(!ENABLED)("the clients in one checkout", () => {
     for (const e of ledger(repo).filter((l) => l.event === "provider.event.received" && l.session)) {
       expect(e.session).toBe(id(String(e.provider)));
     }
+  }, 300_000);
+
+  test("Claude Code and Copilot in one checkout with the person's own hook in each file: each client runs its own majordomus hooks once, the person's hooks run under both, and no client warns", async () => {
+    const repo = layered();
+    // The person's own hooks, there before majordomus: one in Claude Code's file (which Copilot reads too), one in
+    // a Copilot hook file of theirs. Each writes which client ran it.
+    const said = (tag: string) =>
+      `echo "${tag} \${COPILOT_CLI:+copilot}\${CLAUDE_CODE_SESSION_ID:+claude-code}" >> "$(git rev-parse --show-toplevel)/.person-hooks"`;
+    mkdirSync(repo.path(".claude"), { recursive: true });
+    mkdirSync(repo.path(".github/hooks"), { recursive: true });
+    writeFileSync(
+      repo.path(".claude/settings.json"),
+      `${JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: said("claude-file") }] }] } }, null, 2)}\n`,
+    );
+    writeFileSync(
+      repo.path(".github/hooks/mine.json"),
+      `${JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: "command", bash: said("copilot-file") }] } }, null, 2)}\n`,
+    );
+    writeFileSync(repo.path(".gitignore"), `${readFileSync(repo.path(".gitignore"), "utf8")}.person-hooks\n`);
+    ok(repo.mj(["capture", "install", "--provider", "claude-code", "--merge"]));
+    ok(repo.mj(["capture", "install", "--provider", "copilot"]));
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "Wire both");
+    using copilot = new CopilotRig({ repo, install: false });
+    using claude = new ClaudeRig({ repo });
+    copilot.trust();
+    claude.trust();
+
+    const ran = await copilot.run(["-p", "say ok"]);
+    expect(ran.status).toBe(0);
+    expect(ran.stderr).not.toMatch(/could not be loaded|matcher cannot be empty|Warning/i);
+    expect((await claude.run(["-p", "say ok"])).status).toBe(0);
+
+    // The person's hooks: Claude Code's file under both clients, Copilot's file under Copilot.
+    const person = readFileSync(repo.path(".person-hooks"), "utf8").trim().split("\n").sort();
+    expect(person).toEqual(["claude-file claude-code", "claude-file copilot", "copilot-file copilot"]);
+    // Ours: one start, one prompt and one end per client session, each under its own client.
+    const lines = ledger(repo);
+    const started = lines.filter((e) => e.event === "session.started");
+    expect(started.map((e) => e.provider).sort()).toEqual(["claude-code", "copilot"]);
+    for (const e of started) {
+      const received = lines.filter(
+        (l) => l.event === "provider.event.received" && l.provider_session === e.provider_session,
+      );
+      expect(received.map((l) => `${l.provider} ${l.provider_event}`).sort()).toEqual(
+        ["end", "prompt", "start"].map((event) => `${e.provider} ${event}`),
+      );
+    }
+    expect(closedTexts(repo).length).toBe(2);
   }, 300_000);
 
   test("a handover written in a Copilot session reaches the next Claude Code session, and one written there the next Copilot session, labelled", async () => {

@@ -67,7 +67,7 @@ describe("capture install", () => {
     expect(run.status).toBe(15);
     expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
     for (const event of ["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"])
-      expect(run.stderr).toContain(`"${event}": [ {"matcher":""`);
+      expect(run.stderr).toContain(`"${event}": [ {"hooks":[`);
     expect(run.stderr).toContain("--merge");
     expect(run.stderr).toContain("nothing was written");
     // All or nothing: no shim, no mod, no .mcp.json, no record of the binary: a half install never happens.
@@ -146,6 +146,44 @@ describe("capture install", () => {
     expect(run.stdout).toContain(`backup at .ai/local/backups/${backup}`);
     repo.git("add", ".claude");
     expect(repo.git("status", "--porcelain", "--ignored", ".ai/local/backups")).toStartWith("!!");
+    expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .claude/settings.json");
+  });
+
+  test("--merge changes only the lines it adds: the person's indentation, order and lines stay as written, and uninstall gives the file back", () => {
+    using repo = layered();
+    mkdirSync(repo.path(".claude"));
+    const mine =
+      '{\n    "model": "opus",\n    "hooks": {\n        "Stop": [{ "hooks": [{ "type": "command", "command": "echo done" }] }]\n    }\n}\n';
+    writeFileSync(repo.path(".claude/settings.json"), mine);
+    repo.git("add", ".claude/settings.json");
+    repo.git("commit", "-q", "-m", "my settings");
+    ok(repo.mj(["capture", "install", "--merge"]));
+    const merged = readFileSync(repo.path(".claude/settings.json"), "utf8");
+    // Every line of the person's is still there, in order; only the line ending the last event gains its comma.
+    const [added, deleted] = repo.git("diff", "--numstat", ".claude/settings.json").split("\t").map(Number);
+    expect(deleted).toBeLessThanOrEqual(1);
+    expect(added).toBeGreaterThan(4);
+    expect(merged).toContain('        "Stop": [{ "hooks": [{ "type": "command", "command": "echo done" }] }],\n');
+    // Four spaces, as the person indents.
+    expect(merged).toContain('\n        "SessionStart": [\n            {\n');
+    ok(repo.mj(["capture", "uninstall"]));
+    expect(readFileSync(repo.path(".claude/settings.json"), "utf8")).toBe(mine);
+  });
+
+  test("our entries an earlier majordomus wrote with an empty matcher lose it (Copilot refuses the whole file over one); the person's entries are untouched", () => {
+    using repo = layered();
+    ok(repo.mj(["capture", "install"]));
+    const path = repo.path(".claude/settings.json");
+    const now = JSON.parse(readFileSync(path, "utf8"));
+    for (const list of Object.values(now.hooks) as Array<Array<Record<string, unknown>>>)
+      for (const entry of list) entry.matcher = "";
+    now.hooks.Stop = [{ matcher: "", hooks: [{ type: "command", command: "echo mine" }] }];
+    writeFileSync(path, JSON.stringify(now, null, 2));
+    const run = ok(repo.mj(["capture", "install"]));
+    expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — our 4 hook entries lost their empty matcher/m);
+    const after = JSON.parse(readFileSync(path, "utf8"));
+    for (const [event, list] of Object.entries(after.hooks) as Array<[string, Array<Record<string, unknown>>]>)
+      for (const entry of list) expect(`${event} ${"matcher" in entry}`).toBe(`${event} ${event === "Stop"}`);
     expect(ok(repo.mj(["capture", "install"])).stdout).toContain("already present  .claude/settings.json");
   });
 
@@ -325,10 +363,10 @@ describe("capture uninstall", () => {
 
     // Changed by the person since the merge: only our entries are taken out (their change kept).
     const changed = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
-    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify(changed));
+    writeFileSync(repo.path(".claude/settings.json"), JSON.stringify({ ...changed, theme: "dark" }));
     const run = ok(repo.mj(["capture", "uninstall"]));
     expect(run.stdout).toMatch(
-      /^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other key and hook kept/m,
+      /^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other line kept as it was/m,
     );
     expect(run.stdout).toMatch(/^removed +\.claude\/hooks\/majordomus-session-start/m);
     expect(run.stdout).toContain(`files not ours were left: ${MOD}/my-extra.md`);
@@ -338,9 +376,10 @@ describe("capture uninstall", () => {
     const { "settings.json": settingsAfter, "skills/majordomus-handover/my-extra.md": extra, ...restAfter } = after;
     expect(restAfter).toEqual(restBefore);
     expect(extra).toBeDefined();
-    expect(JSON.parse(Buffer.from(settingsAfter!, "base64").toString())).toEqual(
-      JSON.parse(Buffer.from(settingsBefore!, "base64").toString()),
-    );
+    expect(JSON.parse(Buffer.from(settingsAfter!, "base64").toString())).toEqual({
+      ...JSON.parse(Buffer.from(settingsBefore!, "base64").toString()),
+      theme: "dark",
+    });
     expect(Object.keys(after).filter((p) => p.includes("majordomus-"))).toEqual([
       "skills/majordomus-handover/my-extra.md",
     ]);

@@ -54,3 +54,30 @@ describe("session commands", () => {
     expect(JSON.parse(ok(repo.mj(["session", "status", "--json"])).stdout).current).not.toBeNull();
   });
 });
+
+describe("a client that runs another client's hook file", () => {
+  test("Copilot running Claude Code's hooks (COPILOT_CLI set, not Claude Code's own session): our Claude Code shims do nothing; Claude Code's own calls are answered", () => {
+    using repo = captured();
+    const before = readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8");
+    // As Copilot 1.0.102 runs .claude/settings.json's hooks: Claude-shaped payloads, COPILOT_CLI=1.
+    const copilot = { COPILOT_CLI: "1", COPILOT_PROJECT_DIR: repo.dir, CLAUDE_PROJECT_DIR: repo.dir };
+    for (const [shim, payload] of [
+      ["start", { hook_event_name: "SessionStart", session_id: "cop-1", source: "new" }],
+      ["prompt", { hook_event_name: "UserPromptSubmit", session_id: "cop-1", prompt: "hello" }],
+      ["end", { hook_event_name: "SessionEnd", session_id: "cop-1", reason: "complete" }],
+    ] as const) {
+      const run = fire(repo, shim, payload, copilot);
+      expect(`${shim} ${run.status} ${run.stdout}`).toBe(`${shim} 0 `);
+    }
+    expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toBe(before);
+    // Claude Code itself names its own session in CLAUDE_CODE_SESSION_ID: answered, even beside COPILOT_CLI
+    // (Claude Code started from a Copilot agent's shell).
+    const own = fire(
+      repo,
+      "start",
+      { hook_event_name: "SessionStart", session_id: "cc-1", source: "startup" },
+      { ...copilot, CLAUDE_CODE_SESSION_ID: "cc-1" },
+    );
+    expect(own.stdout).toContain("Episode ");
+  });
+});

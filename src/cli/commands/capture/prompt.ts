@@ -5,7 +5,7 @@
 import { log } from "../../../lib/log.ts";
 import { Failure } from "../../../lib/failure.ts";
 import { workspaceForHook } from "./quiet.ts";
-import { adapted } from "../../../providers/index.ts";
+import { adapted, calledByAnother } from "../../../providers/index.ts";
 import { readPayload } from "../../../hooks/payload.ts";
 import { envelope, payloadSession } from "../../../hooks/delivery.ts";
 import { capturePrompt, promptContext } from "../../../hooks/prompt.ts";
@@ -25,7 +25,10 @@ export default command({
   async run({ args }) {
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
-    const ws = await workspaceForHook(args.repo ?? process.cwd(), payloadSession(provider, payload));
+    const session = payloadSession(provider, payload);
+    const by = calledByAnother(provider.hooks, session);
+    if (by !== undefined) return log.debug(`a ${by} call of ${provider.id}'s hook: ${by}'s own hooks answer it`);
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), session);
     if (!ws) return;
     // The environment is read here, at the edge: below it the mode is an argument.
     const selfTestDir = env("MAJORDOMUS_CAPTURE_DIR") || undefined;

@@ -4,7 +4,7 @@
  */
 import { log } from "../../../lib/log.ts";
 import { workspaceForHook } from "./quiet.ts";
-import { adapted } from "../../../providers/index.ts";
+import { adapted, calledByAnother } from "../../../providers/index.ts";
 import { HOOKS, eventsAnsweredBy } from "../../../providers/hooks.ts";
 import { readPayload } from "../../../hooks/payload.ts";
 import { describeHookCall, envelope, type SessionEvent } from "../../../hooks/delivery.ts";
@@ -35,6 +35,8 @@ export default command({
     const provider = await adapted(String(args.provider));
     const payload = readPayload();
     const call = describeHookCall(provider, args.event as SessionEvent, payload);
+    const by = calledByAnother(provider.hooks, call.providerSession);
+    if (by !== undefined) return log.debug(`a ${by} call of ${provider.id}'s hook: ${by}'s own hooks answer it`);
     if (env("MAJORDOMUS_DRY_RUN") === "1") {
       log.info(
         `dry run: would ${call.event} the episode for ${provider.id} session ${call.providerSession}${call.reason ? `, reason ${call.reason}` : ""}${payload.problem ? ` (${payload.problem})` : ""}`,
