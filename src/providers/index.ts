@@ -61,7 +61,7 @@ export type Hooks = {
   budgets: Partial<Record<Channel, BudgetRow>>;
   end_budget_ms: number;
   mods?: Record<string, ModRow>;
-  mcp?: { config: string; server: string };
+  mcp?: { config: string; server: string; approval?: string };
 };
 
 /** The adapted clients, closed: a test table keyed by it misses a client as a type error. */

@@ -20,13 +20,15 @@ import { onPath } from "../lib/path.ts";
 import type { Line } from "./report.ts";
 import { backupOf, noteMerge } from "./backups.ts";
 import { installMods } from "./mods.ts";
+import { LOCAL_SETTINGS } from "./approval.ts";
+import type { Trust } from "./trust.ts";
 export { modFiles, removeOurs } from "./mods.ts";
 export type { Action, Line } from "./report.ts";
 export type InstallReport = {
   lines: Line[];
   missing: Array<{ event: string; entry: string }>;
   backup?: string;
-  trust?: { trusted: boolean; reason: string; steps: string[] };
+  trust?: Trust;
 };
 
 function converge(root: string, rel: string, content: string, mode: number): Line {
@@ -256,7 +258,8 @@ export async function install(
 ): Promise<InstallReport> {
   refuseLinksFor(ws.position.worktree, provider);
   // A configuration it cannot use (a folder, not JSON) stops the install before anything is written.
-  for (const rel of [provider.hooks.config, ...(provider.hooks.mcp ? [provider.hooks.mcp.config] : [])])
+  const m = provider.hooks.mcp;
+  for (const rel of [provider.hooks.config, ...(m ? [m.config] : []), ...(m?.approval ? [LOCAL_SETTINGS] : [])])
     configToChange(ws.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
   for (const event of HOOK_EVENTS) {
@@ -271,6 +274,7 @@ export async function install(
   const { planBinary, commitBinary } = await import("./binary.ts");
   const binary = planBinary(ws);
   mcpConfig(ws, provider, mcpCommandHere(ws, binary.record), options.merge, report);
+  await (await import("./approve.ts")).approveMcp(ws, provider, report);
   report.lines.push(commitBinary(ws, binary));
   const { trustOf } = await import("./trust.ts");
   report.trust = await trustOf(ws, provider);

@@ -32,9 +32,15 @@ import { commandsIn, dialectOf } from "./dialects.ts";
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
+import { claudeMcpApproval, type Approval } from "./approval.ts";
+
+/** Where each client keeps the person's approval of the project's MCP server (the providers table's mcp.approval). */
+const APPROVALS: Record<string, (worktree: string, server: string) => Approval> = {
+  "claude-mcpjson": claudeMcpApproval,
+};
 import { environment } from "../lib/env.ts";
 
-export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "wired", "verified"] as const;
+export const STATES = ["unsupported", "unadapted", "unconfigured", "named", "rejected", "wired", "verified"] as const;
 export type State = (typeof STATES)[number];
 export type Row = { provider: string; aspect: Aspect; state: State; reason: string };
 
@@ -200,17 +206,14 @@ async function hookAspect(
   if (problem) return { state: "wired", reason: problem };
   // Whether the client will run the hook at all is the client's to say.
   const trust = await trust_();
-  if (trust && !trust.trusted)
+  if (trust && !trust.trusted && !trust.pending)
     return { state: "wired", reason: `majordomus answers it, but ${provider.title} will not run it: ${trust.reason}` };
-  return {
-    state: "verified",
-    reason:
-      aspect === "prompt"
-        ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt " +
-          "into a throwaway folder"
-        : "the installed shims are ours byte for byte, and what the end shim runs answered a " +
-          "synthetic end event as a dry run (nothing closed)",
-  };
+  const proven =
+    aspect === "prompt"
+      ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder"
+      : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a " +
+        "dry run (nothing closed)";
+  return { state: "verified", reason: trust?.pending ? `${proven}; ${trust.reason}` : proven };
 }
 
 type Stated = Omit<Row, "provider" | "aspect">;
@@ -363,6 +366,9 @@ async function mcpAspect(
       reason: `${m.config} names a ${m.server} server that is not \`majordomus mcp\`; it is left as it is`,
     };
   const named = `\`${entry.command} mcp\``;
+  const approval = m.approval ? APPROVALS[m.approval]?.(root, m.server) : undefined;
+  if (approval?.state === "rejected")
+    return { state: "rejected", reason: `${m.config} names ${named}; ${approval.reason}` };
   if (!execute) return { state: "wired", reason: `${m.config} names ${named}; not executed (--no-verify)` };
   const program = mcpProgram(root, entry.command, m.config, provider.title);
   if (typeof program !== "string") return program;
@@ -372,13 +378,12 @@ async function mcpAspect(
     input: `${MCP_PROBE.map((x) => JSON.stringify(x)).join("\n")}\n`,
   });
   const listed = run.stdout.split("\n").some((l) => l.includes('"id":2') && l.includes('"continuity"'));
+  const answered =
+    `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it answered a ` +
+    `tools/list with its read-only tools`;
+  if (listed && approval?.state === "pending") return { state: "wired", reason: `${answered}; ${approval.reason}` };
   return listed
-    ? {
-        state: "verified",
-        reason:
-          `${m.config} names ${named}; started as ${provider.title} will start it (${program}), it ` +
-          `answered a tools/list with its read-only tools`,
-      }
+    ? { state: "verified", reason: approval ? `${answered}; ${approval.reason}` : answered }
     : {
         state: "wired",
         reason:

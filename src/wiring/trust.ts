@@ -3,14 +3,17 @@
  * word). majordomus never grants that trust: it says what the person can do.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
+import { readLayerFileIfExists } from "../lib/safe-read.ts";
 import { dirname, join, sep } from "node:path";
 import { onPath } from "../lib/path.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
 import { env, environment } from "../lib/env.ts";
+import { claudeTrusts } from "./approval.ts";
 
-export type Trust = { trusted: boolean; reason: string; steps: string[] };
+/** `pending`: the client has not asked yet, and will at its next start (Claude Code's trust dialog); not a refusal. */
+export type Trust = { trusted: boolean; reason: string; steps: string[]; pending?: boolean };
 
 function converse(
   cmd: string,
@@ -106,15 +109,21 @@ async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }):
   };
 }
 
-/** A client's JSON settings; whole lines of `//` comments (Copilot heads its config with them) are skipped. */
+/**
+ * A client's JSON settings in the person's home, through the safe open (a FIFO or a link to /dev/zero there answers
+ * nothing, at once); whole lines of `//` comments (Copilot heads its config with them) are skipped.
+ */
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    const text = readFileSync(path, "utf8").replace(/^[ \t]*\/\/.*$/gm, "");
-    return JSON.parse(text) as Record<string, unknown>;
+    const text = readLayerFileIfExists(path, { maxBytes: 16 * 1024 * 1024 })?.replace(/^[ \t]*\/\/.*$/gm, "");
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
   } catch {
     return undefined;
   }
 }
+
+/** A folder as written in a client's config, without the trailing separators a person may type. */
+const folderOf = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, "") || sep : p);
 
 /** Gemini: hooks load only in a trusted folder, read where Gemini reads it. */
 async function geminiFolder(ws: Workspace): Promise<Trust> {
@@ -131,7 +140,10 @@ async function geminiFolder(ws: Workspace): Promise<Trust> {
     { security?: { folderTrust?: { enabled?: boolean } } } | undefined;
   if (settings?.security?.folderTrust?.enabled === false)
     return { trusted: true, reason: "folder trust is off in Gemini's settings", steps: [] };
-  const rules = (readJson(file) ?? {}) as Record<string, string>;
+  const rules = Object.fromEntries(Object.entries(readJson(file) ?? {}).map(([k, v]) => [folderOf(k), v])) as Record<
+    string,
+    string
+  >;
   for (let dir = folder; ; dir = dirname(dir)) {
     const rule = rules[dir];
     if (rule === "DO_NOT_TRUST") return { trusted: false, reason: `${file} says not to trust ${dir}`, steps };
@@ -150,19 +162,36 @@ async function copilotFolder(ws: Workspace): Promise<Trust> {
   const file = join(dir, "config.json");
   const steps = [
     `trust the folder once: run \`copilot\` in ${folder} and choose to trust it, or add ` +
-      `"${folder}" to "trusted_folders" in ${file}; for one headless run, \`copilot -p … --trust-folder\``,
+      `"${folder}" to "trustedFolders" in ${file}; for one headless run, \`copilot -p … --trust-folder\``,
   ];
   const config = readJson(file) ?? {};
-  const listed = [config.trusted_folders, config.trustedFolders].flatMap((v) => (Array.isArray(v) ? v : []));
-  const covering = listed.find(
-    (p): p is string => typeof p === "string" && (folder === p || folder.startsWith(p.endsWith(sep) ? p : p + sep)),
-  );
+  const listed = [config.trustedFolders, config.trusted_folders].flatMap((v) => (Array.isArray(v) ? v : []));
+  const covering = listed.find((p): p is string => {
+    if (typeof p !== "string" || p === "") return false;
+    const dir = folderOf(p);
+    return folder === dir || folder.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+  });
   return covering
     ? { trusted: true, reason: `${file} trusts ${covering}`, steps: [] }
     : { trusted: false, reason: `Copilot does not trust ${folder}, so it loads none of its repository hooks`, steps };
 }
 
+/** Claude Code: its first interactive start in a folder asks whether to trust it; a headless run does not ask. */
+async function claudeFolder(ws: Workspace): Promise<Trust> {
+  const said = claudeTrusts(ws.position.worktree);
+  if (said.trusted) return { trusted: true, reason: said.reason, steps: [] };
+  return {
+    trusted: false,
+    pending: true,
+    reason: said.reason,
+    steps: [
+      'at Claude Code\'s first start here, choose "Yes, I trust this folder" (the preselected answer is "No, exit")',
+    ],
+  };
+}
+
 export const TRUST_CHECKS: Record<string, (ws: Workspace, provider: Provider & { hooks: Hooks }) => Promise<Trust>> = {
+  "claude-folder": (ws) => claudeFolder(ws),
   "codex-hooks": codexHooks,
   "gemini-folder": (ws) => geminiFolder(ws),
   "copilot-folder": (ws) => copilotFolder(ws),

@@ -14,6 +14,7 @@ import { modFiles, removeOurs, type InstallReport } from "./install.ts";
 import { backupOf, originalOf } from "./backups.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
 import { editJson, type JsonEdit } from "./json-edit.ts";
+import { withdrawMcp } from "./approve.ts";
 
 function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
   for (const event of HOOK_EVENTS) {
@@ -192,5 +193,6 @@ export function uninstall(ws: Workspace, provider: Provider & { hooks: Hooks }):
   removeShims(ws, provider, report);
   removeMods(ws, provider, report);
   removeMcp(ws, provider, report);
+  withdrawMcp(ws, provider, report);
   return report;
 }

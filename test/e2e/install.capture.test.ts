@@ -421,6 +421,57 @@ describe("the project's MCP server", () => {
     expect(ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout).toContain("already present  .mcp.json");
   });
 
+  test("Claude Code's approval of the server: install records it in the untracked local settings (git ignores it in this clone); status says verified only while it stands, `rejected` with the fix after the dialog's default, `wired, not approved` without it; doctor fails a rejection; uninstall takes it out", () => {
+    using repo = layered();
+    const local = ".claude/settings.local.json";
+    const installed = ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout;
+    expect(installed).toMatch(
+      /^written +\.claude\/settings\.local\.json — your approval of the majordomus MCP server/m,
+    );
+    expect(JSON.parse(readFileSync(repo.path(local), "utf8"))).toEqual({ enabledMcpjsonServers: ["majordomus"] });
+    expect(repo.git("status", "--porcelain", "--", local)).toBe("");
+    expect(mcpRow(repo)).toMatchObject({ state: "verified" });
+    expect(mcpRow(repo).reason).toContain(`${local} approves it`);
+
+    // The dialog's preselected answer, "Continue without using this MCP server", as Claude Code writes it.
+    writeFileSync(repo.path(local), `${JSON.stringify({ disabledMcpjsonServers: ["majordomus"] }, null, 2)}\n`);
+    const rejected = mcpRow(repo);
+    expect(rejected.state).toBe("rejected");
+    expect(rejected.reason).toContain('lists "majordomus" in disabledMcpjsonServers');
+    expect(rejected.reason).toContain("claude mcp reset-project-choices");
+    expect(repo.mj(["doctor"], { env: hookEnv() }).stdout).toMatch(/FAIL.*claude-code:mcp.*rejected/);
+    // The person's answer stands: install does not overturn it.
+    expect(ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout).toMatch(
+      /^left alone +\.claude\/settings\.local\.json/m,
+    );
+    expect(JSON.parse(readFileSync(repo.path(local), "utf8"))).toEqual({ disabledMcpjsonServers: ["majordomus"] });
+
+    // Not asked yet (a teammate's clone: the local file is not in git).
+    rmSync(repo.path(local));
+    expect(mcpRow(repo)).toMatchObject({ state: "wired" });
+    expect(mcpRow(repo).reason).toContain("not approved yet");
+    expect(mcpRow(repo).reason).toContain('choose "Use this MCP server"');
+
+    // A local file the repository tracks is not the person's: left alone.
+    writeFileSync(repo.path(local), "{}\n");
+    repo.git("add", "-f", local);
+    expect(ok(repo.mj(["capture", "install"], { env: hookEnv() })).stdout).toMatch(
+      /^left alone +\.claude\/settings\.local\.json — git tracks it/m,
+    );
+    expect(readFileSync(repo.path(local), "utf8")).toBe("{}\n");
+    repo.git("rm", "-q", "--cached", local);
+
+    // Merged into a local file of the person's, every other line kept; uninstall takes only our approval out.
+    writeFileSync(repo.path(local), '{\n  "permissions": { "allow": ["Bash(ls)"] }\n}\n');
+    ok(repo.mj(["capture", "install"], { env: hookEnv() }));
+    expect(JSON.parse(readFileSync(repo.path(local), "utf8"))).toEqual({
+      permissions: { allow: ["Bash(ls)"] },
+      enabledMcpjsonServers: ["majordomus"],
+    });
+    ok(repo.mj(["capture", "uninstall"]));
+    expect(readFileSync(repo.path(local), "utf8")).toBe('{\n  "permissions": { "allow": ["Bash(ls)"] }\n}\n');
+  });
+
   test("a binary installed off PATH: .mcp.json names it by its absolute path; a bare name the PATH cannot find is not verified until it can", () => {
     using repo = layered();
     const off = { PATH: "/usr/bin:/bin" };

@@ -2,10 +2,12 @@
 // header of `//` comment lines, `trustedFolders`), through the compiled binary: install says the
 // trust step until the folder, or one above it, is listed.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { layered, ok } from "../support/layered.ts";
 import { scratch } from "../support/repo.ts";
+import { BIN } from "../support/env.ts";
+import { spawnSync } from "node:child_process";
 
 describe("Copilot's folder trust", () => {
   test("untrusted: install names the step; the folder, a folder above it, or COPILOT_HOME's config trusts it; a sibling does not", () => {
@@ -30,10 +32,14 @@ describe("Copilot's folder trust", () => {
 
       const untrusted = install({});
       expect(untrusted).toContain("copilot will not run these hooks yet");
-      expect(untrusted).toContain(`"${folder}" to "trusted_folders" in ${join(home, ".copilot", "config.json")}`);
+      // The key Copilot itself writes (trustedFolders); the older spelling is still read.
+      expect(untrusted).toContain(`"${folder}" to "trustedFolders" in ${join(home, ".copilot", "config.json")}`);
       config(join(home, ".copilot"), "trustedFolders", [`${folder}-sibling`]);
       expect(install({})).toContain("will not run these hooks yet");
       config(join(home, ".copilot"), "trustedFolders", [folder]);
+      expect(install({})).not.toContain("will not run");
+      // As a person may type it: a trailing slash.
+      config(join(home, ".copilot"), "trustedFolders", [`${folder}/`]);
       expect(install({})).not.toContain("will not run");
       config(join(home, ".copilot"), "trusted_folders", [dirname(folder)]);
       expect(install({})).not.toContain("will not run");
@@ -42,6 +48,31 @@ describe("Copilot's folder trust", () => {
       expect(install({ COPILOT_HOME: moved })).toContain("will not run these hooks yet");
       config(moved, "trustedFolders", [folder]);
       expect(install({ COPILOT_HOME: moved })).not.toContain("will not run");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a FIFO or a link to /dev/zero as Copilot's config: install, status and doctor answer at once, not trusted", () => {
+    using repo = layered();
+    const home = scratch("majordomus-copilot-home-");
+    try {
+      mkdirSync(join(home, ".copilot"), { recursive: true });
+      const config = join(home, ".copilot", "config.json");
+      for (const plant of [() => Bun.spawnSync(["mkfifo", config]), () => symlinkSync("/dev/zero", config)]) {
+        rmSync(config, { force: true });
+        plant();
+        const env = { ...process.env, HOME: home, COPILOT_HOME: undefined };
+        // A read of the file would wait for ever (the FIFO) or never end (/dev/zero): a run killed at 30 s is that.
+        const run = (args: string[]) => {
+          const r = spawnSync(BIN, args, { cwd: repo.dir, env, encoding: "utf8", timeout: 30_000 });
+          expect(`${args.join(" ")}: ${r.signal ?? "answered"}`).toBe(`${args.join(" ")}: answered`);
+          return r;
+        };
+        expect(run(["capture", "install", "--provider", "copilot"]).stderr).toContain("will not run these hooks yet");
+        expect(run(["capture", "status"]).stdout).toMatch(/copilot:session +wired .*does not trust/);
+        expect(run(["doctor"]).stdout).toContain("copilot:session");
+      }
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -53,6 +53,15 @@ export default command({
         reports.push({ provider: provider.id, ...(await install(ws, provider, { merge: args.merge === true })) });
     printReports(reports, args.json === true);
     const missing = reports.flatMap((r) => r.missing);
+    if (missing.length === 0 && args.json !== true) {
+      const { filesToCommit, gitAddLine } = await import("../../../wiring/files.ts");
+      err(`majordomus: commit what it wrote (or run \`majordomus capture files\` to list it):`);
+      err(`  ${gitAddLine(await filesToCommit(ws))}`);
+      err(
+        "majordomus: then start your client there and work as usual; `majordomus capture status` says what each " +
+          "client will run",
+      );
+    }
     if (missing.length > 0) {
       for (const m of missing) err(`  ${m.entry}`);
       throw new Failure(

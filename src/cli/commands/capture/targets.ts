@@ -39,6 +39,10 @@ export function printReports(reports: Array<{ provider: string } & InstallReport
     for (const l of r.lines) out(`${l.action.padEnd(16)} ${l.path}${l.note ? ` — ${l.note}` : ""}`);
   for (const r of reports) {
     if (!r.trust || r.trust.trusted) continue;
+    if (r.trust.pending) {
+      err(`majordomus: ${r.provider}: ${r.trust.reason}`);
+      continue;
+    }
     err(`majordomus: ${r.provider} will not run these hooks yet: ${r.trust.reason}`);
     for (const step of r.trust.steps) err(`  → ${step}`);
   }
