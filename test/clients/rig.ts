@@ -203,6 +203,11 @@ export class TmuxSession {
     Bun.spawnSync(["tmux", "-S", this.socket, "send-keys", "-t", this.name, "Enter"]);
   }
 
+  /** One named key (Enter, Down, Up, Escape), as a person presses it. */
+  key(name: string): void {
+    Bun.spawnSync(["tmux", "-S", this.socket, "send-keys", "-t", this.name, name]);
+  }
+
   screen(): string {
     return Bun.spawnSync(["tmux", "-S", this.socket, "capture-pane", "-p", "-t", this.name]).stdout.toString();
   }
