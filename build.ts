@@ -37,7 +37,16 @@ const EMBED_DIRS = ["share", "mods"];
 const ENTRY = join(ROOT, "src", "main.ts");
 /** Modules a worker thread runs (lib/runtime.ts askWorker): entry points of the binary beside main, under the same names from src/. */
 const WORKERS = [join(ROOT, "src", "health", "scan-worker.ts")];
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  version: string;
+  home: { github: string | null; npm_scope: string | null };
+};
+/**
+ * The project's home, set in package.json alone: the GitHub repository whose releases install.sh downloads and the
+ * npm scope of the packages. Null while the project owns neither: the packages are then named for local installs
+ * only, and install.sh says there is no published release.
+ */
+const HOME = pkg.home;
 
 /**
  * A release target: Bun's name for it, and the npm platform package that carries it (os and cpu as
@@ -222,7 +231,9 @@ async function buildNoop(): Promise<void> {
 }
 
 const RELEASE = join(DIST, "release");
-const NPM_SCOPE = "@majordomus";
+/** Package names: under the home's npm scope, or (unpublished) plain names for installing the tarballs locally. */
+const NPM_NAME = (name: string) => (HOME.npm_scope ? `${HOME.npm_scope}/${name}` : name);
+const LAUNCHER_NAME = NPM_NAME("majordomus");
 
 function must(cmd: string, args: string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
@@ -252,7 +263,7 @@ const LAUNCHER = `#!/usr/bin/env node
 "use strict";
 const { spawnSync } = require("node:child_process");
 const os = process.platform === "win32" ? "windows" : process.platform;
-const pkg = \`${NPM_SCOPE}/cli-\${os}-\${process.arch}\`;
+const pkg = \`${NPM_NAME("majordomus-cli")}-\${os}-\${process.arch}\`;
 const file = process.platform === "win32" ? "majordomus.exe" : "majordomus";
 let bin;
 try {
@@ -269,7 +280,7 @@ if (run.error) {
 process.exit(run.status === null ? 1 : run.status);
 `;
 
-type Manifest = { repository?: { url?: string }; license?: string; description?: string };
+type Manifest = { license?: string; description?: string };
 
 /**
  * npm packages in dist/release/npm/: one per platform target (the binary, with os/cpu so npm
@@ -281,12 +292,13 @@ function npmPackages(built: Array<{ name: string; binary: string }>): string[] {
   const npmDir = join(RELEASE, "npm");
   rmSync(npmDir, { recursive: true, force: true });
   mkdirSync(npmDir, { recursive: true });
-  const common = { version: pkg.version, license: meta.license, repository: meta.repository };
+  const repository = HOME.github ? { type: "git", url: `git+https://github.com/${HOME.github}.git` } : undefined;
+  const common = { version: pkg.version, license: meta.license, ...(repository ? { repository } : {}) };
   const platforms: string[] = [];
   for (const { name, binary } of built) {
     const row = TARGETS[name]!;
     if (!row.npm) continue;
-    const id = `${NPM_SCOPE}/cli-${windows(name) ? "windows" : row.npm.os}-${row.npm.cpu}`;
+    const id = `${NPM_NAME("majordomus-cli")}-${windows(name) ? "windows" : row.npm.os}-${row.npm.cpu}`;
     const dir = join(npmDir, id.replace("/", "__"));
     mkdirSync(dir, { recursive: true });
     const file = windows(name) ? "majordomus.exe" : "majordomus";
@@ -316,7 +328,7 @@ function npmPackages(built: Array<{ name: string; binary: string }>): string[] {
     "# majordomus\n\nKeeps an AI coding agent's continuity in a git repository. This package runs the native binary from the platform package npm installs beside it. Hooks run on every client event: for them, install the binary itself (install.sh) and skip Node's start-up.\n",
   );
   const manifest = {
-    name: "majordomus",
+    name: LAUNCHER_NAME,
     ...common,
     description: meta.description,
     bin: { majordomus: "bin/majordomus.cjs" },
@@ -358,7 +370,10 @@ async function release(names: string[]): Promise<void> {
       `built ${relative(ROOT, assets.at(-1)!)} (${name}: binary ${statSync(binary).size} bytes, archive ${statSync(assets.at(-1)!).size} bytes)`,
     );
   }
-  writeFileSync(join(RELEASE, "install.sh"), readFileSync(join(ROOT, "install.sh")), { mode: 0o755 });
+  // install.sh as released: its home stamped from package.json (blank: it downloads nothing until there is one).
+  const script = readFileSync(join(ROOT, "install.sh"), "utf8");
+  if (!/^home=$/m.test(script)) throw new Error("install.sh has no blank `home=` line to stamp");
+  writeFileSync(join(RELEASE, "install.sh"), script.replace(/^home=$/m, `home=${HOME.github ?? ""}`), { mode: 0o755 });
   assets.push(join(RELEASE, "install.sh"));
   const sums = assets.map(
     (a) => `${createHash("sha256").update(readFileSync(a)).digest("hex")}  ${relative(RELEASE, a)}`,
@@ -375,7 +390,11 @@ else if (flags.has("--all")) {
   await buildHost();
 } else if (flags.has("--target")) {
   const argv = process.argv.slice(2);
-  await release(argv.flatMap((a, i) => (a === "--target" && argv[i + 1] ? [argv[i + 1]!] : [])));
+  // `host`: this machine's own target (what `npm run build:release` builds, for install.sh --from dist/release).
+  const host = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+  await release(
+    argv.flatMap((a, i) => (a === "--target" && argv[i + 1] ? [argv[i + 1] === "host" ? host : argv[i + 1]!] : [])),
+  );
 } else if (
   flags.has("--if-stale") &&
   existsSync(join(DIST, "majordomus")) &&

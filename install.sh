@@ -1,33 +1,35 @@
 #!/bin/sh
-# Installs the majordomus binary for this machine from a GitHub release.
+# Installs the majordomus binary for this machine from a release: a folder `npm run build:release` made (or a mirror
+# of one), or the published releases of the project's home once it has one.
 #
-#   curl -fsSL https://github.com/majordomus/majordomus/releases/latest/download/install.sh | sh
-#   curl -fsSL …/install.sh | sh -s -- --version 0.1.0 --into "$PWD/.majordomus/bin"
+#   sh install.sh --from dist/release            the release a checkout of the source built (offline)
 #   sh install.sh [--version 0.1.0|v0.1.0] [--into DIR]
 #
-# --version V  the release to install (0.1.0 and v0.1.0 both work; default: the latest)
-# --into DIR   where to put the binary (default: $HOME/.local/bin). `<repo>/.majordomus/bin` gives one
-#              repository its own copy (the capture shims look there first; git-ignore .majordomus/)
-# Environment: MAJORDOMUS_REPO (owner/name of the GitHub repository to download from),
-#              MAJORDOMUS_DOWNLOAD_BASE (a folder or mirror holding the release assets, file:// too),
-#              MAJORDOMUS_BASELINE=1 (the build for x64 CPUs without AVX2, chosen by itself when needed).
+# --from DIR|URL  where the release's files are (a folder, file:// or https://); default: the home's releases
+# --version V     the release to install (0.1.0 and v0.1.0 both work; default: the latest, or the folder's)
+# --into DIR      where to put the binary (default: $HOME/.local/bin); never inside a git repository
+# Environment: MAJORDOMUS_DOWNLOAD_BASE (as --from), MAJORDOMUS_REPO (owner/name of a GitHub repository whose
+#              releases to download: a fork), MAJORDOMUS_BASELINE=1 (the build for x64 CPUs without AVX2, chosen
+#              by itself when needed).
 set -eu
 
 usage() {
   cat <<'EOF'
-install.sh: install the majordomus binary for this machine from a GitHub release
+install.sh: install the majordomus binary for this machine from a release
 
+  sh install.sh --from dist/release      the release `npm run build:release` made in a checkout of the source
   sh install.sh [--version 0.1.0|v0.1.0] [--into DIR]
-  curl -fsSL https://github.com/majordomus/majordomus/releases/latest/download/install.sh | sh -s -- [options]
 
-  --version V  the release to install (default: the latest)
-  --into DIR   where to put the binary (default: $HOME/.local/bin); <repo>/.majordomus/bin gives one
-               repository its own copy (git-ignore .majordomus/)
-  -h, --help   this text
+  --from DIR|URL  where the release's files are: a folder, file:// or https:// (default: the project's published
+                  releases; there are none yet)
+  --version V     the release to install (default: the latest)
+  --into DIR      where to put the binary (default: $HOME/.local/bin); never inside a git repository, where the
+                  hooks would not run it
+  -h, --help      this text
 
-  MAJORDOMUS_REPO=owner/name      download from another repository (a fork)
-  MAJORDOMUS_DOWNLOAD_BASE=DIR|URL  a folder (e.g. dist/release of a local build) or a mirror holding the release assets
-  MAJORDOMUS_BASELINE=1           the x64 build for CPUs without AVX2 (chosen by itself when needed)
+  MAJORDOMUS_DOWNLOAD_BASE=DIR|URL  as --from
+  MAJORDOMUS_REPO=owner/name        download from that GitHub repository's releases (a fork)
+  MAJORDOMUS_BASELINE=1             the x64 build for CPUs without AVX2 (chosen by itself when needed)
 EOF
 }
 
@@ -36,7 +38,11 @@ die() {
   exit "${2:-1}"
 }
 
-repo=${MAJORDOMUS_REPO:-majordomus/majordomus}
+# The project's home (owner/name on GitHub): stamped from package.json's `home.github` by `build.ts` into the
+# release's copy; empty while the project publishes no release.
+home=
+repo=${MAJORDOMUS_REPO:-$home}
+base=${MAJORDOMUS_DOWNLOAD_BASE:-}
 version=latest
 into=${HOME}/.local/bin
 
@@ -50,6 +56,10 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] && [ -n "$2" ] || die "--into needs a folder" 2
       into=$2; shift 2 ;;
     --into=*) into=${1#--into=}; shift ;;
+    --from)
+      [ $# -ge 2 ] && [ -n "$2" ] || die "--from needs a folder or URL, e.g. --from dist/release" 2
+      base=$2; shift 2 ;;
+    --from=*) base=${1#--from=}; [ -n "$base" ] || die "--from needs a folder or URL" 2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1 (try --help)" 2 ;;
   esac
@@ -93,9 +103,18 @@ if [ "$os" = windows ]; then
   name=majordomus.exe
   archive=majordomus-$os-$arch$variant.zip
 fi
-if [ -n "${MAJORDOMUS_DOWNLOAD_BASE:-}" ]; then base=${MAJORDOMUS_DOWNLOAD_BASE%/}
+if [ -n "$base" ]; then base=${base%/}
+elif [ -z "$repo" ]; then
+  die "majordomus publishes no release yet, so there is nothing to download. In a checkout of its source:
+  npm ci && npm run build:release && sh install.sh --from dist/release" 1
 elif [ "$version" = latest ]; then base=https://github.com/$repo/releases/latest/download
 else base=https://github.com/$repo/releases/download/$version; fi
+# The hooks never run a binary inside a repository (a checkout can replace any file there): refuse to put it there.
+inside=$into
+while [ ! -d "$inside" ] && [ "$inside" != / ] && [ "$inside" != . ]; do inside=$(dirname "$inside"); done
+if command -v git >/dev/null 2>&1 && top=$(git -C "$inside" rev-parse --show-toplevel 2>/dev/null); then
+  die "--into $into is inside the git repository $top, where majordomus's hooks never run a binary; give a folder outside every repository (the default is \$HOME/.local/bin)" 2
+fi
 
 # A progress bar on a terminal, silence in a pipe or a log. A base that is a plain folder is copied from.
 fetch() {

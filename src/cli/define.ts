@@ -8,6 +8,8 @@ export type Command<T extends ArgsDef = ArgsDef> = CommandDef<T> & {
    * of its start.
    */
   longLived?: true;
+  /** The heading each subcommand is listed under in `--help`, by name (in the order the headings first appear). */
+  groups?: Readonly<Record<string, string>>;
 };
 
 export function command<T extends ArgsDef>(def: Command<T>): Command<T> {

@@ -11,7 +11,7 @@ export type HelpInput = {
   description?: string;
   version?: string;
   args: ArgsDef;
-  subcommands: ReadonlyArray<{ name: string; description?: string }>;
+  subcommands: ReadonlyArray<{ name: string; description?: string; group?: string }>;
   examples: readonly string[];
 };
 
@@ -56,8 +56,10 @@ export function helpText(h: HelpInput): string {
     "",
     `Usage: ${synopsis}`,
   ];
-  if (h.subcommands.length > 0) {
-    lines.push("", "Commands:", ...table(h.subcommands.map((s) => [s.name, s.description ?? ""])));
+  const headings = [...new Set(h.subcommands.map((s) => s.group ?? "Commands"))];
+  for (const heading of headings) {
+    const rows = h.subcommands.filter((s) => (s.group ?? "Commands") === heading);
+    lines.push("", `${heading}:`, ...table(rows.map((s) => [s.name, s.description ?? ""])));
   }
   if (positionals.length > 0) {
     lines.push(

@@ -9,7 +9,7 @@ import { mark } from "../lib/trace.ts";
 import { pinClock, unpinClock } from "../lib/clock.ts";
 import { parseArgv } from "./argv.ts";
 import { hookNamed, HOOK_COMMANDS, isHookCommand } from "./hooks.ts";
-import { COMMANDS } from "./commands/index.ts";
+import { COMMANDS, GROUPS } from "./commands/index.ts";
 import { command, type Command } from "./define.ts";
 import { out, err as toStderr } from "./print.ts";
 import { env } from "../lib/env.ts";
@@ -23,6 +23,7 @@ const root = command({
   // --version is answered before anything loads (main.ts).
   args: { version: { type: "boolean", alias: "v", description: "Print the version" } },
   subCommands: COMMANDS,
+  groups: GROUPS,
   examples: [
     "majordomus init",
     "majordomus capture install",
@@ -91,7 +92,11 @@ const metaOf = (cmd: Command<any>) => (cmd.meta ?? {}) as { description?: string
 async function usageOf(resolved: Resolved): Promise<string> {
   const subs = Object.entries((await subcommandsOf(resolved.cmd)) ?? {});
   const loaded = await Promise.all(
-    subs.map(async ([name, entry]) => ({ name, description: metaOf(await load(entry)).description })),
+    subs.map(async ([name, entry]) => ({
+      name,
+      description: metaOf(await load(entry)).description,
+      group: resolved.cmd.groups?.[name],
+    })),
   );
   const meta = metaOf(resolved.cmd);
   const args = resolved.path.length === 0 ? {} : await argsOf(resolved.cmd);

@@ -38,6 +38,9 @@ export type View = {
   working_tree_then: string;
   next_action?: string[];
   next_action_withheld?: string;
+  /** The record's own account of where things stand, in its author's words (a derived record's is composed). */
+  objective?: string[];
+  current_state?: string[];
   body: string;
   claims?: ClaimsCheck;
   shared?: SharedBy;
@@ -86,8 +89,14 @@ export function viewWith(
   const why = over ?? `it is ${fresh.state} (${fresh.reason})`;
   // A record an earlier version kept unredacted is shown redacted: every surface reads it here.
   const body = redactOnRead(record.body);
-  const next = sections(body).get("Next Action");
+  const parts = sections(body);
+  const next = parts.get("Next Action");
   const nextLines = next ? trimmedSection(next) : undefined;
+  const told = (name: string) => {
+    const text = parts.get(name);
+    const lines = text ? trimmedSection(text) : undefined;
+    return lines && lines.length > 0 ? lines : undefined;
+  };
   return {
     path: relative(position.worktree, record.path),
     match: record.match,
@@ -112,6 +121,8 @@ export function viewWith(
           `and is withheld; read ${relative(position.worktree, record.path)} for context and ` +
           `decide from the repository as it stands.`
         : undefined,
+    ...(told("Objective") ? { objective: told("Objective") } : {}),
+    ...(told("Current State") ? { current_state: told("Current State") } : {}),
     body,
   };
 }

@@ -18,10 +18,11 @@ import { placeFor } from "../facts/place.ts";
 import { view } from "../records/view.ts";
 import { openedBefore } from "../lifecycle/stranded.ts";
 import { readClaims } from "../lifecycle/claim.ts";
-import { status, wiredProviders } from "../wiring/status.ts";
+import { status, wiredProviders, type Row } from "../wiring/status.ts";
 
 export const CACHE_MS = 2_000;
 export const PAGE_REFRESH_S = 5;
+const WIRING_MS = 60_000;
 const RECENT_CLOSED = 10;
 /** The page's uptake card counts this many of the newest closed records, as `majordomus report` does by default. */
 const UPTAKE_LAST = 50;
@@ -107,21 +108,36 @@ export class Account {
     });
   }
 
+  private wiringAt: { at: number; rows: Promise<Row[]> } | undefined;
+
+  /**
+   * Each client's capture, as `capture status` says it (its shims run, its trust and approval read): the same verdict
+   * the person gets on the command line. Kept a minute: running the shims on every refresh would cost more than it says.
+   */
+  private wiring(ws: Workspace): Promise<Row[]> {
+    const now = this.clock();
+    if (this.wiringAt && now - this.wiringAt.at < WIRING_MS) return this.wiringAt.rows;
+    const rows = status(ws, { verify: true }).catch(() => [] as Row[]);
+    this.wiringAt = { at: now, rows };
+    return rows;
+  }
+
   page(): Promise<string> {
     return this.cached("page", async () => {
       const ws = await this.here();
-      const continuity = continuityView(await this.facts(ws));
+      const facts = await this.facts(ws);
+      const continuity = continuityView(facts);
       const policy = await ws.policy().catch(() => undefined);
       const threshold = policy?.policy.session?.stranded_after ?? null;
       const ms = threshold ? parseDuration(threshold) : undefined;
       const stranded = ms === undefined ? [] : await openedBefore(ws, ws.at.getTime() - ms);
-      const [rows, closed] = await Promise.all([
-        status(ws, { verify: false }).catch(() => []),
-        readClosed(ws, { limit: UPTAKE_LAST }),
-      ]);
+      const [rows, closed] = await Promise.all([this.wiring(ws), readClosed(ws, { limit: UPTAKE_LAST })]);
       const wired = wiredProviders(rows);
+      const resumed = facts.facts.handover.view;
       return pageHtml({
         continuity,
+        resume: resumed ? { objective: resumed.objective, current_state: resumed.current_state } : undefined,
+        clock: { offsetMinutes: -ws.at.getTimezoneOffset() },
         providers: rows.filter((r) => wired.has(r.provider)),
         recovery: { stranded: stranded.length, unfinished_closes: readClaims(ws.layer).length, threshold },
         uptake: uptakeReport(

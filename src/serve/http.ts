@@ -71,7 +71,7 @@ function carried(req: IncomingMessage): string | undefined {
 
 const UNAUTHORIZED =
   "this server answers only the person who started it: open the URL `majordomus serve` " +
-  "printed, or send `Authorization: Bearer <token>` with the token in " +
+  "printed (or paste the token into the page), or send `Authorization: Bearer <token>` with the token in " +
   ".ai/local/state/serve.token";
 
 const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> = {
@@ -89,7 +89,11 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
 };
 
 export type Served = { server: Server; url: string; launch: string; close(): Promise<void> };
-export type ServeOptions = { host: string; port: number; token: string };
+/**
+ * `token`: the checkout's token as it is on file now, asked at every request: a `serve --rotate-token` anywhere opens
+ * nothing with the old one here, and revokes every key this run traded before it.
+ */
+export type ServeOptions = { host: string; port: number; token: () => string | undefined };
 
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
   EADDRINUSE: (o) =>
@@ -146,35 +150,55 @@ async function answerWithKey(account: Account, req: IncomingMessage, res: Server
   return json(res, 200, { schema: API_SCHEMA(route!), ...((await answer(account, url.searchParams)) as object) });
 }
 
-/** This run's one-time launch secret and the session keys traded for it: in memory only. */
-type Keys = { launch: string | undefined; sessions: string[] };
+/** This run's one-time launch secret and the session keys traded for it (or for the token): in memory only. */
+type Keys = { launch: string | undefined; sessions: string[]; token: string | undefined };
 
-function tradeLaunch(keys: Keys, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * A session key for the page, traded for the URL's one-time launch secret or for the checkout's token (the way back in
+ * for a second browser or a lost key: the person pastes the token from the file only they can read).
+ */
+function trade(keys: Keys, req: IncomingMessage, res: ServerResponse): void {
   const offered = req.headers[LAUNCH_HEADER];
-  if (keys.launch === undefined || typeof offered !== "string" || !isToken(offered, keys.launch))
+  const launched = keys.launch !== undefined && typeof offered === "string" && isToken(offered, keys.launch);
+  const withToken = keys.token !== undefined && isToken(carried(req), keys.token);
+  if (!launched && !withToken)
     return refuse(
       res,
       401,
-      "the launch secret is not this run's, or was used already: open the URL the running serve printed",
+      "neither this run's launch secret (it works once) nor the checkout's token: paste the token from " +
+        ".ai/local/state/serve.token into the page, or open the URL the running serve printed",
     );
-  keys.launch = undefined;
+  if (launched) keys.launch = undefined;
   const key = randomBytes(32).toString("base64url");
   keys.sessions.push(key);
   return json(res, 200, { schema: API_SCHEMA("session"), token: key });
 }
 
+/** The address a browser opens: a server bound to every address is reached on loopback. */
+const browsable = (host: string) =>
+  host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+
 export async function serve(account: Account, options: ServeOptions): Promise<Served> {
   let allowed = new Set<string>();
-  const keys: Keys = { launch: randomBytes(32).toString("base64url"), sessions: [] };
+  const keys: Keys = { launch: randomBytes(32).toString("base64url"), sessions: [], token: options.token() };
   const shown = keys.launch;
-  const authorized = (given: string | undefined) =>
-    isToken(given, options.token) || keys.sessions.some((key) => isToken(given, key));
+  /** The token on file now; a new one (rotated) revokes the launch secret and every key traded before it. */
+  const current = () => {
+    const token = options.token();
+    if (token !== keys.token) Object.assign(keys, { token, launch: undefined, sessions: [] });
+    return token;
+  };
+  const authorized = (given: string | undefined) => {
+    const token = current();
+    return (token !== undefined && isToken(given, token)) || keys.sessions.some((key) => isToken(given, key));
+  };
   const server = createServer(async (req, res) => {
     try {
       const foreign = foreignAddress(req, allowed);
       if (foreign) return refuse(res, 403, foreign);
       const url = new URL(req.url ?? "/", `http://${req.headers.host ?? ""}`);
-      if (url.pathname === "/api/v1/session" && req.method === "POST") return tradeLaunch(keys, req, res);
+      current();
+      if (url.pathname === "/api/v1/session" && req.method === "POST") return trade(keys, req, res);
       if (!authorized(carried(req))) {
         // The shell holds nothing of the account: its script fetches the page with its key.
         if (url.pathname === "/" && (req.method === "GET" || req.method === "HEAD") && !req.headers.authorization)
@@ -195,8 +219,7 @@ export async function serve(account: Account, options: ServeOptions): Promise<Se
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   allowed = allowedHosts(options.host, port);
-  const name = options.host.includes(":") ? `[${options.host}]` : options.host;
-  const url = `http://${name}:${port}`;
+  const url = `http://${browsable(options.host)}:${port}`;
   return {
     server,
     url,

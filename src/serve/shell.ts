@@ -12,11 +12,48 @@ const REFRESH_MS = 5_000;
 
 const SCRIPT = `(() => {
   const KEY = ${JSON.stringify(SESSION_KEY)};
+  let asking = false;
   const say = (text) => {
     const p = document.createElement("p");
     p.id = "say";
     p.textContent = text;
     document.body.replaceChildren(p);
+  };
+  // The way back in without the printed URL: the person pastes the token only they can read; it is traded for a key
+  // of this page and never kept.
+  const ask = (why) => {
+    asking = true;
+    const p = document.createElement("p");
+    p.id = "say";
+    p.textContent = why;
+    const form = document.createElement("form");
+    form.id = "enter";
+    const label = document.createElement("label");
+    label.textContent = "Paste this checkout's token (\u0060cat .ai/local/state/serve.token\u0060 in it): ";
+    const input = document.createElement("input");
+    input.type = "password";
+    input.id = "token";
+    input.autocomplete = "off";
+    label.append(input);
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.textContent = "Open the page";
+    form.append(label, " ", button);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      fetch("/api/v1/session", { method: "POST", headers: { authorization: "Bearer " + input.value.trim() } })
+        .then((r) => (r.ok ? r.json() : undefined))
+        .then((d) => {
+          input.value = "";
+          if (!d) return void (p.textContent = "That is not this checkout's token (or it was rotated): try again.");
+          localStorage.setItem(KEY, d.token);
+          asking = false;
+          return show();
+        })
+        .catch(() => (p.textContent = "The server did not answer; is serve still running?"));
+    });
+    document.body.replaceChildren(p, form);
+    input.focus();
   };
   const launch = new URLSearchParams(location.hash.slice(1)).get("launch");
   if (launch) history.replaceState(null, "", "/");
@@ -26,12 +63,13 @@ const SCRIPT = `(() => {
         .then((d) => d && localStorage.setItem(KEY, d.token))
     : Promise.resolve();
   const show = async () => {
+    if (asking) return;
     const key = localStorage.getItem(KEY);
-    if (!key) return say("Open the URL \\u0060majordomus serve\\u0060 printed (it works once, for that run of serve).");
+    if (!key) return ask("This browser holds no key for this run of serve (the URL it printed works once).");
     const r = await fetch("/", { headers: { authorization: "Bearer " + key }, cache: "no-store" });
     if (r.status === 401) {
       localStorage.removeItem(KEY);
-      return say("This key belongs to a run of serve that has ended: open the URL the running serve printed.");
+      return ask("This page's key is no longer good: serve was restarted, or its token was rotated.");
     }
     const doc = new DOMParser().parseFromString(await r.text(), "text/html");
     doc.querySelectorAll("meta[http-equiv]").forEach((m) => m.remove());

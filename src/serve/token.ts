@@ -70,6 +70,15 @@ export async function serveToken(
   return { token: readToken(path)!, path, created };
 }
 
+/** The token on file now, for a server that asks at every request: missing, unreadable or odd opens nothing. */
+export function tokenNow(layer: Layer): string | undefined {
+  try {
+    return readToken(tokenPath(layer));
+  } catch {
+    return undefined;
+  }
+}
+
 export function rotateToken(layer: Layer): void {
   unlinkQuiet(tokenPath(layer));
 }

@@ -5,11 +5,17 @@
  */
 import type { Continuity, RecordSummary } from "./continuity.ts";
 import type { UptakeReport, UptakeRow } from "./uptake.ts";
+import { ago } from "../records/labels.ts";
+import { parseIsoTime } from "../lib/clock.ts";
 
 export type PageFacts = {
   continuity: Continuity;
-  /** The capture state of each client wired here (capture status, not executed). */
+  /** The capture state of each client wired here, as `capture status` says it (executed). */
   providers: Array<{ provider: string; aspect: string; state: string; reason: string }>;
+  /** The resumed handover's own account of where things stand, in its author's words. */
+  resume?: { objective?: string[]; current_state?: string[] };
+  /** The person's clock: times are shown in their zone (offset from UTC in minutes) and relative to now. */
+  clock: { offsetMinutes: number };
   recovery: { stranded: number; unfinished_closes: number; threshold: string | null };
   uptake: UptakeReport;
   refreshSeconds: number;
@@ -21,10 +27,30 @@ const esc = (text: unknown) => String(text ?? "").replace(/[&<>"']/g, (c) => ESC
 type Card = { id: string; title: string; body: string };
 
 const absent = (text: string) => `<p class="absent">${esc(text)}</p>`;
+
+/** An ISO time as the person reads it: their local date and time, and how long ago. */
+function when(iso: string, now: Date, offsetMinutes: number): string {
+  const at = parseIsoTime(iso);
+  if (!at) return iso;
+  const local = new Date(at.getTime() + offsetMinutes * 60_000).toISOString();
+  const sign = offsetMinutes < 0 ? "−" : "+";
+  const abs = Math.abs(offsetMinutes);
+  const zone = `UTC${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  return `${local.slice(0, 10)} ${local.slice(11, 16)} ${zone} (${ago(now, iso)})`;
+}
 const rows = (pairs: Array<[string, unknown]>) =>
   `<dl>${pairs.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
 
-function record(r: RecordSummary): string {
+/** The author's own account, quoted: what the record says the work is and where it stands. */
+function account(resume: PageFacts["resume"]): string {
+  const quoted = (title: string, lines?: string[]) =>
+    lines && lines.length > 0
+      ? `<h3>${esc(title)}</h3><blockquote class="state">${esc(lines.join("\n"))}</blockquote>`
+      : "";
+  return resume ? `${quoted("Objective", resume.objective)}${quoted("Current State", resume.current_state)}` : "";
+}
+
+function record(r: RecordSummary, resume?: PageFacts["resume"]): string {
   const next = r.next_action
     ? `<blockquote class="next-action">${esc(r.next_action)}</blockquote>`
     : r.next_action_withheld
@@ -38,7 +64,7 @@ function record(r: RecordSummary): string {
       ["freshness", r.freshness_reason],
       ["task", r.task_id],
       ["episode", r.episode ?? "none"],
-    ])}${next}`
+    ])}${account(resume)}${next ? `<h3>Next Action</h3>${next}` : ""}`
   );
 }
 
@@ -62,6 +88,17 @@ function uptakeBar(r: UptakeRow): string {
   );
 }
 
+const MEANING: Record<(typeof SHADES)[number][0], string> = {
+  acted: "acted on every named file or command",
+  partly: "acted on some of them",
+  ignored: "took turns, and acted on none",
+  not_provable: "no transcript to read, nothing named, or no turn taken",
+};
+
+const LEGEND = `<ul class="legend">${SHADES.map(
+  ([s, colour]) => `<li><span style="background:${colour}"></span>${esc(s.replace("_", " "))}: ${esc(MEANING[s])}</li>`,
+).join("")}</ul>`;
+
 export function uptakeBody(u: UptakeReport): string {
   return u.handed === 0
     ? absent(`none of the last ${u.sessions} closed session(s) was handed an authored Next Action (majordomus report)`)
@@ -69,20 +106,22 @@ export function uptakeBody(u: UptakeReport): string {
         `(majordomus report):</p>${u.by_client
           .filter((r) => r.handed > 0)
           .map(uptakeBar)
-          .join("")}`;
+          .join("")}${LEGEND}`;
 }
 
 function cards(p: PageFacts): Card[] {
   const c = p.continuity;
+  const now = parseIsoTime(c.generated_at) ?? new Date(0);
+  const at = (iso: string) => when(iso, now, p.clock.offsetMinutes);
   return [
     {
       id: "checkout",
       title: "This checkout",
       body: rows([
-        ["repository", c.checkout.repository],
-        ["worktree", c.checkout.worktree],
+        ["folder", c.checkout.worktree],
         ["branch", c.checkout.branch],
         ["head", c.checkout.head.slice(0, 12)],
+        ["repository id", c.checkout.repository],
       ]),
     },
     {
@@ -101,7 +140,7 @@ function cards(p: PageFacts): Card[] {
             ["task", c.task.task],
             ["id", c.task.id],
             ["scope", c.task.scope.join(", ")],
-            ["started", `${c.task.started_at} (${c.task.age})`],
+            ["started", at(c.task.started_at)],
           ])
         : absent(c.task_absent ?? "no active task"),
     },
@@ -109,7 +148,7 @@ function cards(p: PageFacts): Card[] {
       id: "resume",
       title: "Resume from",
       body: c.handover
-        ? `${record(c.handover)}${c.handover_since ? `<p class="since">Since then: a derived ` + `record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds ` + `only what git and the ledger say; it does not replace the account above.</p>` : ""}`
+        ? `${record(c.handover, p.resume)}${c.handover_since ? `<p class="since">Since then: a derived ` + `record ${esc(c.handover_since.path)} (${esc(c.handover_since.age ?? "?")} old) adds ` + `only what git and the ledger say; it does not replace the account above.</p>` : ""}`
         : absent(c.handover_absent ?? "no handover"),
     },
     {
@@ -131,7 +170,7 @@ function cards(p: PageFacts): Card[] {
       body:
         c.closed.length === 0
           ? absent("no closed session record on this branch")
-          : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(e.closed_at)} (${esc(e.provider)}) ` + `— <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
+          : `<ul>${c.closed.map((e) => `<li><code>${esc(e.session_id)}</code> ${esc(e.outcome)} at ${esc(at(e.closed_at))} (${esc(e.provider)}) ` + `— <code>${esc(e.path)}</code></li>`).join("")}</ul>`,
     },
     { id: "uptake", title: "Did the handover work?", body: uptakeBody(p.uptake) },
     {
@@ -180,7 +219,10 @@ const STYLE =
   `#6b8e4e;background:#f3f7ef;white-space:pre-wrap}.withheld{color:#8a4b00}table{border-collapse:collapse;width:100%}td,th{border-top:1px ` +
   `solid ` +
   `#eee;padding:.2rem .3rem;text-align:left;vertical-align:top}code{font-size:.9em}.bar{display:flex;height:.8rem;` +
-  `background:#eee;border-radius:3px;overflow:hidden;margin:0 0 .6rem}.bar span{display:block}`;
+  `background:#eee;border-radius:3px;overflow:hidden;margin:0 0 .6rem}.bar span{display:block}` +
+  `.legend{list-style:none;padding:0;margin:.4rem 0 0;font-size:.9em}.legend span{display:inline-block;width:.8rem;` +
+  `height:.8rem;border-radius:2px;margin-right:.4rem;vertical-align:middle}h3{font-size:.9rem;margin:.6rem 0 .1rem}` +
+  `blockquote.state{border-left-color:#8a8a85;background:#f4f4f1}`;
 
 export function pageHtml(p: PageFacts): string {
   const c = p.continuity;
@@ -196,7 +238,8 @@ export function pageHtml(p: PageFacts): string {
 </head>
 <body>
 <header><h1>majordomus: what this checkout already knows</h1><p>As ` +
-    `of ${esc(c.generated_at)} (refreshes every ${p.refreshSeconds} s); read-only.</p></header>
+    `of ${esc(when(c.generated_at, parseIsoTime(c.generated_at) ?? new Date(0), p.clock.offsetMinutes).replace(/ \(.*\)$/, ""))} ` +
+    `(refreshes every ${p.refreshSeconds} s); read-only.</p></header>
 <main>
 ${cards(p)
   .map((card) => `<section id="${card.id}"><h2>${esc(card.title)}</h2>${card.body}</section>`)

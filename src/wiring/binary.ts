@@ -10,6 +10,8 @@ import { compiled } from "../lib/runtime.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { BINARY_RECORD } from "./shims.ts";
 import type { Line } from "./report.ts";
+import { Failure } from "../lib/failure.ts";
+import { onPath } from "../lib/path.ts";
 
 export type BinaryPlan = { record: string } | { record?: undefined; why: string; refused?: string };
 
@@ -26,6 +28,21 @@ export function planBinary(ws: Workspace, executable = compiled() ? process.exec
       `it; install majordomus outside the repository (e.g. \`~/.local/bin\`) and run its ` +
       `capture install`,
   };
+}
+
+/**
+ * An install whose shims would find no majordomus to run stops before it writes anything: the binary it was run with
+ * is inside the repository (never run by a shim) and the PATH has none outside it.
+ */
+export function refuseUnrunnable(ws: Workspace): void {
+  const plan = planBinary(ws);
+  if (plan.record !== undefined || plan.refused === undefined) return;
+  if (onPath("majordomus", { outside: ws.position.worktree }) !== undefined) return;
+  throw new Failure(
+    "refused",
+    `nothing was written: ${plan.why}`,
+    "e.g. `sh install.sh --from <release> --into ~/.local/bin`, or copy it there",
+  );
 }
 
 export function commitBinary(ws: Workspace, plan: BinaryPlan): Line {

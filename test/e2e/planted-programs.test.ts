@@ -85,11 +85,20 @@ describe("programs the repository ships are never run", () => {
     writeFileSync(local, readFileSync(BIN));
     chmodSync(local, 0o755);
     const installWith = (bin: string) => {
-      const r = Bun.spawnSync([bin, "capture", "install"], { cwd: repo.dir, stdout: "pipe", stderr: "pipe" });
+      const r = Bun.spawnSync([bin, "capture", "install"], {
+        cwd: repo.dir,
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, PATH: "/usr/bin:/bin" },
+      });
       return { status: r.exitCode, text: r.stdout.toString() + r.stderr.toString() };
     };
-    // Not ignored, ignored, tracked: never recorded, and said why; the record stays the person's binary.
-    expect(installWith(local).text).toContain("is inside the repository");
+    // Not ignored, ignored, tracked: never recorded, and said why; the record stays the person's binary. With no
+    // majordomus on the PATH outside the repository either, the shims would run nothing: refused, nothing written.
+    const first = installWith(local);
+    expect(first.text).toContain("is inside the repository");
+    expect(first.status).toBe(15);
+    expect(first.text).toContain("nothing was written");
     expect(readFileSync(repo.path(".ai/local/state/binary"), "utf8").trim()).toBe(BIN);
     writeFileSync(repo.path(".gitignore"), `${readFileSync(repo.path(".gitignore"), "utf8")}.majordomus/\n`);
     expect(installWith(local).text).toContain("is inside the repository");

@@ -46,7 +46,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe.if(HOST !== undefined)("the release, for this machine", () => {
   test("archive and checksums; install.sh from a file:// base (also the baseline build); the npm tarballs installed and run", () => {
     // Fast compression for a test (xz reads XZ_OPT); the release workflow uses the default.
-    const build = sh(process.execPath, ["run", "build.ts", "--target", HOST!], { env: { XZ_OPT: "-0" } });
+    // `npm run build:release` builds this: the machine's own target.
+    const build = sh(process.execPath, ["run", "build.ts", "--target", "host"], { env: { XZ_OPT: "-0" } });
     expect(build.status, build.stderr).toBe(0);
     const archive = `majordomus-${HOST}.tar.xz`;
     const sums = readFileSync(join(RELEASE, "SHA256SUMS"), "utf8");
@@ -68,10 +69,18 @@ describe.if(HOST !== undefined)("the release, for this machine", () => {
         .replace(archive, baseline)}\n`,
     );
 
+    // The release's install.sh carries the home package.json names (none yet: it downloads nothing by itself).
+    expect(readFileSync(join(RELEASE, "install.sh"), "utf8")).toMatch(/^home=$/m);
     const into = join(work, "bin");
-    const run = sh("sh", [join(mirror, "install.sh"), "--version", VERSION, "--into", into], {
-      env: { MAJORDOMUS_DOWNLOAD_BASE: `file://${mirror}` },
-    });
+    const run = sh("sh", [
+      join(mirror, "install.sh"),
+      "--version",
+      VERSION,
+      "--into",
+      into,
+      "--from",
+      `file://${mirror}`,
+    ]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toContain(`downloading file://${mirror}/majordomus-${HOST}`);
     expect(sh(join(into, "majordomus"), ["--version"]).stdout.trim()).toBe(VERSION);
@@ -111,6 +120,24 @@ describe.if(HOST !== undefined)("the release, for this machine", () => {
 });
 
 describe("install.sh as people call it", () => {
+  test("with no release published and no --from: it says so, names the route that works, and installs nothing", () => {
+    const run = sh("sh", [INSTALL, "--into", join(work, "none")]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("majordomus publishes no release yet");
+    expect(run.stderr).toContain("npm run build:release && sh install.sh --from dist/release");
+    expect(existsSync(join(work, "none"))).toBe(false);
+  });
+
+  test("--into a folder inside a git repository is refused (the hooks never run a binary there)", () => {
+    const repo = join(work, "a-repo");
+    mkdirSync(repo, { recursive: true });
+    sh("git", ["init", "-q", repo]);
+    const run = sh("sh", [INSTALL, "--from", join(work, "nowhere"), "--into", join(repo, ".majordomus", "bin")]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("is inside the git repository");
+    expect(existsSync(join(repo, ".majordomus"))).toBe(false);
+  });
+
   test("piped into sh with --help: the usage, exit 0", () => {
     const run = sh("sh", ["-s", "--", "--help"], { input: readFileSync(INSTALL, "utf8") });
     expect(run.status).toBe(0);
@@ -169,9 +196,8 @@ describe("the release workflow", () => {
     }
   });
 
-  test("package.json names the repository install.sh downloads from", () => {
-    const pkg = JSON.parse(readFileSync(join(PROJECT, "package.json"), "utf8"));
-    const installs = /MAJORDOMUS_REPO:-([\w.-]+\/[\w.-]+)/.exec(readFileSync(INSTALL, "utf8"))![1]!;
-    expect(pkg.repository.url).toContain(`github.com/${installs}.git`);
+  test("it publishes only from the repository package.json names as the home, and npm only under the home's scope", () => {
+    expect(text).toContain(`require('./package.json').home.github")" = "$GITHUB_REPOSITORY"`);
+    expect(text).toContain("home.npm_scope");
   });
 });

@@ -103,6 +103,11 @@ describe.if(CHROMIUM !== undefined)(
       expect(Object.keys(text)).toEqual(CARDS);
       expect(text.resume).toContain("exact · fresh");
       expect(text.resume).toContain(NEXT);
+      // The author's own account of where things stand, quoted before the Next Action.
+      expect(text.resume).toMatch(/Objective\s+A\.\s+Current State\s+B\.\s+Next Action/);
+      expect(text.checkout).toContain(repo.dir.split("/").at(-1)!);
+      // Times in the person's zone, and how long ago.
+      expect(text.closed).toMatch(/closed at \d{4}-\d\d-\d\d \d\d:\d\d UTC[+−]\d\d:\d\d \((just now|\d+m ago)\)/);
       expect(
         await page.$eval("#resume blockquote.next-action", (e) => (e as unknown as { innerText: string }).innerText),
       ).toBe(NEXT);
@@ -170,6 +175,58 @@ describe.if(CHROMIUM !== undefined)(
       }
     }, 60_000);
 
+    test("a second browser (a fresh profile) gets in by pasting the token, never by a wrong one or another checkout's; the token itself is never kept; a rotation sends every page back to the form", async () => {
+      const { child, url, token } = await serve(repo);
+      servers.push(child);
+      using elsewhere = captured();
+      const other = await serve(elsewhere);
+      servers.push(other.child);
+      const profile = await browser.createBrowserContext();
+      try {
+        const page = await profile.newPage();
+        await page.goto(`${url}/`, { waitUntil: "load" });
+        await page.waitForSelector("form#enter input#token", { timeout: 10_000 });
+        const paste = async (value: string) => {
+          await page.type("#token", value);
+          await page.click("form#enter button");
+        };
+        // Another checkout's token (another server on this machine) and a wrong one open nothing.
+        for (const wrong of [other.token, `${token.slice(0, -4)}AAAA`]) {
+          await paste(wrong);
+          await page.waitForFunction('document.getElementById("say")?.textContent?.includes("not this checkout")', {
+            timeout: 10_000,
+          });
+          expect(await bodyText(page)).not.toContain(NEXT);
+        }
+        await paste(token);
+        expect((await cards(page)).resume).toContain(NEXT);
+        const kept = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+        expect(kept).not.toContain(token);
+        // A rotation (another serve run with --rotate-token) revokes the key this page holds.
+        const rotated = await startServe(repo.dir, {}, ["--rotate-token"]);
+        servers.push(rotated.child);
+        await page.waitForFunction('document.getElementById("say")?.textContent?.includes("no longer good")', {
+          timeout: 20_000,
+        });
+        expect(await bodyText(page)).not.toContain(NEXT);
+        await paste(rotated.token);
+        expect((await cards(page)).resume).toContain(NEXT);
+      } finally {
+        await profile.close();
+      }
+    }, 90_000);
+
+    test("serve --host 0.0.0.0 prints a URL a browser opens (on loopback)", async () => {
+      const started = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
+      servers.push(started.child);
+      expect(started.open).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#launch=/);
+      const page = await browser.newPage();
+      const res = await page.goto(started.open, { waitUntil: "load" });
+      expect(res?.status()).toBe(200);
+      expect((await cards(page)).resume).toContain(NEXT);
+      await page.close();
+    }, 60_000);
+
     test("with JavaScript off the page says why it needs it and shows nothing of the account", async () => {
       const { child, url } = await serve(repo);
       servers.push(child);
@@ -212,7 +269,7 @@ describe.if(CHROMIUM !== undefined)(
         for (const address of [`${url}/`, `${url}/?token=${token}`, `${url}/#launch=${token}`]) {
           const res = await page.goto(address, { waitUntil: "load" });
           expect(res?.status()).toBe(200);
-          await page.waitForFunction('document.getElementById("say")?.textContent?.includes("Open the URL")', {
+          await page.waitForFunction('document.getElementById("say")?.textContent?.includes("holds no key")', {
             timeout: 10_000,
           });
           const shown = await bodyText(page);

@@ -77,21 +77,38 @@ describe("the token file", () => {
     }
   });
 
-  test("serve --rotate-token writes a new token; the old one opens nothing", async () => {
+  test("serve --rotate-token writes a new token; the old one opens nothing on any server already running, nor a key traded before it", async () => {
     using repo = captured();
-    const first = await startServe(repo.dir);
-    const old = first.token;
-    first.child.kill("SIGTERM");
-    await new Promise((r) => first.child.once("exit", r));
-    const rotated = await startServe(repo.dir, {}, ["--rotate-token"]);
+    const a = await startServe(repo.dir);
+    const b = await startServe(repo.dir);
     try {
-      expect(rotated.token).not.toBe(old);
-      expect(readFileSync(repo.path(TOKEN), "utf8").trim()).toBe(rotated.token);
-      const stale = await fetch(`${rotated.url}/api/v1/continuity`, { headers: { authorization: `Bearer ${old}` } });
-      expect(stale.status).toBe(401);
-      expect((await rotated.fetch("/api/v1/continuity")).status).toBe(200);
+      const old = a.token;
+      expect(b.token).toBe(old);
+      const launch = new URL(a.open).hash.replace(/^#launch=/, "");
+      const traded = await fetch(`${a.url}/api/v1/session`, {
+        method: "POST",
+        headers: { "x-majordomus-launch": launch },
+      });
+      const key = String(((await traded.json()) as { token: string }).token);
+      const rotated = await startServe(repo.dir, {}, ["--rotate-token"]);
+      try {
+        expect(rotated.token).not.toBe(old);
+        expect(readFileSync(repo.path(TOKEN), "utf8").trim()).toBe(rotated.token);
+        for (const served of [a, b, rotated]) {
+          const ask = (bearer: string) =>
+            fetch(`${served.url}/api/v1/continuity`, { headers: { authorization: `Bearer ${bearer}` } });
+          expect(`${served.url} old ${(await ask(old)).status}`).toBe(`${served.url} old 401`);
+          expect(`${served.url} new ${(await ask(rotated.token)).status}`).toBe(`${served.url} new 200`);
+        }
+        expect(
+          (await fetch(`${a.url}/api/v1/continuity`, { headers: { authorization: `Bearer ${key}` } })).status,
+        ).toBe(401);
+      } finally {
+        rotated.child.kill("SIGTERM");
+      }
     } finally {
-      rotated.child.kill("SIGTERM");
+      a.child.kill("SIGTERM");
+      b.child.kill("SIGTERM");
     }
   });
 

@@ -28,6 +28,14 @@ function platformBinaries() {
     .map((name) => join(scope, name, "bin", exe));
 }
 
+// The Node the README states (package.json `engines`): an older one still runs these scripts, with one line saying so.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 22 || (major === 22 && minor < 12))
+  console.error(
+    `note: this is Node ${process.versions.node}; majordomus's development needs Node 22.12 or newer (what its ` +
+      "dependencies declare, so `npm ci` warned EBADENGINE): install Node 22 (nodejs.org, your package manager, or " +
+      "`nvm install 22`), then `npm ci` again",
+  );
 const bin = [join(modules, "bun", "bin", "bun.exe"), ...platformBinaries()].find(real);
 if (!bin) {
   console.error("bun is not installed here: run `npm ci` in this checkout first");

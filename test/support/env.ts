@@ -35,6 +35,8 @@ export function isolate(): string {
     "GIT_WORK_TREE",
     "CLAUDE_CODE_SESSION_ID",
     "MAJORDOMUS_PROVIDER_SESSION",
+    // Set when the suite runs inside Copilot's agent: its hook calls are told apart by it.
+    "COPILOT_CLI",
   ])
     delete process.env[key];
   return home;

@@ -454,6 +454,7 @@ describe("the read side's account", () => {
         recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
         uptake: uptakeReport([], 50),
         refreshSeconds: 5,
+        clock: { offsetMinutes: 0 },
       }),
     ).toContain(`… and ${2000 - OPEN_LISTED} older open episode(s)`);
     expect(
@@ -463,8 +464,24 @@ describe("the read side's account", () => {
         recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
         uptake: uptakeReport([{ provider: "claude-code", branch: "main", uptake: { state: "acted", turn: 1 } }], 50),
         refreshSeconds: 5,
+        clock: { offsetMinutes: 0 },
       }),
     ).toContain('<section id="uptake"><h2>Did the handover work?</h2><p>Of the last 1 closed session(s)');
+    // The page speaks the person's clock and its own colours: local time with the zone and how long ago, a legend.
+    const page = pageHtml({
+      continuity: c,
+      providers: [],
+      recovery: { stranded: 0, unfinished_closes: 0, threshold: null },
+      uptake: uptakeReport([{ provider: "claude-code", branch: "main", uptake: { state: "ignored", turn: 1 } }], 50),
+      refreshSeconds: 5,
+      clock: { offsetMinutes: 90 },
+      resume: { objective: ["A parser & <its> tests."], current_state: ["The tokenizer passes."] },
+    });
+    const local = new Date(AT.getTime() + 90 * 60_000).toISOString();
+    expect(page).toContain(`As of ${local.slice(0, 10)} ${local.slice(11, 16)} UTC+01:30 `);
+    expect(page).toContain('<ul class="legend">');
+    expect(page).toContain("ignored: took turns, and acted on none");
+    expect(page).not.toContain("<its>");
     const questions = Array.from({ length: 30 }, (_, i) => ({
       text: `question ${i + 1}?`,
       taskId: "none",

@@ -20,10 +20,13 @@ const KIND = RECORD_KINDS.handover;
 export default command({
   meta: {
     name: "handover",
-    description: "Write a handover (body on stdin, or --derive), or resolve and list handovers",
+    description:
+      "Write a handover (body on stdin: the Markdown sections # Objective, # Current State and # Next Action, " +
+      "each required), or --derive one, or resolve and list handovers",
   },
   examples: [
     "majordomus handover < handover.md",
+    "printf '# Objective\\nA parser.\\n\\n# Current State\\nThe tokenizer passes.\\n\\n# Next Action\\nWire it into src/cli.ts.\\n' | majordomus handover",
     "majordomus handover --derive",
     "majordomus handover --resolve",
     "majordomus handover --claims",

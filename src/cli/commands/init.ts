@@ -27,5 +27,10 @@ export default command({
     err(
       `majordomus: ${result.mode === "init" ? "initialised" : "extended"} the layer in ${result.root} (${result.created.length} created, ${result.kept.length} kept)`,
     );
+    if (result.mode === "init")
+      err(
+        "majordomus: next: `majordomus capture install` wires your coding clients' hooks to it (Claude Code, and " +
+          "Codex, Gemini and Copilot when they are on PATH)",
+      );
   },
 });

@@ -46,13 +46,13 @@ export default command({
     if (port > 65535) throw new Failure("usage", `--port ${port} is not a port`, "give 0 to 65535");
     const host = hostOption(args.host);
     const ws = await workspace(process.cwd(), undefined, { readOnly: true });
-    const [{ Account }, { serve, isLoopback }, { serveToken, rotateToken }] = await Promise.all([
+    const [{ Account }, { serve, isLoopback }, { serveToken, rotateToken, tokenNow }] = await Promise.all([
       import("../../serve/account.ts"),
       import("../../serve/http.ts"),
       import("../../serve/token.ts"),
     ]);
     if (args["rotate-token"]) rotateToken(ws.layer);
-    const { token, path } = await serveToken(ws.layer, ws.position.worktree);
+    const { path } = await serveToken(ws.layer, ws.position.worktree);
     const shownPath = relative(process.cwd(), path) || path;
     if (!isLoopback(host))
       err(
@@ -60,11 +60,11 @@ export default command({
           `only a request with the token is answered, and the token crosses the network in the ` +
           `clear (plain HTTP)`,
       );
-    const served = await serve(new Account(ws.position.worktree), { host, port, token });
+    const served = await serve(new Account(ws.position.worktree), { host, port, token: () => tokenNow(ws.layer) });
     err(`majordomus: serving ${served.url}/ (read-only; Ctrl-C stops)`);
     err(
       `  open ${served.launch} in your browser for the page (it works once, for this run; the ` +
-        `page then keeps its own key)`,
+        `page then keeps its own key; another browser, or one that lost it, gets in with the token below)`,
     );
     err(
       `  the JSON API (${served.url}/api/v1/) and MCP (${served.url}/mcp) answer ` +

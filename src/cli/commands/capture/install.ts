@@ -29,6 +29,7 @@ export default command({
       args.provider !== undefined
         ? (await targetsOf(args.provider)).map((provider) => ({ provider, why: "--provider" }))
         : await foundTargets(ws.position.worktree);
+    (await import("../../../wiring/binary.ts")).refuseUnrunnable(ws);
     for (const t of targets) if (args.provider === undefined) err(`majordomus: wiring ${t.provider.title}: ${t.why}`);
     // All or nothing: a configuration it would have to refuse stops the install before anything is written, for every client.
     const refused = targets.map(({ provider }) => ({
