@@ -24,7 +24,12 @@ function examples(path: string[] = []): string[] {
     return rest.slice(0, rest.search(/\n\n|$/)).split("\n");
   };
   const own = section("Examples").map((l) => l.trim());
-  const subcommands = path.length < 2 ? section("Commands").map((l) => l.trim().split(/\s+/)[0]!) : [];
+  // Subcommands are listed under headings of their own (Set up, Work on a task, …): every heading but these.
+  const headings = [...help.matchAll(/\n\n([A-Z][^\n:]*):\n/g)]
+    .map((m) => m[1]!)
+    .filter((t) => !["Options", "Examples", "Arguments"].includes(t));
+  const subcommands =
+    path.length < 2 ? headings.flatMap((h) => section(h)).map((l) => l.trim().split(/\s+/)[0]!) : [];
   return [...own, ...subcommands.flatMap((c) => examples([...path, c]))];
 }
 

@@ -107,6 +107,7 @@ describe("--json documents", () => {
       "majordomus capture window --action status",
     );
     json(repo, ["capture", "status", "--no-verify"]);
+    json(repo, ["capture", "files"]);
     json(repo, ["capture", "prune", "--dry-run"]);
     json(repo, ["capture", "install"]);
     json(repo, ["capture", "uninstall"]);

@@ -31,9 +31,9 @@ const MACHINERY = new Set(["127.0.0.1", "localhost", "[::1]", "0.0.0.0", "regist
 export function foreignNames(text: string, home: typeof HOME): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/\bhttps?:\/\/([^/\s)"'`<>]+)(\/[^\s)"'`<>]*)?/g)) {
-    const host = m[1]!.replace(/:\d+$/, "");
+    const host = m[1]!.replace(/:(\d+|PORT)$/, "");
     const path = m[2] ?? "";
-    if (MACHINERY.has(host) || host.includes("$") || host === "PORT") continue;
+    if (MACHINERY.has(host.replace(/:PORT$/, "")) || host.includes("$") || host === "PORT") continue;
     const owner = /^\/([^/]+\/[^/#?]+)/.exec(path)?.[1]?.replace(/\.git$/, "");
     // An address built from the home (`$repo`, `${HOME.github}`) derives from it.
     if (host === "github.com" && ((home.github !== null && owner === home.github) || path.includes("$"))) continue;
