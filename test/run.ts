@@ -2,7 +2,7 @@
  * `npm test`: build the binary if it is stale, run `bun test`, and end with one line
  * `N passed, N failed` computed from the runner's own JUnit report (CI reads that line).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT } from "./support/env.ts";
@@ -17,17 +17,22 @@ if (build.exitCode !== 0) {
   process.exit(1);
 }
 
-/** What the tests make in the temp folder is named majordomus-*; each test removes its own. */
-const ours = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("majordomus-")));
-const before = ours();
-const dir = mkdtempSync(join(tmpdir(), "majordomus-junit-"));
+/**
+ * Everything this run makes goes into a temp folder of its own (the tests' TMPDIR), so what is left afterwards is
+ * this run's alone: another program's folders in the system's temp folder, or another run's, are never counted.
+ */
+const runDir = mkdtempSync(join(tmpdir(), "majordomus-run-"));
+const tests = join(runDir, "tmp");
+mkdirSync(tests);
+const dir = mkdtempSync(join(runDir, "junit-"));
 const report = join(dir, "junit.xml");
-// A generous per-test limit: many tests run the compiled binary dozens of times, and CI machines are shared.
+// A per-test limit that only a hang reaches: a verdict never depends on how fast the machine is (a 2-core machine at
+// load 10 runs a test several times slower); the tests that run clients bound each run themselves.
 const child = Bun.spawn(
   [
     process.execPath,
     "test",
-    "--timeout=60000",
+    "--timeout=300000",
     "--reporter=junit",
     `--reporter-outfile=${report}`,
     ...process.argv.slice(2),
@@ -37,6 +42,7 @@ const child = Bun.spawn(
     stdin: "ignore",
     stdout: "inherit",
     stderr: "pipe",
+    env: { ...process.env, TMPDIR: tests },
   },
 );
 
@@ -119,18 +125,19 @@ if (failures.length > 0) {
   for (const c of failures) console.log(`  - ${c}`);
 }
 rmSync(dir, { recursive: true, force: true });
-const tests = count(xml, "tests");
+const total = count(xml, "tests");
 const skipped = count(xml, "skipped");
 let failed = count(xml, "failures");
 // A file that cannot even load fails the run without a failing test case; count it as one.
 if (run.exitCode !== 0 && failed === 0) failed = 1;
-// Tests clean up after themselves: anything of ours left in the temp folder fails the run.
-const left = [...ours()].filter((n) => !before.has(n));
+// Tests clean up after themselves: anything left in this run's temp folder fails the run.
+const left = readdirSync(tests);
 if (left.length > 0) {
   console.log(
-    `the tests left ${left.length} folder(s) in ${tmpdir()}: ${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}`,
+    `the tests left ${left.length} file(s) or folder(s) in their temp folder: ${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}`,
   );
 }
+rmSync(runDir, { recursive: true, force: true });
 const leaked = left.length > 0 ? 1 : 0;
-console.log(`${tests - failed - skipped} passed, ${failed + leaked} failed${skipped ? `, ${skipped} skipped` : ""}`);
+console.log(`${total - failed - skipped} passed, ${failed + leaked} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(run.exitCode === 0 && failed + leaked === 0 ? 0 : 1);

@@ -112,7 +112,7 @@ describe("--json documents", () => {
     json(repo, ["capture", "install"]);
     json(repo, ["capture", "uninstall"]);
     expect(json(repo, ["recover", "--older-than", "5y"], 2)).toMatchObject({ error: { kind: "usage" } });
-  }, 60_000);
+  }, 300_000);
 
   test("every schema in share/schemas/cli was produced by some command above", () => {
     expect([...SCHEMAS.keys()].filter((k) => !seen.has(k))).toEqual([]);

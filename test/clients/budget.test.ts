@@ -12,7 +12,7 @@ import { CodexRig, developer } from "./codex-rig.ts";
 import { GeminiRig } from "./gemini-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 
 /** A migration plan's steps, each about 190 characters, numbered so a test can count what arrived. */
 export const planSteps = (n: number) =>

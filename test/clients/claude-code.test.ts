@@ -9,7 +9,7 @@ import { ClaudeRig, TmuxSession } from "./rig.ts";
 import type { MockOptions } from "./mock-anthropic.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 
 /**
  * A mock whose answer to the first request that offers the Bash tool is the agent writing `body`

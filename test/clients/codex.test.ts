@@ -9,7 +9,7 @@ import { BIN } from "../support/env.ts";
 import { CodexRig, developer } from "./codex-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 
 describe.skipIf(!ENABLED)("Codex CLI 0.171.0 against the mock API", () => {
   test(

@@ -9,7 +9,7 @@ import { statusRow } from "../support/capture.ts";
 import { CopilotRig } from "./copilot-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 
 describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () => {
   test(

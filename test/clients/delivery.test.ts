@@ -10,7 +10,7 @@ import { ClaudeRig } from "./rig.ts";
 import { CodexRig } from "./codex-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 const SHIM = ".claude/hooks/majordomus-session-start";
 
 const verdicts = (rig: { repo: ClaudeRig["repo"] }) => ledger(rig.repo).filter((e) => e.event === "session.delivery");

@@ -10,7 +10,7 @@ import { BIN } from "../support/env.ts";
 import { ClaudeRig, TmuxSession } from "./rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 const TOOL = "mcp__majordomus__continuity";
 
 /** A HOME that has been through onboarding and knows the API key, and has never seen this folder. */

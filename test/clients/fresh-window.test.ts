@@ -10,7 +10,7 @@ import { asksForSummary, type MockOptions, type Received } from "./mock-anthropi
 import { ClaudeRig, TmuxSession } from "./rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 240_000;
+const TIMEOUT = 600_000;
 const NEXT = "Port the INI reader to the new tokenizer; start with test/ini.test.ts.";
 const HANDOVER = `# Objective\nA config parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
 const WRITE_HANDOVER = {

@@ -9,7 +9,7 @@ import { ClaudeRig, TmuxSession } from "./rig.ts";
 import { CodexRig, developer } from "./codex-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 300_000;
+const TIMEOUT = 600_000;
 const NOTICE = "## majordomus — another session opened beside this one";
 
 const count = (text: string, part: string) => text.split(part).length - 1;

@@ -95,7 +95,7 @@ describe.skipIf(!ENABLED)("the clients in one checkout", () => {
     for (const e of ledger(repo).filter((l) => l.event === "provider.event.received" && l.session)) {
       expect(e.session).toBe(id(String(e.provider)));
     }
-  }, 300_000);
+  }, 600_000);
 
   test("Claude Code and Copilot in one checkout with the person's own hook in each file: each client runs its own majordomus hooks once, the person's hooks run under both, and no client warns", async () => {
     const repo = layered();
@@ -144,7 +144,7 @@ describe.skipIf(!ENABLED)("the clients in one checkout", () => {
       );
     }
     expect(closedTexts(repo).length).toBe(2);
-  }, 300_000);
+  }, 600_000);
 
   test("a handover written in a Copilot session reaches the next Claude Code session, and one written there the next Copilot session, labelled", async () => {
     const repo = wired(["claude-code", "copilot"]);
@@ -172,5 +172,5 @@ describe.skipIf(!ENABLED)("the clients in one checkout", () => {
       lines.find((e) => e.event === "session.started" && e.session_id === episode)?.provider;
     const authored = lines.filter((e) => e.event === "task.handed_over" && e.how === "authored");
     expect(authored.map((e) => clientOf(e.session))).toEqual(["copilot", "claude-code"]);
-  }, 300_000);
+  }, 600_000);
 });

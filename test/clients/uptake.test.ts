@@ -14,7 +14,7 @@ import { CodexRig } from "./codex-rig.ts";
 import { GeminiRig } from "./gemini-rig.ts";
 
 const ENABLED = process.env.MAJORDOMUS_CLIENT_TESTS === "1";
-const TIMEOUT = 300_000;
+const TIMEOUT = 600_000;
 
 const NEXT = "Wire the tokenizer into src/ini.ts, then check `git status --short`.";
 /** Codex edits files with apply_patch through its shell tool. */

@@ -175,6 +175,6 @@ describe("the docs", () => {
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
-    }, 60_000);
+    }, 300_000);
   }
 });

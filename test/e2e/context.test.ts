@@ -100,7 +100,7 @@ describe("majordomus context", () => {
     // Every command a notice names runs, and prints a record.
     for (const [, command] of shrunk.matchAll(/— `majordomus ([^`]+)` prints it/g))
       expect(ok(repo.mj(command!.split(" "))).stdout).toContain("---");
-  }, 120_000);
+  }, 600_000);
 
   test("still over budget after every drop: the document is printed and the exit is 10", () => {
     using repo = busy();

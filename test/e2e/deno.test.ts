@@ -51,6 +51,6 @@ describe.skipIf(!denoInstalled() && !process.env.CI)(
       expect(bad.status).toBe(10);
       expect(bad.stderr).toContain("not valid YAML");
       expect(deno(viaDeno, ["init"]).status).toBe(15);
-    }, 60_000);
+    }, 300_000);
   },
 );

@@ -35,7 +35,7 @@ describe("hand-off of derived work", () => {
     expect(events.filter((e) => e === "task.checkpoint").length).toBe(1);
     expect(events.filter((e) => e === "task.handed_over").length).toBe(1);
     expect(events).not.toContain("provider.event.failed");
-  }, 60_000);
+  }, 300_000);
 
   test("the compact hook returns at once and its checkpoint follows; nothing is closed", () => {
     using repo = captured();
@@ -53,7 +53,7 @@ describe("hand-off of derived work", () => {
     settled(repo);
     expect(ledger(repo).filter((e) => e.event === "task.checkpoint").length).toBe(1);
     expect(sessionFiles(repo)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   test("/clear: the start right after an end briefs the continuation that end derived", () => {
     using repo = captured();
@@ -75,7 +75,7 @@ describe("hand-off of derived work", () => {
     const path = Object.values(derived!).find((v) => typeof v === "string" && v.includes("/handovers/")) as string;
     expect(next.stdout).toContain(`Handover ${path}`);
     settled(repo);
-  }, 60_000);
+  }, 300_000);
 
   test("a session that ends at once: the close waits for the working context its start's worker freezes", () => {
     using repo = captured();
@@ -90,7 +90,7 @@ describe("hand-off of derived work", () => {
     expect(snapshot).toStartWith("---\nschema: session-context/v1\n");
     expect(snapshot.indexOf("## Context at open")).toBeLessThan(snapshot.indexOf("## Close"));
     expect(sessionFiles(repo).length).toBe(1);
-  }, 60_000);
+  }, 300_000);
 
   test("a start hands off only when there is work: a new episode's context, or an episode old enough to be stranded", () => {
     using repo = captured();
@@ -114,7 +114,7 @@ describe("hand-off of derived work", () => {
     expect(pendingWork(repo).map((t) => t.split("--")[0])).toEqual(["start"]);
     settled(repo);
     expect(ledger(repo).filter((e) => e.event === "session.recovered").length).toBe(1);
-  }, 60_000);
+  }, 300_000);
 
   test("a close never creates a working context that is missing: the record is written, no stray file appears", () => {
     using repo = captured();

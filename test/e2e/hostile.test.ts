@@ -498,7 +498,7 @@ describe("a FIFO where the layer keeps a file", () => {
   ];
   /** A run that a hang cannot hold: killed after 20 s (a signal, not an exit status, then). */
   const bounded = (repo: Repo, cmd: string, args: string[], input?: string) => {
-    const run = spawnSync(cmd, args, { cwd: repo.dir, input, encoding: "utf8", timeout: 20_000 });
+    const run = spawnSync(cmd, args, { cwd: repo.dir, input, encoding: "utf8", timeout: 120_000 });
     return { status: run.status, signal: run.signal, stderr: run.stderr };
   };
 
@@ -549,7 +549,7 @@ describe("a FIFO where the layer keeps a file", () => {
     const log = repo.path(".ai/local/session-contexts/.session-context.log");
     rmSync(log, { force: true });
     expect(spawnSync("mkfifo", [log]).status).toBe(0);
-    const run = spawnSync(BIN, ["doctor"], { cwd: repo.dir, encoding: "utf8", timeout: 20_000 });
+    const run = spawnSync(BIN, ["doctor"], { cwd: repo.dir, encoding: "utf8", timeout: 120_000 });
     expect(run.signal).toBeNull();
     expect(run.stdout).toContain(".session-context.log — unreadable: it is not a regular file");
   });

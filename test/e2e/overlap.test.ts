@@ -55,7 +55,7 @@ describe("overlapping events", () => {
       if (!start.stdout.includes(`Handover ${path} `)) wrong.push(`trial ${i}: the briefing does not hand on ${path}`);
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 
   test(`a compaction racing the end: the closed record lists the compaction's checkpoint (${TRIALS} trials)`, async () => {
     const wrong: string[] = [];
@@ -80,7 +80,7 @@ describe("overlapping events", () => {
       for (const c of checkpoints) if (!record.includes(c)) wrong.push(`trial ${i}: the record lacks ${c}`);
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 
   test("a container's exit kills the start's worker: the end (killed at 3 s, Codex's budget) takes its work over at once and writes one closed record with its checkpoint, every time", () => {
     for (let i = 0; i < 5; i++) {
@@ -129,7 +129,7 @@ describe("overlapping events", () => {
       ).toBe(1);
       expect(pendingWork(repo)).toEqual([]);
     }
-  }, 120_000);
+  }, 600_000);
 
   for (const later of ["start", "prompt", "compact"] as const) {
     test(`a close an end claimed and never wrote (its taker died) is finished by the next ${later} of the checkout`, () => {

@@ -75,7 +75,7 @@ describe("programs the repository ships are never run", () => {
         repo.git("ls-files", ".ai/repo/sessions").split("\n").filter(Boolean).length,
     ).toBeGreaterThanOrEqual(Object.keys(shapes).length);
     rmSync(markers, { recursive: true, force: true });
-  }, 120_000);
+  }, 600_000);
 
   test("capture install records the binary it was run with, never a copy inside the repository (ignored or tracked); the shims never run a record that names one, or a path through /proc", () => {
     using repo = captured();
@@ -121,5 +121,5 @@ describe("programs the repository ships are never run", () => {
     // And the prompt was captured by the person's majordomus, found on the PATH.
     expect(readFileSync(repo.path(".ai/local/state/ledger.jsonl"), "utf8")).toContain('"provider_session":"cc-record"');
     rmSync(markers, { recursive: true, force: true });
-  }, 60_000);
+  }, 300_000);
 });

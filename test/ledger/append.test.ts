@@ -112,7 +112,7 @@ describe("ledger append", () => {
       seen.set(entry.worker, list);
     }
     for (let w = 0; w < workers; w++) expect(seen.get(w)).toEqual(Array.from({ length: count }, (_, i) => i));
-  }, 60_000);
+  }, 300_000);
 
   test("rotating while 10 processes append loses no line and deletes nothing", async () => {
     using repo = layered();
@@ -143,5 +143,5 @@ describe("ledger append", () => {
     expect(archives.length).toBeGreaterThan(0);
     expect(all.filter((e) => e.event === "ledger.rotated").length).toBe(archives.length);
     expect(rotations.every((c) => c === 0)).toBe(true);
-  }, 60_000);
+  }, 300_000);
 });

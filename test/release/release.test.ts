@@ -116,7 +116,7 @@ describe.if(HOST !== undefined)("the release, for this machine", () => {
     const npx = sh("npx", ["--offline", `--cache=${cache}`, "majordomus", "--version"], { cwd: project });
     expect(npx.status, npx.stderr).toBe(0);
     expect(npx.stdout.trim()).toBe(VERSION);
-  }, 240_000);
+  }, 600_000);
 });
 
 describe("install.sh as people call it", () => {

@@ -116,7 +116,7 @@ describe("connection episodes", () => {
     expect(closed[0]).toContain("outcome: closed");
     expect(closed[0]).toContain("provider: cursor");
     expect(openFiles(repo)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   test("no reattach within the grace: the next server closes it as interrupted (an injected clock)", async () => {
     using repo = consenting();
@@ -133,7 +133,7 @@ describe("connection episodes", () => {
     expect(closed[0]).toContain("outcome: interrupted");
     expect(closed[0]).toContain("no client attached again within 15 minutes");
     expect(openFiles(repo)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   test("within the grace nothing is closed; stopping the server closes the attached episode with reason shutdown", async () => {
     using repo = consenting();
@@ -159,5 +159,5 @@ describe("connection episodes", () => {
     expect(closed[0]).toContain("provider_session: cur-4");
     expect(closed[0]).toContain("shutdown");
     expect(openFiles(repo)).toEqual(["cur-3.yaml"]);
-  }, 60_000);
+  }, 300_000);
 });

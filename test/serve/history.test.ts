@@ -414,5 +414,5 @@ describe("a transcript only for its own client", () => {
     expect(again.total).toBe(1);
     // 80 MB left for the disk to write back would slow every later test's flushes to disk: gone at once.
     (await import("node:fs")).rmSync(w.path);
-  }, 60_000);
+  }, 300_000);
 });

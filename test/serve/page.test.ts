@@ -35,7 +35,7 @@ const serve = (repo: Repo, env: Record<string, string> = {}) => startServe(repo.
 
 /** The text of each card, by its id, once the page's script has fetched them. */
 async function cards(page: Page): Promise<Record<string, string>> {
-  await page.waitForSelector("section#trust", { timeout: 10_000 });
+  await page.waitForSelector("section#trust", { timeout: 120_000 });
   return page.$$eval("section", (sections) =>
     Object.fromEntries(sections.map((s) => [s.id, (s as unknown as { innerText: string }).innerText])),
   );
@@ -83,7 +83,7 @@ describe.if(CHROMIUM !== undefined)(
         args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         userDataDir: join(repo.dir, "..", `chromium-profile-${process.pid}`),
       });
-    }, 60_000);
+    }, 300_000);
 
     afterAll(async () => {
       await browser?.close();
@@ -127,7 +127,7 @@ describe.if(CHROMIUM !== undefined)(
       expect((await cards(second)).resume).toContain(NEXT);
       await second.close();
       await page.close();
-    }, 60_000);
+    }, 300_000);
 
     test("another server on 127.0.0.1, visited typed and through a link after the page was used, receives no credential; after serve restarts, the old URL and the kept key open nothing", async () => {
       const other = await neighbour();
@@ -146,7 +146,7 @@ describe.if(CHROMIUM !== undefined)(
         await page.evaluate(
           `(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(`${other.url}/linked`)}; a.textContent = "elsewhere"; document.body.append(a); a.click(); })()`,
         );
-        await page.waitForFunction('document.title === "neighbour"', { timeout: 10_000 });
+        await page.waitForFunction('document.title === "neighbour"', { timeout: 120_000 });
         expect(other.seen.length).toBeGreaterThanOrEqual(2);
         for (const headers of other.seen) {
           const all = JSON.stringify(headers);
@@ -165,7 +165,7 @@ describe.if(CHROMIUM !== undefined)(
         expect(again.url).toBe(first.url);
         await page.goto(first.open, { waitUntil: "load" });
         await page.waitForFunction('document.getElementById("say")?.textContent?.includes("serve")', {
-          timeout: 10_000,
+          timeout: 120_000,
         });
         expect(await bodyText(page)).not.toContain(NEXT);
         expect(await page.evaluate(() => localStorage.getItem("majordomus-session"))).toBeNull();
@@ -173,7 +173,7 @@ describe.if(CHROMIUM !== undefined)(
       } finally {
         other.server.close();
       }
-    }, 60_000);
+    }, 300_000);
 
     test("a second browser (a fresh profile) gets in by pasting the token, never by a wrong one or another checkout's; the token itself is never kept; a rotation sends every page back to the form", async () => {
       const { child, url, token } = await serve(repo);
@@ -185,7 +185,7 @@ describe.if(CHROMIUM !== undefined)(
       try {
         const page = await profile.newPage();
         await page.goto(`${url}/`, { waitUntil: "load" });
-        await page.waitForSelector("form#enter input#token", { timeout: 10_000 });
+        await page.waitForSelector("form#enter input#token", { timeout: 120_000 });
         const paste = async (value: string) => {
           await page.type("#token", value);
           await page.click("form#enter button");
@@ -194,7 +194,7 @@ describe.if(CHROMIUM !== undefined)(
         for (const wrong of [other.token, `${token.slice(0, -4)}AAAA`]) {
           await paste(wrong);
           await page.waitForFunction('document.getElementById("say")?.textContent?.includes("not this checkout")', {
-            timeout: 10_000,
+            timeout: 120_000,
           });
           expect(await bodyText(page)).not.toContain(NEXT);
         }
@@ -206,7 +206,7 @@ describe.if(CHROMIUM !== undefined)(
         const rotated = await startServe(repo.dir, {}, ["--rotate-token"]);
         servers.push(rotated.child);
         await page.waitForFunction('document.getElementById("say")?.textContent?.includes("no longer good")', {
-          timeout: 20_000,
+          timeout: 120_000,
         });
         expect(await bodyText(page)).not.toContain(NEXT);
         await paste(rotated.token);
@@ -214,7 +214,7 @@ describe.if(CHROMIUM !== undefined)(
       } finally {
         await profile.close();
       }
-    }, 90_000);
+    }, 450_000);
 
     test("serve --host 0.0.0.0 prints a URL a browser opens (on loopback)", async () => {
       const started = await startServe(repo.dir, {}, ["--host", "0.0.0.0"]);
@@ -225,7 +225,7 @@ describe.if(CHROMIUM !== undefined)(
       expect(res?.status()).toBe(200);
       expect((await cards(page)).resume).toContain(NEXT);
       await page.close();
-    }, 60_000);
+    }, 300_000);
 
     test("with JavaScript off the page says why it needs it and shows nothing of the account", async () => {
       const { child, url } = await serve(repo);
@@ -239,7 +239,7 @@ describe.if(CHROMIUM !== undefined)(
       expect(shown).toContain("/api/v1/");
       expect(shown).not.toContain(NEXT);
       await page.close();
-    }, 60_000);
+    }, 300_000);
 
     test("the same handover five days later: stale, its Next Action withheld, absence stated where there is nothing", async () => {
       const { child, open } = await serve(repo, {
@@ -258,7 +258,7 @@ describe.if(CHROMIUM !== undefined)(
       expect(await page.$eval("#resume .badge", (e) => e.className)).toContain("stale");
       await page.screenshot({ path: join(ARTIFACTS, "continuity-stale.png"), fullPage: true });
       await page.close();
-    }, 60_000);
+    }, 300_000);
 
     test("a browser without the key (a fresh profile, or a token in the URL) is shown how to get in, and nothing of the account", async () => {
       const { child, url, token } = await serve(repo);
@@ -270,7 +270,7 @@ describe.if(CHROMIUM !== undefined)(
           const res = await page.goto(address, { waitUntil: "load" });
           expect(res?.status()).toBe(200);
           await page.waitForFunction('document.getElementById("say")?.textContent?.includes("holds no key")', {
-            timeout: 10_000,
+            timeout: 120_000,
           });
           const shown = await bodyText(page);
           expect(shown).not.toContain(NEXT);
@@ -282,6 +282,6 @@ describe.if(CHROMIUM !== undefined)(
       } finally {
         await stranger.close();
       }
-    }, 60_000);
+    }, 300_000);
   },
 );

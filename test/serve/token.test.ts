@@ -65,7 +65,7 @@ describe("the token file", () => {
               `authorization: Bearer ${PLANTED}`,
               `${served.url}/api/v1/continuity`,
             ],
-            { encoding: "utf8", cwd: "/", timeout: 10_000 },
+            { encoding: "utf8", cwd: "/", timeout: 120_000 },
           );
           expect(curl.stdout).toBe("401");
         }
@@ -116,7 +116,7 @@ describe("the token file", () => {
     using repo = captured();
     rmSync(repo.path(TOKEN), { force: true });
     expect(spawnSync("mkfifo", [repo.path(TOKEN)]).status).toBe(0);
-    const run = spawnSync(BIN, ["serve", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 10_000 });
+    const run = spawnSync(BIN, ["serve", "--port", "0"], { cwd: repo.dir, encoding: "utf8", timeout: 120_000 });
     expect(run.signal).toBeNull();
     expect(run.status).toBe(15);
     expect(run.stderr).toContain("serve.token");

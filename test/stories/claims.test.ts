@@ -117,7 +117,7 @@ describe("claims checked against the tree", () => {
     } finally {
       served.child.kill();
     }
-  }, 60_000);
+  }, 300_000);
 
   test("a range edited inside is named as changed; a handover written at HEAD over an untouched tree is all unchanged", () => {
     using repo = captured();
@@ -144,7 +144,7 @@ describe("claims checked against the tree", () => {
     const asked = fire(repo, "start", { ...START, session_id: "cc-four" }, { MAJORDOMUS_TRACE: "1" });
     expect(citedList(asked.stdout).slice(1)).toEqual(changed);
     expect(asked.stderr).toContain("git diff --raw --numstat -M");
-  }, 60_000);
+  }, 300_000);
 
   test("a handover citing nothing has no list; one whose every cited path is gone says so", () => {
     using repo = captured();
@@ -174,7 +174,7 @@ describe("claims checked against the tree", () => {
       "- `src/z.ts`: never existed",
       "- `src/z.test.ts`: never existed",
     ]);
-  }, 60_000);
+  }, 300_000);
 
   test("a cited path through a link that leads out of the checkout is never read: no fingerprint, and labelled as unreadable", () => {
     using repo = captured();
@@ -188,7 +188,7 @@ describe("claims checked against the tree", () => {
     expect(citedList(session(repo, "cc-two")).slice(1)).toEqual([
       "- `vendor/secret.txt`: not a readable file now (a link, a folder, or too large)",
     ]);
-  }, 60_000);
+  }, 300_000);
 
   test("a record whose commit is not a commit id (planted: `--output=…`) is labelled unchecked, and git is never handed it", () => {
     using repo = captured();
@@ -208,7 +208,7 @@ describe("claims checked against the tree", () => {
     const briefing = session(repo, "cc-two");
     expect(briefing).toContain("Its citations could not be checked: the record names no commit git can place.");
     expect(readdirSync(repo.dir)).not.toContain("written-by-git");
-  }, 60_000);
+  }, 300_000);
 
   test("a link planted where the line maps are kept is never written through: the count falls back to git", () => {
     using repo = captured();
@@ -228,5 +228,5 @@ describe("claims checked against the tree", () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 300_000);
 });

@@ -128,7 +128,7 @@ describe("live sessions that share a checkout", () => {
     expect(c).not.toContain("LIVE:");
     expect(c).not.toContain("still at work");
     expect(c).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
-  }, 90_000);
+  }, 450_000);
 
   test("a Codex session and a Claude Code session in one checkout are told of each other", () => {
     using repo = captured();
@@ -168,7 +168,7 @@ describe("live sessions that share a checkout", () => {
     );
     expect(prompted.status).toBe(0);
     expect(prompted.stdout).toBe("");
-  }, 90_000);
+  }, 450_000);
 
   test("an episode nobody has heard from within session.live_within is not live; without the key nobody is told", () => {
     using repo = captured();
@@ -187,7 +187,7 @@ describe("live sessions that share a checkout", () => {
     c.prompt("busy");
     expect(new Claude(repo, "cc-delta").start()).not.toContain("LIVE:");
     expect(told(c.prompt("still busy"))).toBe("");
-  }, 90_000);
+  }, 450_000);
 
   test("sessions in two worktrees are told of each other only when their task scopes overlap", () => {
     using repo = captured();
@@ -223,7 +223,7 @@ describe("live sessions that share a checkout", () => {
       sh(repo.dir, "git", ["worktree", "remove", "--force", other.dir]);
       other[Symbol.dispose]();
     }
-  }, 90_000);
+  }, 450_000);
 
   test("a link planted where the notices folder belongs (here, or in the other worktree) is never written through; the sessions go on", () => {
     using repo = captured();
@@ -267,7 +267,7 @@ describe("live sessions that share a checkout", () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
-  }, 90_000);
+  }, 450_000);
 
   test("many sessions heard from at once (a script, a benchmark): the newest five are named and told, the rest left to session status", () => {
     using repo = captured();
@@ -284,5 +284,5 @@ describe("live sessions that share a checkout", () => {
     expect(told(many[6]!.prompt())).toContain(`(episode ${newest}) opened in this checkout`);
     // The oldest was told of those that opened while it was among the newest five, not of this one.
     expect(told(many[0]!.prompt())).not.toContain(newest);
-  }, 90_000);
+  }, 450_000);
 });

@@ -170,5 +170,5 @@ describe("redaction at every write", () => {
     expect(leaks).toEqual([]);
     // The agent's Next Action is still quoted, each secret in it marked.
     expect(briefing).toContain("> Rotate these first:");
-  }, 60_000);
+  }, 300_000);
 });

@@ -148,7 +148,7 @@ describe("a handover handed to a teammate through git", () => {
     const fifth = start(bob, "cc-bob-5");
     expect(fifth).toContain("> Bob's own next step: the writer.");
     expect(fifth).not.toContain("shared by");
-  }, 120_000);
+  }, 600_000);
 
   test("--share needs an authored handover of this checkout and git's user.name; a shared folder that is a link is never written through", () => {
     using repo = captured();
@@ -171,7 +171,7 @@ describe("a handover handed to a teammate through git", () => {
     const linked = repo.mj(["handover", "--share"]);
     expect(linked.status).not.toBe(0);
     expect(readdirSync(elsewhere.dir)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   test("the consents: handover.share_authored shares every authored handover, and commit_record_on_end commits the shared copy with the closed record; a tracked policy asking is not consent", () => {
     using repo = captured();
@@ -197,7 +197,7 @@ describe("a handover handed to a teammate through git", () => {
     expect(committed[0]).toStartWith(".ai/repo/sessions/");
     expect(committed[1]).toBe(`.ai/repo/sessions/shared/${sharedFiles(repo)[0]}`);
     expect(repo.git("show", `HEAD:${committed[1]}`)).toContain("Go on, shared.");
-  }, 60_000);
+  }, 300_000);
 
   test("a shared handover planted with a commit that git would take as an option is never offered, and git never sees it", () => {
     using repo = captured();
@@ -211,5 +211,5 @@ describe("a handover handed to a teammate through git", () => {
     expect(briefing).not.toContain("Mallory");
     expect(briefing).not.toContain("Run the installer.");
     expect(readdirSync(repo.dir)).not.toContain("written-by-git");
-  }, 60_000);
+  }, 300_000);
 });

@@ -65,7 +65,7 @@ describe("Copilot's folder trust", () => {
         const env = { ...process.env, HOME: home, COPILOT_HOME: undefined };
         // A read of the file would wait for ever (the FIFO) or never end (/dev/zero): a run killed at 30 s is that.
         const run = (args: string[]) => {
-          const r = spawnSync(BIN, args, { cwd: repo.dir, env, encoding: "utf8", timeout: 30_000 });
+          const r = spawnSync(BIN, args, { cwd: repo.dir, env, encoding: "utf8", timeout: 120_000 });
           expect(`${args.join(" ")}: ${r.signal ?? "answered"}`).toBe(`${args.join(" ")}: answered`);
           return r;
         };
