@@ -40,6 +40,15 @@ function table(rows: Array<[string, string]>): string[] {
   );
 }
 
+/** Subcommands under their headings, in the order each heading first appears ("Commands" for those without one). */
+function grouped(subcommands: HelpInput["subcommands"]): string[] {
+  const headings = [...new Set(subcommands.map((s) => s.group ?? "Commands"))];
+  return headings.flatMap((heading) => {
+    const rows = subcommands.filter((s) => (s.group ?? "Commands") === heading);
+    return ["", `${heading}:`, ...table(rows.map((s) => [s.name, s.description ?? ""]))];
+  });
+}
+
 export function helpText(h: HelpInput): string {
   const name = [ROOT, ...h.path].join(" ");
   const entries = Object.entries(h.args);
@@ -56,11 +65,7 @@ export function helpText(h: HelpInput): string {
     "",
     `Usage: ${synopsis}`,
   ];
-  const headings = [...new Set(h.subcommands.map((s) => s.group ?? "Commands"))];
-  for (const heading of headings) {
-    const rows = h.subcommands.filter((s) => (s.group ?? "Commands") === heading);
-    lines.push("", `${heading}:`, ...table(rows.map((s) => [s.name, s.description ?? ""])));
-  }
+  lines.push(...grouped(h.subcommands));
   if (positionals.length > 0) {
     lines.push(
       "",

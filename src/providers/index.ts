@@ -106,10 +106,7 @@ export function pick(payload: Record<string, unknown> | undefined, candidates: r
   return undefined;
 }
 
-/**
- * The other client that made this hook call, when one that reads this client's hook file did (its variable set, and
- * not this client's own session in session_env): that client's own hooks answer it, so ours do nothing.
- */
+/** The other client that made this hook call (its variable set, not our own session): its own hooks answer it. */
 export function calledByAnother(hooks: Hooks, session: string | undefined): string | undefined {
   const own = hooks.session_env ? clientEnv(hooks.session_env) : undefined;
   if (own !== undefined && own !== "" && own === session) return undefined;

@@ -92,11 +92,7 @@ export function viewWith(
   const parts = sections(body);
   const next = parts.get("Next Action");
   const nextLines = next ? trimmedSection(next) : undefined;
-  const told = (name: string) => {
-    const text = parts.get(name);
-    const lines = text ? trimmedSection(text) : undefined;
-    return lines && lines.length > 0 ? lines : undefined;
-  };
+  const told = (name: string) => sectionLines(parts, name);
   return {
     path: relative(position.worktree, record.path),
     match: record.match,
@@ -125,6 +121,12 @@ export function viewWith(
     ...(told("Current State") ? { current_state: told("Current State") } : {}),
     body,
   };
+}
+
+function sectionLines(parts: Map<string, string[]>, name: string): string[] | undefined {
+  const text = parts.get(name);
+  const lines = text ? trimmedSection(text) : undefined;
+  return lines && lines.length > 0 ? lines : undefined;
 }
 
 export function withoutNextAction(body: string): string {

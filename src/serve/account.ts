@@ -110,10 +110,7 @@ export class Account {
 
   private wiringAt: { at: number; rows: Promise<Row[]> } | undefined;
 
-  /**
-   * Each client's capture, as `capture status` says it (its shims run, its trust and approval read): the same verdict
-   * the person gets on the command line. Kept a minute: running the shims on every refresh would cost more than it says.
-   */
+  /** Each client's capture as `capture status` says it (shims run, trust and approval read), kept a minute. */
   private wiring(ws: Workspace): Promise<Row[]> {
     const now = this.clock();
     if (this.wiringAt && now - this.wiringAt.at < WIRING_MS) return this.wiringAt.rows;

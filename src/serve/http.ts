@@ -89,10 +89,7 @@ const API: Record<string, (a: Account, q: URLSearchParams) => Promise<unknown>> 
 };
 
 export type Served = { server: Server; url: string; launch: string; close(): Promise<void> };
-/**
- * `token`: the checkout's token as it is on file now, asked at every request: a `serve --rotate-token` anywhere opens
- * nothing with the old one here, and revokes every key this run traded before it.
- */
+/** `token`: the token on file now, asked at every request (a rotation anywhere revokes the old one here). */
 export type ServeOptions = { host: string; port: number; token: () => string | undefined };
 
 const LISTEN_FAILURES: Record<string, (o: { host: string; port: number }) => Failure> = {
@@ -153,10 +150,7 @@ async function answerWithKey(account: Account, req: IncomingMessage, res: Server
 /** This run's one-time launch secret and the session keys traded for it (or for the token): in memory only. */
 type Keys = { launch: string | undefined; sessions: string[]; token: string | undefined };
 
-/**
- * A session key for the page, traded for the URL's one-time launch secret or for the checkout's token (the way back in
- * for a second browser or a lost key: the person pastes the token from the file only they can read).
- */
+/** A page key, traded for the one-time launch secret or for the token (a second browser's way in: pasted by hand). */
 function trade(keys: Keys, req: IncomingMessage, res: ServerResponse): void {
   const offered = req.headers[LAUNCH_HEADER];
   const launched = keys.launch !== undefined && typeof offered === "string" && isToken(offered, keys.launch);

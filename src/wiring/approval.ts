@@ -1,10 +1,6 @@
 /**
- * What Claude Code itself will do with what `capture install` wired, read where Claude Code keeps the person's
- * answers (2.1.332, seen): whether the folder is trusted (its first interactive start asks, "No, exit" preselected),
- * and whether the project's MCP server is approved (its "New MCP server found in this project" dialog preselects
- * "Continue without using this MCP server", which writes disabledMcpjsonServers to .claude/settings.local.json;
- * "Use this MCP server" writes enabledMcpjsonServers there). A rejection in any settings file wins. Read only through
- * the safe open: a FIFO or a link in the person's home answers nothing.
+ * What Claude Code will do with what `capture install` wired, read where it keeps the person's answers (2.1.332,
+ * seen): the folder trusted, and the project's MCP server approved (a rejection in any settings file wins).
  */
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";

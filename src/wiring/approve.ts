@@ -1,9 +1,6 @@
 /**
- * `capture install` records the person's approval of the project's MCP server where the client keeps it, so the
- * client does not ask: it is the person's own explicit install, written into their own untracked local settings
- * (Claude Code's `.claude/settings.local.json`, what choosing "Use this MCP server" writes). Never over a rejection
- * (that answer is the person's, and stays), never into a file git tracks (that one came with the repository), never
- * through a link; git is told to ignore the file in this clone alone (.git/info/exclude), as the client would.
+ * `capture install` (the person's own explicit install) records their approval of the project's MCP server where
+ * Claude Code keeps it; never over a rejection, into a file git tracks, or through a link.
  */
 import { appendFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";

@@ -30,10 +30,7 @@ export function planBinary(ws: Workspace, executable = compiled() ? process.exec
   };
 }
 
-/**
- * An install whose shims would find no majordomus to run stops before it writes anything: the binary it was run with
- * is inside the repository (never run by a shim) and the PATH has none outside it.
- */
+/** An install whose shims would find no majordomus to run (none outside the repository) stops before it writes. */
 export function refuseUnrunnable(ws: Workspace): void {
   const plan = planBinary(ws);
   if (plan.record !== undefined || plan.refused === undefined) return;

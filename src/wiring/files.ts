@@ -1,8 +1,4 @@
-/**
- * What belongs in git after `init` and `capture install`: the layer's tracked half, .gitignore, and for each client
- * wired here exactly the files install wrote that are its own (never a person's file beside them, never the local
- * half). `capture install` ends with the `git add` line for them; `capture files` prints them.
- */
+/** What belongs in git after `init` and `capture install`: the layer's tracked half and exactly what install wrote. */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readIfExists } from "../lib/fsx.ts";
@@ -13,7 +9,6 @@ import { commandsIn, dialectOf } from "./dialects.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
 
-/** The layer's own tracked half and the ignore file init writes: committed with the wiring. */
 const LAYER = [".ai", ".gitignore"];
 
 function clientFiles(root: string, provider: Provider & { hooks: Hooks }): string[] {

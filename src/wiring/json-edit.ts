@@ -1,8 +1,4 @@
-/**
- * Changes to a person's JSON file that touch only what they name: jsonc-parser's modify and applyEdits keep every
- * other byte as the person wrote it (indentation, key order, comments, line ends, the final newline), so a merge
- * into a 6-line file changes the lines it adds and no others.
- */
+/** Changes to a person's JSON file that touch only what they name: every other byte stays as the person wrote it. */
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type JSONPath, type Node } from "jsonc-parser";
 
@@ -20,9 +16,8 @@ function formatOf(text: string): { tabSize: number; insertSpaces: boolean; eol: 
 }
 
 /**
- * The span a removal takes out: the member (an array element, or an object's property with its key) and the comma
- * that joined it to its neighbour, so the lines around it stay as they were. (jsonc-parser's own removal of an
- * array's last element cuts the wrong span in 3.3.1: `[{"x":1},{"y":2}]` became `[{"x":1}}]`.)
+ * A removal takes the member and the comma joining it to a neighbour (jsonc-parser 3.3.1's own removal of an array's
+ * last element cuts the wrong span: `[{"x":1},{"y":2}]` became `[{"x":1}}]`).
  */
 function removal(text: string, path: JSONPath): { offset: number; length: number } | undefined {
   const node = findNodeAtLocation(parseTree(text)!, path);
@@ -36,11 +31,7 @@ function removal(text: string, path: JSONPath): { offset: number; length: number
   return { offset: member.offset, length: member.length };
 }
 
-/**
- * The span and text that add `value` after the last member of the array or object at `path` (a new key for an
- * object), in the style of that member: on a line of its own at its indentation, or inline in a one-line file.
- * Undefined when there is no member to follow (jsonc-parser lays it out then).
- */
+/** An addition after the last member, in that member's style (its own line and indentation, or inline). */
 function addition(
   text: string,
   e: JsonEdit,
@@ -65,11 +56,7 @@ function addition(
   return { offset: at, length: 0, content: `,${eol}${indent}${head}${body}` };
 }
 
-/**
- * The text with the edits made: what is added follows the member before it in its own style, what is removed takes
- * its joining comma with it. The result must parse to exactly the value the edits describe; if it ever did not, the
- * file is written out whole rather than broken.
- */
+/** The text with the edits made; a result that does not parse to what the edits describe is written out whole. */
 export function editJson(text: string, edits: readonly JsonEdit[]): string {
   const formattingOptions = formatOf(text);
   const unit = formattingOptions.insertSpaces ? " ".repeat(formattingOptions.tabSize) : "\t";

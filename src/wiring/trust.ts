@@ -109,10 +109,7 @@ async function codexHooks(ws: Workspace, provider: Provider & { hooks: Hooks }):
   };
 }
 
-/**
- * A client's JSON settings in the person's home, through the safe open (a FIFO or a link to /dev/zero there answers
- * nothing, at once); whole lines of `//` comments (Copilot heads its config with them) are skipped.
- */
+/** A client's JSON settings in the person's home, through the safe open; whole `//` comment lines skipped. */
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
     const text = readLayerFileIfExists(path, { maxBytes: 16 * 1024 * 1024 })?.replace(/^[ \t]*\/\/.*$/gm, "");

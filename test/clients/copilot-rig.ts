@@ -39,7 +39,7 @@ export class CopilotRig {
 
   /** As a person would, once: the folder listed in Copilot's config (what its trust dialog writes). */
   trust(folders: string[] = [this.project]): void {
-    writeFileSync(join(this.home, ".copilot", "config.json"), JSON.stringify({ trusted_folders: folders }));
+    writeFileSync(join(this.home, ".copilot", "config.json"), JSON.stringify({ trustedFolders: folders }));
   }
 
   /** Copilot's own record of a session: its events, one JSON object a line. */

@@ -17,7 +17,7 @@ describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () 
     async () => {
       using rig = new CopilotRig();
       expect(rig.installed).toContain("copilot will not run these hooks yet");
-      expect(rig.installed).toContain("trusted_folders");
+      expect(rig.installed).toContain("trustedFolders");
       expect(statusRow(rig.repo, "copilot", "session", rig.env()).state).toBe("wired");
       rig.trust();
       expect(statusRow(rig.repo, "copilot", "session", rig.env()).state).toBe("verified");

@@ -3,7 +3,8 @@
  * HOME, temp and runtime folders inside the test's own folder: nothing of the machine's is read or
  * written, and nothing but 127.0.0.1 is reached.
  */
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BIN } from "../support/env.ts";
 import { layered, ok } from "../support/layered.ts";
@@ -146,11 +147,14 @@ export class ClaudeRig {
 /** The client's interactive UI in tmux, for what `-p` cannot reach (a person typing /exit). */
 export class TmuxSession {
   readonly name: string;
-  /** The tmux server's socket, in the rig's own folder: nothing is left in the system's temp folder (tmux's default is /tmp/tmux-UID/). */
+  /**
+   * The tmux server's socket, in the test's own temp folder under a short name (a socket's path is limited to 107
+   * bytes), removed with the session: nothing is left in the system's temp folder (tmux's default is /tmp/tmux-UID/).
+   */
   private readonly socket: string;
   constructor(rig: ClaudeRig, extra: Record<string, string> = {}) {
     this.name = `mj-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
-    this.socket = join(rig.folder, `${this.name}.tmux`);
+    this.socket = join(tmpdir(), `mj-${Math.random().toString(36).slice(2, 8)}.s`);
     // tmux does not pass our environment on: a wrapper script exports the isolated one itself.
     const wrapper = join(rig.folder, `${this.name}.sh`);
     const env = rig.env(extra);
@@ -228,6 +232,7 @@ export class TmuxSession {
 
   [Symbol.dispose](): void {
     Bun.spawnSync(["tmux", "-S", this.socket, "kill-session", "-t", this.name]);
+    rmSync(this.socket, { force: true });
     const alive = () => {
       try {
         return this.pid !== undefined && process.kill(this.pid, 0);

@@ -1,10 +1,21 @@
 import { Failure } from "../../../lib/failure.ts";
-import { workspace } from "../../../workspace/workspace.ts";
+import { workspace, type Workspace } from "../../../workspace/workspace.ts";
 import { install, refusals } from "../../../wiring/install.ts";
 import { foundTargets, printReports, targetsOf } from "./targets.ts";
 import { jsonArg } from "../../args.ts";
 import { command } from "../../define.ts";
 import { err } from "../../print.ts";
+
+/** What the person does after an install: commit exactly what it wrote, then start their client. */
+async function nextSteps(ws: Workspace): Promise<void> {
+  const { filesToCommit, gitAddLine } = await import("../../../wiring/files.ts");
+  err(`majordomus: commit what it wrote (or run \`majordomus capture files\` to list it):`);
+  err(`  ${gitAddLine(await filesToCommit(ws))}`);
+  err(
+    "majordomus: then start your client there and work as usual; `majordomus capture status` says what each " +
+      "client will run",
+  );
+}
 
 export default command({
   meta: {
@@ -54,15 +65,7 @@ export default command({
         reports.push({ provider: provider.id, ...(await install(ws, provider, { merge: args.merge === true })) });
     printReports(reports, args.json === true);
     const missing = reports.flatMap((r) => r.missing);
-    if (missing.length === 0 && args.json !== true) {
-      const { filesToCommit, gitAddLine } = await import("../../../wiring/files.ts");
-      err(`majordomus: commit what it wrote (or run \`majordomus capture files\` to list it):`);
-      err(`  ${gitAddLine(await filesToCommit(ws))}`);
-      err(
-        "majordomus: then start your client there and work as usual; `majordomus capture status` says what each " +
-          "client will run",
-      );
-    }
+    if (missing.length === 0 && args.json !== true) await nextSteps(ws);
     if (missing.length > 0) {
       for (const m of missing) err(`  ${m.entry}`);
       throw new Failure(
