@@ -6,6 +6,7 @@
  */
 import { log } from "./log.ts";
 import { REDACTIONS, type Rule } from "./redact/rules.ts";
+import { Deadline } from "./redact/deadline.ts";
 
 export { REDACTIONS, type Rule } from "./redact/rules.ts";
 
@@ -74,14 +75,16 @@ function byShapes(text: string, fired: Set<string>, gate: Gate): string {
       return `${kept}[redacted:${name}]`;
     };
     const started = performance.now();
+    // The bound is set from the text the rule is given, and a scan checks it as it goes.
+    const bound = gate.budgetMs(out.length);
     try {
       out = rule.scan
-        ? rule.scan(out, mark)
+        ? rule.scan(out, mark, new Deadline(started + bound))
         : out.replace(rule.pattern!, (...groups: string[]) => mark(rule.keep ? (groups[rule.keep] ?? "") : ""));
     } catch (err) {
       throw new GaveUp(`rule ${rule.name} failed: ${(err as Error).message}`);
     }
-    if (performance.now() - started > gate.budgetMs(out.length))
+    if (performance.now() - started > bound)
       throw new GaveUp(`rule ${rule.name} did not finish a ${out.length}-character text in time`);
   }
   return out;

@@ -152,10 +152,11 @@ export function copilotVerdict(text: string): DeliveryVerdict {
  */
 export const DELIVERY_READERS: Record<
   string,
-  { verdict: (text: string, shim: string) => DeliveryVerdict; late?: string }
+  { verdict: (text: string, shim: string) => DeliveryVerdict; late?: { file: string; complete: string } }
 > = {
   "claude-code": { verdict: claudeVerdict },
-  copilot: { verdict: copilotVerdict, late: "events.jsonl" },
+  // Copilot writes events.jsonl as it exits; its last row is the session's shutdown (1.0.102, seen).
+  copilot: { verdict: copilotVerdict, late: { file: "events.jsonl", complete: '"type":"session.shutdown"' } },
 };
 
 export const PENDING = "pending";
@@ -184,11 +185,20 @@ export function deliveryAtEnd(
   return deliveryOf(provider, transcriptPath, shim);
 }
 
-/** A pending verdict, read from the transcript written since (a late reader needs no shim). */
-export function settle(provider: string, transcriptPath: string | undefined): DeliveryVerdict {
+/**
+ * A pending verdict, read from the transcript written since (a late reader needs no shim); still pending while the
+ * client has not finished writing it (its closing row, `late.complete`, not there yet).
+ */
+export function settle(
+  provider: string,
+  transcriptPath: string | undefined,
+): { state: DeliveryState | typeof PENDING; cause: string } {
   // Only a file of the name the client writes: the path comes back from the ledger.
   const late = DELIVERY_READERS[provider]?.late;
-  if (!late || !transcriptPath || basename(transcriptPath) !== late || !existsSync(transcriptPath))
+  if (!late || !transcriptPath || basename(transcriptPath) !== late.file || !existsSync(transcriptPath))
     return { state: "not_provable", cause: "the client's transcript of the session was never written" };
+  const text = readBounded(transcriptPath);
+  if (text !== undefined && !text.includes(late.complete))
+    return { state: PENDING, cause: "the client is still writing its transcript of the session" };
   return deliveryOf(provider, transcriptPath, "");
 }

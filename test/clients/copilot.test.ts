@@ -40,7 +40,12 @@ describe.skipIf(!ENABLED)("GitHub Copilot CLI 1.0.102 against the mock API", () 
       expect(frontField(records[0]!, "provider")).toBe("copilot");
       expect(frontField(records[0]!, "outcome")).toBe("closed");
       // Copilot writes its transcript as it exits, after the end hook: the verdict is read when asked.
-      const status = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout);
+      // Waited for, not timed: until Copilot has finished writing it (pending till then).
+      let status = { delivery: [{ state: "pending" }] } as { delivery: Array<{ state: string; cause: string }> };
+      for (let n = 0; n < 120 && status.delivery[0]?.state === "pending"; n++) {
+        if (n > 0) await Bun.sleep(500);
+        status = JSON.parse(rig.repo.mj(["capture", "status", "--json"], { env: rig.env() }).stdout);
+      }
       expect(status.delivery).toEqual([expect.objectContaining({ provider: "copilot", state: "inline" })]);
       expect(status.delivery[0].cause).toContain("the briefing reached the model whole");
     },

@@ -16,6 +16,8 @@ const end = (data: Record<string, unknown>) =>
 const answered = (text: string) => end({ success: true, output: { additionalContext: text } });
 const ours = `${BRIEFING_HEADING}\n\nEpisode s-1 (opened now).`;
 
+const SHUTDOWN = JSON.stringify({ type: "session.shutdown", data: {} });
+
 describe("delivery from Copilot's events", () => {
   test("our answer is inline; another hook's answer beside it is not ours; a failure is missing with its error", () => {
     expect(copilotVerdict([start(), answered("my own context"), start(), answered(ours)].join("\n"))).toEqual({
@@ -44,11 +46,14 @@ describe("delivery from Copilot's events", () => {
       const file = join(dir, "events.jsonl");
       expect(deliveryAtEnd("copilot", file, "").state).toBe("pending");
       expect(settle("copilot", file).state).toBe("not_provable");
-      writeFileSync(file, [start(), answered(ours)].join("\n"));
+      // Written, but not to its end (Copilot's last row, the shutdown, not there yet): still pending, never missing.
+      writeFileSync(file, [start()].join("\n"));
+      expect(settle("copilot", file).state).toBe("pending");
+      writeFileSync(file, [start(), answered(ours), SHUTDOWN].join("\n"));
       expect(deliveryAtEnd("copilot", file, "").state).toBe("inline");
       expect(settle("copilot", file).state).toBe("inline");
       // Settling reads only a file of the name Copilot writes (the path comes back from the ledger).
-      writeFileSync(join(dir, "other.txt"), [start(), answered(ours)].join("\n"));
+      writeFileSync(join(dir, "other.txt"), [start(), answered(ours), SHUTDOWN].join("\n"));
       expect(settle("copilot", join(dir, "other.txt")).state).toBe("not_provable");
       // A client whose transcript exists at its end is never pending.
       expect(deliveryAtEnd("claude-code", join(dir, "none.jsonl"), "x").state).toBe("not_provable");

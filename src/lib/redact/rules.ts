@@ -4,7 +4,9 @@
  * measure over each. What a pattern cannot hold linearly is a scan (redact/scan.ts). `hints`: substrings any match
  * holds; `when`: taken only beside what names it; `keep`: the group kept before the mark.
  */
-import { jwts, keyBlocks, mysqlPasswords, NAME_HINTS, namedValues, puttyKeys } from "./scan.ts";
+import { jwts, mysqlPasswords, NAME_HINTS, namedValues } from "./scan.ts";
+import { keyBlocks, puttyKeys } from "./armor.ts";
+import type { Deadline } from "./deadline.ts";
 
 export type Rule = {
   name: string;
@@ -12,13 +14,18 @@ export type Rule = {
   pattern?: RegExp;
   keep?: number;
   when?: RegExp;
-  scan?: (text: string, mark: (kept: string, name?: string) => string) => string;
+  scan?: (text: string, mark: (kept: string, name?: string) => string, deadline: Deadline) => string;
 };
 
 const END = "(?![A-Za-z0-9_-])";
 
 export const REDACTIONS: readonly Rule[] = [
-  { name: "private-key", hints: ["private key"], scan: keyBlocks },
+  {
+    name: "private-key",
+    // PEM, PGP and RFC 4716 headers name it; a DER body's first base64 characters say it too.
+    hints: ["private key", "mii", "mhccaqee", "mhqcaqee", "migkagebbd", "b3blbnnzac1rzxktdje"],
+    scan: keyBlocks,
+  },
   { name: "putty-key", hints: ["putty-user-key-file-"], scan: puttyKeys },
   { name: "anthropic-key", hints: ["sk-ant-"], pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { name: "openai-key", hints: ["sk-"], pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },

@@ -1,0 +1,15 @@
+/**
+ * A rule's time bound, enforced inside its scan: every few hundred steps the clock is read, and a scan past its bound
+ * throws (the gate then masks the text). A bound checked only after a scan returned waited for a quadratic one.
+ */
+export class Deadline {
+  private steps = 0;
+
+  constructor(private readonly at: number) {}
+
+  tick(): void {
+    if ((++this.steps & 255) === 0 && performance.now() > this.at) throw new Error("it ran past its time bound");
+  }
+}
+
+export const NO_DEADLINE = new Deadline(Number.POSITIVE_INFINITY);
