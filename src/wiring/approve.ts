@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { readIfExists, writeFileAtomic, ensureDir } from "../lib/fsx.ts";
 import { git } from "../repo/git.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { requireIgnored } from "../workspace/private.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
 import { claudeMcpApproval, LOCAL_SETTINGS } from "./approval.ts";
 import { configToChange, linkOnTheWay } from "./config.ts";
@@ -32,6 +33,9 @@ async function ignoredHere(ws: Workspace, rel: string): Promise<string | undefin
   ensureDir(info);
   const text = readIfExists(exclude) ?? "";
   appendFileSync(exclude, `${text === "" || text.endsWith("\n") ? "" : "\n"}/${rel}\n`);
+  // The hooks remember that git ignores the local half against the ignore files, this one among them: asked again
+  // now, while git is at hand, so a hook whose PATH has no git still writes.
+  await requireIgnored(ws.position, ws.layer).catch(() => undefined);
   return `git ignores it in this clone (.git/info/exclude)`;
 }
 

@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { REDACTIONS, type Rule } from "../../src/lib/redact.ts";
 import { NO_DEADLINE } from "../../src/lib/redact/deadline.ts";
+import { seeds } from "../support/pump.ts";
 
 const SIZES = [1_000, 100_000, 1_000_000];
 /** A growth over this from 100 KB to 1 MB is flagged (10 is linear; noise and caches give some room). */
@@ -22,45 +23,10 @@ if (process.env.BUN_JSC_useJIT !== "0") {
   process.exit(r.status ?? 1);
 }
 
-/** A few characters of each class in a pattern's source (`[A-Za-z0-9_-]` gives `Aa0_-`), and its literal runs. */
-function parts(rule: Rule): string[] {
-  const source = rule.pattern?.source ?? "";
-  const classes = [...source.matchAll(/\[((?:\\.|[^\]\\])+)\]/g)].map((m) => {
-    const body = m[1]!.replace(/^\^/, "");
-    const chars = [...body.matchAll(/(\\.|[^\\])(?:-(\\.|[^\\]))?/g)].map((c) => {
-      const from = c[1]!.startsWith("\\") ? (c[1] === "\\t" ? "\t" : c[1]!.slice(1)) : c[1]!;
-      return from;
-    });
-    return chars.join("");
-  });
-  return [...new Set([...rule.hints, ...classes.filter((c) => c.length > 0)])];
-}
-
-/** The rules written as code have no pattern to pump from: their own worst cases, by hand. */
-const SCANNED: Record<string, string[]> = {
-  assignment: [
-    "authenticationMiddlewareConfigurationOptions",
-    "a=a=",
-    "token:",
-    `${"x".repeat(300)}_secret = "`,
-    "passpasspass",
-    'password="',
-  ],
-  jwt: ["eyJ", "-eyJ", "eyJyeeJy---", "eyJaaaaaaaaaaaa.", "eyJaaaaaaaaaaaa.bbbbbbbbbbbb."],
-  "private-key": ["-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----\nAAAAAAAA", " AAAAAAAAAAAAAAAAAAAA"],
-  "putty-key": ["PuTTY-User-Key-File-3: ", "PuTTY-User-Key-File-3:\nAAAAAAAAAA\n"],
-  "mysql-password": ["mysql -p", "mysql -pX ", "mysql\n"],
-};
-
-/** Texts of about `size` characters pumped from a rule's parts: each part alone, each hint before each part, and all of them in turn. */
+/** Texts of about `size` characters pumped from a rule's seeds (test/support/pump.ts, the test's own). */
 function pumped(rule: Rule, size: number): string[] {
-  const ps = parts(rule);
   const fill = (seed: string) => seed.repeat(Math.ceil(size / Math.max(1, seed.length))).slice(0, size);
-  const texts = ps.map(fill);
-  for (const h of rule.hints.slice(0, 3)) for (const p of ps) texts.push(fill(`${h}${p.repeat(8)}`));
-  texts.push(fill(ps.join("")));
-  for (const seed of SCANNED[rule.name] ?? []) texts.push(fill(seed));
-  return texts;
+  return seeds(rule, REDACTIONS).map(fill);
 }
 
 /** The fastest of three runs of a rule over a text: a collection or the machine's other work inflates a single run. */

@@ -33,6 +33,9 @@ const PUTTY_HEADERS = new Set([
   "argon2-salt",
 ]);
 
+/** Armor headers a block can have, continuations included (formats use a handful): a header line past it is text. */
+const HEADER_LINES_MAX = 32;
+
 const isB64 = (c: number) =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61;
 
@@ -68,17 +71,21 @@ function material(text: string, from: number, format: Format, deadline: Deadline
   let blankSeen = false;
   // PuTTY's `Public-Lines: N` and `Private-Lines: N` say that key lines follow, however short.
   let announced = false;
+  let headerLines = 0;
   while (at !== -1 && at < text.length) {
     deadline.tick();
     const { end, next } = line(text, at);
     format.end.lastIndex = at + (/^[ \t]*/.exec(text.slice(at, Math.min(end, at + 20)))?.[0].length ?? 0);
     if (format.end.test(text)) return { to: end, body: true };
     const header = ARMOR_HEADER.exec(text.slice(at, Math.min(end, at + 48)));
-    if ((headersOpen || format.headersAmongBody) && header && format.headers.has(header[1]!.toLowerCase())) {
+    const room = headerLines < HEADER_LINES_MAX;
+    if (room && (headersOpen || format.headersAmongBody) && header && format.headers.has(header[1]!.toLowerCase())) {
       let last = end;
       let cont = next;
+      headerLines++;
       // RFC 4716: a header value ending in a backslash goes on to the next line.
-      while (text.charCodeAt(last - 1) === 92 && cont !== -1) ({ end: last, next: cont } = line(text, cont));
+      while (text.charCodeAt(last - 1) === 92 && cont !== -1 && headerLines++ < HEADER_LINES_MAX)
+        ({ end: last, next: cont } = line(text, cont));
       to = last;
       at = cont;
       announced = header[1]!.toLowerCase().endsWith("-lines");

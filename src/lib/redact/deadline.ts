@@ -3,7 +3,8 @@
  * throws (the gate then masks the text). A bound checked only after a scan returned waited for a quadratic one.
  */
 export class Deadline {
-  private steps = 0;
+  /** The steps taken: what a scan's growth is measured by, never by a clock. */
+  steps = 0;
 
   constructor(private readonly at: number) {}
 
