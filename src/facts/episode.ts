@@ -2,6 +2,7 @@
  * An episode's own window: its ledger lines back to its start (never by time), git since it opened, and each
  * checkpoint's first lines.
  */
+import type { Clean } from "../lib/redact.ts";
 import { readLayerFile } from "../lib/safe-read.ts";
 import { join } from "node:path";
 import type { Entry } from "../ledger/line.ts";
@@ -21,7 +22,8 @@ export type EpisodeWindow = {
   endHead: string;
   /** ["diverged"] when its start is no longer an ancestor, ["unknown"] when git did not answer in the hook's budget. */
   commits: string[];
-  files: string[];
+  /** Through the gate: file names from git history are anyone's. */
+  files: Clean[];
   tasks: string[];
   checkpoints: string[];
   handovers: string[];

@@ -42,10 +42,7 @@ function scanner(rules: readonly Rule[]): HintScan {
   return scan;
 }
 
-/**
- * Which hints a text holds: per-hint substring search for a short text, one alternation pass for a long one. The scan
- * sees the longest hint at each position, so hints it contains count as found.
- */
+/** Which hints a text holds: substring search for a short text, one alternation pass (longest first) for a long one. */
 function hintsIn(lower: string, rules: readonly Rule[]): (hint: string) => boolean {
   if (lower.length < SCAN_MIN) return (hint) => lower.includes(hint);
   const scan = scanner(rules);
@@ -75,7 +72,6 @@ function byShapes(text: string, fired: Set<string>, gate: Gate): string {
       return `${kept}[redacted:${name}]`;
     };
     const started = performance.now();
-    // The bound is set from the text the rule is given, and a scan checks it as it goes.
     const bound = gate.budgetMs(out.length);
     try {
       out = rule.scan
@@ -139,10 +135,7 @@ export function redactShapes(text: string): Clean {
   return redactShapesWith(text, DEFAULT);
 }
 
-/**
- * Texts from git, each redacted on its own so none reaches into the next; looked at together first, since most lists
- * hold no secret.
- */
+/** Texts from git, each redacted on its own (looked at together first: most lists hold no secret). */
 export function redactEach(texts: readonly string[]): Clean[] {
   const joined = texts.join("\n");
   if (redactShapes(joined) === joined) return texts as Clean[];
@@ -193,10 +186,7 @@ export function sayRedacted(what: string, done: { count: number; rules: string[]
     );
 }
 
-/**
- * A text given to keep, redacted before it is stored; the writer is told how many secrets went and by which rules,
- * never a value.
- */
+/** A text given to keep, redacted before it is stored; the writer is told how many went and by which rules. */
 export async function redactForWrite(text: string, what: string): Promise<Clean> {
   const done = await redactCounted(text);
   sayRedacted(what, done);

@@ -307,7 +307,7 @@ async function treeFor(
   if (paths.length === 0 && (counted.length === 0 || !headMoved)) return none(await status);
   if (!headMoved && statusMay) {
     const snapshot = await status;
-    const named = new Set([...snapshot.changed, ...(snapshot.movedFrom ?? [])]);
+    const named = new Set<string>([...snapshot.changed, ...(snapshot.movedFrom ?? [])]);
     if (snapshot.workingTree !== "unknown" && !paths.some((p) => named.has(p))) return none(snapshot);
   }
   const asked = askGit(meta, { diff: paths, counted }, position);

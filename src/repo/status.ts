@@ -2,7 +2,7 @@
 import { GAVE_UP, within } from "../lib/cancel.ts";
 import { type Position, type WorkingTree } from "./where.ts";
 import { ancestry, historySince } from "./history.ts";
-import { redactEach } from "../lib/redact.ts";
+import { redactEach, type Clean } from "../lib/redact.ts";
 
 /**
  * The working tree less majordomus's own new closed records, which are not the worker's changes. `movedFrom`: rename
@@ -10,9 +10,9 @@ import { redactEach } from "../lib/redact.ts";
  */
 export type Snapshot = {
   workingTree: WorkingTree;
-  changed: string[];
+  changed: Clean[];
   ownRecords: string[];
-  movedFrom?: string[];
+  movedFrom?: Clean[];
   why?: string;
 };
 
@@ -101,16 +101,17 @@ export async function commitsSince(position: Pick<Position, "git" | "head">, sta
   return log.ok ? log.stdout.split("\n").filter((l) => l !== "") : [];
 }
 
+/** The paths changed since `start` and now, each through the gate (a file name in a commit is anyone's). */
 export async function filesSince(
   position: Pick<Position, "git" | "head">,
   start: string | undefined,
   now: Snapshot,
   own: Own = {},
-): Promise<string[]> {
-  const files = new Set(now.changed);
+): Promise<Clean[]> {
+  const committed: string[] = [];
   if (start && start !== position.head && (await isAncestor(position, start))) {
     const diff = await position.git.once(["diff", "--name-only", "-z", `${start}..${position.head}`]);
-    if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "" && !isOwnRecord(f, own)) files.add(f);
+    if (diff.ok) for (const f of diff.stdout.split("\0")) if (f !== "" && !isOwnRecord(f, own)) committed.push(f);
   }
-  return [...files].sort();
+  return [...new Set([...now.changed, ...redactEach(committed)])].sort();
 }

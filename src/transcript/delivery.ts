@@ -146,10 +146,7 @@ export function copilotVerdict(text: string): DeliveryVerdict {
   };
 }
 
-/**
- * One row per client whose transcript majordomus reads. `late`: the file the client writes as it exits, after its end
- * hook, so the end records the path and the verdict is read when first asked (settle).
- */
+/** One row per client whose transcript majordomus reads; `late`: the file it writes as it exits, read when asked. */
 export const DELIVERY_READERS: Record<
   string,
   { verdict: (text: string, shim: string) => DeliveryVerdict; late?: { file: string; complete: string } }
@@ -185,10 +182,7 @@ export function deliveryAtEnd(
   return deliveryOf(provider, transcriptPath, shim);
 }
 
-/**
- * A pending verdict, read from the transcript written since (a late reader needs no shim); still pending while the
- * client has not finished writing it (its closing row, `late.complete`, not there yet).
- */
+/** A pending verdict, read from the transcript written since; pending while it lacks its closing row. */
 export function settle(
   provider: string,
   transcriptPath: string | undefined,

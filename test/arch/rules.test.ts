@@ -104,6 +104,9 @@ const GATED: ReadonlyArray<readonly [file: string, declared: string, param: stri
   ["views/session-record.ts", "function renderRecord", "body"],
   ["task/record.ts", "type Task =", "task"],
   ["repo/where.ts", "type Position =", "branch"],
+  // File names from git, the working tree's and the session's commits', as the closed record keeps them.
+  ["repo/status.ts", "type Snapshot =", "changed"],
+  ["facts/episode.ts", "type EpisodeWindow =", "files"],
 ];
 function gateOffenders(sources: readonly Source[]): string[] {
   const casts = sources
@@ -229,6 +232,12 @@ describe("architecture", () => {
     const ungated = { ...store, text: store.text.replace("question: Clean", "question: string") };
     expect(gateOffenders([...SOURCES.filter((f) => f !== store), ungated])).toEqual([
       "questions/store.ts: function addQuestion takes question unredacted",
+    ]);
+    // The session's file names from git history, planted around the gate.
+    const episode = SOURCES.find((f) => f.rel === "facts/episode.ts")!;
+    const around = { ...episode, text: episode.text.replace(/files: Clean\[\]/, "files: string[]") };
+    expect(gateOffenders([...SOURCES.filter((f) => f !== episode), around])).toEqual([
+      "facts/episode.ts: type EpisodeWindow = takes files unredacted",
     ]);
   });
 

@@ -15,7 +15,7 @@ import type { Policy } from "../../src/policy/index.ts";
 import { RECORD_KINDS } from "../../src/records/kinds.ts";
 import type { OpenEpisode } from "../../src/session/store.ts";
 import type { Task } from "../../src/task/record.ts";
-import { AT, HEAD, POLICY, facts } from "../support/facts.ts";
+import { AT, HEAD, POLICY, clean, facts } from "../support/facts.ts";
 
 const EPISODE: OpenEpisode = {
   session_id: "s-20261130T110000Z-ab12",
@@ -53,7 +53,7 @@ function windowOf(entries: Partial<Entry>[] = []): EpisodeWindow {
     entries: entries as Entry[],
     endHead: HEAD,
     commits: [],
-    files: ["src/parser.ts"],
+    files: [clean("src/parser.ts")],
     tasks: [],
     checkpoints: [],
     handovers: [],
@@ -73,7 +73,7 @@ function input(over: { window?: EpisodeWindow; task?: Task; policy?: Policy } = 
       position: f.position,
       episodeId: EPISODE.session_id,
       task: over.task,
-      snapshot: { workingTree: "dirty", changed: ["src/parser.ts"], ownRecords: [] },
+      snapshot: { workingTree: "dirty", changed: [clean("src/parser.ts")], ownRecords: [] },
       writtenAt: "2026-11-30T12:00:01.000Z",
     },
   };

@@ -92,6 +92,24 @@ describe("texts copied from git are redacted", () => {
     expect(leaks).toEqual([]);
     expect(readdirSync(repo.path(".ai/repo/sessions/shared")).length).toBeGreaterThan(0);
   });
+
+  test("files the session itself commits, named after a token each: the closed record's changed files are redacted, every one", () => {
+    using repo = captured();
+    const secrets = PREFIXED.slice(0, 8).map(([, , s]) => s);
+    const START = fixture("SessionStart-startup.json");
+    fire(repo, "start", START);
+    // Within the session: committed (git diff --name-only start..HEAD), not left in the working tree.
+    mkdirSync(repo.path("src/keys"), { recursive: true });
+    secrets.forEach((s, i) => writeFileSync(repo.path(`src/keys/c${i}-${s}.ts`), `export const c = ${i};\n`));
+    repo.git("add", "src");
+    repo.git("commit", "-q", "-m", "add the key files");
+    fire(repo, "end", fixture("SessionEnd-other.json"));
+    const closed = readdirSync(repo.path(".ai/repo/sessions")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    const record = readFileSync(repo.path(".ai/repo/sessions", closed[0]!), "utf8");
+    expect(record.match(/src\/keys\/c\d-\[redacted:/g)?.length).toBe(secrets.length);
+    const kept = secrets.filter((s) => everyFile(repo.path(".ai")).some((f) => f.text.includes(s)));
+    expect(kept).toEqual([]);
+  });
 });
 
 describe("an ordinary identifier before a secret, through every writer", () => {

@@ -114,7 +114,7 @@ function layer(seed: number): Facts {
     } as Facts["questions"],
     snapshot: {
       workingTree: "dirty",
-      changed: Array.from({ length: r.int(0, 50) }, (_, i) => `src/c${i}.ts`),
+      changed: Array.from({ length: r.int(0, 50) }, (_, i) => clean(`src/c${i}.ts`)),
       ownRecords: Array.from({ length: r.int(0, 30) }, (_, i) => `.ai/repo/sessions/r${i}.md`),
     },
     live,

@@ -1,10 +1,6 @@
 /**
- * Private-key armor, removed whole with or without its END line, and nothing else: PEM (RSA, EC, DSA, OpenSSH,
- * PKCS#8, encrypted with its Proc-Type and DEK-Info), PGP, RFC 4716 (`---- BEGIN SSH2 … ----`), PuTTY, and DER key
- * bodies whose first bytes say "private key" (`MIIEowIBAAKCAQEA…`). A block is its header, the armor headers right
- * after it (only the names its format defines), one blank line, the body (base64 lines of any length, CRLF or LF),
- * a PGP checksum and the END line; prose is never taken for any of them. Each line is looked at once per block, and
- * blocks never overlap: linear on any input.
+ * Private-key armor (PEM, PGP, RFC 4716, PuTTY, DER bodies), removed whole with or without its END line, and nothing
+ * else: its header, the armor headers its format defines, one blank line, the body, the END. Linear on any input.
  */
 import type { Deadline } from "./deadline.ts";
 
@@ -17,7 +13,6 @@ const PUTTY_END = /Private-MAC: ?[0-9a-fA-F]{0,128}/y;
 /** The first bytes of a DER private key, base64: PKCS#1 RSA and PKCS#8 (SEQUENCE, INTEGER 0), SEC1 EC, OpenSSH's. */
 const DER_HEAD =
   /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{3}IBA(?:AK|DAN)|MHcCAQEE|MHQCAQEE|MIGkAgEBBD|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{8}/g;
-/** A line of armor: `Name: value`, the name one the format defines (the header's own `Name:` is the PGP way). */
 const ARMOR_HEADER = /^[ \t]*([A-Za-z][A-Za-z0-9-]{0,40}): ?/;
 
 const PEM_HEADERS = new Set(["proc-type", "dek-info", "version", "comment", "hash", "charset", "messageid", "subject"]);
@@ -33,13 +28,12 @@ const PUTTY_HEADERS = new Set([
   "argon2-salt",
 ]);
 
-/** Armor headers a block can have, continuations included (formats use a handful): a header line past it is text. */
+/** Armor header lines a block can have, continuations included (formats use a handful). */
 const HEADER_LINES_MAX = 32;
 
 const isB64 = (c: number) =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61;
 
-/** The line from `at` (its end, without `\r`), and where the next begins. */
 function line(text: string, at: number): { end: number; next: number } {
   const nl = text.indexOf("\n", at);
   const stop = nl === -1 ? text.length : nl;
@@ -59,10 +53,7 @@ function base64Line(text: string, from: number, to: number, min = 8): boolean {
 
 type Format = { headers: ReadonlySet<string>; end: RegExp; headersAmongBody?: boolean };
 
-/**
- * Where the block's material ends, from the line after its header: armor headers (a value ending in `\` goes on),
- * one blank line, body lines, and the END line when it is next. `body` says whether any key material was there.
- */
+/** Where the block's material ends: armor headers, one blank line, body lines, the END when it is next. */
 function material(text: string, from: number, format: Format, deadline: Deadline): { to: number; body: boolean } {
   let at = from;
   let to = from;
@@ -107,10 +98,7 @@ function material(text: string, from: number, format: Format, deadline: Deadline
   return body ? { to, body } : { to: from, body };
 }
 
-/**
- * What follows a header on its own line: base64 words of 16 characters or more (a key pasted on one line), and the
- * END after them; anything else is the person's text and stops it.
- */
+/** A header's own line: base64 words of 16 characters or more and the END after them (a key on one line). */
 function sameLine(text: string, from: number, end: RegExp): number {
   const { end: stop } = line(text, from);
   let at = from;
@@ -129,7 +117,6 @@ function sameLine(text: string, from: number, end: RegExp): number {
 /** Within this many characters of its header, an END closes the block whatever is between (a key on one line). */
 const NEAR_END = 16_384;
 
-/** Every match of a pattern, as [start, end] pairs, in one pass. */
 function spans(text: string, pattern: RegExp, deadline: Deadline): Array<[number, number]> {
   const global = new RegExp(pattern.source, "g");
   const found: Array<[number, number]> = [];
@@ -140,11 +127,7 @@ function spans(text: string, pattern: RegExp, deadline: Deadline): Array<[number
   return found;
 }
 
-/**
- * Each header, with the first END after it when that comes before the next header and within NEAR_END; otherwise the
- * header, what its line holds of a key, and the material after it. Heads and ENDs are found once each and paired in
- * order, so the whole is linear.
- */
+/** Each header to its END when one is near, else with its material; heads and ENDs found once, paired in order. */
 function armored(text: string, head: RegExp, format: Format, mark: Mark, deadline: Deadline): string {
   const heads = spans(text, head, deadline);
   if (heads.length === 0) return text;

@@ -1,7 +1,4 @@
-/**
- * A rule's time bound, enforced inside its scan: every few hundred steps the clock is read, and a scan past its bound
- * throws (the gate then masks the text). A bound checked only after a scan returned waited for a quadratic one.
- */
+/** A rule's time bound, enforced inside its scan: past it the scan throws and the gate masks the text. */
 export class Deadline {
   /** The steps taken: what a scan's growth is measured by, never by a clock. */
   steps = 0;

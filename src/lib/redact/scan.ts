@@ -19,10 +19,7 @@ const isBlank = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c 
 
 export const NAME_HINTS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"] as const;
 
-/**
- * The separator after each name that may hold a secret word: hints found by native substring search, each name walked
- * once however many hints it holds.
- */
+/** The separator after each name that may hold a secret word, each name walked once. */
 function* separatorsAfterSecretWords(text: string, deadline: Deadline): Generator<number> {
   const lower = text.toLowerCase();
   const found: number[] = [];
@@ -47,6 +44,38 @@ const SCHEME = /^(?:basic|bearer|token|digest|negotiate)$/i;
 
 const MARKED = /^(?:(?:basic|bearer|token|digest|negotiate)\s+)?\[redacted:/i;
 
+/** How far a search for a closing quote went without finding one (a pumped `pass="pass="…` is read once). */
+type Open = { quote: string; upTo: number; hitLine: boolean };
+
+/** Where the value starting at `k` ends, or undefined when it is no value to redact. */
+function valueEnd(text: string, k: number, query: boolean, open: Open, deadline: Deadline): number | undefined {
+  const q = text[k];
+  if (query) {
+    let to = k;
+    while (to < text.length && !isBlank(text.charCodeAt(to)) && !`&"'#`.includes(text[to]!)) to++;
+    return to === k ? undefined : to;
+  }
+  if (q === '"' || q === "'") {
+    if (open.quote === q && k < open.upTo && open.hitLine) return undefined;
+    const limit = Math.min(text.length, k + 1 + QUOTED_MAX);
+    let close = open.quote === q && k < open.upTo ? open.upTo : k + 1;
+    while (close < limit && text[close] !== q && text[close] !== "\n") {
+      close++;
+      deadline.tick();
+    }
+    if (close >= limit || text[close] !== q)
+      return void Object.assign(open, { quote: q, upTo: close, hitLine: close < limit });
+    return close - k - 1 < 3 ? undefined : close + 1;
+  }
+  let to = k;
+  while (to < text.length && !isBlank(text.charCodeAt(to)) && !`"',`.includes(text[to]!)) {
+    to++;
+    deadline.tick();
+  }
+  // An authorization scheme is not the secret; the credential after it is the authorization rule's.
+  return to - k < 3 || SCHEME.test(text.slice(k, to)) ? undefined : to;
+}
+
 /**
  * `NAME=value`, `NAME: value`, `"name": "value"`: a quoted value whole, a bare one to the end of its word; in a URL
  * query, to the next parameter.
@@ -54,8 +83,7 @@ const MARKED = /^(?:(?:basic|bearer|token|digest|negotiate)\s+)?\[redacted:/i;
 export function namedValues(text: string, mark: (kept: string, name?: string) => string, deadline: Deadline): string {
   const out: string[] = [];
   let done = 0;
-  // How far a search for a closing quote already went without finding one (a pumped `pass="pass="…` is read once).
-  let open = { quote: "", upTo: -1, hitLine: false };
+  const open: Open = { quote: "", upTo: -1, hitLine: false };
   for (const i of separatorsAfterSecretWords(text, deadline)) {
     if (i < done) continue;
     const sep = text.charCodeAt(i);
@@ -73,39 +101,11 @@ export function namedValues(text: string, mark: (kept: string, name?: string) =>
     let k = i + 1;
     while (k < text.length && k - i <= GAP_MAX && isSpace(text.charCodeAt(k))) k++;
     if (query && k !== i + 1) continue;
-    const valueAt = k;
     // A value already redacted (this gate's own output, read again) is passed over before it is read at all.
-    if (MARKED.test(text.slice(valueAt, Math.min(text.length, valueAt + 40)))) continue;
-    const q = text[k];
-    let to: number;
-    if (query) {
-      while (k < text.length && !isBlank(text.charCodeAt(k)) && !`&"'#`.includes(text[k]!)) k++;
-      to = k;
-      if (to === valueAt) continue;
-    } else if (q === '"' || q === "'") {
-      if (open.quote === q && k < open.upTo && open.hitLine) continue;
-      const limit = Math.min(text.length, k + 1 + QUOTED_MAX);
-      let close = open.quote === q && k < open.upTo ? open.upTo : k + 1;
-      while (close < limit && text[close] !== q && text[close] !== "\n") {
-        close++;
-        deadline.tick();
-      }
-      if (close >= limit || text[close] !== q) {
-        open = { quote: q, upTo: close, hitLine: close < limit };
-        continue;
-      }
-      if (close - k - 1 < 3) continue;
-      to = close + 1;
-    } else {
-      while (k < text.length && !isBlank(text.charCodeAt(k)) && !`"',`.includes(text[k]!)) {
-        k++;
-        deadline.tick();
-      }
-      to = k;
-      // An authorization scheme is not the secret; the credential after it is the authorization rule's.
-      if (to - valueAt < 3 || SCHEME.test(text.slice(valueAt, to))) continue;
-    }
-    out.push(text.slice(done, valueAt), mark("", query ? "query-secret" : undefined));
+    if (MARKED.test(text.slice(k, Math.min(text.length, k + 40)))) continue;
+    const to = valueEnd(text, k, query, open, deadline);
+    if (to === undefined) continue;
+    out.push(text.slice(done, k), mark("", query ? "query-secret" : undefined));
     done = to;
   }
   return out.length === 0 ? text : out.join("") + text.slice(done);
