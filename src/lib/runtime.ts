@@ -50,6 +50,7 @@ export async function parseYaml(text: string, options: { strict?: boolean } = {}
 }
 
 export type BunChild = {
+  pid: number;
   exited: Promise<number>;
   stdout: ReadableStream<Uint8Array>;
   stderr: ReadableStream<Uint8Array>;
@@ -64,6 +65,7 @@ export type BunSpawn = (
     stdin: Uint8Array | "ignore";
     stdout: "pipe";
     stderr: "pipe";
+    detached?: boolean;
   },
 ) => BunChild;
 

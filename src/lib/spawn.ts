@@ -13,7 +13,7 @@ export type SpawnResult = { status: number | null; stdout: string; stderr: strin
 export async function spawnText(
   cmd: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string | undefined>; input?: string },
+  options: SpawnOptions,
 ): Promise<SpawnResult> {
   const started = performance.now();
   try {
@@ -46,7 +46,17 @@ async function drain(reader: { read(): Promise<{ done: boolean; value?: Uint8Arr
   }
 }
 
-type SpawnOptions = { cwd: string; env: Record<string, string | undefined>; input?: string };
+/** `group`: the program and all it starts in a process group of their own, stopped together at a deadline. */
+type SpawnOptions = { cwd: string; env: Record<string, string | undefined>; input?: string; group?: boolean };
+
+/** Stop a program, and with `group` everything it started (a hook git ran that sleeps), never leaving it running. */
+function stop(pid: number, group: boolean | undefined): void {
+  try {
+    process.kill(group ? -pid : pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
 
 async function spawnInner(cmd: string, args: readonly string[], options: SpawnOptions): Promise<SpawnResult> {
   return bunSpawn ? spawnWithBun(bunSpawn, cmd, args, options) : spawnWithNode(cmd, args, options);
@@ -66,6 +76,7 @@ async function spawnWithBun(
       stdin: options.input === undefined ? "ignore" : Buffer.from(options.input, "utf8"),
       stdout: "pipe",
       stderr: "pipe",
+      ...(options.group ? { detached: true } : {}),
     });
   } catch (err) {
     return notStarted(cmd, err);
@@ -74,7 +85,7 @@ async function spawnWithBun(
   const stopped = Promise.withResolvers<SpawnResult>();
   const readers = [child.stdout.getReader(), child.stderr.getReader()];
   const forget = onCancel(() => {
-    child.kill("SIGKILL");
+    stop(child.pid, options.group);
     child.unref();
     for (const r of readers) r.cancel().catch(() => undefined);
     stopped.resolve({ status: null, stdout: "", stderr: GAVE_UP });
@@ -94,6 +105,7 @@ async function spawnWithNode(cmd: string, args: readonly string[], options: Spaw
       cwd: options.cwd,
       env: options.env,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: options.group === true,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -102,7 +114,7 @@ async function spawnWithNode(cmd: string, args: readonly string[], options: Spaw
     child.on("error", (err) =>
       (err as { code?: string }).code === "ENOENT" ? resolve(notStarted(cmd, err)) : reject(err),
     );
-    const forget = onCancel(() => child.kill("SIGKILL"));
+    const forget = onCancel(() => child.pid !== undefined && stop(child.pid, options.group));
     child.on("close", (status) => {
       forget();
       resolve({ status, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });

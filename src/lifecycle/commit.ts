@@ -4,7 +4,7 @@
  * index gains the record under git's own lock before the branch moves, so the branch never holds a record its index
  * lacks.
  */
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { log } from "../lib/log.ts";
 import { randomHex } from "../lib/fsx.ts";
@@ -78,7 +78,7 @@ export async function commitRecord(
       p.head,
     ]);
     // The index already holds the record: it goes with the person's next commit.
-    if (!moved.ok) throw new Error(`the branch moved meanwhile: ${moved.stderr.trim()}; the record is staged`);
+    if (!moved.ok) throw new Error(`${whyNotMoved(p, moved.stderr)}; the record is staged`);
     if (push) {
       const pushed = await git(p.worktree, ["push", "--quiet", "origin", `${id}:${p.ref}`]);
       if (!pushed.ok)
@@ -94,6 +94,13 @@ export async function commitRecord(
   } finally {
     rmSync(tempIndex, { force: true });
   }
+}
+
+/** Why update-ref refused: another git holding the branch's or HEAD's lock, or the branch moved since it was read. */
+function whyNotMoved(p: Position, stderr: string): string {
+  const held = [join(p.gitDir, "HEAD.lock"), join(p.commonDir, `${p.ref}.lock`)].find((f) => existsSync(f));
+  if (held) return `another git process holds a lock the commit needs (${relative(p.worktree, held)})`;
+  return `the branch moved meanwhile: ${stderr.trim()}`;
 }
 
 /** Stage in the real index as git does: take `index.lock` (O_EXCL), write, rename into place. */

@@ -7,6 +7,12 @@ export type GitResult = { ok: boolean; status: number | null; stdout: string; st
 
 const QUIET = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_EDITOR: "true", LC_ALL: "C" };
 
+/**
+ * No program the repository controls runs for majordomus: no hook (a core.hooksPath into the repository, as husky sets,
+ * ran reference-transaction and post-index-change during the consented commit) and no fsmonitor.
+ */
+export const NO_PROGRAMS = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"] as const;
+
 let deadlineAt: number | undefined;
 let missed = false;
 
@@ -43,10 +49,11 @@ export function git(
     return Promise.resolve({ ok: false, status: null, stdout: "", stderr: GAVE_UP });
   }
   // Optional locks off: a hook must never take the index lock the person's own git needs.
-  return spawnText("git", args, {
+  return spawnText("git", [...NO_PROGRAMS, ...args], {
     cwd,
     input,
     env: { ...environment(), ...QUIET, GIT_OPTIONAL_LOCKS: "0", ...env },
+    group: true,
   }).then((run) => {
     if (run.stderr === GAVE_UP && deadlineAt !== undefined) missed = true;
     return { ok: run.status === 0, ...run };

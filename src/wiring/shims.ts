@@ -5,6 +5,7 @@
 import type { Hooks, Provider } from "../providers/index.ts";
 import { HOOKS, clientRow, hookArgs, type HookEvent } from "../providers/hooks.ts";
 import { TRACKED_ARGS } from "../repo/tracked.ts";
+import { NO_PROGRAMS } from "../repo/git.ts";
 import { dialectOf } from "./dialects.ts";
 
 export { commandsIn } from "./dialects.ts";
@@ -26,15 +27,17 @@ export const BINARY_RECORD = ".ai/local/state/binary";
  */
 function statusPrefetch(): string {
   const quiet = "LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0";
+  // No hook and no fsmonitor: nothing the repository's config names runs.
+  const programs = NO_PROGRAMS.join(" ");
   return `# The briefing needs \`git status\` and \`git ls-files\`: start them now, while the binary
 # starts, and say where their answers go.
 if [ -d "$root/${STATUS_ANSWER_DIR}" ]; then
   answer="$root/${STATUS_ANSWER_DIR}/${STATUS_ANSWER_PREFIX}$$"
-  (${quiet} git status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; \\
+  (${quiet} git ${programs} status --porcelain=v1 -z --untracked-files=all >"$answer" 2>/dev/null; \\
     echo $? >"$answer.rc") </dev/null >/dev/null 2>&1 &
   # And what git tracks of the local half (a force-added file there is a stranger's): its answer
   # beside the first.
-  (${quiet} git ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; \\
+  (${quiet} git ${programs} ${TRACKED_ARGS.join(" ")} >"$answer.tracked" 2>/dev/null; \\
     echo $? >"$answer.tracked.rc") </dev/null >/dev/null 2>&1 &
   set -- --git-status "$answer" --git-tracked
 fi

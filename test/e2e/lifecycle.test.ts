@@ -264,6 +264,24 @@ describe("the consented commit and git's index lock", () => {
     const committed = repo.git("show", "--name-only", "--format=", "HEAD~1").trim();
     expect(repo.git("ls-files", "--", committed)).toBe(committed);
   });
+
+  test("a lock on HEAD or on the branch held by another git: the warning names the lock (the branch did not move), the record is staged", () => {
+    using repo = captured();
+    writeFileSync(repo.path(".ai/local/state/consent.yaml"), "session:\n  commit_record_on_end: true\n", {
+      mode: 0o600,
+    });
+    for (const lock of [".git/HEAD.lock", ".git/refs/heads/main.lock"]) {
+      const id = `locked-${lock.length}`;
+      const before = repo.git("rev-parse", "HEAD");
+      fire(repo, "start", { ...START, session_id: id });
+      writeFileSync(repo.path(lock), "");
+      const end = fire(repo, "end", { ...END_OTHER, session_id: id }, { MAJORDOMUS_LOG: "warn" });
+      rmSync(repo.path(lock));
+      expect(repo.git("rev-parse", "HEAD")).toBe(before);
+      expect(end.stderr).toContain(`another git process holds a lock the commit needs (${lock})`);
+      expect(end.stderr).not.toContain("the branch moved meanwhile");
+    }
+  });
 });
 
 describe("push", () => {

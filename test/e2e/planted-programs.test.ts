@@ -123,3 +123,64 @@ describe("programs the repository ships are never run", () => {
     rmSync(markers, { recursive: true, force: true });
   }, 300_000);
 });
+
+describe("git's own hooks, from a core.hooksPath into the repository", () => {
+  // Every hook git can run, and an fsmonitor: each writes a marker and then sleeps.
+  const HOOKS = [
+    "reference-transaction",
+    "post-index-change",
+    "pre-commit",
+    "post-commit",
+    "pre-push",
+    "post-checkout",
+    "post-rewrite",
+    "pre-auto-gc",
+    "post-merge",
+  ];
+
+  test("a consented end commits and pushes its record with none of them run, and nothing of theirs is left running", () => {
+    using repo = captured();
+    const tag = `majordomus-hook-probe-${process.pid}`;
+    const markers = scratch("majordomus-hook-markers-");
+    mkdirSync(repo.path(".githooks"), { recursive: true });
+    for (const hook of [...HOOKS, "fsmonitor"])
+      writeFileSync(
+        repo.path(".githooks", hook),
+        `#!/bin/sh\necho ${hook} >> '${join(markers, "ran")}'\nexec sleep 30 # ${tag}\n`,
+        { mode: 0o755 },
+      );
+    repo.git("add", ".githooks");
+    repo.git("commit", "-q", "--no-verify", "-m", "husky-style hooks");
+    // What `npm install` with husky sets in the person's own config, and an fsmonitor beside it.
+    repo.git("config", "core.hooksPath", ".githooks");
+    repo.git("config", "core.fsmonitor", repo.path(".githooks", "fsmonitor"));
+    const remote = scratch("majordomus-hook-remote-");
+    Bun.spawnSync(["git", "init", "-q", "--bare", remote]);
+    repo.git("remote", "add", "origin", remote);
+    writeFileSync(
+      repo.path(".ai/local/state/consent.yaml"),
+      "session:\n  commit_record_on_end: true\n  push_record_on_end: true\n",
+      { mode: 0o600 },
+    );
+    const before = repo.git("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "rev-parse", "HEAD");
+    const START = { session_id: "cc-hooks", source: "startup" };
+    fire(repo, "start", START);
+    fire(repo, "prompt", { ...START, prompt: "hello", prompt_id: "p-1" });
+    fire(repo, "end", { session_id: "cc-hooks", reason: "other" });
+    try {
+      expect(existsSync(join(markers, "ran")) ? readFileSync(join(markers, "ran"), "utf8") : "nothing ran").toBe(
+        "nothing ran",
+      );
+      const after = Bun.spawnSync(["git", "-c", "core.fsmonitor=false", "rev-parse", "HEAD"], { cwd: repo.dir })
+        .stdout.toString()
+        .trim();
+      expect(after).not.toBe(before);
+      const left = Bun.spawnSync(["pgrep", "-f", tag]).stdout.toString().trim();
+      expect(left).toBe("");
+    } finally {
+      Bun.spawnSync(["pkill", "-f", tag]);
+      rmSync(markers, { recursive: true, force: true });
+      rmSync(remote, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
