@@ -12,6 +12,8 @@ export type Dialect = {
   /** The entry without the handlers `ours` names: what is left (undefined when nothing is), and how many went. */
   without(entry: unknown, ours: (command: string) => boolean): { kept: unknown; removed: number };
   skeleton: Record<string, unknown>;
+  /** The hook file is majordomus's own (Copilot's `.github/hooks/majordomus.json`): nothing but our entries in it. */
+  ownFile?: boolean;
 };
 
 const commandOf = (provider: Provider & { hooks: Hooks }, event: HookEvent, template = provider.hooks.command) =>
@@ -64,6 +66,7 @@ const flat: Dialect = {
     return { kept: mine ? undefined : entry, removed: mine ? 1 : 0 };
   },
   skeleton: { version: 1 },
+  ownFile: true,
 };
 
 export const DIALECTS = { nested, flat } as const;

@@ -4,6 +4,7 @@
  * entries stays byte-identical unless --merge.
  */
 import { compiled } from "../lib/runtime.ts";
+import { Failure } from "../lib/failure.ts";
 import { chmodSync, realpathSync, statSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
@@ -17,19 +18,13 @@ import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { isOurMcpEntry, MCP_COMMAND, mcpCommandFor, mcpEntry } from "./mcp-entry.ts";
 import { onPath } from "../lib/path.ts";
 
-import type { Line } from "./report.ts";
+import type { InstallReport, Line } from "./report.ts";
 import { backupOf, noteMerge } from "./backups.ts";
 import { installMods } from "./mods.ts";
+import { foreignEntries, hookFilesBeside } from "./own-file.ts";
 import { LOCAL_SETTINGS } from "./approval.ts";
-import type { Trust } from "./trust.ts";
 export { modFiles, removeOurs } from "./mods.ts";
-export type { Action, Line } from "./report.ts";
-export type InstallReport = {
-  lines: Line[];
-  missing: Array<{ event: string; entry: string }>;
-  backup?: string;
-  trust?: Trust;
-};
+export type { Action, InstallReport, Line } from "./report.ts";
 
 function converge(root: string, rel: string, content: string, mode: number): Line {
   const path = join(root, rel);
@@ -212,9 +207,29 @@ function mcpConfig(
   });
 }
 
+/** A hook file of our own holding a command we did not write: refused whatever the flags, each entry named. */
+function refuseForeign(ws: Workspace, provider: Provider & { hooks: Hooks }): void {
+  if (!dialectOf(provider.hooks).ownFile) return;
+  const rel = provider.hooks.config;
+  const settings = configToChange(ws.position.worktree, rel, "capture install");
+  const foreign = settings ? foreignEntries(settings, provider) : [];
+  if (foreign.length === 0) return;
+  const beside = hookFilesBeside(ws.position.worktree, rel);
+  throw new Failure(
+    "refused",
+    `${rel} is majordomus's own hook file, and it holds ${foreign.length} command(s) majordomus did not write; ` +
+      `nothing was written, and ${provider.title} should not be trusted here until they are gone:\n` +
+      foreign.map((f) => `  ${f}`).join("\n") +
+      (beside.length > 0 ? `\n${provider.title} also runs every hook in ${beside.join(", ")} (not majordomus's)` : ""),
+    `read them; if one is yours, move it to a hook file of your own beside it, then remove them from ${rel} (or the ` +
+      `file) and run \`majordomus capture install\` again`,
+  );
+}
+
 /** What an install would refuse to change, listed first: one that cannot wire every aspect writes nothing. */
 export function refusals(ws: Workspace, provider: Provider & { hooks: Hooks }, merge: boolean): InstallReport {
   refuseLinksFor(ws.position.worktree, provider);
+  refuseForeign(ws, provider);
   const report: InstallReport = { lines: [], missing: [] };
   if (merge) return report;
   const settings = configToChange(ws.position.worktree, provider.hooks.config, "capture install");
@@ -257,6 +272,7 @@ export async function install(
   options: { merge: boolean },
 ): Promise<InstallReport> {
   refuseLinksFor(ws.position.worktree, provider);
+  refuseForeign(ws, provider);
   // A configuration it cannot use (a folder, not JSON) stops the install before anything is written.
   const m = provider.hooks.mcp;
   for (const rel of [provider.hooks.config, ...(m ? [m.config] : []), ...(m?.approval ? [LOCAL_SETTINGS] : [])])

@@ -8,7 +8,7 @@ import { consents } from "../policy/index.ts";
 import type { Hooks, ModRow, Provider } from "../providers/index.ts";
 import { MARKER } from "./shims.ts";
 import type { Line } from "./report.ts";
-import type { InstallReport } from "./install.ts";
+import type { InstallReport } from "./report.ts";
 
 export function modFiles(source: string): Array<{ rel: string; bytes: Uint8Array; mode: number }> {
   return listAssets(source)

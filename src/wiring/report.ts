@@ -1,3 +1,4 @@
+import type { Trust } from "./trust.ts";
 /** What an install or an uninstall says it did, one line per file: the path, what happened to it, and why. */
 export type Action =
   | "written"
@@ -10,3 +11,10 @@ export type Action =
   | "merged"
   | "refused";
 export type Line = { path: string; action: Action; note?: string };
+
+export type InstallReport = {
+  lines: Line[];
+  missing: Array<{ event: string; entry: string }>;
+  backup?: string;
+  trust?: Trust;
+};

@@ -32,6 +32,7 @@ import { commandsIn, dialectOf } from "./dialects.ts";
 import { isOurMcpEntry, MCP_COMMAND } from "./mcp-entry.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { trustOf, type Trust } from "./trust.ts";
+import { foreignEntries } from "./own-file.ts";
 import { claudeMcpApproval, type Approval } from "./approval.ts";
 
 /** Where each client keeps the person's approval of the project's MCP server (the providers table's mcp.approval). */
@@ -160,6 +161,15 @@ async function hookAspect(
     return { state: "unconfigured", reason: `${hooks.config} does not exist; run \`majordomus capture install\`` };
   if (config.state === "unusable") return { state: "unconfigured", reason: config.why };
   const settings = config.data;
+  const foreign = dialectOf(hooks).ownFile ? foreignEntries(settings, provider) : [];
+  if (foreign.length > 0)
+    return {
+      state: "named",
+      reason:
+        `${hooks.config} is majordomus's own hook file and holds ${foreign.length} command(s) majordomus did not ` +
+        `write (${foreign.join("; ")}); nothing in it was run, and ${provider.title} should not be trusted here ` +
+        `until they are gone`,
+    };
   for (const event of ASPECT_EVENTS[aspect]) {
     const row = hooks.events[event];
     const commands = commandsIn(settings, row.event, dialectOf(hooks));

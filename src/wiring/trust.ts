@@ -3,7 +3,7 @@
  * word). majordomus never grants that trust: it says what the person can do.
  */
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readLayerFileIfExists } from "../lib/safe-read.ts";
 import { dirname, join, sep } from "node:path";
 import { onPath } from "../lib/path.ts";
@@ -11,6 +11,7 @@ import type { Workspace } from "../workspace/workspace.ts";
 import type { Hooks, Provider } from "../providers/index.ts";
 import { env, environment } from "../lib/env.ts";
 import { claudeTrusts } from "./approval.ts";
+import { hookFilesBeside } from "./own-file.ts";
 
 /** `pending`: the client has not asked yet, and will at its next start (Claude Code's trust dialog); not a refusal. */
 export type Trust = { trusted: boolean; reason: string; steps: string[]; pending?: boolean };
@@ -152,14 +153,32 @@ async function geminiFolder(ws: Workspace): Promise<Trust> {
   return { trusted: false, reason: `Gemini does not trust ${folder}, so it loads none of its project hooks`, steps };
 }
 
+/** Every hook file Copilot loads in this checkout once trusted, ours named as ours (1.0.102 reads these, seen). */
+function copilotHookFiles(ws: Workspace, provider: Provider & { hooks: Hooks }): string {
+  const root = ws.position.worktree;
+  const files = [
+    ...(existsSync(join(root, provider.hooks.config)) ? [provider.hooks.config] : []),
+    ...hookFilesBeside(root, provider.hooks.config),
+    ...(existsSync(join(root, CLAUDE_FILE)) ? [CLAUDE_FILE] : []),
+  ];
+  const said = files.map((f) =>
+    f === provider.hooks.config ? `${f} (majordomus's own)` : `${f} (not majordomus's: read it first)`,
+  );
+  return `Copilot then runs every hook in ${said.join(", ")}`;
+}
+
+/** Claude Code's hook file, which Copilot runs the hooks of too. */
+const CLAUDE_FILE = ".claude/settings.json";
+
 /** Copilot: repository hooks load only in a folder its config trusts (the folder or one above it). */
-async function copilotFolder(ws: Workspace): Promise<Trust> {
+async function copilotFolder(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust> {
   const folder = realpathSync(ws.position.worktree);
   const dir = env("COPILOT_HOME") ?? join(env("HOME") ?? "", ".copilot");
   const file = join(dir, "config.json");
   const steps = [
     `trust the folder once: run \`copilot\` in ${folder} and choose to trust it, or add ` +
-      `"${folder}" to "trustedFolders" in ${file}; for one headless run, \`copilot -p … --trust-folder\``,
+      `"${folder}" to "trustedFolders" in ${file}; for one headless run, \`copilot -p … --trust-folder\`. ` +
+      copilotHookFiles(ws, provider),
   ];
   const config = readJson(file) ?? {};
   const listed = [config.trustedFolders, config.trusted_folders].flatMap((v) => (Array.isArray(v) ? v : []));
@@ -191,7 +210,7 @@ export const TRUST_CHECKS: Record<string, (ws: Workspace, provider: Provider & {
   "claude-folder": (ws) => claudeFolder(ws),
   "codex-hooks": codexHooks,
   "gemini-folder": (ws) => geminiFolder(ws),
-  "copilot-folder": (ws) => copilotFolder(ws),
+  "copilot-folder": copilotFolder,
 };
 
 export async function trustOf(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Trust | undefined> {
