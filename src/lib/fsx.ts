@@ -29,10 +29,7 @@ export function randomHex(bytes = 8): string {
 
 let temps = 0;
 
-/**
- * `.<name>.<pid>.<8 hex>.tmp` (the form lifecycle/sweep.ts knows): pid and count make it unique and O_EXCL creates
- * it, so it needs no secret.
- */
+/** `.<name>.<pid>.<8 hex>.tmp` (the form lifecycle/sweep.ts knows), created O_EXCL: unique without a secret. */
 function tempPathFor(target: string): string {
   const suffix = ((((temps++ & 0xfff) << 20) | Math.floor(Math.random() * 0x100000)) >>> 0)
     .toString(16)
@@ -42,10 +39,7 @@ function tempPathFor(target: string): string {
 
 export const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
-/**
- * `durable` (the default) flushes before the name appears; pointers majordomus can rebuild skip it (a millisecond
- * each on a hook).
- */
+/** `durable` (the default) flushes before the name appears; pointers majordomus can rebuild skip it. */
 export type WriteOptions = {
   durable?: boolean;
   /** Where the temp file goes (same filesystem), so a killed writer never leaves one in a tracked folder. */
@@ -138,10 +132,7 @@ export function unlinkQuiet(path: string): void {
   } catch {}
 }
 
-/**
- * Missing parents get the same mode: a private folder made on demand must not sit under a world-readable parent it
- * made.
- */
+/** Missing parents get the same mode: a private folder must not sit under a world-readable parent it made. */
 export function ensureDir(path: string, mode?: number): boolean {
   let created = false;
   try {

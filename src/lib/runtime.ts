@@ -85,10 +85,7 @@ const ENGINES = {
 
 type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => never;
 
-/**
- * Go on with the engine `mode` by execve of the same binary and arguments; a switch the person set is kept. doctor's
- * first run goes without the last tier, a later one without the JIT.
- */
+/** Go on with the engine `mode` by execve of the same binary and arguments; a switch the person set is kept. */
 export function reexecWith(mode: keyof typeof ENGINES): void {
   if (!compiled() || env("BUN_JSC_useJIT") !== undefined || env("BUN_JSC_useFTLJIT") !== undefined) return;
   const execve = (process as unknown as { execve?: Execve }).execve;
@@ -115,10 +112,7 @@ type BunDetachedSpawn = (
 ) => { pid: number; unref(): void };
 const bunSpawnDetached = bunSpawn as unknown as BunDetachedSpawn | undefined;
 
-/**
- * Start a program that outlives this process, in its own session, sharing no stdio (a client must not wait on a pipe
- * it holds). Undefined outside Bun.
- */
+/** Start a program that outlives this process, in its own session, sharing no stdio; undefined outside Bun. */
 export function spawnDetached(cmd: string[], cwd: string): number | undefined {
   if (!bunSpawnDetached) return undefined;
   const child = bunSpawnDetached(cmd, {
@@ -175,10 +169,7 @@ export function globMatcher(pattern: string): ((path: string) => boolean) | unde
 
 export type WorkerReply<T> = { answer: T } | { unavailable: string };
 
-/**
- * One request answered by module `entry` on another thread (the compiled binary carries it as an entry point,
- * build.ts). Where no worker can start, the reply says why and the caller does the work.
- */
+/** One request answered by module `entry` on another thread; where none can start, the caller does the work. */
 export function askWorker<T>(entry: string, request: unknown): Promise<WorkerReply<T>> {
   const WorkerClass = (globalThis as { Worker?: typeof Worker }).Worker;
   if (typeof WorkerClass !== "function") return Promise.resolve({ unavailable: "this runtime has no worker threads" });
@@ -206,10 +197,7 @@ export function askWorker<T>(entry: string, request: unknown): Promise<WorkerRep
 
 const bunGc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
 
-/**
- * Asks the engine to collect young garbage every `every` calls (~1 ms): left alone it piled up tens of MiB over
- * doctor's reads, and the paced collections cost no time.
- */
+/** Collect young garbage every `every` calls (~1 ms): doctor's reads piled up tens of MiB without it. */
 export function pacedCollector(every: number): () => void {
   let count = 0;
   return () => {

@@ -10,11 +10,7 @@ export type SpawnResult = { status: number | null; stdout: string; stderr: strin
  * Run a program and collect its output without blocking. node:child_process costs ~2 ms to load, so only where Bun is
  * absent.
  */
-export async function spawnText(
-  cmd: string,
-  args: readonly string[],
-  options: SpawnOptions,
-): Promise<SpawnResult> {
+export async function spawnText(cmd: string, args: readonly string[], options: SpawnOptions): Promise<SpawnResult> {
   const started = performance.now();
   try {
     const PATH = trustedPath(options.env.PATH, options.cwd);
