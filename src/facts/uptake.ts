@@ -11,7 +11,12 @@ import type { OpenEpisode } from "../session/store.ts";
 /** A record path as the start hook writes it: inside the layer, a Markdown file. */
 export const RECORD_PATH = /^\.ai\/(?:[\w.-]+\/)*[\w.-]+\.md$/;
 
-export async function gatherUptake(worktree: string, episode: OpenEpisode, handed: string): Promise<Uptake> {
+export async function gatherUptake(
+  worktree: string,
+  episode: OpenEpisode,
+  handed: string,
+  changed?: readonly string[],
+): Promise<Uptake> {
   const unread = (cause: string): Uptake => ({ state: "not_provable", handed, named: [], acted_on: [], cause });
   if (!RECORD_PATH.test(handed) || handed.split("/").includes(".."))
     return unread("the handed record's path is not one the start hook writes");
@@ -26,5 +31,6 @@ export async function gatherUptake(worktree: string, episode: OpenEpisode, hande
   try {
     roots.push(realpathSync(worktree));
   } catch {}
-  return uptakeOf(handed, namedIn(next), cited, actionsOf(episode.provider, episode.transcript_path, roots));
+  const did = actionsOf(episode.provider, episode.transcript_path, roots);
+  return uptakeOf(handed, namedIn(next), cited, did, changed ? new Set(changed) : undefined);
 }

@@ -3,7 +3,8 @@
  * a FIFO (O_NONBLOCK), a regular file only, within a size cap. An architecture rule holds every read open of src/ to
  * this module.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { errnoCode, Failure } from "./failure.ts";
 
 export const NOFOLLOW = (constants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0;
@@ -49,6 +50,40 @@ export function openRegular(path: string): { fd: number; stats: Stats } | undefi
     throw notAFile(path, stats.isDirectory() ? "a folder" : "not a regular file");
   }
   return { fd, stats };
+}
+
+/**
+ * A file of a client's own folder, opened as openRegular does and then held to it: the path the descriptor really
+ * names must be the folder's own real path joined with the path's place in it, so no link on the way (a folder made a
+ * link to ~/.ssh) leads in or out. Undefined when missing; refused (a Failure) otherwise.
+ */
+export function openUnder(path: string, root: string): { fd: number; stats: Stats } | undefined {
+  const place = relative(resolve(root), resolve(path));
+  if (place === "" || place.startsWith("..") || isAbsolute(place))
+    throw new Failure(
+      "refused",
+      `${path} is not inside ${root}`,
+      "majordomus reads a client's file only in its own folder",
+    );
+  const opened = openRegular(path);
+  if (!opened) return undefined;
+  let real: string | undefined;
+  try {
+    real = readlinkSync(`/proc/self/fd/${opened.fd}`);
+  } catch {
+    real = realpathSync(path);
+  }
+  let expected: string;
+  try {
+    expected = join(realpathSync(root), place);
+  } catch {
+    expected = "";
+  }
+  if (real !== expected) {
+    closeSync(opened.fd);
+    throw new Failure("refused", `${path} leads outside ${root} through a link`, "majordomus never follows one");
+  }
+  return opened;
 }
 
 /**

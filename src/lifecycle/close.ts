@@ -125,7 +125,9 @@ const busy = (id: string) =>
 async function gatedUptake(ws: Workspace, episode: OpenEpisode, window: EpisodeWindow): Promise<Uptake | undefined> {
   if (!window.handed) return undefined;
   const { gatherUptake } = await import("../facts/uptake.ts");
-  const uptake = await gatherUptake(ws.position.worktree, episode, window.handed);
+  // What git shows changed in the session checks the edits the client reports, when git answered with something.
+  const known = window.commits[0] !== "unknown" && window.files.length > 0;
+  const uptake = await gatherUptake(ws.position.worktree, episode, window.handed, known ? window.files : undefined);
   const gate = (names: string[]) =>
     Promise.all(names.map((n) => redactForWrite(n, "uptake of the handed Next Action")));
   const [handed, named, actedOn] = await Promise.all([

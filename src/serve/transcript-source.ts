@@ -2,11 +2,10 @@
  * Which transcript the history tools may open, and opening it: the one the client's start event named for the
  * session, under `<client config>/projects/`, never through a link, for the client that opened the episode.
  */
-import { closeSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { Failure, isFailure } from "../lib/failure.ts";
-import { openRegular } from "../lib/safe-read.ts";
+import { openUnder } from "../lib/safe-read.ts";
 import { workspace } from "../workspace/workspace.ts";
 import { attributedEpisode } from "../session/attribution.ts";
 import type { OpenEpisode } from "../session/store.ts";
@@ -93,19 +92,17 @@ export async function transcriptSource(cwd: string, named: string | undefined, c
   return { session, episode: episode.session_id, path };
 }
 
-/**
- * The transcript opened as the client's own file: O_NOFOLLOW, every folder above checked on the descriptor after the
- * open (nothing can be swapped in between), a regular file inside the client's transcript folder.
- */
+/** The transcript opened as the client's own file: the one safe open, held to the client's transcript folder. */
 export function openTranscript(source: Source): { fd: number; size: number; dev: number; ino: number } {
-  let opened: ReturnType<typeof openRegular>;
+  let opened: ReturnType<typeof openUnder>;
   try {
-    opened = openRegular(source.path);
+    opened = openUnder(source.path, clientProjects());
   } catch (err) {
     if (isFailure(err))
       throw new Failure(
         "refused",
-        `the transcript ${source.path} is not a plain file (a link, a folder or a device)`,
+        `the transcript ${source.path} is not a plain file of the client's own folder (a link on its way, a folder ` +
+          `or a device)`,
         "the history tools never follow a link",
       );
     throw err;
@@ -117,44 +114,5 @@ export function openTranscript(source: Source): { fd: number; size: number; dev:
       "the client writes it from the first prompt; nothing is guessed in its place",
     );
   const { fd, stats } = opened;
-  try {
-    const projects = realProjects();
-    const opened = openedPath(fd);
-    const inside =
-      opened !== undefined
-        ? opened.startsWith(projects) && basename(opened) === basename(source.path)
-        : sameFile(realpathSync(source.path), stats) && realpathSync(source.path).startsWith(projects);
-    if (!inside)
-      throw new Failure(
-        "refused",
-        `the transcript ${source.path} resolves outside ${projects} (a folder on its way is a link)`,
-        "the history tools never follow a link",
-      );
-    return { fd, size: Number(stats.size), dev: Number(stats.dev), ino: Number(stats.ino) };
-  } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
-}
-
-function realProjects(): string {
-  const projects = clientProjects();
-  try {
-    return realpathSync(projects) + sep;
-  } catch {
-    return projects;
-  }
-}
-
-function openedPath(fd: number): string | undefined {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return undefined;
-  }
-}
-
-function sameFile(path: string, stats: { dev: number | bigint; ino: number | bigint }): boolean {
-  const other = statSync(path);
-  return other.dev === stats.dev && other.ino === stats.ino;
+  return { fd, size: Number(stats.size), dev: Number(stats.dev), ino: Number(stats.ino) };
 }

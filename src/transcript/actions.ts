@@ -15,6 +15,32 @@ export type Action = {
 
 type Tools = Record<string, { kind: Action["kind"]; key: string }>;
 
+/** Rows past these bounds are not parsed (a 4 MB line nested two million deep took 4 s): what they held is unseen. */
+const LINE_MAX = 1024 * 1024;
+const DEPTH_MAX = 64;
+
+/** What a reader could not parse: the verdict then cannot rest on what it saw. */
+export type Unseen = { rows: number };
+
+/** A row parsed, within the bounds; undefined (and counted) when it is not. */
+export function jsonRow(line: string, unseen: Unseen): Record<string, unknown> | undefined {
+  if (line.length > LINE_MAX) return void unseen.rows++;
+  if (line.length > 4096) {
+    let depth = 0;
+    for (let i = 0; i < line.length; i++) {
+      const c = line.charCodeAt(i);
+      if ((c === 123 || c === 91) && ++depth > DEPTH_MAX) return void unseen.rows++;
+      if (c === 125 || c === 93) depth--;
+    }
+  }
+  try {
+    const row = JSON.parse(line) as unknown;
+    return row && typeof row === "object" ? (row as Record<string, unknown>) : undefined;
+  } catch {
+    return void unseen.rows++;
+  }
+}
+
 const CLAUDE_TOOLS: Tools = {
   Edit: { kind: "edit", key: "file_path" },
   MultiEdit: { kind: "edit", key: "file_path" },
@@ -47,7 +73,7 @@ function after(line: string, key: string, ends: string): string | undefined {
  * Claude Code's JSONL: a turn is a person's message; tool calls are assistant `tool_use` blocks, answered by
  * `tool_result`. Only lines holding a call or its answer are parsed; the rest are counted from their text.
  */
-export function claudeActions(text: string, root: (path: string) => string | undefined): Action[] {
+export function claudeActions(text: string, root: (path: string) => string | undefined, unseen: Unseen): Action[] {
   const calls: Array<Omit<Action, "ok"> & { id: unknown }> = [];
   const failed = new Map<unknown, boolean>();
   const counted = new Set<string>();
@@ -62,13 +88,12 @@ export function claudeActions(text: string, root: (path: string) => string | und
       continue;
     }
     let blocks: Block[] = [];
-    if (tool)
-      try {
-        const content = (JSON.parse(line) as Row).message?.content;
-        blocks = (Array.isArray(content) ? content : []) as Block[];
-      } catch {
-        continue;
-      }
+    if (tool) {
+      const row = jsonRow(line, unseen) as Row | undefined;
+      if (!row) continue;
+      const content = row.message?.content;
+      blocks = (Array.isArray(content) ? content : []) as Block[];
+    }
     for (const b of blocks) {
       if (user && b?.type === "tool_result") failed.set(b.tool_use_id, b.is_error === true);
       const kind = !user && b?.type === "tool_use" && typeof b.name === "string" ? CLAUDE_TOOLS[b.name] : undefined;
@@ -101,16 +126,9 @@ export function inCheckout(roots: readonly string[]): (path: string) => string |
 }
 
 type Json = Record<string, unknown>;
-const parsed = (line: string): Json | undefined => {
-  try {
-    return JSON.parse(line) as Json;
-  } catch {
-    return undefined;
-  }
-};
 
 /** Codex's rollout: its `item_completed` events (UserMessage, FileChange, CommandExecution) and usage records. */
-export function codexActions(text: string, root: (path: string) => string | undefined): Action[] {
+export function codexActions(text: string, root: (path: string) => string | undefined, unseen: Unseen): Action[] {
   const out: Action[] = [];
   let turn = 0;
   let tokens = 0;
@@ -118,7 +136,7 @@ export function codexActions(text: string, root: (path: string) => string | unde
   for (const line of text.split("\n")) {
     const usage = line.includes('"type":"token_usage_record"');
     if (!usage && !line.includes('"type":"item_completed"')) continue;
-    const payload = parsed(line)?.payload as Json | undefined;
+    const payload = jsonRow(line, unseen)?.payload as Json | undefined;
     if (usage) {
       const n = (payload?.usage as Json | undefined)?.output_tokens;
       if (typeof n === "number") tokens += n;
@@ -156,11 +174,11 @@ const GEMINI_TOOLS: Tools = {
 };
 
 /** Gemini's chat file: a message a line, written again as it grows (its last version counts). */
-export function geminiActions(text: string, root: (path: string) => string | undefined): Action[] {
+export function geminiActions(text: string, root: (path: string) => string | undefined, unseen: Unseen): Action[] {
   const messages = new Map<unknown, Json>();
   for (const line of text.split("\n")) {
     if (!line.startsWith('{"id":')) continue;
-    const m = parsed(line);
+    const m = jsonRow(line, unseen);
     if (m) messages.set(m.id, m);
   }
   const out: Action[] = [];
@@ -189,7 +207,10 @@ export function geminiActions(text: string, root: (path: string) => string | und
   return out;
 }
 
-export const ACTION_READERS: Record<string, (text: string, root: (path: string) => string | undefined) => Action[]> = {
+export const ACTION_READERS: Record<
+  string,
+  (text: string, root: (path: string) => string | undefined, unseen: Unseen) => Action[]
+> = {
   "claude-code": claudeActions,
   codex: codexActions,
   gemini: geminiActions,

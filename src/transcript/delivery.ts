@@ -6,7 +6,8 @@
  */
 import { closeSync, existsSync, fstatSync, readSync } from "node:fs";
 import { basename } from "node:path";
-import { openLayerFile } from "../lib/safe-read.ts";
+import { openUnder } from "../lib/safe-read.ts";
+import { transcriptRoot } from "./roots.ts";
 
 export const DELIVERY_STATES = ["inline", "collapsed", "missing", "not_provable"] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -17,11 +18,16 @@ export const undelivered = (v: { state: string }) => v.state === "collapsed" || 
 const HEAD_BYTES = 4 * 1024 * 1024;
 const TAIL_BYTES = 4 * 1024 * 1024;
 
-/** A transcript through the safe open: whole up to `head + tail` bytes, else its first `head` and last `tail`. */
-export function readBounded(path: string, head = HEAD_BYTES, tail = TAIL_BYTES): string | undefined {
+/**
+ * A client's transcript, only from its own transcript folder and never through a link on the way: whole up to `head +
+ * tail` bytes, else its first `head` and last `tail`. Undefined when it cannot be read so.
+ */
+export function readBounded(provider: string, path: string, head = HEAD_BYTES, tail = TAIL_BYTES): string | undefined {
+  const root = transcriptRoot(provider);
   let fd: number | undefined;
   try {
-    fd = openLayerFile(path);
+    if (root === undefined) return undefined;
+    fd = openUnder(path, root)?.fd;
     if (fd === undefined) return undefined;
     const size = fstatSync(fd).size;
     const take = (from: number, length: number) => {
@@ -166,9 +172,12 @@ export function deliveryOf(provider: string, transcriptPath: string | undefined,
       cause: `majordomus reads no transcript of ${provider}: what reached its model cannot be shown`,
     };
   if (!transcriptPath) return { state: "not_provable", cause: "the client named no transcript for this session" };
-  const text = readBounded(transcriptPath);
+  const text = readBounded(provider, transcriptPath);
   if (text === undefined)
-    return { state: "not_provable", cause: "the client's transcript could not be read as a plain file" };
+    return {
+      state: "not_provable",
+      cause: "the client's transcript could not be read as a plain file of its own transcript folder",
+    };
   return reader.verdict(text, shim);
 }
 
@@ -191,7 +200,7 @@ export function settle(
   const late = DELIVERY_READERS[provider]?.late;
   if (!late || !transcriptPath || basename(transcriptPath) !== late.file || !existsSync(transcriptPath))
     return { state: "not_provable", cause: "the client's transcript of the session was never written" };
-  const text = readBounded(transcriptPath);
+  const text = readBounded(provider, transcriptPath);
   if (text !== undefined && !text.includes(late.complete))
     return { state: PENDING, cause: "the client is still writing its transcript of the session" };
   return deliveryOf(provider, transcriptPath, "");

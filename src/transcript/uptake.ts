@@ -37,13 +37,16 @@ export function actionsOf(
   const reader = ACTION_READERS[provider];
   if (!reader) return { cause: `majordomus reads no transcript of ${provider} for uptake` };
   if (!transcript) return { cause: "the client named no transcript for this session" };
-  const text = readBounded(transcript, READ_BYTES, 0);
-  if (text === undefined) return { cause: "the client's transcript could not be read as a plain file" };
+  const text = readBounded(provider, transcript, READ_BYTES, 0);
+  if (text === undefined)
+    return { cause: "the client's transcript could not be read as a plain file of its own transcript folder" };
   let cut = false;
   try {
     cut = statSync(transcript).size > READ_BYTES;
   } catch {}
-  return { actions: reader(text, inCheckout(roots)), cut };
+  const unseen = { rows: 0 };
+  const actions = reader(text, inCheckout(roots), unseen);
+  return { actions, cut: cut || unseen.rows > 0 };
 }
 
 export const COMMAND = /^[A-Za-z][\w.+-]*(?: +[^\s`]+)+$/;
@@ -63,18 +66,64 @@ export function namedIn(nextAction: string): string[] {
   return [...out].slice(0, CLAIMS_KEPT);
 }
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** Commands a shell runs first on a line (a wrapper or an assignment before them is not the command). */
+const WRAPPERS = new Set(["time", "env", "command", "exec", "nohup", "sudo", "npx", "bunx"]);
 
-/** A command run as whole words: the named command between a start or separator and an end or separator. */
-export const wholeWords = (command: string) => new RegExp(`(?:^|[\\s;&|(])${escaped(command)}(?:$|[\\s;&|)])`);
+/**
+ * The simple commands a shell line runs, each as its words: split at `;`, `&&`, `||`, `|`, `&`, newlines and
+ * parentheses; a `#` word ends the line (a comment); quoted text stays one word. `echo npm test` runs echo.
+ */
+export function simpleCommands(line: string): string[][] {
+  const out: string[][] = [];
+  let words: string[] = [];
+  let word = "";
+  let quote = "";
+  const endWord = () => {
+    if (word !== "") words.push(word);
+    word = "";
+  };
+  const endCommand = () => {
+    endWord();
+    while (words.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!) || WRAPPERS.has(words[0]!))) words.shift();
+    if (words.length > 0) out.push(words);
+    words = [];
+  };
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = "";
+      else word += c;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "#" && word === "") {
+      const nl = line.indexOf("\n", i);
+      if (nl === -1) break;
+      i = nl - 1;
+    } else if (";&|()\n`".includes(c) || (c === "$" && line[i + 1] === "(")) endCommand();
+    else if (c === " " || c === "\t") endWord();
+    else word += c;
+  }
+  endCommand();
+  return out;
+}
 
-/** Whether an action acts on a named target: a command run as whole words, or an edit of the path (or inside it). */
-function matcher(target: string): (a: Action) => boolean {
-  const run = wholeWords(target);
+/** Whether a command line runs `command`: some simple command of it begins with its words. */
+export function runs(line: string, command: string): boolean {
+  const wanted = command.split(/\s+/).filter(Boolean);
+  return simpleCommands(line).some((words) => wanted.every((w, i) => words[i] === w));
+}
+
+/**
+ * Whether an action acts on a named target: a command run as that command, or an edit the client says succeeded of
+ * the path (or inside it) that git also shows changed in the session (`changed`, when git answered).
+ */
+function matcher(target: string, changed: ReadonlySet<string> | undefined): (a: Action) => boolean {
   const folder = `${target.replace(/\/$/, "")}/`;
+  const inGit = (path: string) => changed === undefined || changed.has(path);
   return (a) =>
     a.ok &&
-    (a.kind === "run" ? run.test(a.target) : a.kind === "edit" && (a.target === target || a.target.startsWith(folder)));
+    (a.kind === "run"
+      ? runs(a.target, target)
+      : a.kind === "edit" && (a.target === target || a.target.startsWith(folder)) && inGit(a.target));
 }
 
 /** Pure: the verdict from the named targets, the paths the handover cites, and the session's actions. */
@@ -83,12 +132,16 @@ export function uptakeOf(
   named: readonly string[],
   cited: readonly string[],
   read: { actions: Action[]; cut: boolean } | { cause: string },
+  changed?: ReadonlySet<string>,
 ): Uptake {
   const base = { handed, named: [...named], acted_on: [] as string[] };
   if (named.length === 0)
     return { ...base, state: "not_provable", cause: "the Next Action names no path or command to look for" };
   if ("cause" in read) return { ...base, state: "not_provable", cause: read.cause };
-  const matches = named.map(matcher);
+  // A session whose model never called a tool (it never answered, or only talked) did nothing to measure.
+  if (read.actions.length === 0 && !read.cut)
+    return { ...base, state: "not_provable", cause: "the session made no tool call: there is nothing to measure" };
+  const matches = named.map((n) => matcher(n, changed));
   const acted = named.filter((_, i) => read.actions.some(matches[i]!));
   const first = read.actions.find((a) => matches.some((m) => m(a)));
   const firstEdit = read.actions.findIndex((a) => a.kind === "edit" && a.ok);
@@ -103,7 +156,7 @@ export function uptakeOf(
       ...base,
       acted_on: acted,
       state: "not_provable",
-      cause: `only the transcript's first ${READ_BYTES / 1024 / 1024} MB were read`,
+      cause: `only part of the transcript could be read (its first ${READ_BYTES / 1024 / 1024} MB, rows within bounds)`,
     };
   return { ...base, acted_on: acted, state, ...figures, rereads };
 }

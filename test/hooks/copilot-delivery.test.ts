@@ -2,7 +2,7 @@
 // a hook.end per hook run), the verdict an end records while that file is not written yet, and
 // where the file is looked for.
 import { describe, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BRIEFING_HEADING, copilotVerdict, deliveryAtEnd, settle } from "../../src/transcript/delivery.ts";
 import { transcriptFile } from "../../src/hooks/delivery.ts";
@@ -41,8 +41,12 @@ describe("delivery from Copilot's events", () => {
   });
 
   test("at the end the file is not written yet: pending; read when asked once it is, not provable if it never is", () => {
-    const dir = scratch("majordomus-copilot-events-");
+    const home = scratch("majordomus-copilot-events-");
+    const was = process.env.COPILOT_HOME;
     try {
+      process.env.COPILOT_HOME = home;
+      const dir = join(home, "session-state", "s-1");
+      mkdirSync(dir, { recursive: true });
       const file = join(dir, "events.jsonl");
       expect(deliveryAtEnd("copilot", file, "").state).toBe("pending");
       expect(settle("copilot", file).state).toBe("not_provable");
@@ -59,7 +63,9 @@ describe("delivery from Copilot's events", () => {
       expect(deliveryAtEnd("claude-code", join(dir, "none.jsonl"), "x").state).toBe("not_provable");
       expect(settle("claude-code", file).state).toBe("not_provable");
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      if (was === undefined) delete process.env.COPILOT_HOME;
+      else process.env.COPILOT_HOME = was;
+      rmSync(home, { recursive: true, force: true });
     }
   });
 

@@ -35,7 +35,7 @@ describe("the hooks table", () => {
         const text = shimText(p, event);
         const row = HOOKS[event];
         expect(text).toContain(`${row.engine} exec "$mj" ${hookArgs(p, event).join(" ")} --repo "$root" "$@"`);
-        expect(text.includes("git status --porcelain")).toBe(row.startsStatus);
+        expect(text.includes(" status --porcelain")).toBe(row.startsStatus);
       }
   });
 });

@@ -52,7 +52,7 @@ describe("delivery from the transcript", () => {
     expect(claudeVerdict(foreign, SHIM).state).toBe("missing");
   });
 
-  test("a torn last line is no row; a transcript behind a link, or none, is not provable", () => {
+  test("a torn last line is no row; a transcript behind a link (the file or a folder on its way), outside the client's folder, or none, is not provable", () => {
     expect(
       claudeVerdict(
         `${row({ type: "hook_success", content: "briefing" })}\n{"type":"attachment","attachment":{"hookEvent":"SessionStart","command":"${SHIM}`,
@@ -60,15 +60,28 @@ describe("delivery from the transcript", () => {
       ).state,
     ).toBe("inline");
     const dir = scratch("majordomus-transcript-");
+    const was = process.env.CLAUDE_CONFIG_DIR;
     try {
-      mkdirSync(join(dir, "p"));
-      writeFileSync(join(dir, "p", "t.jsonl"), row({ type: "hook_success", content: "briefing" }));
-      symlinkSync(join(dir, "p", "t.jsonl"), join(dir, "link.jsonl"));
-      expect(deliveryOf("claude-code", join(dir, "p", "t.jsonl"), SHIM).state).toBe("inline");
-      expect(deliveryOf("claude-code", join(dir, "link.jsonl"), SHIM).state).toBe("not_provable");
+      // Claude Code's folder: its transcripts under projects/.
+      process.env.CLAUDE_CONFIG_DIR = dir;
+      const projects = join(dir, "projects");
+      mkdirSync(join(projects, "p"), { recursive: true });
+      mkdirSync(join(dir, "elsewhere"));
+      const briefed = row({ type: "hook_success", content: "briefing" });
+      writeFileSync(join(projects, "p", "t.jsonl"), briefed);
+      writeFileSync(join(dir, "elsewhere", "t.jsonl"), briefed);
+      symlinkSync(join(projects, "p", "t.jsonl"), join(projects, "link.jsonl"));
+      symlinkSync(join(dir, "elsewhere"), join(projects, "x"));
+      expect(deliveryOf("claude-code", join(projects, "p", "t.jsonl"), SHIM).state).toBe("inline");
+      for (const refused of ["link.jsonl", "x/t.jsonl", "../elsewhere/t.jsonl"])
+        expect(`${refused} ${deliveryOf("claude-code", join(projects, refused), SHIM).state}`).toBe(
+          `${refused} not_provable`,
+        );
       expect(deliveryOf("claude-code", undefined, SHIM).state).toBe("not_provable");
-      expect(deliveryOf("codex", join(dir, "p", "t.jsonl"), SHIM).state).toBe("not_provable");
+      expect(deliveryOf("codex", join(projects, "p", "t.jsonl"), SHIM).state).toBe("not_provable");
     } finally {
+      if (was === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+      else process.env.CLAUDE_CONFIG_DIR = was;
       rmSync(dir, { recursive: true, force: true });
     }
   });

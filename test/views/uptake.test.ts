@@ -3,7 +3,10 @@
 // records. Transcript rows are shaped as Claude Code 2.1.332 writes them.
 import { describe, expect, test } from "bun:test";
 import { linearity } from "../support/recheck.ts";
-import { COMMAND, namedIn, uptakeOf, wholeWords, type Action } from "../../src/transcript/uptake.ts";
+import { actionsOf, COMMAND, namedIn, runs, uptakeOf, type Action } from "../../src/transcript/uptake.ts";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { scratch } from "../support/repo.ts";
 import { claudeActions, codexActions, geminiActions, inCheckout } from "../../src/transcript/actions.ts";
 import { uptakeLines, uptakeReport } from "../../src/views/uptake.ts";
 import { uptakeBody } from "../../src/views/page.ts";
@@ -27,7 +30,7 @@ const call = (name: string, input: Record<string, unknown>, tokens = 10) => {
       }),
   };
 };
-const actions = (rows: string[]) => claudeActions(rows.join("\n"), inCheckout([ROOT]));
+const actions = (rows: string[]) => claudeActions(rows.join("\n"), inCheckout([ROOT]), { rows: 0 });
 
 describe("what a transcript shows the agent did", () => {
   test("edits, reads and commands, with the turn, the calls and the output tokens before each; a failed call is not ok", () => {
@@ -79,7 +82,7 @@ describe("what a transcript shows the agent did", () => {
       item({ type: "CommandExecution", command: ["/bin/bash", "-lc", "false"], status: "failed", exit_code: 1 }),
       item({ type: "FileChange", changes: { "/elsewhere/x.ts": { type: "add" } }, status: "completed" }),
     ];
-    expect(codexActions(rows.join("\n"), inCheckout([ROOT]))).toEqual([
+    expect(codexActions(rows.join("\n"), inCheckout([ROOT]), { rows: 0 })).toEqual([
       { kind: "run", target: "cat src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 12 },
       { kind: "read", target: "src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 12 },
       { kind: "edit", target: "src/ini.ts", ok: true, turn: 1, calls: 1, tokens: 12 },
@@ -124,7 +127,7 @@ describe("what a transcript shows the agent did", () => {
         toolCalls: [call("run_shell_command", { command: "npm test" })],
       }),
     ];
-    expect(geminiActions(rows.join("\n"), inCheckout([ROOT]))).toEqual([
+    expect(geminiActions(rows.join("\n"), inCheckout([ROOT]), { rows: 0 })).toEqual([
       { kind: "read", target: "src/ini.ts", ok: true, turn: 1, calls: 0, tokens: 0 },
       { kind: "edit", target: "src/ini.ts", ok: true, turn: 1, calls: 1, tokens: 0 },
       { kind: "edit", target: "a.ts", ok: false, turn: 1, calls: 2, tokens: 5 },
@@ -144,7 +147,7 @@ describe("what a transcript shows the agent did", () => {
     const steps = Array.from({ length: 100 }, (_, i) => `${i + 1}. run \`make step${i}\` on src/s${i}.ts`).join("\n");
     expect(namedIn(steps).length).toBe(24);
     // Both rules are linear: a ReDoS checker calls them safe (how they grow is not timed here).
-    for (const rule of [COMMAND, RECORD_PATH, wholeWords("npm run test -- --watch=false")])
+    for (const rule of [COMMAND, RECORD_PATH])
       expect(linearity(rule.source, rule.flags).status, rule.source).toBe("safe");
   });
 });
@@ -281,5 +284,81 @@ describe("uptake over closed records", () => {
     expect(uptakeBody(uptakeReport([meta("codex", "main")], 50))).toContain(
       "none of the last 1 closed session(s) was handed an authored Next Action",
     );
+  });
+});
+
+describe("what counts, and what cannot be read", () => {
+  test("a command counts only when run as that command: not echoed, not in a comment, not inside another word", () => {
+    for (const line of [
+      "npm test",
+      "cd x && npm test -- --watch=false",
+      "FOO=1 npm test",
+      "(npm test)",
+      "a; time npm test",
+    ])
+      expect(`${line}: ${runs(line, "npm test")}`).toBe(`${line}: true`);
+    for (const line of [
+      "echo npm test",
+      "# npm test",
+      "ls # then npm test",
+      "npm testing",
+      "echo 'npm test'",
+      "npx npm-test",
+    ])
+      expect(`${line}: ${runs(line, "npm test")}`).toBe(`${line}: false`);
+  });
+
+  test("no tool call at all (the model never answered, or only talked): not provable, never ignored", () => {
+    expect(uptakeOf("h.md", ["src/ini.ts"], [], { cut: false, actions: [] })).toMatchObject({
+      state: "not_provable",
+      cause: "the session made no tool call: there is nothing to measure",
+    });
+  });
+
+  test("an edit the client reports that git does not show: not counted", () => {
+    const edits = { cut: false, actions: [act("edit", "src/ini.ts")] };
+    expect(uptakeOf("h.md", ["src/ini.ts"], [], edits, new Set(["src/other.ts"])).state).toBe("ignored");
+    expect(uptakeOf("h.md", ["src/ini.ts"], [], edits, new Set(["src/ini.ts"])).state).toBe("acted");
+  });
+
+  test("rows past the bounds (a line of 2 MB, one nested 100 deep) are not parsed, and the verdict says what it could not see", () => {
+    const deep = `{"type":"assistant","message":{"content":[{"type":"tool_use","input":${"[".repeat(100)}${"]".repeat(100)}}],"x":"${"y".repeat(5000)}"}}`;
+    const big = `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"${"x".repeat(2 * 1024 * 1024)}"}}]}}`;
+    const unseen = { rows: 0 };
+    expect(claudeActions([deep, big].join("\n"), inCheckout([ROOT]), unseen)).toEqual([]);
+    expect(unseen.rows).toBe(2);
+  });
+
+  test("a transcript behind a linked folder, outside the client's folder, a FIFO, random bytes or /proc: not provable, and nothing outside is opened", () => {
+    const home = scratch("majordomus-uptake-home-");
+    const was = process.env.CLAUDE_CONFIG_DIR;
+    try {
+      process.env.CLAUDE_CONFIG_DIR = join(home, ".claude");
+      const projects = join(home, ".claude", "projects");
+      mkdirSync(join(projects, "p"), { recursive: true });
+      mkdirSync(join(home, ".ssh"));
+      const secret = call("Write", { file_path: `${ROOT}/src/ini.ts`, content: "x" }, 1);
+      writeFileSync(join(home, ".ssh", "id_rsa.jsonl"), [secret.row, secret.result()].join("\n"));
+      symlinkSync(join(home, ".ssh"), join(projects, "x"));
+      Bun.spawnSync(["mkfifo", join(projects, "p", "fifo.jsonl")]);
+      writeFileSync(
+        join(projects, "p", "noise.jsonl"),
+        Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)),
+      );
+      for (const path of [
+        join(projects, "x", "id_rsa.jsonl"),
+        join(home, ".ssh", "id_rsa.jsonl"),
+        join(projects, "p", "fifo.jsonl"),
+        join(projects, "p", "noise.jsonl"),
+        "/proc/self/environ",
+      ]) {
+        const verdict = uptakeOf("h.md", ["src/ini.ts"], [], actionsOf("claude-code", path, [ROOT]));
+        expect(`${path.replace(home, "~")}: ${verdict.state}`).toBe(`${path.replace(home, "~")}: not_provable`);
+      }
+    } finally {
+      if (was === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+      else process.env.CLAUDE_CONFIG_DIR = was;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
