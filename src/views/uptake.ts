@@ -3,6 +3,7 @@
  * it (acted, partly, ignored, not provable), per client and per branch, with the median turn of the first action.
  * A pure view over closed records' front matter.
  */
+import { field } from "../lib/quote.ts";
 import { UPTAKE_STATES, type UptakeState } from "../transcript/uptake.ts";
 
 export type UptakeRow = {
@@ -65,6 +66,8 @@ export function uptakeReport(metas: readonly Meta[], last: number): UptakeReport
 const COLUMNS = ["sessions", "handed", "acted", "partly", "ignored", "not provable", "median turn"] as const;
 
 function table(title: string, rows: UptakeRow[]): string[] {
+  // A client or branch is a tracked record's word: one bounded line, quoted when not a plain name.
+  rows = rows.map((r) => ({ ...r, key: field(r.key, 60) }));
   const width = Math.max(title.length, ...rows.map((r) => r.key.length)) + 2;
   const cells = (r: UptakeRow) =>
     [r.sessions, r.handed, r.acted, r.partly, r.ignored, r.not_provable, r.median_turn ?? "—"].map((v, i) =>

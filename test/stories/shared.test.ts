@@ -5,7 +5,8 @@
 // withdrawn share is offered to nobody; no secret and nothing else of Alice's local half travels.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { captured, fire, fixture } from "../support/capture.ts";
+import { captured, fire, fixture, hookEnv } from "../support/capture.ts";
+import { spawnSync } from "node:child_process";
 import { ok } from "../support/layered.ts";
 import { mcpAnswers } from "../support/mcp.ts";
 import { cases } from "../support/secrets.ts";
@@ -212,4 +213,43 @@ describe("a handover handed to a teammate through git", () => {
     expect(briefing).not.toContain("Run the installer.");
     expect(readdirSync(repo.dir)).not.toContain("written-by-git");
   }, 300_000);
+});
+
+describe("a hostile shared handover committed on the branch", () => {
+  test("64 KB of pumped text (markers of our own redaction, names glued to them, key headers) in a teammate's shared file: the start hook delivers its briefing within the client's own timeout", () => {
+    using alice = captured();
+    alice.git("config", "user.name", "Mallory");
+    start(alice, "cc-alice");
+    ok(alice.mj(["handover"], { input: body(NEXT), env: { CLAUDE_CODE_SESSION_ID: "cc-alice" } }));
+    const shared = ok(alice.mj(["handover", "--share"])).stdout.trim();
+    // Written by hand into the tracked file, as anyone who can push could.
+    const pumped = (seed: string) => seed.repeat(Math.ceil(16_384 / seed.length)).slice(0, 16_384);
+    const hostile = [
+      pumped("pass=[redacted:"),
+      pumped("token: [redacted:assignment]secret="),
+      pumped('password="'),
+      pumped("-----BEGIN PRIVATE KEY-----\nComment: \\\n"),
+    ].join("\n");
+    const text = readFileSync(alice.path(shared), "utf8").replace("# Current State\n", `# Current State\n${hostile}\n`);
+    writeFileSync(alice.path(shared), text);
+    alice.git("add", shared);
+    alice.git("commit", "-q", "-m", "Share");
+    const remote = `${scratch("majordomus-remote-")}/origin.git`;
+    alice.git("clone", "-q", "--bare", alice.dir, remote);
+    using bob = new Repo(`${scratch("majordomus-bob-")}/work`);
+    sh(bob.dir.replace(/\/work$/, ""), "git", ["clone", "-q", remote, bob.dir]);
+    ok(bob.mj(["init", "--extend"]));
+    ok(bob.mj(["capture", "install"], { env: hookEnv() }));
+    // As Claude Code runs it: the shim (its engine flags, the JIT off), killed at the start event's 20 s timeout.
+    const run = spawnSync(bob.path(".claude/hooks/majordomus-session-start"), [], {
+      cwd: bob.dir,
+      input: JSON.stringify({ ...START, session_id: "cc-bob" }),
+      env: { ...process.env, ...hookEnv() },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.signal).toBeNull();
+    expect(run.stdout).toContain("shared by Mallory from another checkout");
+    expect(run.stdout).toContain(`> ${NEXT}`);
+  });
 });
