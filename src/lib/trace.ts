@@ -15,8 +15,12 @@ export function mark(label: string): void {
 
 /** Count and time every external program a command runs (MAJORDOMUS_TRACE=1). */
 export function traceSpawn(cmd: string, args: readonly string[], ms: number): void {
-  if (ON)
-    console.error(
-      `majordomus: trace spawn ${ms.toFixed(2)} ms, from ${(performance.now() - ms).toFixed(2)} ms: ${cmd} ${args.join(" ").slice(0, 80)}`,
-    );
+  if (!ON) return;
+  // The `-c key=value` settings every git call carries are not what it was asked.
+  let at = 0;
+  while (args[at] === "-c") at += 2;
+  const asked = args.slice(at).join(" ").slice(0, 80);
+  console.error(
+    `majordomus: trace spawn ${ms.toFixed(2)} ms, from ${(performance.now() - ms).toFixed(2)} ms: ${cmd} ${asked}`,
+  );
 }

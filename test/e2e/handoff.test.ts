@@ -182,7 +182,7 @@ describe("hand-off of derived work", () => {
     const log = join(dir, "calls");
     writeFileSync(
       join(dir, "git"),
-      `#!/bin/sh\necho "$1" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit())} "$@"\n`,
+      `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit())} "$@"\n`,
       { mode: 0o755 },
     );
     const run = fire(repo, "start", START, { PATH: `${dir}:${hookEnv().PATH}` });
@@ -195,7 +195,7 @@ describe("hand-off of derived work", () => {
     expect(
       readFileSync(log, "utf8")
         .split("\n")
-        .filter((l) => l === "status").length,
+        .filter((l) => /(^| )status( |$)/.test(l)).length,
     ).toBe(1);
     expect(readdirSync(repo.path(".ai/local/cache")).filter((f) => f.startsWith("git-status."))).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
