@@ -15,7 +15,7 @@ import { activeTask, writeTask, type Task } from "../task/record.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { Position } from "../repo/where.ts";
 import { RECORD_KINDS, type RecordKind } from "../records/kinds.ts";
-import { missingSections } from "../records/markdown.ts";
+import { missingSections, repeatedSections } from "../records/markdown.ts";
 import { bodyRefusal, type How, type Loaded, type Meta } from "../records/record.ts";
 import { publish, recordName, storeOf, type Draft } from "../records/store.ts";
 import { recordedPaths } from "../lib/changed-paths.ts";
@@ -57,7 +57,17 @@ export function checkBody(kind: RecordKind, body: string, policy: LoadedPolicy):
     }
     return;
   }
-  const missing = missingSections(body, requiredSections(policy));
+  const required = requiredSections(policy);
+  // Which of two `# Next Action` holds the agent's words cannot be guessed: refused, never a silent choice.
+  const twice = repeatedSections(body).filter((s) => required.includes(s));
+  if (twice.length > 0)
+    throw new Failure(
+      "contract",
+      `the handover gives the heading(s) ${twice.map((s) => `# ${s}`).join(", ")} more than once; nothing was written`,
+      "give each section one heading, with all of its words under it (a heading quoted in the text: drop its `#`, or " +
+        "put it in a code block)",
+    );
+  const missing = missingSections(body, required);
   if (missing.length > 0) {
     throw new Failure(
       "contract",

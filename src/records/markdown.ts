@@ -20,7 +20,10 @@ export function splitFrontMatter(text: string): Split | undefined {
   return { frontMatter: normalized.slice(4, close + 1), body: normalized.slice(close + 5).replace(/^\n/, "") };
 }
 
-/** Level-one sections of a body: heading text → lines under it (until the next level-one heading). */
+/**
+ * Level-one sections of a body: heading text → lines under it (until the next level-one heading). A heading already
+ * seen is a line of the section it stands in, never a new start: an agent pasting a template twice loses no words.
+ */
 export function sections(body: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   let current: string[] | undefined;
@@ -28,9 +31,10 @@ export function sections(body: string): Map<string, string[]> {
   for (const line of body.split("\n")) {
     if (/^(```|~~~)/.test(line.trim())) fence = !fence;
     const heading = fence ? null : /^#\s+(.+?)\s*#*\s*$/.exec(line);
-    if (heading) {
+    const name = heading?.[1]!.trim();
+    if (name !== undefined && !out.has(name)) {
       current = [];
-      out.set(heading[1]!.trim(), current);
+      out.set(name, current);
     } else current?.push(line);
   }
   return out;
@@ -49,6 +53,21 @@ export function trimmedSection(lines: readonly string[]): string[] {
   while (start < end && lines[start]!.trim() === "") start++;
   while (end > start && lines[end - 1]!.trim() === "") end--;
   return lines.slice(start, end);
+}
+
+/** Level-one headings a body gives more than once (outside code fences), each named once. */
+export function repeatedSections(body: string): string[] {
+  const seen = new Set<string>();
+  const again = new Set<string>();
+  let fence = false;
+  for (const line of body.split("\n")) {
+    if (/^(```|~~~)/.test(line.trim())) fence = !fence;
+    const name = fence ? undefined : /^#\s+(.+?)\s*#*\s*$/.exec(line)?.[1]!.trim();
+    if (name === undefined) continue;
+    if (seen.has(name)) again.add(name);
+    seen.add(name);
+  }
+  return [...again];
 }
 
 /** Required sections that are absent or hold only blank and placeholder lines. */

@@ -131,10 +131,15 @@ function sectionLines(parts: Map<string, string[]>, name: string): string[] | un
 
 export function withoutNextAction(body: string): string {
   const out: string[] = [];
+  const seen = new Set<string>();
   let skipping = false;
   for (const line of body.split("\n")) {
-    const heading = /^#\s+(.+?)\s*$/.exec(line);
-    if (heading) skipping = heading[1] === "Next Action";
+    const heading = /^#\s+(.+?)\s*$/.exec(line)?.[1];
+    // As sections() reads them: a heading seen before is a line of the section it stands in.
+    if (heading !== undefined && !seen.has(heading)) {
+      seen.add(heading);
+      skipping = heading === "Next Action";
+    }
     if (!skipping) out.push(line);
   }
   return out.join("\n");

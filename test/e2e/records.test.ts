@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { HANDOVER, layered, ledger, ok, records } from "../support/layered.ts";
+import { captured, fire } from "../support/capture.ts";
 
 describe("checkpoint", () => {
   test("an authored checkpoint is published 0600 with computed front matter and a ledger line, without a task", () => {
@@ -147,5 +148,44 @@ describe("handover", () => {
     const run = repo.mj(["handover", "--derive"]);
     expect(run.status).toBe(10);
     expect(run.stderr).toContain("Risks");
+  });
+});
+
+describe("a section heading repeated inside a section", () => {
+  const REQUIRED = ["Objective", "Current State", "Next Action"] as const;
+  const body = (heading: string, within: string) =>
+    REQUIRED.map((s) =>
+      s === within
+        ? `# ${s}\nFIRST: ${s} ${heading} in ${within}\n\n# ${heading}\nthen: ${s} ${heading} in ${within}\n`
+        : `# ${s}\nOnly: ${s} ${heading} in ${within}\n`,
+    ).join("\n");
+
+  test("each required heading repeated inside each section: the write is refused, naming the heading, and nothing is stored", () => {
+    using repo = captured();
+    for (const heading of REQUIRED)
+      for (const within of REQUIRED) {
+        const run = repo.mj(["handover", "--no-task"], { input: body(heading, within) });
+        expect(`${heading} in ${within}: ${run.status}`).toBe(`${heading} in ${within}: 10`);
+        expect(run.stderr).toContain(
+          `the handover gives the heading(s) # ${heading} more than once; nothing was written`,
+        );
+      }
+    expect(records(repo, "handovers")).toEqual([]);
+  });
+
+  test("a record that holds one anyway (a teammate's, an earlier version's): every word is read, the repeat kept as text of its section", () => {
+    using repo = captured();
+    ok(repo.mj(["handover", "--no-task"], { input: HANDOVER }));
+    const [name] = records(repo, "handovers");
+    const path = repo.path(".ai/local/state/handovers", name!);
+    const text = readFileSync(path, "utf8");
+    writeFileSync(
+      path,
+      text.replace(/# Next Action\n[\s\S]*$/, "# Next Action\nFIRST: do this first\n\n# Next Action\nthen this\n"),
+    );
+    const resolved = JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout);
+    expect(resolved.record.next_action).toEqual(["FIRST: do this first", "", "# Next Action", "then this"]);
+    const briefing = fire(repo, "start", { session_id: "cc-repeat", source: "startup" }).stdout;
+    expect(briefing).toContain("> FIRST: do this first\n>\n> # Next Action\n> then this");
   });
 });
