@@ -42,7 +42,8 @@ describe.skipIf(!ENABLED)("Claude Code 2.1.332 against the mock API", () => {
       expect(first.stdout.trim()).toBe("ok");
       const records = closedTexts(rig.repo);
       expect(records.length).toBe(1);
-      expect(frontField(records[0]!, "outcome")).toBe("interrupted");
+      // A headless run's ordinary end (reason other) is an ordinary close.
+      expect(frontField(records[0]!, "outcome")).toBe("closed");
       expect(records[0]).toContain("(client reason: other)");
       expect(mdFiles(rig.repo, ".ai/local/state/checkpoints").length).toBe(1);
       expect(mdFiles(rig.repo, ".ai/local/state/handovers").length).toBe(1);

@@ -150,18 +150,24 @@ describe("compact and end", () => {
     );
   });
 
-  test("reason other closes as interrupted; a second end adds nothing", () => {
+  test("reason other (how every claude -p run ends) closes as closed, a reason the client does not name as interrupted; a second end adds nothing", () => {
     using repo = captured();
+    fire(repo, "start", { ...START, session_id: "odd" });
+    fire(repo, "end", { ...END_OTHER, session_id: "odd", reason: "bypass_permissions_disabled" });
+    expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain(
+      "\noutcome: interrupted\n",
+    );
+    rmSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!));
     fire(repo, "start", START);
     fire(repo, "end", END_OTHER);
     expect(readFileSync(repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!), "utf8")).toContain(
-      "\noutcome: interrupted\n",
+      "\noutcome: closed\n",
     );
     const again = fire(repo, "end", END_OTHER, { MAJORDOMUS_LOG: "info" });
     expect(again.status).toBe(0);
     expect(again.stderr).toContain("nothing to close");
     expect(sessionFiles(repo).length).toBe(1);
-    expect(records(repo, "handovers").length).toBe(1);
+    expect(records(repo, "handovers").length).toBe(2);
   });
 
   test("with an active task the continuation record attaches to it and leaves it active; the next start is briefed with both", () => {
@@ -492,7 +498,7 @@ describe("recover and doctor", () => {
     const record = repo.path(".ai/repo/sessions", sessionFiles(repo)[0]!);
     writeFileSync(
       record,
-      readFileSync(record, "utf8").replace("outcome: interrupted", "outcome: interrupted\ntranscript: hello"),
+      readFileSync(record, "utf8").replace("outcome: closed", "outcome: closed\ntranscript: hello"),
     );
     const bad = repo.mj(["doctor"]);
     expect(bad.status).toBe(10);

@@ -486,7 +486,7 @@ describe("the terminal is first-class", () => {
     const shown = repo.mj(["session", "show", "cc-1"]);
     expect(shown.status).toBe(0);
     expect(shown.stdout).toContain("provider_session: cc-1");
-    expect(repo.mj(["session", "context", "cc-1"]).stdout).toContain("is closed (interrupted at");
+    expect(repo.mj(["session", "context", "cc-1"]).stdout).toContain("is closed (closed at");
   });
 
   test("with two open episodes, they are listed and the commands ask for one", () => {
