@@ -13,11 +13,14 @@ import type { Position } from "../repo/where.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { Task } from "../task/record.ts";
 import type { Live } from "./live.ts";
+import type { Acted } from "../session/closed.ts";
 
 export type RecordFact = {
   view?: View;
   /** A newer derived record beside the selected authored one. */
   since?: View;
+  /** A later session that acted on the view's Next Action (its closed record's uptake). */
+  acted?: Acted;
   skipped: number;
   error?: string;
 };

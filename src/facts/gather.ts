@@ -20,6 +20,7 @@ import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith, tasksHere } from "./place.ts";
 import { liveSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
+import { actedOn, type Acted } from "../session/closed.ts";
 import { join, relative } from "node:path";
 import { trackedWithin, type Tracked } from "../repo/tracked.ts";
 import { decisionsPath } from "../decisions/store.ts";
@@ -96,7 +97,13 @@ type Show = (record: Resolved) => Promise<View>;
 /** A view offers a handover a teammate shared through git in place of this checkout's own. */
 type Offer = (own: Resolution) => Promise<Resolution & { sharedBy?: SharedBy }>;
 
-type Reading = { offer: Offer; show: Show; named: Show };
+/** Whether a later session acted on a record's Next Action (views only: a derived record tells its own account). */
+type Reading = {
+  offer: Offer;
+  show: Show;
+  named: Show;
+  acted: (path: string, at: string) => Promise<Acted | undefined>;
+};
 
 /** A resolved record with its labels; a failure to read is a fact, never a thrown error. */
 async function recordFact(
@@ -110,10 +117,15 @@ async function recordFact(
     const resolution: Resolution & { sharedBy?: SharedBy } = kind.name === "handover" ? await reading.offer(own) : own;
     const shown = resolution.record && (await reading.show(resolution.record));
     const sharedBy = resolution.sharedBy;
+    const acted =
+      shown && !shown.history && shown.how === "authored" && kind.name === "handover"
+        ? await reading.acted(shown.path, shown.created_at)
+        : undefined;
     return {
       view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
       since: resolution.since ? await reading.named(resolution.since) : undefined,
       skipped: resolution.skipped,
+      ...(acted ? { acted } : {}),
     };
   } catch (err) {
     return { skipped: 0, error: (err as Error).message };
@@ -173,6 +185,7 @@ const AS_RECORD: Readings = (_policy, _now, labelled) => ({
   offer: async (own) => own,
   show: labelled,
   named: labelled,
+  acted: async () => undefined,
 });
 
 const asView =
@@ -181,6 +194,7 @@ const asView =
     offer: (own) => offerShared(own, ws.layer, ws.position),
     show: claims ? (record) => checkedView(record, ws, policy, now) : labelled,
     named: labelled,
+    acted: (path, at) => actedOn(ws, path, at).catch(() => undefined),
   });
 
 async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {

@@ -5,6 +5,7 @@ import { join, relative } from "node:path";
 import { sectionPath, type Layer } from "../layer/manifest.ts";
 import { parseYaml } from "../lib/runtime.ts";
 import { splitFrontMatter } from "../records/markdown.ts";
+import { compactStamp } from "../lib/clock.ts";
 import { RECORD_KEYS, TRANSCRIPT_KEYS } from "./schema.ts";
 
 export type ClosedRecord = { path: string; meta: Record<string, unknown>; body: string };
@@ -111,4 +112,67 @@ export async function eachClosedIn(
     if (skip(join(dir, name))) continue;
     visit(await readOne(dir, name, worktree, false));
   }
+}
+
+/** The later sessions that acted on a handed Next Action, as their closed records' uptake says: the newest named. */
+export type Acted = {
+  /** How many sessions acted on it; `acted_on` is what they did together, `state` acted when that is every step. */
+  sessions: number;
+  session_id: string;
+  provider: string;
+  closed_at: string;
+  state: "acted" | "partly";
+  named: string[];
+  acted_on: string[];
+  /** Its closed record, and the handovers it wrote itself (derived or authored), newest last. */
+  record: string;
+  handovers: string[];
+};
+
+const ACTED_LOOKED_AT = 20;
+
+/**
+ * The newest session closed since `since` that acted on the Next Action of `handed`: the closed records named from
+ * that second on, newest first, at most ACTED_LOOKED_AT of them (a name starts with its closing time).
+ */
+export async function actedOn(
+  ws: { layer: Layer; position: { worktree: string } },
+  handed: string,
+  since: string,
+): Promise<Acted | undefined> {
+  const at = new Date(since);
+  if (Number.isNaN(at.getTime())) return undefined;
+  const from = compactStamp(at);
+  const dir = sectionPath(ws.layer, "sessions");
+  const names = recordNames(dir)
+    .filter((n) => n.slice(0, n.indexOf("--")) >= from)
+    .sort()
+    .reverse()
+    .slice(0, ACTED_LOOKED_AT);
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+  let newest: Acted | undefined;
+  const done = new Set<string>();
+  for (const name of names) {
+    const entry = await readOne(dir, name, ws.position.worktree, false);
+    if (!entry.ok) continue;
+    const m = entry.record.meta;
+    const u = m.uptake as { handed?: unknown; state?: unknown; named?: unknown; acted_on?: unknown } | undefined;
+    if (u?.handed !== handed || (u.state !== "acted" && u.state !== "partly")) continue;
+    for (const n of strings(u.acted_on)) done.add(n);
+    newest ??= {
+      sessions: 0,
+      session_id: String(m.session_id),
+      provider: String(m.provider ?? "none"),
+      closed_at: String(m.closed_at),
+      state: "partly",
+      named: strings(u.named),
+      acted_on: [],
+      record: entry.record.path,
+      handovers: strings(m.handovers),
+    };
+    newest.sessions++;
+  }
+  if (!newest) return undefined;
+  const actedOn = newest.named.filter((n) => done.has(n));
+  return { ...newest, acted_on: actedOn, state: actedOn.length === newest.named.length ? "acted" : "partly" };
 }

@@ -9,6 +9,8 @@ import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
 import { liveCount, liveLines } from "./live.ts";
 import {
+  actedLines,
+  actedWhole,
   authorship,
   claimLines,
   claimsSummary,
@@ -148,20 +150,38 @@ const handover: Write = (f) => {
     ? [`WARNING: ${DIVERGENCE_MEANING[v.divergence]}. Git wins where they disagree.`]
     : [];
   const live = v.live_author ? [liveAuthorLine(v.live_author, f.at)] : [];
-  const opens =
-    !v.next_action || v.next_action.length === 0
-      ? ["It has no Next Action section."]
-      : [`Its Next Action, ${authorship(v)}, quoted:`];
-  const lines = [...top, ...(v.shared ? [sharedLine(v.shared, f.at)] : []), ...live, ...warn, ...opens];
+  const none = !v.next_action || v.next_action.length === 0 ? ["It has no Next Action section."] : [];
+  const acted = h.acted ? actedLines(h.acted, f.at) : [];
+  const lines = [...top, ...(v.shared ? [sharedLine(v.shared, f.at)] : []), ...live, ...warn, ...acted, ...none];
   if (!v.shared) return { lines };
   return {
     lines,
     short: {
-      lines: [...top, sharedShort(v.shared), ...live, ...warn, ...opens],
+      lines: [...top, sharedShort(v.shared), ...live, ...warn, ...acted, ...none],
       cut: { part: "where it comes from", what: "said in short", command: "majordomus handover --resolve" },
     },
   };
 };
+
+/** Where the work stands, in the record's own words (its Objective and Current State), beside its Next Action. */
+function account(f: Facts): Quote | undefined {
+  const v = f.handover.view;
+  if (!v || v.history || (!v.objective && !v.current_state)) return undefined;
+  const lines = [
+    ...(v.objective ? ["Objective:", ...v.objective] : []),
+    ...(v.current_state ? [...(v.objective ? [""] : []), "Current State:", ...v.current_state] : []),
+  ];
+  const command = showCommand(v);
+  return {
+    after: "handover",
+    intro: [`Where it stands, ${authorship(v)}, quoted:`],
+    lines,
+    wrap: quoted,
+    command,
+    notice: (kept, total) =>
+      `… ${kept} of ${total} line(s) of its account quoted to leave room for its Next Action; \`${command}\` prints it whole.`,
+  };
+}
 
 const since: Write = (f) => {
   const s = f.handover.since;
@@ -215,16 +235,22 @@ const footer: Write = () => ({
  * The parts in print order. `worth`: which gets its long form back first after the Next Action; `shown`: how many
  * items its long form names. The Next Action is the quote, placed after `handover`.
  */
-export const BRIEFING_PARTS: ReadonlyArray<{ id: string; worth?: number; shown: number; write: Write }> = [
-  { id: "header", shown: 0, write: header },
+export const BRIEFING_PARTS: ReadonlyArray<{
+  id: string;
+  worth?: number;
+  shown: number;
+  write: Write;
+  required?: boolean;
+}> = [
+  { id: "header", shown: 0, write: header, required: true },
   { id: "own", worth: 7, shown: 0, write: own },
   { id: "live", worth: 2, shown: 5, write: live },
   { id: "task", worth: 3, shown: 3, write: task },
   { id: "questions", worth: 4, shown: 5, write: questions },
-  { id: "handover", worth: 1, shown: 0, write: handover },
+  { id: "handover", worth: 1, shown: 0, write: handover, required: true },
   { id: "since", worth: 6, shown: 0, write: since },
   { id: "claims", worth: 5, shown: 8, write: claims },
-  { id: "footer", shown: 0, write: footer },
+  { id: "footer", worth: 8, shown: 0, write: footer },
 ];
 
 function nextAction(f: Facts): Quote | undefined {
@@ -233,6 +259,12 @@ function nextAction(f: Facts): Quote | undefined {
   const command = showCommand(v);
   return {
     after: "handover",
+    intro: [
+      actedWhole(f.handover.acted)
+        ? `Its Next Action, ${authorship(v)}, every step of which was acted on since: what was asked, quoted as ` +
+          `history, not as the thing to do:`
+        : `Its Next Action, ${authorship(v)}, quoted:`,
+    ],
     lines: v.next_action,
     wrap: quoted,
     command,
@@ -240,31 +272,48 @@ function nextAction(f: Facts): Quote | undefined {
   };
 }
 
-export const closing = (cuts: readonly Cut[], limits: string) =>
-  `(Shortened to fit ${limits}: ${cuts.map((c) => c.part).join(", ")} in short, each naming its command.)`;
+/** One pointer for every part in short or left out: their own lines name their commands; `context` has them all. */
+export function closing(cuts: readonly Cut[], limits: string): string {
+  const out = cuts.filter((c) => c.what === "left out").length;
+  const short = cuts.filter((c) => c.what !== "left out").map((c) => c.part);
+  const said = [
+    ...(short.length > 0 ? [`${short.join(", ")} in short, each naming its command`] : []),
+    ...(out > 0 ? [`${out} more part(s) left out: \`majordomus context\` has everything`] : []),
+  ];
+  return `(Shortened to fit ${limits}: ${said.join("; ")}.)`;
+}
 
-export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; order: string[] } {
+export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; second?: Quote; order: string[] } {
   // Measured as the client receives it: control characters shown as `\uXXXX`.
   const clean = (lines: readonly string[]) => lines.map(printable);
   const parts = BRIEFING_PARTS.flatMap((row) => {
     const part = row.write(f, row.shown);
     if (!part) return [];
     const short = part.short && { ...part.short, lines: clean(part.short.lines) };
-    return [{ id: row.id, lines: clean(part.lines), ...(short ? { short } : {}) }];
+    return [
+      {
+        id: row.id,
+        lines: clean(part.lines),
+        ...(short ? { short } : {}),
+        ...(row.required ? { required: true } : {}),
+      },
+    ];
   });
   const order = BRIEFING_PARTS.filter((r) => r.worth !== undefined)
     .sort((a, b) => a.worth! - b.worth!)
     .map((r) => r.id);
-  return { parts, quote: nextAction(f), order };
+  return { parts, quote: nextAction(f), second: account(f), order };
 }
 
 export const cutAtEnd = (limits: string) => `(Cut here to fit ${limits}: \`majordomus context\` prints the rest.)`;
 
 /** Fitted to the policy's line budget and, when given, the channel's characters. */
 export function briefing(f: Facts, budget?: Budget): Briefing {
-  const { parts, quote, order } = briefingParts(f);
+  const { parts, quote, second, order } = briefingParts(f);
   return spend(parts, quote, {
     order,
+    ...(second ? { second } : {}),
+    leaveOut: true,
     maxLines: requireNumber(f.policy, "session.briefing_budget_lines"),
     linesKey: "session.briefing_budget_lines",
     budget,

@@ -1,7 +1,9 @@
 /**
- * One budget for every text a client is handed, spent in order: (1) every part in its short form, (2) the agent's own
- * words whole when they fit, else their head and one notice, (3) the other parts' long forms by worth. A line budget
- * limits step 3 only. Only when the short forms and the quote's first line are over is the text cut at its end. Pure.
+ * One budget for every text a client is handed, spent in order: (1) the parts that are never left out and the agent's
+ * own Next Action whole (else its head and one notice, every other part left out); (2) the agent's account of where
+ * it stands (a second quote), whole or its head; (3) every other part, in the order of its worth, in its short form;
+ * (4) their long forms. A part that does not fit is left out, counted in one closing pointer. A line budget limits
+ * steps 3 and 4 only. Pure.
  */
 import { headThatFits, sizeOf, type Budget } from "../lib/fit.ts";
 
@@ -11,10 +13,16 @@ export type Part = {
   id: string;
   lines: readonly string[];
   short?: { lines: readonly string[]; cut: Cut };
+  /** Never left out (the header, the record's labels); a part that is not may yield to nothing. */
+  required?: boolean;
+  /** How the closing pointer names it when it is left out. */
+  name?: string;
 };
 
 export type Quote = {
   after: string;
+  /** Lines before the quoted ones, shown with them (what they are). */
+  intro?: readonly string[];
   lines: readonly string[];
   wrap: (line: string) => string;
   command: string;
@@ -28,6 +36,10 @@ export type Rules = {
   budget?: Budget;
   closing: (cuts: readonly Cut[], limits: string) => string | undefined;
   cutAtEnd: (limits: string) => string;
+  /** The agent's own account beside the Next Action: it yields before the Next Action, after every part of ours. */
+  second?: Quote;
+  /** Parts not `required` may be left out (the briefing); otherwise each keeps at least its short form. */
+  leaveOut?: boolean;
 };
 
 export type Spent = {
@@ -35,7 +47,7 @@ export type Spent = {
   withheld: number;
   cuts: Cut[];
   shortened: string[];
-  /** Lines of the quote (its notice too), which a line budget does not count. */
+  /** Lines of the quotes (their intros and notices too), which a line budget does not count. */
   quoted: number;
   size: number;
   budget?: Budget;
@@ -50,32 +62,50 @@ export function limitsText(maxLines: number | undefined, budget: Budget | undefi
   ].join(" and ");
 }
 
-type Head = { shown: string[]; kept: number; partial: boolean; notice?: string };
+type Head = { shown: string[]; kept: number; partial: boolean; notice?: string } | "none";
+type Level = "long" | "short" | "none";
+
+const wholeOf = (q: Quote | undefined): Head =>
+  q ? { shown: q.lines.map(q.wrap), kept: q.lines.length, partial: false } : "none";
+const quoteLines = (q: Quote | undefined, h: Head): string[] =>
+  !q || h === "none" ? [] : [...(q.intro ?? []), ...h.shown, ...(h.notice ? [h.notice] : [])];
 
 export function spend(given: readonly Part[], quote: Quote | undefined, rules: Rules): Spent {
   const counts = rules.budget?.counts ?? "utf16";
   const chars = rules.budget?.chars ?? Number.POSITIVE_INFINITY;
   const size = (lines: readonly string[]) => sizeOf(lines, counts);
+  // A short form no shorter than the long one is no short form.
   const parts = given.map((p) =>
     p.short && size(p.short.lines) >= size(p.lines) && p.short.lines.length >= p.lines.length
-      ? { id: p.id, lines: p.lines }
+      ? { ...p, short: undefined }
       : p,
   );
-  const total = quote?.lines.length ?? 0;
-  const whole: Head = { shown: quote ? quote.lines.map(quote.wrap) : [], kept: total, partial: false };
-  const everyPart = new Set(parts.map((p) => p.id));
-  const shortIn = (long: ReadonlySet<string>) => parts.filter((p) => p.short && !long.has(p.id));
-  const render = (long: ReadonlySet<string>, head: Head, closing?: string | undefined) => {
+  const second = rules.second;
+  type Plan = { levels: Map<string, Level>; head: Head; state: Head };
+  const linesOf = (p: Part, level: Level) =>
+    level === "none" ? [] : level === "short" && p.short ? p.short.lines : p.lines;
+  const cutsOf = (plan: Plan): Cut[] =>
+    parts.flatMap((p) => {
+      const level = plan.levels.get(p.id)!;
+      if (level === "none" && p.lines.length > 0)
+        return [{ part: p.name ?? p.short?.cut.part ?? p.id, what: "left out", command: "majordomus context" }];
+      return level === "short" && p.short ? [p.short.cut] : [];
+    });
+  let over = "";
+  const render = (plan: Plan) => {
     const lines: string[] = [];
     let counted = 0;
     for (const p of parts) {
-      const own = p.short && !long.has(p.id) ? p.short.lines : p.lines;
+      const own = linesOf(p, plan.levels.get(p.id)!);
       lines.push(...own);
       counted += own.length;
-      if (quote && p.id === quote.after) lines.push(...head.shown, ...(head.notice ? [head.notice] : []));
+      if (second && p.id === second.after) lines.push(...quoteLines(second, plan.state));
+      if (quote && p.id === quote.after) lines.push(...quoteLines(quote, plan.head));
     }
-    if (closing !== undefined && shortIn(long).length > 0 && !head.notice) {
-      lines.push(closing);
+    const cuts = cutsOf(plan);
+    const said = cuts.length > 0 ? rules.closing(cuts, over) : undefined;
+    if (said !== undefined) {
+      lines.push(said);
       counted++;
     }
     return { lines: lines.at(-1) === "" ? lines.slice(0, -1) : lines, counted };
@@ -83,68 +113,81 @@ export function spend(given: readonly Part[], quote: Quote | undefined, rules: R
   const fitsChars = (r: { lines: string[] }) => size(r.lines) <= chars;
   const fits = (r: { lines: string[]; counted: number }) =>
     fitsChars(r) && (rules.maxLines === undefined || r.counted <= rules.maxLines);
-  const done = (
-    lines: string[],
-    withheld: number,
-    cuts: Cut[],
-    long: ReadonlySet<string> = everyPart,
-    head: Head = whole,
-  ): Spent => ({
-    lines,
-    withheld,
-    cuts,
-    shortened: shortIn(long).map((p) => p.id),
-    quoted: head.shown.length + (head.notice ? 1 : 0),
-    size: size(lines),
-    ...(rules.budget ? { budget: rules.budget } : {}),
-  });
+  const limits = limitsText(undefined, rules.budget, rules.linesKey);
+  /** The longest head of a quote that fits beside the rest of `plan`, with its notice; "none" when no line does. */
+  const fitted = (q: Quote, plan: Plan, which: "head" | "state"): Head => {
+    const frame = render({
+      ...plan,
+      [which]: { shown: [], kept: 0, partial: true, notice: q.notice(0, 0, true, limits) },
+    });
+    const h = headThatFits(q.lines, chars - size(frame.lines) - 1, counts, q.wrap);
+    return { ...h, notice: q.notice(h.kept, q.lines.length, h.partial, limits) };
+  };
+  const done = (plan: Plan, lines: string[], extra: Cut[] = []): Spent => {
+    const head = plan.head;
+    const cut = head !== "none" && head.notice !== undefined;
+    return {
+      lines,
+      withheld: (quote?.lines.length ?? 0) - (head === "none" ? 0 : head.kept) + (cut && head.partial ? 1 : 0),
+      cuts: [
+        ...cutsOf(plan),
+        ...(cut ? [{ part: "the Next Action", what: "cut", command: quote!.command }] : []),
+        ...extra,
+      ],
+      shortened: parts.filter((p) => plan.levels.get(p.id) !== "long" && p.lines.length > 0).map((p) => p.id),
+      quoted: quoteLines(quote, head).length + quoteLines(second, plan.state).length,
+      size: size(lines),
+      ...(rules.budget ? { budget: rules.budget } : {}),
+    };
+  };
 
-  const full = render(everyPart, whole);
-  if (fits(full)) return done(full.lines, 0, []);
-  const over = limitsText(
+  const all: Plan = { levels: new Map(parts.map((p) => [p.id, "long"])), head: wholeOf(quote), state: wholeOf(second) };
+  const full = render(all);
+  if (fits(full)) return done(all, full.lines);
+  over = limitsText(
     rules.maxLines !== undefined && full.counted > rules.maxLines ? rules.maxLines : undefined,
     rules.budget && !fitsChars(full) ? rules.budget : undefined,
     rules.linesKey,
   );
-  const closing = (long: ReadonlySet<string>) =>
-    rules.closing(
-      shortIn(long).map((p) => p.short!.cut),
-      over,
-    );
-  const widestClosing = closing(new Set());
 
-  // Steps 1 and 2.
-  const none = new Set<string>();
-  let head = whole;
-  if (quote && !fitsChars(render(none, whole, widestClosing))) {
-    const limits = limitsText(undefined, rules.budget, rules.linesKey);
-    const frame = render(none, { ...whole, shown: [], notice: quote.notice(total, total, true, limits) });
-    const fitted = headThatFits(quote.lines, chars - size(frame.lines) - 1, counts, quote.wrap);
-    head = { ...fitted, notice: quote.notice(fitted.kept, total, fitted.partial, limits) };
+  // Step 1: what is never left out at its shortest, and the Next Action, whole or its head.
+  const floor = (p: Part): Level => (p.required || !rules.leaveOut ? (p.short ? "short" : "long") : "none");
+  const plan: Plan = { levels: new Map(parts.map((p) => [p.id, floor(p)])), head: wholeOf(quote), state: "none" };
+  if (quote && !fitsChars(render(plan))) plan.head = fitted(quote, plan, "head");
+  const cutQuote = plan.head !== "none" && plan.head.notice !== undefined;
+  // Step 2: the agent's account, whole or its head, in the room the Next Action left.
+  if (second && !cutQuote) {
+    plan.state = wholeOf(second);
+    if (!fitsChars(render(plan))) plan.state = fitted(second, { ...plan, state: "none" }, "state");
+    if (plan.state !== "none" && (plan.state.kept === 0 || !fitsChars(render(plan)))) plan.state = "none";
   }
-  // Step 3, none when the quote was cut.
-  const long = new Set<string>();
-  for (const id of head.notice ? [] : rules.order) {
-    if (!parts.some((p) => p.id === id && p.short)) continue;
-    long.add(id);
-    if (!fits(render(long, head, widestClosing))) long.delete(id);
+  // Steps 3 and 4: our parts, short first, then long, by worth, while each fits; none while the agent's words are cut.
+  const cutState = second !== undefined && (plan.state === "none" || plan.state.notice !== undefined);
+  if (!cutQuote && !cutState) {
+    const ranked = new Set([...rules.order, ...parts.map((p) => p.id)]);
+    const byId = new Map(parts.map((p) => [p.id, p]));
+    for (const level of ["short", "long"] as const)
+      for (const id of ranked) {
+        const p = byId.get(id);
+        const was = plan.levels.get(id);
+        if (!p || was === "long" || (level === "short" && was === "short")) continue;
+        plan.levels.set(id, level === "short" && p.short ? "short" : "long");
+        if (!fits(render(plan))) plan.levels.set(id, was!);
+      }
   }
-  const made = render(long, head, closing(long));
-  const cuts = [
-    ...shortIn(long).map((p) => p.short!.cut),
-    ...(head.notice ? [{ part: "the Next Action", what: "cut", command: quote!.command }] : []),
-  ];
-  const withheld = total - head.kept + (head.partial ? 1 : 0);
-  if (fitsChars(made) && (total === 0 || head.kept > 0)) return done(made.lines, withheld, cuts, long, head);
+  const made = render(plan);
+  const kept = plan.head === "none" ? 0 : plan.head.kept;
+  if (fitsChars(made) && (!quote || quote.lines.length === 0 || kept > 0)) return done(plan, made.lines);
 
-  // Step 4: over even so.
-  const last = rules.cutAtEnd(limitsText(undefined, rules.budget, rules.linesKey));
+  // Step 5: over even so.
+  const last = rules.cutAtEnd(limits);
   const cut = headThatFits(made.lines, chars - size([last]) - 1, counts);
-  return done(
-    [...cut.shown, last],
-    made.lines.length - cut.kept,
-    [...cuts, { part: "the text", what: "cut at its end", command: "majordomus context" }],
-    long,
-    { shown: [], kept: 0, partial: false },
-  );
+  return {
+    ...done(
+      { ...plan, head: { shown: [], kept: 0, partial: false } },
+      [...cut.shown, last],
+      [{ part: "the text", what: "cut at its end", command: "majordomus context" }],
+    ),
+    withheld: made.lines.length - cut.kept,
+  };
 }

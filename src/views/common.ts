@@ -2,8 +2,8 @@ import { ago } from "../records/labels.ts";
 import type { Divergence } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
 import { isNews, type ClaimLabel, type ClaimsCheck, type ClaimState } from "../records/claims.ts";
-import { code, field } from "../lib/quote.ts";
-import type { Untrusted } from "../facts/facts.ts";
+import { code, field, fields } from "../lib/quote.ts";
+import type { RecordFact, Untrusted } from "../facts/facts.ts";
 
 export function warnsAgainst(label: Divergence): boolean {
   return label === "diverged" || label === "different_context" || label === "unknown";
@@ -153,3 +153,22 @@ export function untrustedLine(u: Untrusted): string | undefined {
     `then commit.`
   );
 }
+
+/**
+ * What a later session did of a handed Next Action (its closed record's uptake): who, when, which of what it named it
+ * edited or ran, what is left, and the record it left. Every step done: the Next Action is history.
+ */
+export function actedLines(a: NonNullable<RecordFact["acted"]>, at: Date): string[] {
+  const rest = a.named.filter((n) => !a.acted_on.includes(n));
+  const own = a.handovers.at(-1);
+  const who = `session ${field(a.session_id)} (${field(a.provider)}, closed ${ago(at, a.closed_at)})`;
+  return [
+    `Since it was written, ${a.sessions > 1 ? `${a.sessions} sessions, the last ${who},` : who} ` +
+      `acted on it: ${fields(a.acted_on, 120)} of the ${a.named.length} thing(s) it names` +
+      `${rest.length > 0 ? `; not yet: ${fields(rest, 120)}` : ""}. Its record: ${field(a.record)}` +
+      `${own ? `; its own handover: ${field(own)}` : "; it left no handover of its own"}.`,
+  ];
+}
+
+/** Every step acted on by later sessions: the Next Action is quoted as what was asked, not as the thing to do. */
+export const actedWhole = (a: RecordFact["acted"]) => a?.state === "acted";

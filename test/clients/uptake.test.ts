@@ -149,4 +149,42 @@ describe.skipIf(!ENABLED)("uptake with the real clients against their mock APIs"
     },
     TIMEOUT,
   );
+
+  test(
+    "what happened since reaches the next session: one that acted on part of a handed Next Action and left no handover of its own is named in the next request, by whom and what is left; one that did all of it turns the Next Action into history",
+    async () => {
+      let answer: MockOptions["tool"];
+      using rig = new ClaudeRig({ mock: { tool: (request, i) => answer?.(request, i) } });
+      rig.trust();
+      const repo = rig.repo;
+      ok(repo.mj(["handover"], { input: HANDOVER }));
+      // Session 2 writes the named file and ends; it writes no handover of its own.
+      answer = calls(write("src/ini.ts"))(rig.project);
+      expect((await rig.run(["-p", "go on", "--allowedTools", "Write", "Bash"])).status).toBe(0);
+      expect(uptakes(repo).at(-1)).toMatchObject({ state: "partly", acted_on: ["src/ini.ts"] });
+      // Session 3 is told: which session and client, what it did, what is left, what it left behind.
+      answer = undefined;
+      expect((await rig.run(["-p", "what next?"])).status).toBe(0);
+      const third = rig.mock.messages().at(-1)!.text;
+      expect(third).toMatch(
+        /Since it was written, session s-\S+ \(claude-code, closed (just now|\d+m ago)\) acted on it: src\/ini\.ts of the 2 thing\(s\) it names; not yet: "git status --short"\. Its record: \.ai\/repo\/sessions\/\S+\.md; its own handover: \.ai\/local\/state\/handovers\/\S+\.md\./,
+      );
+      expect(third).toContain(`Its Next Action, in its author's own words, quoted:\n> ${NEXT}`);
+      // Its account of where things stood, in its words, beside the Next Action.
+      expect(third).toContain("Where it stands, in its author's own words, quoted:\n> Objective:\n> A parser.");
+      expect(third).toContain("> Current State:\n> The tokenizer is done.");
+
+      // Session 4 runs the rest: every step done, the Next Action is history now.
+      answer = calls(run("git status --short"))(rig.project);
+      expect((await rig.run(["-p", "go on", "--allowedTools", "Write", "Bash"])).status).toBe(0);
+      answer = undefined;
+      expect((await rig.run(["-p", "what next?"])).status).toBe(0);
+      const fifth = rig.mock.messages().at(-1)!.text;
+      expect(fifth).toContain("every step of which was acted on since: what was asked, quoted as history");
+      expect(fifth).toMatch(
+        /Since it was written, 2 sessions, the last session s-\S+ \(claude-code, closed [^)]+\), acted on it: src\/ini\.ts, "git status --short" of the 2 thing\(s\) it names\./,
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -11,7 +11,7 @@ import type { Budget } from "../../src/lib/fit.ts";
 import { sizeOf } from "../../src/lib/fit.ts";
 import type { ClaimLabel, ClaimState } from "../../src/records/claims.ts";
 import { boot } from "../../src/views/boot.ts";
-import { briefing, BRIEFING_PARTS } from "../../src/views/briefing.ts";
+import { briefing, briefingParts, BRIEFING_PARTS } from "../../src/views/briefing.ts";
 import { contextView } from "../../src/views/context.ts";
 import { continuityView, CONTINUITY_CHARS } from "../../src/views/continuity.ts";
 import { AT, clean, facts, POLICY, record } from "../support/facts.ts";
@@ -58,7 +58,7 @@ const STATES: ClaimState[] = ["deleted", "changed", "lines_changed", "moved", "u
 function layer(seed: number): Facts {
   const r = random(seed);
   const big = () => r.next() < 0.3;
-  const steps = Array.from({ length: r.pick([1, 3, 44, 150, 300]) }, (_, i) =>
+  const steps = Array.from({ length: r.pick([1, 3, 44, 150, 300, 400]) }, (_, i) =>
     r.next() < 0.05 ? "```" : `${i + 1}. ${r.text(big() ? 400 : 120)}`,
   );
   const labels: ClaimLabel[] = Array.from({ length: r.pick([0, 3, 24]) }, (_, i) => ({
@@ -123,6 +123,9 @@ function layer(seed: number): Facts {
       skipped: 0,
       view: record({
         next_action: steps,
+        ...(r.next() < 0.6
+          ? { objective: [r.text(200)], current_state: Array.from({ length: r.pick([1, 5, 40]) }, () => r.text(150)) }
+          : {}),
         body: `# Next Action\n${steps.join("\n")}\n`,
         ...(labels.length ? { claims: { labels, all_gone: false } } : {}),
         ...(r.next() < 0.3
@@ -151,15 +154,11 @@ const CHANNELS: Budget[] = Object.values(
 
 const CASES = 400;
 const measured = (lines: string[], b: Budget) => sizeOf(lines, b.counts);
-/** The parts that have a short form shorter than their long one: what must have yielded before a cut. */
-const shortenable = (f: Facts) =>
-  BRIEFING_PARTS.filter((row) => {
-    const part = row.write(f, row.shown);
-    return (
-      part?.short &&
-      (part.short.lines.join("\n").length < part.lines.join("\n").length || part.short.lines.length < part.lines.length)
-    );
-  }).map((row) => row.id);
+/** The parts that may yield to nothing (not required) and hold lines here: every one is left out before a cut. */
+const yielding = (f: Facts) =>
+  BRIEFING_PARTS.filter((row) => !row.required && (row.write(f, row.shown)?.lines.length ?? 0) > 0).map(
+    (row) => row.id,
+  );
 /** The beginning of a line as a test looks for it: ten characters, never half a surrogate pair, no trailing space. */
 const start = (line: string) =>
   line
@@ -168,6 +167,46 @@ const start = (line: string) =>
     .trimEnd();
 
 describe("the one budget, over generated layers", () => {
+  test("every part of the briefing has its place in the table: never left out, or a worth that orders what yields first", () => {
+    for (const row of BRIEFING_PARTS)
+      expect({ id: row.id, placed: row.required === true || row.worth !== undefined }).toEqual({
+        id: row.id,
+        placed: true,
+      });
+    // A part that is not a row of the table cannot reach the briefing: what it prints is the table's parts and quotes.
+    const f = layer(7);
+    const { parts } = briefingParts(f);
+    expect(parts.every((p) => BRIEFING_PARTS.some((row) => row.id === p.id))).toBe(true);
+  });
+
+  test("the agent's account yields before its Next Action and after every part of ours", () => {
+    let both = 0;
+    for (let seed = 1; seed <= CASES; seed++) {
+      const f = layer(seed);
+      if (!f.handover.view?.current_state) continue;
+      for (const b of CHANNELS) {
+        const out = briefing(f, b);
+        const text = out.lines.join("\n");
+        const account = text.includes("Where it stands,");
+        // Shown, whole or in part: no part of ours was left out before it... unless the room was the account's own.
+        if (!account)
+          expect({
+            seed,
+            channel: b.channel,
+            left: out.cuts.some((c) => c.what === "left out") || out.withheld > 0,
+          }).toEqual({ seed, channel: b.channel, left: true });
+        // A part of ours shown beside a cut account: never (it yields first).
+        if (account && text.includes("of its account quoted to leave room"))
+          expect({ seed, ours: out.cuts.filter((c) => c.what === "left out").length }).toEqual({
+            seed,
+            ours: yielding(f).length,
+          });
+        if (account && out.withheld === 0) both++;
+      }
+    }
+    expect(both).toBeGreaterThan(100);
+  });
+
   test("the briefing: inside every channel, the Next Action first, whole when it fits, cut only after everything else shrank", () => {
     expect(CHANNELS.length).toBeGreaterThanOrEqual(7);
     let cut = 0;
@@ -190,8 +229,14 @@ describe("the one budget, over generated layers", () => {
           expect(out.lines.filter((l) => l.startsWith("> ") || l === ">").length).toBeGreaterThanOrEqual(steps.length);
         } else {
           cut++;
-          // Cut only once every other part is at its shortest, and said in one notice with its command.
-          expect({ seed, shortened: out.shortened.sort() }).toEqual({ seed, shortened: shortenable(f).sort() });
+          // Cut only once every part of ours has yielded to nothing (counted in the closing pointer), and the agent's
+          // account too; said in one notice with its command.
+          expect({ seed, left: out.shortened.filter((id) => yielding(f).includes(id)).sort() }).toEqual({
+            seed,
+            left: yielding(f).sort(),
+          });
+          expect(out.cuts.filter((c) => c.what === "left out").length).toBe(yielding(f).length);
+          expect(text).not.toContain("Where it stands,");
           expect(text).toMatch(
             /… The Next Action is cut here: \d+ of \d+ line\(s\) quoted[^\n]*prints the whole record\./,
           );
@@ -213,20 +258,20 @@ describe("the one budget, over generated layers", () => {
         const out = briefing(f, b);
         if (out.withheld === 0 || out.cuts.some((c) => c.part === "the text")) continue;
         checked++;
-        // The frame it was cut in: every line that is not the quote or its notice (all at their shortest, above).
+        // The frame it was cut in: the header, the record's labels and the closing pointer (everything else left out).
         const at = out.lines.findIndex((l) => l.startsWith("Its Next Action,"));
-        const frame = [...out.lines.slice(0, at + 1), ...out.lines.slice(at + 1 + out.quoted)];
+        const frame = [...out.lines.slice(0, at + 1), ...out.lines.slice(at + out.quoted)];
         const whole = [
           ...out.lines.slice(0, at + 1),
           ...f.handover.view!.next_action!.map(quoted),
-          ...out.lines.slice(at + 1 + out.quoted),
+          ...out.lines.slice(at + out.quoted),
         ];
         expect({ seed, channel: b.channel, fitsWhole: measured(whole, b) <= b.chars }).toEqual({
           seed,
           channel: b.channel,
           fitsWhole: false,
         });
-        expect(frame.length + out.quoted).toBe(out.lines.length);
+        expect(frame.length + out.quoted - 1).toBe(out.lines.length);
       }
     }
     expect(checked).toBeGreaterThan(100);
