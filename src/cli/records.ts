@@ -15,7 +15,8 @@ import { readRecord } from "../records/record.ts";
 import { storeOf } from "../records/store.ts";
 import { redactOnRead } from "../lib/redact.ts";
 import { gatherFacts } from "../facts/gather.ts";
-import { claimLines } from "../views/common.ts";
+import { actedJson, actedLines, actedWhole, claimLines } from "../views/common.ts";
+import { actedFor } from "../session/closed.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
 
 const skippedLine = (kind: RecordKind, n: number) =>
@@ -51,7 +52,8 @@ export async function printResolved(
     const record = (await viewOf({ ...explained, skipped: 0 })) ?? null;
     const since = explained.since ? await view(explained.since, ws.position, policy, at, showing) : null;
     const { candidates, omitted } = explained;
-    return outJson("record-resolved", { kind: kind.name, record, since, candidates, omitted });
+    const acted = actedJson(record ? await actedFor(ws, kind.name, record) : undefined, at);
+    return outJson("record-resolved", { kind: kind.name, record, since, acted, candidates, omitted });
   }
   const resolution = await offered(await resolveLatest(kind, ws.layer, place));
   if (resolution.skipped > 0) log.warn(skippedLine(kind, resolution.skipped));
@@ -63,7 +65,10 @@ export async function printResolved(
     return;
   }
   const since = resolution.since ? await view(resolution.since, ws.position, policy, at, showing) : undefined;
-  out(resolvedLines(kind.noun, v, since).join("\n"));
+  const acted = await actedFor(ws, kind.name, v);
+  out(
+    resolvedLines(kind.noun, v, since, acted && { said: actedLines(acted, at), whole: actedWhole(acted) }).join("\n"),
+  );
 }
 
 /** `limit`: the newest that many (0: every one). */

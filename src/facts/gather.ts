@@ -20,7 +20,7 @@ import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith, tasksHere } from "./place.ts";
 import { liveSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
-import { actedOn, type Acted } from "../session/closed.ts";
+import { actedFor, type Acted } from "../session/closed.ts";
 import { join, relative } from "node:path";
 import { trackedWithin, type Tracked } from "../repo/tracked.ts";
 import { decisionsPath } from "../decisions/store.ts";
@@ -45,10 +45,7 @@ function believedQuestions(ws: Workspace, tracked: Tracked): Questions {
 
 type Tail = { entries: Entry[]; history: Entry[]; episode: Entry[] };
 
-/**
- * One pass from the end: back to `taskId`'s `task.started`, the newest `history` lines, and `episodeId`'s own lines
- * back to its start (oldest first).
- */
+/** One pass from the end: to `taskId`'s start, the newest `history` lines, `episodeId`'s lines (oldest first). */
 function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; episodeId?: string }): Tail {
   const tail: Tail = { entries: [], history: [], episode: [] };
   let taskDone = want.taskId === undefined;
@@ -72,10 +69,7 @@ function ledgerTail(ws: Workspace, want: { taskId?: string; history?: number; ep
   return tail;
 }
 
-/**
- * What a record is shown against: git status now, git's deadline, and which tasks' records may still tell the next
- * step.
- */
+/** What a record is shown against: git status now, git's deadline, the tasks whose records may tell the next step. */
 type Now = { snapshot: Promise<Snapshot>; deadlineMs?: number; tasks: Promise<TasksNow | undefined> };
 
 async function checkedView(record: Resolved, ws: Workspace, policy: LoadedPolicy, now: Now): Promise<View> {
@@ -102,7 +96,7 @@ type Reading = {
   offer: Offer;
   show: Show;
   named: Show;
-  acted: (path: string, at: string) => Promise<Acted | undefined>;
+  acted: (kind: string, v: View) => Promise<Acted | undefined>;
 };
 
 /** A resolved record with its labels; a failure to read is a fact, never a thrown error. */
@@ -117,10 +111,7 @@ async function recordFact(
     const resolution: Resolution & { sharedBy?: SharedBy } = kind.name === "handover" ? await reading.offer(own) : own;
     const shown = resolution.record && (await reading.show(resolution.record));
     const sharedBy = resolution.sharedBy;
-    const acted =
-      shown && !shown.history && shown.how === "authored" && kind.name === "handover"
-        ? await reading.acted(shown.path, shown.created_at)
-        : undefined;
+    const acted = shown && (await reading.acted(kind.name, shown));
     return {
       view: shown && sharedBy ? { ...shown, shared: sharedBy } : shown,
       since: resolution.since ? await reading.named(resolution.since) : undefined,
@@ -159,10 +150,7 @@ export function gatherForRecords(
   return gatherCore(ws, new Set(needs), options, AS_RECORD);
 }
 
-/**
- * The facts a view shows: a record's, plus a teammate's shared handover where there is no own one, citations checked,
- * and the sessions live beside this one.
- */
+/** A view's facts: a record's (or a teammate's shared one), citations checked, the sessions live beside this one. */
 export async function gatherFacts(ws: Workspace, needs: readonly Need[], options: GatherOptions = {}): Promise<Facts> {
   const want = new Set(needs);
   const facts = await gatherCore(ws, want, options, asView(ws, want.has("claims")));
@@ -178,9 +166,7 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
 
 type Readings = (policy: LoadedPolicy, now: Now, labelled: Show) => Reading;
 
-/**
- * A derived record speaks of this checkout's own records only (a teammate's shared words are never its worker's own).
- */
+/** A derived record speaks of this checkout's own records only (a teammate's words are never its worker's own). */
 const AS_RECORD: Readings = (_policy, _now, labelled) => ({
   offer: async (own) => own,
   show: labelled,
@@ -194,15 +180,14 @@ const asView =
     offer: (own) => offerShared(own, ws.layer, ws.position),
     show: claims ? (record) => checkedView(record, ws, policy, now) : labelled,
     named: labelled,
-    acted: (path, at) => actedOn(ws, path, at).catch(() => undefined),
+    acted: (kind, v) => actedFor(ws, kind, v),
   });
 
 async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions, readings: Readings): Promise<Facts> {
   const episode = options.episode;
   const policy = await ws.policy();
   const p = ws.position;
-  // The records are placed against git while git status runs; the files since the task began come from the walk its
-  // label takes too.
+  // The records are placed against git while git status runs; the task's files come from its label's walk.
   const local = join(ws.layer.dir, ws.layer.manifest.local.path);
   // A git that cannot say in time what it tracks leaves the files believed, as before it was asked.
   const tracked = trackedWithin(p.worktree, local, p.git, p.gitDir, options.gitDeadlineMs);

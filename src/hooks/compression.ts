@@ -35,10 +35,7 @@ function idsIn(buffer: Buffer, n: number, from: number, ids: Set<string>): void 
   }
 }
 
-/**
- * Scan from where the last turn stopped, in chunks reaching BEFORE bytes back: memory is one chunk, and a turn reads
- * only what was appended.
- */
+/** Scan from where the last turn stopped, in chunks reaching BEFORE bytes back: a turn reads only what was appended. */
 function scanFrom(fd: number, size: number, scan: Scan): Scan {
   const ids = new Set(scan.ids);
   const buffer = Buffer.allocUnsafe(CHUNK + BEFORE + SNAPSHOT_BYTES.length);
@@ -108,10 +105,7 @@ export function scanMemory(ws: Workspace): string | undefined {
     : join(sectionPath(ws.layer, "cache"), "compressions");
 }
 
-/**
- * The highest `compressions` count on a checkpoint of any episode of this client session (a resumed session is a new
- * episode of the same transcript).
- */
+/** The highest `compressions` on a checkpoint of any episode of this client session (a resume is a new episode). */
 export function compressionsAnswered(ws: Workspace, providerSession: string): number {
   const answered = new Map<string, number>();
   const mine = new Set<string>();

@@ -27,10 +27,7 @@ export function oddRefusal(shown: string, what: string): Failure {
   );
 }
 
-/**
- * A layer file opened to read, or undefined when missing. A stranger's repository may track a record or the ledger as
- * a link to /dev/zero or the person's files: refused.
- */
+/** A layer file opened to read, or undefined when missing; a tracked link (to /dev/zero, ~/.ssh) is refused. */
 export function openLayerFile(path: string): number | undefined {
   return openRegular(path)?.fd;
 }
@@ -86,17 +83,11 @@ export function openUnder(path: string, root: string): { fd: number; stats: Stat
   return opened;
 }
 
-/**
- * One buffer for every small read, so doctor's tens of thousands of records allocate only their text; a larger file
- * gets its own, dropped after.
- */
+/** One buffer for every small read (doctor's tens of thousands of records); a larger file gets its own. */
 const SCRATCH_BYTES = 64 * 1024;
 let scratch: Buffer | undefined;
 
-/**
- * A layer file's text with its fstat; a missing one throws ENOENT. Asking for one byte more than fstat's size finds
- * the end in one call.
- */
+/** A layer file's text and fstat (ENOENT when missing); one byte past fstat's size finds the end in one call. */
 export function readLayerEntry(path: string, options: { maxBytes?: number } = {}): { text: string; stats: Stats } {
   const opened = openRegular(path);
   if (opened === undefined) throw Object.assign(new Error(`${path} does not exist`), { code: "ENOENT" });

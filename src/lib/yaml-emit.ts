@@ -45,10 +45,7 @@ function keyChar(code: number, first: boolean): boolean {
   return (code >= 97 && code <= 122) || code === 95 || (!first && code >= 48 && code <= 57);
 }
 
-/**
- * A character of a bare string every YAML reader (1.1 and 1.2) takes as a string; scalarOf refuses `: ` and a
- * trailing colon or space.
- */
+/** A bare character every YAML reader (1.1, 1.2) reads as string; scalarOf refuses `: `, a trailing `:` or space. */
 function bareChar(code: number, first: boolean): boolean {
   if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 47) return true;
   return (

@@ -30,10 +30,7 @@ async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | und
   return (await listOpen(ws.layer)).find((o) => o.episode?.session_id === claim.session_id)?.episode;
 }
 
-/**
- * The episode's facts with its window and the ground its records stand on; undefined when nothing can be derived, and
- * the episode closes as it is.
- */
+/** The episode's facts, window and ground; undefined when nothing can be derived (it closes as it is). */
 async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPolicy | undefined) {
   if (!policy) return undefined;
   const [{ gatherForRecords }, { CHECKPOINT_NEEDS, HANDOVER_NEEDS }] = await Promise.all([
@@ -59,10 +56,7 @@ async function gatherClose(ws: Workspace, episode: OpenEpisode, policy: LoadedPo
 
 export type Settle = (entries: readonly Entry[] | undefined) => Promise<number>;
 
-/**
- * `held`: the episode the caller read, when nothing could have changed it. `settle`: asked with the gathered ledger
- * lines; after a wait the facts are gathered again.
- */
+/** `held`: the episode read, when nothing could change it; `settle`: given the ledger lines (then gathers again). */
 export async function finishClose(
   ws: Workspace,
   claim: Claim,
@@ -83,10 +77,7 @@ export async function finishClose(
   return closeIn(inEpisode(ws, episode), episode, claim, policy, gathered);
 }
 
-/**
- * The sequence numbers of the records the close writes, drawn in one span of the records lock, so it names them
- * before writing them; none drawn (and no lock taken) when it writes none.
- */
+/** The close's record numbers, drawn in one span of the records lock before it writes; none (no lock) for none. */
 function slotsFor(ws: Workspace, writes: { checkpoint: boolean; handover: boolean }): Slots {
   const kinds = (["checkpoint", "handover"] as const).filter((k) => writes[k]);
   if (kinds.length === 0) return {};

@@ -60,10 +60,7 @@ export function git(
   });
 }
 
-/**
- * git's answers for one command's position, each asked once (~10 ms a process): nothing majordomus writes before its
- * last step changes them.
- */
+/** git's answers for one command's position, each asked once (~10 ms a process): our writes do not change them. */
 export type Answers = {
   once(args: readonly string[]): Promise<GitResult>;
   /** Take the answer from elsewhere (the start shim's); an undefined answer sends the question to git. */

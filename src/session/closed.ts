@@ -131,6 +131,16 @@ export type Acted = {
 
 const ACTED_LOOKED_AT = 20;
 
+/** Only a live authored handover is asked after: a derived record tells its own account. */
+export const actedFor = (
+  ws: { layer: Layer; position: { worktree: string } },
+  kind: string,
+  v: { path: string; created_at: string; how: string; history: boolean },
+): Promise<Acted | undefined> =>
+  kind === "handover" && !v.history && v.how === "authored"
+    ? actedOn(ws, v.path, v.created_at).catch(() => undefined)
+    : Promise.resolve(undefined);
+
 /**
  * The newest session closed since `since` that acted on the Next Action of `handed`: the closed records named from
  * that second on, newest first, at most ACTED_LOOKED_AT of them (a name starts with its closing time).

@@ -112,10 +112,7 @@ export function runs(line: string, command: string): boolean {
   return simpleCommands(line).some((words) => wanted.every((w, i) => words[i] === w));
 }
 
-/**
- * Whether an action acts on a named target: a command run as that command, or an edit the client says succeeded of
- * the path (or inside it) that git also shows changed in the session (`changed`, when git answered).
- */
+/** Acts on a target: a command run as it, or a succeeded edit of the path (or in it) git shows changed (`changed`). */
 function matcher(target: string, changed: ReadonlySet<string> | undefined): (a: Action) => boolean {
   const folder = `${target.replace(/\/$/, "")}/`;
   const inGit = (path: string) => changed === undefined || changed.has(path);

@@ -10,24 +10,21 @@ import type { View } from "../records/view.ts";
 import { liveCount, liveLines } from "./live.ts";
 import {
   actedLines,
-  actedWhole,
-  authorship,
   claimLines,
   claimsSummary,
-  cutNotice,
   liveAuthorLine,
   ownRecordsLine,
   sharedLabel,
   sharedLine,
   sharedShort,
-  showCommand,
   untrustedLine,
   warnsAgainst,
 } from "./common.ts";
 import { spend, type Cut, type Part, type Quote, type Spent } from "./budget.ts";
+import { accountQuote, nextActionQuote } from "./quotes.ts";
 import type { Budget } from "../lib/fit.ts";
 import { capitalized, printable } from "../lib/printable.ts";
-import { field, fields, quoted } from "../lib/quote.ts";
+import { field, fields } from "../lib/quote.ts";
 import { BRIEFING_HEADING } from "../transcript/delivery.ts";
 
 export type { Cut } from "./budget.ts";
@@ -163,26 +160,6 @@ const handover: Write = (f) => {
   };
 };
 
-/** Where the work stands, in the record's own words (its Objective and Current State), beside its Next Action. */
-function account(f: Facts): Quote | undefined {
-  const v = f.handover.view;
-  if (!v || v.history || (!v.objective && !v.current_state)) return undefined;
-  const lines = [
-    ...(v.objective ? ["Objective:", ...v.objective] : []),
-    ...(v.current_state ? [...(v.objective ? [""] : []), "Current State:", ...v.current_state] : []),
-  ];
-  const command = showCommand(v);
-  return {
-    after: "handover",
-    intro: [`Where it stands, ${authorship(v)}, quoted:`],
-    lines,
-    wrap: quoted,
-    command,
-    notice: (kept, total) =>
-      `… ${kept} of ${total} line(s) of its account quoted to leave room for its Next Action; \`${command}\` prints it whole.`,
-  };
-}
-
 const since: Write = (f) => {
   const s = f.handover.since;
   if (!s || !f.handover.view || f.handover.view.history) return undefined;
@@ -253,25 +230,6 @@ export const BRIEFING_PARTS: ReadonlyArray<{
   { id: "footer", worth: 8, shown: 0, write: footer },
 ];
 
-function nextAction(f: Facts): Quote | undefined {
-  const v = f.handover.view;
-  if (!v || v.history || !v.next_action || v.next_action.length === 0) return undefined;
-  const command = showCommand(v);
-  return {
-    after: "handover",
-    intro: [
-      actedWhole(f.handover.acted)
-        ? `Its Next Action, ${authorship(v)}, every step of which was acted on since: what was asked, quoted as ` +
-          `history, not as the thing to do:`
-        : `Its Next Action, ${authorship(v)}, quoted:`,
-    ],
-    lines: v.next_action,
-    wrap: quoted,
-    command,
-    notice: (kept, total, partial, limits) => cutNotice(kept, total, limits, command, partial),
-  };
-}
-
 /** One pointer for every part in short or left out: their own lines name their commands; `context` has them all. */
 export function closing(cuts: readonly Cut[], limits: string): string {
   const out = cuts.filter((c) => c.what === "left out").length;
@@ -302,7 +260,12 @@ export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; second?
   const order = BRIEFING_PARTS.filter((r) => r.worth !== undefined)
     .sort((a, b) => a.worth! - b.worth!)
     .map((r) => r.id);
-  return { parts, quote: nextAction(f), second: account(f), order };
+  return {
+    parts,
+    quote: nextActionQuote(f.handover.view, f.handover.acted, "handover"),
+    second: accountQuote(f.handover.view, "handover"),
+    order,
+  };
 }
 
 export const cutAtEnd = (limits: string) => `(Cut here to fit ${limits}: \`majordomus context\` prints the rest.)`;

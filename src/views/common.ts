@@ -172,3 +172,15 @@ export function actedLines(a: NonNullable<RecordFact["acted"]>, at: Date): strin
 
 /** Every step acted on by later sessions: the Next Action is quoted as what was asked, not as the thing to do. */
 export const actedWhole = (a: RecordFact["acted"]) => a?.state === "acted";
+
+/** The same account for --json, MCP and the page: the fields, what is left, and the sentence the briefing says. */
+export const actedJson = (a: RecordFact["acted"], at: Date) =>
+  a
+    ? {
+        ...a,
+        age: ago(at, a.closed_at),
+        not_yet: a.named.filter((n) => !a.acted_on.includes(n)),
+        history: actedWhole(a),
+        said: actedLines(a, at).join(" "),
+      }
+    : null;

@@ -16,16 +16,19 @@ import {
   authorship,
   claimLines,
   claimsSummary,
-  cutNotice,
   liveAuthorLine,
   ownRecordsLine,
   sharedLine,
   showCommand,
+  actedJson,
+  actedLines,
+  actedWhole,
   untrustedLine,
   warnsAgainst,
 } from "./common.ts";
 import { CLAIMS_KEPT } from "../records/claims.ts";
 import { sizeOf } from "../lib/fit.ts";
+import { nextActionQuote } from "./quotes.ts";
 import { printable } from "../lib/printable.ts";
 import { spend, type Part, type Quote } from "./budget.ts";
 import { field, fields, quoted } from "../lib/quote.ts";
@@ -69,6 +72,7 @@ export type Context = {
   checkpoint: View | null;
   handover: View | null;
   handover_since: View | null;
+  handover_acted: ReturnType<typeof actedJson>;
 };
 
 function recordHeader(v: View, since: View | undefined, at: Date): string[] {
@@ -238,19 +242,17 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
       lines: [
         "## LATEST COMPATIBLE HANDOVER",
         ...recordHeader(v, f.handover.since, f.at),
-        ...(next ? [`Next Action, ${authorship(v)}, quoted:`] : []),
+        ...(f.handover.acted ? actedLines(f.handover.acted, f.at) : []),
+        ...(next
+          ? [
+              actedWhole(f.handover.acted)
+                ? `Next Action, ${authorship(v)}, every step of which was acted on since: what was asked, quoted:`
+                : `Next Action, ${authorship(v)}, quoted:`,
+            ]
+          : []),
       ],
     });
-    if (next) {
-      const command = showCommand(v);
-      quote = {
-        after: "handover-header",
-        lines: next,
-        wrap: quoted,
-        command,
-        notice: (kept, total, partial, limits) => cutNotice(kept, total, limits, command, partial),
-      };
-    }
+    quote = nextActionQuote(v, f.handover.acted, "handover-header", false);
     handoverParts.push({
       id: "handover",
       lines: [...text.lines, ""],
@@ -295,6 +297,7 @@ export function contextView(f: Facts, options: { budget?: number; chars?: number
     checkpoint: f.checkpoint.view ?? null,
     handover: f.handover.view ?? null,
     handover_since: f.handover.since ?? null,
+    handover_acted: actedJson(f.handover.acted, f.at),
   };
 }
 

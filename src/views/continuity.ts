@@ -12,7 +12,7 @@ import { newestOpenFirst, type OpenEpisode } from "../session/store.ts";
 import { PAGE } from "../lib/page.ts";
 import { largest, outsideFence } from "../lib/fit.ts";
 import { isNews } from "../records/claims.ts";
-import { showCommand } from "./common.ts";
+import { actedJson, showCommand } from "./common.ts";
 
 export type ClosedSummary = {
   session_id: string;
@@ -47,6 +47,8 @@ export type RecordSummary = {
   /** Another session still at work here wrote it: its account of work going on. */
   live_author: { session_id: string; provider: string; last_seen: string } | null;
   shared_by: { author: string; checkout: string; shared_at: string } | null;
+  /** What later sessions did of its Next Action (views/common.ts actedJson). */
+  acted_since: ReturnType<typeof actedJson>;
 };
 
 /**
@@ -60,7 +62,7 @@ type Spendable = (typeof SPENT_AFTER)[number];
 
 type Head = { lines: number; chars?: number } | "whole";
 
-function summary(v: View, head: Head, claimsWhole: boolean): RecordSummary {
+function summary(v: View, head: Head, claimsWhole: boolean, acted?: ReturnType<typeof actedJson>): RecordSummary {
   const lines = !v.history && v.next_action ? v.next_action : undefined;
   const part = head === "whole" || !lines ? undefined : head;
   const cut = part !== undefined && (part.lines < lines!.length || part.chars !== undefined);
@@ -86,6 +88,7 @@ function summary(v: View, head: Head, claimsWhole: boolean): RecordSummary {
     claims: v.claims && !claimsWhole ? shortClaims(v.claims) : (v.claims ?? null),
     live_author: v.live_author ?? null,
     shared_by: v.shared ?? null,
+    acted_since: acted ?? null,
   };
 }
 
@@ -144,12 +147,20 @@ function answerWith(c: ContinuityFacts, head: Head, long: ReadonlySet<Spendable>
   const blockers = f.questions.open
     .slice(0, long.has("blockers") ? OPEN_LISTED : 0)
     .map((q, i) => ({ number: i + 1, text: q.text, task_id: q.taskId }));
-  const handover = f.handover.view ? summary(f.handover.view, head, long.has("claims")) : null;
+  const acted = actedJson(f.handover.acted, f.at);
+  const handover = f.handover.view ? summary(f.handover.view, head, long.has("claims"), acted) : null;
   const other = (v: View | undefined, part: Spendable) =>
     v ? summary(v, long.has(part) ? "whole" : { lines: 0 }, long.has("claims")) : null;
   const closed = long.has("closed") ? c.closed : [];
   const next = [
-    ...(handover?.next_action ? ["Follow the handover's Next Action above, after checking it against git."] : []),
+    ...(acted ? [acted.said] : []),
+    ...(handover?.next_action
+      ? [
+          acted?.history
+            ? "Every step of the handover's Next Action was acted on since: it is what was asked, not the thing to do."
+            : "Follow the handover's Next Action above, after checking it against git.",
+        ]
+      : []),
     ...(handover?.next_action_cut
       ? [
           `The handover's Next Action was cut ` +

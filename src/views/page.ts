@@ -64,9 +64,12 @@ function record(r: RecordSummary, resume?: PageFacts["resume"]): string {
       ["freshness", r.freshness_reason],
       ["task", r.task_id],
       ["episode", r.episode ?? "none"],
-    ])}${account(resume)}${next ? `<h3>Next Action</h3>${next}` : ""}`
+    ])}${account(resume)}${acted(r.acted_since)}${next ? `<h3>${r.acted_since?.history ? "Next Action (acted on since: what was asked)" : "Next Action"}</h3>${next}` : ""}`
   );
 }
+
+const acted = (a: RecordSummary["acted_since"]) =>
+  a ? `<p class="acted" data-acted="${esc(a.state)}">${esc(a.said)}</p>` : "";
 
 const SHADES = [
   ["acted", "#6b8e4e"],

@@ -10,7 +10,13 @@ export const noRecordLine = (noun: string, branch: string) =>
   `No ${noun} for this worktree and branch (${branch}); records from other branches are never offered.`;
 
 /** The resolved record: its labels, what was derived since (if anything), and its body (without a withheld Next Action). */
-export function resolvedLines(noun: string, v: View, since: View | undefined): string[] {
+/** `acted`: what later sessions did of its Next Action, said before the body. */
+export function resolvedLines(
+  noun: string,
+  v: View,
+  since: View | undefined,
+  acted?: { said: string[]; whole: boolean },
+): string[] {
   const lines = headerLines(noun, v);
   if (v.working_tree_then !== "unknown") lines.push(`Working tree: ${v.working_tree_then} when written`);
   if (since)
@@ -18,6 +24,9 @@ export function resolvedLines(noun: string, v: View, since: View | undefined): s
       `Since then: derived ${since.path} (${since.age !== undefined ? `${since.age} ago` : "age unknown"}${since.session !== "none" ? `, episode ${since.session}` : ""}); ` +
         `it adds git's and the ledger's facts and does not replace this ${noun}`,
     );
+  if (acted) lines.push(...acted.said);
+  if (acted?.whole)
+    lines.push("Every step of its Next Action was acted on: below it is what was asked, not the thing to do.");
   lines.push("---", (v.history ? withoutNextAction(v.body) : v.body).replace(/\s+$/, ""));
   if (v.next_action_withheld) lines.push("", v.next_action_withheld);
   return lines;
