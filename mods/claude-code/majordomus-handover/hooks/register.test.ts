@@ -272,6 +272,31 @@ test("one warning per window: past the warning point the next prompt carries it,
   expect(warnings(seen).length).toBe(2);
 });
 
+test("one ask per window: a warning not yet delivered gives way to the request, which carries no warning, and none follows", async ($, on) => {
+  const seen = engine(on, {});
+  // Past the warning point (120616) and the line (137000) before any prompt: the request alone asks.
+  await $.session.measure(measure(121_000, 200_000));
+  await $.session.measure(measure(140_000, 200_000));
+  await seen.clock.settle();
+  expect(asked(seen).length).toBe(1);
+  expect(warnings(seen).length).toBe(0);
+  await $.prompt.submit(prompt("next"));
+  expect(warnings(seen).length).toBe(0);
+  expect(seen.prompts.filter((p) => p.context.length > 0).length).toBe(0);
+});
+
+test("the ask's figures are against the window its threshold was derived from, not the model's 1M", async ($, on) => {
+  const seen = engine(on, { env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "100000" } });
+  // 100000 - 20000 - 13000 = 67000; the line 37000.
+  await $.session.measure(measure(60_000, 1_000_000));
+  await seen.clock.settle();
+  expect(asked(seen).length).toBe(1);
+  expect(asked(seen)[0]!.text).toContain(
+    "Your context window holds 60000 tokens; Claude Code compacts it at about 67000 (90% of the way there).",
+  );
+  expect(asked(seen)[0]!.text).not.toContain("6%");
+});
+
 test("fresh window on: an automatic compaction is answered with the boot, the current prompt kept, no summary made", async ($, on) => {
   const seen = engine(on, { fresh: { on: true } });
   await $.session.start(start(false));

@@ -150,9 +150,12 @@ export function writesHandover(command: string): boolean {
   return /(^|[\s;&|(])majordomus\s+handover\b/.test(command) && !/--(resolve|list|help)\b|\s-h\b/.test(command);
 }
 
-export function request(percent: number, tokens: number, threshold: number): string {
+/** The share of the way to the threshold: one figure, against the window the threshold was derived from. */
+export const wayThere = (tokens: number, threshold: number) => Math.min(100, Math.round((100 * tokens) / threshold));
+
+export function request(tokens: number, threshold: number): string {
   return [
-    `Your context window is at ${percent}% (${tokens} tokens; Claude Code compacts it at about ${threshold}). Before that happens, write a majordomus handover now, while there is room for it.`,
+    `Your context window holds ${tokens} tokens; Claude Code compacts it at about ${threshold} (${wayThere(tokens, threshold)}% of the way there). Before that happens, write a majordomus handover now, while there is room for it.`,
     "",
     "1. Read the live state first, not your memory: `git status -sb`, `git log --oneline -8`, `majordomus check`.",
     "2. Pipe a Markdown body with three non-empty sections to `majordomus handover` on stdin:",
@@ -166,7 +169,9 @@ export function request(percent: number, tokens: number, threshold: number): str
 /** The note once per window, and the close-out turn of `/fresh-window`: write the handover, then end the turn. */
 export function warning(fresh: boolean, tokens?: number, threshold?: number): string {
   const fill =
-    tokens !== undefined && threshold !== undefined ? ` (${tokens} tokens; it is compacted at about ${threshold})` : "";
+    tokens !== undefined && threshold !== undefined
+      ? ` (${tokens} tokens; it is compacted at about ${threshold}, ${wayThere(tokens, threshold)}% of the way there)`
+      : "";
   return [
     `majordomus: this context window is nearly full${fill}.`,
     "Write your handover now: pipe `# Objective`, `# Current State` and `# Next Action` (the single first step for whoever continues) to `majordomus handover` (add `--no-task` if no task is active).",
@@ -423,10 +428,12 @@ async function measured(
   if (!(await isSupervised($, s))) return;
   if (!s.warned && tokens >= s.points.warning) s.warnPending = true;
   if (!s.asked && !s.written && tokens >= s.points.line) {
+    // The request is this window's one ask: a warning not yet delivered is dropped, none follows.
     s.asked = true;
-    const percent = context.percent ?? Math.round((tokens / context.window) * 100);
-    $.ui.toast(`context at ${percent}%: asking for a majordomus handover`);
-    void $.prompt.submit({ text: request(percent, tokens, s.threshold.tokens) });
+    s.warned = true;
+    s.warnPending = false;
+    $.ui.toast(`context ${wayThere(tokens, s.threshold.tokens)}% of the way to compaction: asking for a majordomus handover`);
+    void $.prompt.submit({ text: request(tokens, s.threshold.tokens) });
   }
 }
 
@@ -470,7 +477,7 @@ export const register: Register = (on) => {
 
   // The warning rides the next prompt (a block added to the first turn's context alone would never reach the model again).
   on("prompt.submit", async ($, e, next) => {
-    if (!s.warnPending || e.command) return next(e);
+    if (!s.warnPending || s.asked || e.command) return next(e);
     s.warnPending = false;
     s.warned = true;
     const fresh = await freshOn($, s);
