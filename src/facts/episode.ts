@@ -38,9 +38,9 @@ function unique(values: unknown[]): string[] {
   return [...new Set(values.filter((v): v is string => typeof v === "string" && v !== "" && v !== "none"))];
 }
 
-function quote(worktree: string, rel: string): string[] {
+function quote(worktree: string, rel: string, known?: { path: string; body: string }): string[] {
   try {
-    const body = splitFrontMatter(readLayerFile(join(worktree, rel)))?.body ?? "";
+    const body = known?.path === rel ? known.body : (splitFrontMatter(readLayerFile(join(worktree, rel)))?.body ?? "");
     return body.split("\n").filter((l) => l.trim() !== "");
   } catch {
     return ["(the record is no longer readable)"];
@@ -52,6 +52,7 @@ export function windowOf(
   episode: OpenEpisode,
   entries: Entry[],
   git: Pick<EpisodeWindow, "commits" | "files">,
+  known?: { path: string; body: string },
 ): EpisodeWindow {
   const checkpoints = unique(entries.filter((e) => e.event === "task.checkpoint").map((e) => e.checkpoint_path));
   return {
@@ -64,7 +65,7 @@ export function windowOf(
     handovers: unique(entries.filter((e) => e.event === "task.handed_over").map((e) => e.handover_path)),
     decisions: unique(entries.filter((e) => e.event === "decision.recorded").map((e) => e.decision)),
     questions: unique(entries.filter((e) => e.event === "question.opened").map((e) => e.question)),
-    quotes: Object.fromEntries(checkpoints.map((c) => [c, quote(ws.position.worktree, c)])),
+    quotes: Object.fromEntries(checkpoints.map((c) => [c, quote(ws.position.worktree, c, known)])),
     handed: unique(entries.filter((e) => e.event === "session.briefed").map((e) => e.handed))[0],
   };
 }

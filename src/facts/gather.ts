@@ -231,7 +231,8 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     history: want.has("history") ? requireNumber(policy, "context.max_list_items") : undefined,
     episodeId: closing?.session_id,
   });
-  const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing));
+  // The newest checkpoint, already read, is quoted from that read.
+  const window = closing && windowOf(ws, closing, tail.episode, await episodeGit(ws, closing), (await checkpoint).view);
   return {
     at: ws.at,
     position: p,

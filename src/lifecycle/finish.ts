@@ -101,6 +101,8 @@ async function closeIn(
   const plan = await planClose(gathered, gathered ? slotsFor(ws, closeWrites(gathered)) : {});
   // The commit, in the plan's order. Anything but a ruled-out record (a lock held, a full disk)
   // fails the close, and the claim has it finished later.
+  // The handover moves the task's clock past the checkpoint's: one read of the task, one write.
+  const moves = plan.handover && !("ruledOut" in plan.handover) && plan.handover.planned.task !== undefined;
   for (const step of [plan.checkpoint, plan.handover]) {
     if (!step) continue;
     if ("ruledOut" in step) {
@@ -109,7 +111,10 @@ async function closeIn(
       );
       continue;
     }
-    const done = await writePlanned(ws, step.planned);
+    const done = await writePlanned(
+      ws,
+      step === plan.checkpoint && moves ? { ...step.planned, task: undefined } : step.planned,
+    );
     if (done.kind.name === "handover") log.info(`continuation written to ${done.relativePath}`);
   }
   // Nothing gathered (no policy, or the gathering failed): the close reads the episode's window alone.
