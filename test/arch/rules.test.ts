@@ -55,6 +55,21 @@ function importsOf(f: { rel: string; text: string }): string[] {
 
 type Source = { rel: string; text: string };
 
+/** Each circle of imports once, from its first module in name order (a depth-first walk over importsOf). */
+function circles(sources: readonly Source[]): string[] {
+  const edges = new Map(sources.map((f) => [f.rel, importsOf(f)]));
+  const found = new Set<string>();
+  const walk = (at: string, path: string[]): void => {
+    for (const next of edges.get(at) ?? []) {
+      const i = path.indexOf(next);
+      if (i === 0) found.add([...path, next].join(" -> "));
+      else if (i === -1 && next > path[0]!) walk(next, [...path, next]);
+    }
+  };
+  for (const rel of [...edges.keys()].sort()) walk(rel, [rel]);
+  return [...found];
+}
+
 /**
  * The quoting gate: a text view shows a field another writer chose (an author, a branch, an id, a
  * path, a task's words) only through lib/quote.ts, so it stays one quoted line. A template slot
@@ -187,6 +202,15 @@ describe("architecture", () => {
     expect(SOURCES.some((f) => folderOf(f.rel) === "hooks")).toBe(true);
     expect(SOURCES.some((f) => folderOf(f.rel) === "wiring")).toBe(true);
     expect(offenders).toEqual([]);
+  });
+
+  test("no circle of imports: no module reaches itself through what it imports (a planted pair fails)", () => {
+    expect(circles(SOURCES)).toEqual([]);
+    const planted = [
+      { rel: "wiring/a.ts", text: 'import { b } from "./b.ts";' },
+      { rel: "wiring/b.ts", text: 'import type { A } from "./a.ts";' },
+    ];
+    expect(circles(planted)).toEqual(["wiring/a.ts -> wiring/b.ts -> wiring/a.ts"]);
   });
 
   test("views are pure: they touch no file, no process and no git, and gather nothing", () => {
