@@ -88,7 +88,8 @@ export async function capturePrompt(
   const clean = await redact(raw);
   const promptId = cleanId(pick(payload.data, keys.prompt_id));
   const at = wall();
-  const episode = providerSession ? ws.episodeId : undefined;
+  // The workspace's episode, as the receipt's: attributed once (session/attribution.ts).
+  const episode = ws.episodeId;
   const record: Record<string, unknown> = {
     schema: PROMPT_SCHEMA,
     captured_at: isoStamp(at),

@@ -119,11 +119,7 @@ async function doWork(ws: Workspace, t: Ticket, wait = true, claim?: Claim): Pro
     ws.episode.provider_session === t.provider_session &&
     waited === 0;
   const { attributedEpisode } = await import("../session/attribution.ts");
-  const episode = held
-    ? ws.episode
-    : t.provider_session === undefined
-      ? undefined
-      : await attributedEpisode(ws.layer, ws.position, t.provider_session);
+  const episode = held ? ws.episode : await attributedEpisode(ws.layer, ws.position, t.provider_session, true);
   await workIn(inEpisode(ws, episode), row, t, held ? claim : undefined);
 }
 

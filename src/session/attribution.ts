@@ -30,13 +30,18 @@ async function openFor(
   return read.episode && sameCheckout(read.episode, position) ? read.episode : undefined;
 }
 
-/** The episode this process belongs to, if any. `named` is the provider session a hook was given. */
+/**
+ * The episode this process belongs to, if any, decided here alone. `named`: the provider session a hook call's payload
+ * gives; a hook call (`hook`) that names none belongs to no episode, whatever its environment says.
+ */
 export async function attributedEpisode(
   layer: Layer,
   position: Pick<Position, "worktree" | "repositoryId" | "repositoryAliases">,
   named?: string,
+  hook = false,
 ): Promise<OpenEpisode | undefined> {
   if (named !== undefined) return openFor(layer, position, episodeKey(named));
+  if (hook) return undefined;
   const fromEnv = await providerSessionFromEnv();
   if (fromEnv !== undefined) {
     const episode = await openFor(layer, position, episodeKey(fromEnv));

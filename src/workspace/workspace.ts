@@ -31,9 +31,13 @@ export type Workspace = {
 
 /**
  * `readOnly`: writes nothing, so it need not know its episode or ensure git ignores the local half. `startStatus`:
- * start `git status` as soon as the checkout is found.
+ * start `git status` as soon as the checkout is found. `hook`: a client's hook call (session/attribution.ts).
  */
-export type WorkspaceOptions = { readOnly?: boolean; startStatus?: { answerFile?: string; tracked?: boolean } };
+export type WorkspaceOptions = {
+  readOnly?: boolean;
+  startStatus?: { answerFile?: string; tracked?: boolean };
+  hook?: boolean;
+};
 
 const identityFields = (identity: Identity) => ({ repositoryId: identity.id, repositoryAliases: identity.aliases });
 
@@ -68,7 +72,9 @@ export async function workspace(
   if (!options.readOnly) await requireIgnored(position, layer);
   if (!options.readOnly && position.repositoryId === position.commonDir)
     Object.assign(position, identityFields(repositoryIdentity(position.commonDir, { create: true })));
-  const episode = options.readOnly ? undefined : await attributedEpisode(layer, position, providerSession);
+  const episode = options.readOnly
+    ? undefined
+    : await attributedEpisode(layer, position, providerSession, options.hook);
   let policy: Promise<LoadedPolicy> | undefined;
   return {
     position,

@@ -28,7 +28,7 @@ export default command({
     const session = payloadSession(provider, payload);
     const by = calledByAnother(provider.hooks, session);
     if (by !== undefined) return log.debug(`a ${by} call of ${provider.id}'s hook: ${by}'s own hooks answer it`);
-    const ws = await workspaceForHook(args.repo ?? process.cwd(), session);
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), session, { hook: true });
     if (!ws) return;
     // The environment is read here, at the edge: below it the mode is an argument.
     const selfTestDir = env("MAJORDOMUS_CAPTURE_DIR") || undefined;

@@ -47,10 +47,8 @@ export default command({
     const startStatus = HOOKS[args.event as SessionEvent].startsStatus
       ? { answerFile: args["git-status"], tracked: args["git-tracked"] === true }
       : undefined;
-    const found = await workspaceForHook(args.repo ?? process.cwd(), call.providerSession, { startStatus });
-    if (!found) return;
-    // An event that names no client session belongs to no episode (not even one of this process's environment).
-    const ws = call.providerSession === undefined ? { ...found, episode: undefined, episodeId: undefined } : found;
+    const ws = await workspaceForHook(args.repo ?? process.cwd(), call.providerSession, { startStatus, hook: true });
+    if (!ws) return;
     const { handleSessionEvent } = await import("../../../hooks/session.ts");
     const briefing = await handleSessionEvent(ws, call, workMode());
     if (briefing !== undefined) out(envelope(provider, briefing));
