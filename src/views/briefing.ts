@@ -231,14 +231,14 @@ export const BRIEFING_PARTS: ReadonlyArray<{
 ];
 
 /** One pointer for every part in short or left out: their own lines name their commands; `context` has them all. */
-export function closing(cuts: readonly Cut[], limits: string): string {
+export function closing(cuts: readonly Cut[], limits: string, notice = false): string {
   const out = cuts.filter((c) => c.what === "left out").length;
   const short = cuts.filter((c) => c.what !== "left out").map((c) => c.part);
   const said = [
     ...(short.length > 0 ? [`${short.join(", ")} in short, each naming its command`] : []),
     ...(out > 0 ? [`${out} more part(s) left out: \`majordomus context\` has everything`] : []),
   ];
-  return `(Shortened to fit ${limits}: ${said.join("; ")}.)`;
+  return notice ? `Besides it: ${said.join("; ")}.` : `(Shortened to fit ${limits}: ${said.join("; ")}.)`;
 }
 
 export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; second?: Quote; order: string[] } {

@@ -34,7 +34,8 @@ export type Rules = {
   maxLines?: number;
   linesKey: string;
   budget?: Budget;
-  closing: (cuts: readonly Cut[], limits: string) => string | undefined;
+  /** `notice`: said at the end of the Next Action's cut notice (one notice), not as a line of its own. */
+  closing: (cuts: readonly Cut[], limits: string, notice?: boolean) => string | undefined;
   cutAtEnd: (limits: string) => string;
   /** The agent's own account beside the Next Action: it yields before the Next Action, after every part of ours. */
   second?: Quote;
@@ -95,16 +96,21 @@ export function spend(given: readonly Part[], quote: Quote | undefined, rules: R
   const render = (plan: Plan) => {
     const lines: string[] = [];
     let counted = 0;
+    const cuts = cutsOf(plan);
+    const noticed = quote !== undefined && plan.head !== "none" && plan.head.notice !== undefined;
+    const said = cuts.length > 0 ? rules.closing(cuts, over, noticed) : undefined;
+    const head: Head =
+      noticed && said !== undefined && plan.head !== "none"
+        ? { ...plan.head, notice: `${plan.head.notice} ${said}` }
+        : plan.head;
     for (const p of parts) {
       const own = linesOf(p, plan.levels.get(p.id)!);
       lines.push(...own);
       counted += own.length;
       if (second && p.id === second.after) lines.push(...quoteLines(second, plan.state));
-      if (quote && p.id === quote.after) lines.push(...quoteLines(quote, plan.head));
+      if (quote && p.id === quote.after) lines.push(...quoteLines(quote, head));
     }
-    const cuts = cutsOf(plan);
-    const said = cuts.length > 0 ? rules.closing(cuts, over) : undefined;
-    if (said !== undefined) {
+    if (said !== undefined && !noticed) {
       lines.push(said);
       counted++;
     }
@@ -118,7 +124,8 @@ export function spend(given: readonly Part[], quote: Quote | undefined, rules: R
   const fitted = (q: Quote, plan: Plan, which: "head" | "state"): Head => {
     const frame = render({
       ...plan,
-      [which]: { shown: [], kept: 0, partial: true, notice: q.notice(0, 0, true, limits) },
+      // The notice at its widest (figures no longer than the total's) holds the room its own figures take.
+      [which]: { shown: [], kept: 0, partial: true, notice: q.notice(q.lines.length, q.lines.length, true, limits) },
     });
     const h = headThatFits(q.lines, chars - size(frame.lines) - 1, counts, q.wrap);
     return { ...h, notice: q.notice(h.kept, q.lines.length, h.partial, limits) };

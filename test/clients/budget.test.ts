@@ -92,6 +92,25 @@ describe.skipIf(!ENABLED)("the account reaches the model whole, or cut and said 
   );
 
   test(
+    "Claude Code: the 44-step Next Action on the busiest layer (three cited files never existed, two closed records not committed, records since) reaches the model whole; our parts yield first",
+    async () => {
+      const repo = layered();
+      // m42 to m44 are cited and never existed.
+      for (let i = 1; i <= 41; i++) repo.commit(`m${i}`, `src/billing/m${i}.ts`, `export const m${i} = ${i};\n`);
+      using rig = new ClaudeRig({ repo: busyLayer(44, repo, citingSteps(44)), wire: true });
+      // Two sessions end (two closed records git does not have yet), then the one that reads the briefing.
+      for (let i = 0; i < 2; i++) expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      expect(rig.repo.git("status", "--short", ".ai/repo/sessions").trim().split("\n").length).toBe(2);
+      expect((await rig.run(["-p", "say ok"])).status).toBe(0);
+      const text = rig.mock.messages().at(-1)!.text;
+      expect(stepsIn(text).size).toBe(44);
+      expect(text).not.toContain("The Next Action is cut here");
+      expect(text).toContain("BLOCKED: 3 open question(s)");
+    },
+    TIMEOUT,
+  );
+
+  test(
     "Claude Code: a 150-step Next Action of short steps (about 2,800 characters) reaches the model whole: the line budget never cuts the agent's words",
     async () => {
       const steps = Array.from({ length: 150 }, (_, i) => `${i + 1}. Check box ${i + 1}.`);

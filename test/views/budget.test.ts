@@ -240,6 +240,13 @@ describe("the one budget, over generated layers", () => {
           expect(text).toMatch(
             /… The Next Action is cut here: \d+ of \d+ line\(s\) quoted[^\n]*prints the whole record\./,
           );
+          // One notice: what else was left out is said at its end, never in a paragraph of its own.
+          expect({ seed, notices: text.match(/Shortened to fit|is cut here|Cut here to fit/g)?.length }).toEqual({
+            seed,
+            notices: 1,
+          });
+          if (yielding(f).length > 0)
+            expect(text).toMatch(/prints the whole record\. Besides it: [^\n]*\d+ more part\(s\) left out/);
         }
         // Nothing a stranger wrote opens a line of its own.
         expect(out.lines.filter((l) => l.startsWith("## majordomus") && l !== out.lines[0])).toEqual([]);
