@@ -105,6 +105,24 @@ describe.skipIf(!ENABLED)("uptake with the real clients against their mock APIs"
   );
 
   test(
+    "a session whose model never answered (the API refuses every request) is not provable, never ignored, and closes",
+    async () => {
+      using rig = new ClaudeRig({
+        mock: { error: () => ({ status: 400, type: "invalid_request_error", message: "the model is not available" }) },
+      });
+      rig.trust();
+      ok(rig.repo.mj(["handover"], { input: HANDOVER }));
+      const r = await rig.run(["-p", "go on"]);
+      expect(r.timedOut).toBe(false);
+      const [only] = uptakes(rig.repo);
+      expect(only).toMatchObject({ state: "not_provable", acted_on: [] });
+      expect(String(only!.cause)).toContain("no tool call");
+      expect(closedTexts(rig.repo)).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+
+  test(
     "Codex and Gemini: a session that writes the named file and runs the named command acted, read from their own transcripts",
     async () => {
       using codex = new CodexRig({
