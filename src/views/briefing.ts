@@ -148,14 +148,29 @@ const handover: Write = (f) => {
     : [];
   const live = v.live_author ? [liveAuthorLine(v.live_author, f.at)] : [];
   const none = !v.next_action || v.next_action.length === 0 ? ["It has no Next Action section."] : [];
-  const acted = h.acted ? actedLines(h.acted, f.at) : [];
-  const lines = [...top, ...(v.shared ? [sharedLine(v.shared, f.at)] : []), ...live, ...warn, ...acted, ...none];
+  const lines = [...top, ...(v.shared ? [sharedLine(v.shared, f.at)] : []), ...live, ...warn, ...none];
   if (!v.shared) return { lines };
   return {
     lines,
     short: {
-      lines: [...top, sharedShort(v.shared), ...live, ...warn, ...acted, ...none],
+      lines: [...top, sharedShort(v.shared), ...live, ...warn, ...none],
       cut: { part: "where it comes from", what: "said in short", command: "majordomus handover --resolve" },
+    },
+  };
+};
+
+/** What later sessions did of the Next Action, beside it; in short, counted. */
+const acted: Write = (f) => {
+  const a = f.handover.acted;
+  if (!a || !f.handover.view || f.handover.view.history) return undefined;
+  return {
+    lines: actedLines(a, f.at),
+    short: {
+      lines: [
+        `Since it was written, ${a.sessions} session(s) acted on ${a.acted_on.length} of the ${a.named.length} ` +
+          `thing(s) it names: \`majordomus handover --resolve\` says which.`,
+      ],
+      cut: { part: "what was done since", what: "counted", command: "majordomus handover --resolve" },
     },
   };
 };
@@ -165,10 +180,8 @@ const since: Write = (f) => {
   if (!s || !f.handover.view || f.handover.view.history) return undefined;
   return {
     lines: [
-      `Since then: a derived ` +
-        `record ${s.path} (${age(s)}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) ` +
-        `adds ` +
-        `only what git and the ledger say; it does not replace the account above.`,
+      `Since then: a derived record ${s.path} (${age(s)}${s.session !== "none" ? `, written when episode ${s.session} ended or compacted` : ""}) ` +
+        `adds only what git and the ledger say; it does not replace the account above.`,
     ],
     short: {
       lines: [`Since then: a derived record (${age(s)}), not in its place: \`majordomus handover --resolve\`.`],
@@ -208,10 +221,7 @@ const footer: Write = () => ({
   ],
 });
 
-/**
- * The parts in print order. `worth`: which gets its long form back first after the Next Action; `shown`: how many
- * items its long form names. The Next Action is the quote, placed after `handover`.
- */
+/** The parts in print order. `worth`: lowest gets its long form back first; `shown`: items its long form names. */
 export const BRIEFING_PARTS: ReadonlyArray<{
   id: string;
   worth?: number;
@@ -225,6 +235,7 @@ export const BRIEFING_PARTS: ReadonlyArray<{
   { id: "task", worth: 3, shown: 3, write: task },
   { id: "questions", worth: 4, shown: 5, write: questions },
   { id: "handover", worth: 1, shown: 0, write: handover, required: true },
+  { id: "acted", worth: 0, shown: 0, write: acted },
   { id: "since", worth: 6, shown: 0, write: since },
   { id: "claims", worth: 5, shown: 8, write: claims },
   { id: "footer", worth: 8, shown: 0, write: footer },

@@ -54,6 +54,23 @@ function random(seed: number) {
 
 const STATES: ClaimState[] = ["deleted", "changed", "lines_changed", "moved", "unchanged", "never_existed"];
 
+/** Later sessions that acted on the Next Action: part of what it names, or all of it. */
+function acted(r: ReturnType<typeof random>): NonNullable<Facts["handover"]["acted"]> {
+  const named = Array.from({ length: r.pick([1, 4, 30]) }, (_, i) => `src/${"deep/".repeat(r.int(0, 20))}n${i}.ts`);
+  const done = named.slice(0, r.int(1, named.length));
+  return {
+    sessions: r.int(1, 5),
+    session_id: "s-20261130110000-0123456789ab",
+    provider: "claude-code",
+    closed_at: AT.toISOString(),
+    state: done.length === named.length ? "acted" : "partly",
+    named,
+    acted_on: done,
+    record: ".ai/repo/sessions/20261130T110000Z--s-20261130110000-0123456789ab.md",
+    handovers: r.next() < 0.5 ? [".ai/local/state/handovers/later.md"] : [],
+  };
+}
+
 /** A layer at random: each part absent, ordinary, or at its largest. */
 function layer(seed: number): Facts {
   const r = random(seed);
@@ -133,6 +150,7 @@ function layer(seed: number): Facts {
           : {}),
       }),
       since: r.next() < 0.4 ? record({ how: "derived", path: ".ai/local/state/handovers/later.md" }) : undefined,
+      ...(r.next() < 0.3 ? { acted: acted(r) } : {}),
     },
     policy: {
       path: "p",
