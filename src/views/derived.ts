@@ -177,7 +177,10 @@ const nextAction: Writer = (f) => {
   }
   lines.push(...whereWorkStands(f));
   const c = quotedCheckpoint(f);
-  if (c) lines.push(`The newest checkpoint (${c.path}) is quoted under Current State.`);
+  if (c)
+    lines.push(
+      `The newest checkpoint (${c.path}) is quoted under this record's Current State; \`majordomus checkpoint --show\` prints it.`,
+    );
   else if (f.task && f.entries.filter((e) => e.event === "task.checkpoint").length === 0)
     lines.push(
       "",

@@ -200,7 +200,7 @@ describe("a derived Next Action says what it is derived from", () => {
     expect(next).toContain(": teach the parser comments");
     expect(next).toContain("1 changed file(s) (src-parser.txt)");
     expect(next).toMatch(
-      /The newest checkpoint \(\.ai\/local\/state\/checkpoints\/\S+\) is quoted under Current State\./,
+      /The newest checkpoint \(\.ai\/local\/state\/checkpoints\/\S+\) is quoted under this record's Current State; `majordomus checkpoint --show` prints it\./,
     );
     expect(body).toContain("Newest checkpoint, written just now (.ai/local/state/checkpoints/");
     expect(body).not.toContain("in the future");

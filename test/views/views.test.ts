@@ -247,7 +247,9 @@ describe("derived handover", () => {
     expect(next).toContain(
       "4 changed file(s) (src/a.ts, src/b.ts, src/c.ts and 1 more); `git diff bbbbbbb` shows them.",
     );
-    expect(next).toContain("The newest checkpoint (.ai/local/state/checkpoints/c.md) is quoted under Current State.");
+    expect(next).toContain(
+      "The newest checkpoint (.ai/local/state/checkpoints/c.md) is quoted under this record's Current State; `majordomus checkpoint --show` prints it.",
+    );
     expect(body).toContain(
       "Newest checkpoint, written just now (.ai/local/state/checkpoints/c.md):\n> At aaaaaaa on main.",
     );
