@@ -32,7 +32,9 @@ export type Hooks = {
   trust?: string;
   handler_name?: string;
   /** How the hook file holds an event's handlers (wiring/dialects.ts): nested under a matcher unless said. */
-  dialect?: "nested" | "flat";
+  dialect?: "nested" | "flat" | "plugin";
+  /** A client with no command hooks: the plugin of ours it loads, which runs the hook file's shims (opencode). */
+  plugin?: { source: string; target: string };
   briefing?: "plain" | "additional_context" | "top_level_context";
   /** Text the client puts before the person's prompt, removed before archiving. */
   prompt_prefix?: "hook_context";
@@ -65,7 +67,7 @@ export type Hooks = {
 };
 
 /** The adapted clients, closed: a test table keyed by it misses a client as a type error. */
-export const CLIENT_IDS = ["claude-code", "codex", "gemini", "copilot"] as const;
+export const CLIENT_IDS = ["claude-code", "codex", "gemini", "copilot", "opencode"] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 export type Provider = {

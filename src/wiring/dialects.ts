@@ -2,7 +2,8 @@
  * How a client's hook file holds an event's handlers, one row per dialect: the entry `capture install` writes, the
  * commands an entry runs (what `capture status` looks for), the entry with ours taken out (what `capture uninstall`
  * leaves), and what a file of our own holds besides its hooks. Claude Code, Codex and Gemini nest handlers under a
- * matcher (`nested`); a client whose entries are the handlers themselves, with a command per shell, is `flat`.
+ * matcher (`nested`); a client whose entries are the handlers themselves, with a command per shell, is `flat`; a
+ * file our own plugin reads for a client without command hooks (opencode) is `plugin`.
  */
 import type { HookEvent, Hooks, Provider } from "../providers/index.ts";
 
@@ -69,7 +70,18 @@ const flat: Dialect = {
   ownFile: true,
 };
 
-export const DIALECTS = { nested, flat } as const;
+/** A hook file only our plugin reads (opencode has no command hooks): one command per handler. */
+const plugin: Dialect = {
+  entry(provider, event) {
+    return { type: "command", command: commandOf(provider, event), timeout: provider.hooks.events[event].timeout };
+  },
+  commands: (entry) => flat.commands(entry),
+  without: (entry, ours) => flat.without(entry, ours),
+  skeleton: { version: 1 },
+  ownFile: true,
+};
+
+export const DIALECTS = { nested, flat, plugin } as const;
 
 export const dialectOf = (hooks: Hooks): Dialect => DIALECTS[hooks.dialect ?? "nested"];
 

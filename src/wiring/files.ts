@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { readIfExists } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, providers, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER } from "./shims.ts";
+import { MARKER, wholeFiles } from "./shims.ts";
 import { commandsIn, dialectOf } from "./dialects.ts";
 import { objectAt, readConfig } from "./config.ts";
 import { isOurMcpEntry } from "./mcp-entry.ts";
@@ -13,9 +13,9 @@ const LAYER = [".ai", ".gitignore"];
 
 function clientFiles(root: string, provider: Provider & { hooks: Hooks }): string[] {
   const h = provider.hooks;
-  const shims = HOOK_EVENTS.map((e) => h.events[e].shim).filter((rel) =>
-    (readIfExists(join(root, rel)) ?? "").includes(MARKER),
-  );
+  const shims = wholeFiles(provider)
+    .map((f) => f.rel)
+    .filter((rel) => (readIfExists(join(root, rel)) ?? "").includes(MARKER));
   if (shims.length === 0) return [];
   const config = readConfig(root, h.config);
   const names =

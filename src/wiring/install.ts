@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER, settingsEntry, shimText } from "./shims.ts";
+import { MARKER, settingsEntry, wholeFiles } from "./shims.ts";
 import { commandsIn, dialectOf, DIALECTS } from "./dialects.ts";
 import { editJson, freshJson, type JsonEdit } from "./json-edit.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
@@ -278,10 +278,7 @@ export async function install(
   for (const rel of [provider.hooks.config, ...(m ? [m.config] : []), ...(m?.approval ? [LOCAL_SETTINGS] : [])])
     configToChange(ws.position.worktree, rel, "capture install");
   const report: InstallReport = { lines: [], missing: [] };
-  for (const event of HOOK_EVENTS) {
-    const row = provider.hooks.events[event as HookEvent];
-    report.lines.push(converge(ws.position.worktree, row.shim, shimText(provider, event), 0o755));
-  }
+  for (const f of wholeFiles(provider)) report.lines.push(converge(ws.position.worktree, f.rel, f.text(), f.mode));
   const policy = await ws.policy().catch(() => undefined);
   installMods(ws, provider, policy?.policy, report);
   settingsFile(ws, provider, options.merge, report);

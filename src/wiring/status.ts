@@ -12,7 +12,7 @@ import { onPath } from "../lib/path.ts";
 import { shellQuoted } from "../lib/shell.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listAssets } from "../assets/index.ts";
+import { listAssets, readAsset } from "../assets/index.ts";
 import { spawnText } from "../lib/spawn.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
@@ -204,6 +204,8 @@ async function hookAspect(
     if (!executable(shim))
       return { state: "named", reason: `${row.shim} is not executable, so the client cannot run it` };
   }
+  const bridge = pluginState(ws.position.worktree, provider);
+  if (bridge) return bridge;
   if (!execute) return { state: "wired", reason: "configured and in place; not executed (--no-verify)" };
   if (!findsBinary(ws.position.worktree))
     return {
@@ -223,7 +225,8 @@ async function hookAspect(
       ? "the installed shim is ours byte for byte, and what it runs archived a synthetic prompt into a throwaway folder"
       : "the installed shims are ours byte for byte, and what the end shim runs answered a synthetic end event as a " +
         "dry run (nothing closed)";
-  return { state: "verified", reason: trust?.pending ? `${proven}; ${trust.reason}` : proven };
+  const bridged = hooks.plugin ? `${proven}; ${hooks.plugin.target}, which runs them, is ours byte for byte` : proven;
+  return { state: "verified", reason: trust?.pending ? `${bridged}; ${trust.reason}` : bridged };
 }
 
 type Stated = Omit<Row, "provider" | "aspect">;
@@ -268,7 +271,30 @@ async function oneMod(
   return { notes: features.map(said).join("") };
 }
 
+/** The plugin a client without command hooks loads to run the shims: missing or changed, nothing runs them. */
+function pluginState(root: string, provider: Provider & { hooks: Hooks }): Stated | undefined {
+  const plugin = provider.hooks.plugin;
+  if (!plugin) return undefined;
+  const text = read(join(root, plugin.target));
+  if (text === undefined)
+    return { state: "named", reason: `${plugin.target} is missing, so nothing runs the shims; run \`majordomus capture install\`` };
+  if (text !== readAsset(plugin.source))
+    return {
+      state: "named",
+      reason: `${plugin.target} differs from this majordomus's copy${text.includes(MARKER) ? " (drift)" : " (not written by majordomus)"}; \`majordomus capture install\` rewrites ours`,
+    };
+  return undefined;
+}
+
 async function modAspect(ws: Workspace, provider: Provider & { hooks: Hooks }): Promise<Stated> {
+  const plugin = provider.hooks.plugin;
+  if (plugin)
+    return (
+      pluginState(ws.position.worktree, provider) ?? {
+        state: "wired",
+        reason: `${plugin.target} is identical to this majordomus's copy; ${provider.title} loads it at its next start, so only a client run can verify it`,
+      }
+    );
   const mods = Object.entries(provider.hooks.mods ?? {});
   if (mods.length === 0) return { state: "unadapted", reason: "majordomus ships no mod for this client" };
   const policy = await ws.policy().catch(() => undefined);

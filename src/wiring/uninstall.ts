@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
-import { MARKER } from "./shims.ts";
+import { MARKER, wholeFiles } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { modFiles, removeOurs, type InstallReport } from "./install.ts";
 import { backupOf, originalOf } from "./backups.ts";
@@ -17,8 +17,8 @@ import { editJson, type JsonEdit } from "./json-edit.ts";
 import { withdrawMcp } from "./approve.ts";
 
 function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, report: InstallReport): void {
-  for (const event of HOOK_EVENTS) {
-    const rel = provider.hooks.events[event].shim;
+  const files = wholeFiles(provider).map((f) => f.rel);
+  for (const rel of files) {
     const path = join(ws.position.worktree, rel);
     const text = readIfExists(path);
     if (text === undefined) report.lines.push({ path: rel, action: "not there" });
@@ -29,11 +29,10 @@ function removeShims(ws: Workspace, provider: Provider & { hooks: Hooks }, repor
       report.lines.push({ path: rel, action: "removed" });
     }
   }
-  const dirs = new Set(HOOK_EVENTS.map((e) => dirname(join(ws.position.worktree, provider.hooks.events[e].shim))));
-  for (const dir of dirs) {
-    try {
-      if (readdirSync(dir).length === 0) rmdirSync(dir);
-    } catch {}
+  // Each folder they leave empty goes, and its parent when that is left empty too (`.opencode/` of plugins/).
+  for (const dir of new Set(files.map((rel) => dirname(join(ws.position.worktree, rel))))) {
+    removeIfEmpty(dir, ws.position.worktree);
+    removeIfEmpty(dirname(dir), ws.position.worktree);
   }
 }
 

@@ -15,6 +15,7 @@ export const CLIENTS = {
   codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
   gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
+  opencode: { pkg: "opencode-ai", version: "1.18.33", bin: "opencode" },
 } as const satisfies Record<ClientId, { pkg: string; version: string; bin: string }>;
 
 export type ClientName = keyof typeof CLIENTS;

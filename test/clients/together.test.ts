@@ -20,6 +20,7 @@ const WIRING: Record<ClientId, string[]> = {
   codex: [".codex"],
   gemini: [".gemini"],
   copilot: [".github"],
+  opencode: [".opencode"],
 };
 
 function wired(clients: ClientId[]): Repo {

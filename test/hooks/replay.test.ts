@@ -25,6 +25,8 @@ const CAPTURES: Record<ClientId, { event: (capture: Capture) => unknown }> = {
   codex: { event: named },
   gemini: { event: named },
   copilot: { event: ({ wrapper }) => wrapper._event },
+  // The plugin's payloads do not name their event; the capture does.
+  opencode: { event: ({ wrapper }) => wrapper._event },
 };
 const CLIENTS = CLIENT_IDS;
 

@@ -1,0 +1,141 @@
+// majordomus: keeps the agent's own account across opencode sessions and compactions.
+// Written by `majordomus capture install`; a changed copy is rewritten by the next install, so
+// edit it in the majordomus source, not here.
+//
+// opencode runs no command hooks: this plugin is the bridge. For each client event it runs the
+// shim that `.opencode/majordomus/hooks.json` names for it (only a shim of majordomus's own, in
+// `.opencode/majordomus/`), with the payload on stdin, as Claude Code runs its hooks:
+// - session.created (or the first prompt of a resumed session): the start, whose briefing is added
+//   to the system prompt of each of the session's requests;
+// - chat.message: the prompt, archived; what it answers (a session opened beside) is said once;
+// - experimental.session.compacting: the compaction (a derived checkpoint), then a fresh briefing;
+// - session.deleted and the process's exit: the end (killed outright, no end runs: the episode
+//   stays open until `majordomus recover` or a later start closes it as interrupted).
+// It decides nothing and writes nothing itself: every record is the binary's.
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const HOOKS = ".opencode/majordomus/hooks.json";
+/** The only commands this plugin runs: a shim of majordomus's own, by the project folder's variable. */
+const OURS = /^"\$OPENCODE_PROJECT_DIR"\/\.opencode\/majordomus\/majordomus-[a-z-]+$/;
+const START_WAIT_MS = 20_000;
+
+function commandsFor(root, event) {
+  let file;
+  try {
+    file = JSON.parse(readFileSync(join(root, HOOKS), "utf8"));
+  } catch {
+    return [];
+  }
+  const list = file?.hooks?.[event];
+  return Array.isArray(list)
+    ? list.filter((h) => h?.type === "command" && typeof h.command === "string" && OURS.test(h.command))
+    : [];
+}
+
+const envFor = (root) => ({ ...process.env, OPENCODE_PROJECT_DIR: root });
+
+/** Run one event's shims with the payload; their stdout, joined. Never throws: a hook that fails is skipped. */
+function run(root, event, payload) {
+  return Promise.all(
+    commandsFor(root, event).map(
+      (h) =>
+        new Promise((resolve) => {
+          const child = spawn("sh", ["-c", h.command], { cwd: root, env: envFor(root), stdio: ["pipe", "pipe", "inherit"] });
+          let out = "";
+          const timer = setTimeout(() => child.kill("SIGKILL"), (h.timeout ?? 20) * 1000);
+          child.stdout.on("data", (d) => (out += d));
+          child.on("error", () => resolve(""));
+          child.on("close", () => {
+            clearTimeout(timer);
+            resolve(out.trim());
+          });
+          child.stdin.on("error", () => {});
+          child.stdin.end(JSON.stringify(payload));
+        }),
+    ),
+  ).then((outs) => outs.filter(Boolean).join("\n\n"));
+}
+
+/** The end at the process's exit: the only moment left, so it runs to its end before opencode goes. */
+function runNow(root, event, payload) {
+  for (const h of commandsFor(root, event))
+    spawnSync("sh", ["-c", h.command], {
+      cwd: root,
+      env: envFor(root),
+      input: JSON.stringify(payload),
+      stdio: ["pipe", "ignore", "inherit"],
+      timeout: (h.timeout ?? 10) * 1000,
+    });
+}
+
+const textOf = (parts) =>
+  (parts ?? [])
+    .filter((p) => p?.type === "text" && !p.synthetic && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("\n");
+
+export const Majordomus = async ({ worktree, directory }) => {
+  const root = worktree || directory;
+  /** Per session: its start (a promise of the briefing), notices to say once, and whether it ended. */
+  const sessions = new Map();
+  const session = (id) => {
+    if (!sessions.has(id)) sessions.set(id, { briefing: undefined, notices: [], ended: false });
+    return sessions.get(id);
+  };
+  const start = (id, source) => {
+    const s = session(id);
+    s.briefing ??= run(root, "session.created", { session_id: id, source });
+    return s.briefing;
+  };
+  const end = (id, reason, now) => {
+    const s = sessions.get(id);
+    if (!s || s.ended || !s.briefing) return;
+    s.ended = true;
+    const payload = { session_id: id, reason };
+    return now ? runNow(root, "session.end", payload) : run(root, "session.end", payload);
+  };
+  process.on("exit", () => {
+    for (const id of sessions.keys()) end(id, "exit", true);
+  });
+  const bounded = (p) => Promise.race([p, new Promise((r) => setTimeout(() => r(""), START_WAIT_MS))]);
+
+  return {
+    event: async ({ event }) => {
+      const id = event?.properties?.info?.id ?? event?.properties?.sessionID;
+      if (!id) return;
+      if (event.type === "session.created" && !event.properties.info?.parentID) void start(id, "startup");
+      if (event.type === "session.compacted") {
+        const s = session(id);
+        s.briefing = run(root, "session.created", { session_id: id, source: "compact" });
+      }
+      if (event.type === "session.deleted") await end(id, "deleted", false);
+    },
+    "chat.message": async (input, output) => {
+      const id = input.sessionID;
+      await bounded(start(id, "resume"));
+      const said = await run(root, "chat.message", {
+        session_id: id,
+        prompt: textOf(output.parts),
+        prompt_id: output.message?.id,
+      });
+      if (said) session(id).notices.push(said);
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      const id = input.sessionID;
+      if (!id || !sessions.has(id)) return;
+      const s = sessions.get(id);
+      const briefing = await bounded(s.briefing);
+      if (briefing) output.system.push(briefing);
+      for (const n of s.notices.splice(0)) output.system.push(n);
+    },
+    "experimental.session.compacting": async (input) => {
+      await run(root, "experimental.session.compacting", { session_id: input.sessionID, trigger: "auto" });
+    },
+    // Commands the agent runs (`majordomus handover`) belong to this session's episode.
+    "shell.env": async (input, output) => {
+      if (input.sessionID) output.env.MAJORDOMUS_PROVIDER_SESSION = input.sessionID;
+    },
+  };
+};
