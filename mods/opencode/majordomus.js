@@ -9,6 +9,8 @@
 //   to the system prompt of each of the session's requests;
 // - chat.message: the prompt, archived; what it answers (a session opened beside) is said once;
 // - experimental.session.compacting: the compaction (a derived checkpoint), then a fresh briefing;
+//   with the fresh window on, its answer is the boot (the briefing and the agent's own handover),
+//   which takes the place of opencode's summary in every later request of the session;
 // - session.deleted and the process's exit: the end (killed outright, no end runs: the episode
 //   stays open until `majordomus recover` or a later start closes it as interrupted).
 // It decides nothing and writes nothing itself: every record is the binary's.
@@ -81,7 +83,8 @@ export const Majordomus = async ({ worktree, directory }) => {
   /** Per session: its start (a promise of the briefing), notices to say once, and whether it ended. */
   const sessions = new Map();
   const session = (id) => {
-    if (!sessions.has(id)) sessions.set(id, { briefing: undefined, notices: [], ended: false });
+    if (!sessions.has(id))
+      sessions.set(id, { briefing: undefined, notices: [], ended: false, boot: undefined, boots: new Map() });
     return sessions.get(id);
   };
   const start = (id, source) => {
@@ -108,7 +111,8 @@ export const Majordomus = async ({ worktree, directory }) => {
       if (event.type === "session.created" && !event.properties.info?.parentID) void start(id, "startup");
       if (event.type === "session.compacted") {
         const s = session(id);
-        s.briefing = run(root, "session.created", { session_id: id, source: "compact" });
+        // A boot carries the briefing; else the window starts from a fresh one.
+        s.briefing = s.boot ? Promise.resolve("") : run(root, "session.created", { session_id: id, source: "compact" });
       }
       if (event.type === "session.deleted") await end(id, "deleted", false);
     },
@@ -130,8 +134,29 @@ export const Majordomus = async ({ worktree, directory }) => {
       if (briefing) output.system.push(briefing);
       for (const n of s.notices.splice(0)) output.system.push(n);
     },
-    "experimental.session.compacting": async (input) => {
-      await run(root, "experimental.session.compacting", { session_id: input.sessionID, trigger: "auto" });
+    "experimental.session.compacting": async (input, output) => {
+      const boot = await run(root, "experimental.session.compacting", { session_id: input.sessionID, trigger: "auto" });
+      if (!boot) return;
+      // The summary opencode asks for is never shown: the boot takes its place.
+      session(input.sessionID).boot = boot;
+      output.prompt = "Reply with the single word: compacted.";
+    },
+    // The boot in the place of the summary: the compaction's own message carries it, the summary says only that.
+    "experimental.chat.messages.transform": async (_input, output) => {
+      const summaries = output.messages.filter((m) => m.info?.role === "assistant" && m.info.summary === true);
+      for (const m of summaries) {
+        const s = sessions.get(m.info.sessionID);
+        if (!s) continue;
+        if (s.boot && m === summaries.at(-1) && !s.boots.has(m.info.id)) {
+          s.boots.set(m.info.id, s.boot);
+          s.boot = undefined;
+        }
+        const boot = s.boots.get(m.info.id);
+        if (!boot) continue;
+        const asked = output.messages.find((u) => u.info?.id === m.info.parentID);
+        if (asked) asked.parts.push({ type: "text", text: boot, synthetic: true, id: `${m.info.id}-boot`, sessionID: m.info.sessionID, messageID: asked.info.id });
+        for (const p of m.parts) if (p.type === "text") p.text = "(The window restarts from the majordomus boot above.)";
+      }
     },
     // Commands the agent runs (`majordomus handover`) belong to this session's episode.
     "shell.env": async (input, output) => {

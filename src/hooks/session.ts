@@ -49,6 +49,14 @@ const compact: Row = {
   // A client whose compaction event fires on every check: a checkpoint only for a compression its transcript shows
   // and none answered yet.
   async answer(ws, d) {
+    if (d.provider.hooks.compaction === "boot") {
+      // The plugin replaces the client's summary with this answer: the fresh window's boot (its own checkpoint).
+      const { windowAnswer } = await import("./window.ts");
+      if ((await windowAnswer(ws, "status", undefined, d.provider)).fresh_window.on) {
+        const booted = await windowAnswer(ws, "boot", "auto", d.provider);
+        if (booted.ok && booted.boot) return { stdout: booted.boot };
+      }
+    }
     if (d.provider.hooks.compaction !== "advisory") return { work: orderOf(d) };
     const { newCompression } = await import("./compression.ts");
     const compressions = newCompression(ws, d.payload, d.providerSession);

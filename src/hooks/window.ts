@@ -4,7 +4,7 @@
  * writes what the compaction hook would have, moves the episode to its next window and answers the boot. A refusal is
  * `ok: false` and the client's own summary runs.
  */
-import { adapted, budgetFor } from "../providers/index.ts";
+import { adapted, budgetFor, type Hooks, type Provider } from "../providers/index.ts";
 import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -40,6 +40,7 @@ export async function windowAnswer(
   ws: Workspace,
   action: WindowAction,
   trigger: string | undefined,
+  provider?: Provider & { hooks: Hooks },
 ): Promise<WindowAnswer> {
   const policy = await ws.policy();
   const grant = await freshWindowGrant(ws, policy);
@@ -76,7 +77,7 @@ export async function windowAnswer(
   const ordinal = await advanceWindow(ws, episode, "fresh_window", trigger);
   if (ordinal === undefined) return refuse(`episode ${episode.session_id} closed while its window was being replaced`);
   const id = windowId(episode, ordinal);
-  const text = await bootText(ws, episode, policy, { id, ordinal, trigger });
+  const text = await bootText(ws, episode, policy, { id, ordinal, trigger }, provider ?? (await adapted("claude-code")));
   return { ...base, window: ordinal, window_id: id, checkpoint, boot: text };
 }
 
@@ -86,12 +87,13 @@ async function bootText(
   episode: OpenEpisode,
   policy: LoadedPolicy,
   window: { id: string; ordinal: number; trigger: string | undefined },
+  provider: Provider & { hooks: Hooks },
 ): Promise<string> {
   const [{ gatherFacts }, { BOOT_NEEDS, boot }] = await Promise.all([
     import("../facts/gather.ts"),
     import("../views/boot.ts"),
   ]);
   const facts = await gatherFacts(ws, BOOT_NEEDS, { episode: { session_id: episode.session_id, kept: true } });
-  const budget = budgetFor((await adapted("claude-code")).hooks, "boot", policy.policy);
+  const budget = budgetFor(provider.hooks, "boot", policy.policy);
   return printable(boot(facts, window, budget).join("\n"));
 }

@@ -38,8 +38,11 @@ export type Hooks = {
   briefing?: "plain" | "additional_context" | "top_level_context";
   /** Text the client puts before the person's prompt, removed before archiving. */
   prompt_prefix?: "hook_context";
-  /** `advisory`: fires on every check, not only on a compaction: no checkpoint is derived from it. */
-  compaction?: "precise" | "advisory";
+  /**
+   * `advisory`: fires on every check, not only on a compaction: no checkpoint is derived from it. `boot`: its answer
+   * replaces the client's summary (our plugin puts it in the summary's place): the fresh window's boot when it is on.
+   */
+  compaction?: "precise" | "advisory" | "boot";
   session_env?: string;
   /** Other clients that run this client's hook file too, each with the variable it sets for those calls. */
   also_run_by?: Record<string, string>;
