@@ -11,8 +11,9 @@
 // - experimental.session.compacting: the compaction (a derived checkpoint), then a fresh briefing;
 //   with the fresh window on, its answer is the boot (the briefing and the agent's own handover),
 //   which takes the place of opencode's summary in every later request of the session;
-// - session.deleted and the process's exit: the end (killed outright, no end runs: the episode
-//   stays open until `majordomus recover` or a later start closes it as interrupted).
+// - session.deleted, and the process's exit or a stopping signal: the end (killed outright with
+//   SIGKILL, no end runs: the episode stays open until `majordomus recover` or a later start
+//   closes it as interrupted).
 // It decides nothing and writes nothing itself: every record is the binary's.
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -99,9 +100,16 @@ export const Majordomus = async ({ worktree, directory }) => {
     const payload = { session_id: id, reason };
     return now ? runNow(root, "session.end", payload) : run(root, "session.end", payload);
   };
-  process.on("exit", () => {
+  const endAll = () => {
     for (const id of sessions.keys()) end(id, "exit", true);
-  });
+  };
+  process.on("exit", endAll);
+  // Stopped by a signal (`opencode serve` under SIGTERM): the ends run first; with no other listener, it then exits.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"])
+    process.on(signal, () => {
+      endAll();
+      if (process.listenerCount(signal) === 1) process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 })[signal]);
+    });
   const bounded = (p) => Promise.race([p, new Promise((r) => setTimeout(() => r(""), START_WAIT_MS))]);
 
   return {
@@ -135,6 +143,8 @@ export const Majordomus = async ({ worktree, directory }) => {
       for (const n of s.notices.splice(0)) output.system.push(n);
     },
     "experimental.session.compacting": async (input, output) => {
+      // A compaction asked of a session this process has not seen a prompt of (`/compact` first) resumes it.
+      await bounded(start(input.sessionID, "resume"));
       const boot = await run(root, "experimental.session.compacting", { session_id: input.sessionID, trigger: "auto" });
       if (!boot) return;
       // The summary opencode asks for is never shown: the boot takes its place.

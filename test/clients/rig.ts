@@ -152,18 +152,24 @@ export class TmuxSession {
    * bytes), removed with the session: nothing is left in the system's temp folder (tmux's default is /tmp/tmux-UID/).
    */
   private readonly socket: string;
-  constructor(rig: ClaudeRig, extra: Record<string, string> = {}) {
+  /** `argv`: the client and its arguments (default: Claude Code with its debug log). */
+  constructor(
+    rig: { folder: string; repo: Repo; env(extra?: Record<string, string>): Record<string, string> },
+    extra: Record<string, string> = {},
+    argv?: string[],
+  ) {
     this.name = `mj-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
     this.socket = join(tmpdir(), `mj-${Math.random().toString(36).slice(2, 8)}.s`);
     // tmux does not pass our environment on: a wrapper script exports the isolated one itself.
     const wrapper = join(rig.folder, `${this.name}.sh`);
     const env = rig.env(extra);
+    const command = argv ?? (rig instanceof ClaudeRig ? [rig.claude, "--debug-file", rig.debugLog] : []);
     const exports = Object.entries(env)
       .map(([k, v]) => `export ${k}=${JSON.stringify(v)}`)
       .join("\n");
     writeFileSync(
       wrapper,
-      `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${JSON.stringify(rig.claude)} --debug-file ${JSON.stringify(rig.debugLog)}\n`,
+      `#!/bin/sh\n${exports}\ncd ${JSON.stringify(rig.repo.dir)}\nexec ${command.map((a) => JSON.stringify(a)).join(" ")}\n`,
       { mode: 0o755 },
     );
     const started = Bun.spawnSync([
