@@ -11,6 +11,8 @@
 // - experimental.session.compacting: the compaction (a derived checkpoint), then a fresh briefing;
 //   with the fresh window on, its answer is the boot (the briefing and the agent's own handover),
 //   which takes the place of opencode's summary in every later request of the session;
+// - session.error: an API error ended the turn (at a 429, a usage or rate limit): a checkpoint at
+//   once, and the next worker is told this session stopped there;
 // - session.deleted, and the process's exit or a stopping signal: the end (killed outright with
 //   SIGKILL, no end runs: the episode stays open until `majordomus recover` or a later start
 //   closes it as interrupted).
@@ -45,7 +47,11 @@ function run(root, event, payload) {
     commandsFor(root, event).map(
       (h) =>
         new Promise((resolve) => {
-          const child = spawn("sh", ["-c", h.command], { cwd: root, env: envFor(root), stdio: ["pipe", "pipe", "inherit"] });
+          const child = spawn("sh", ["-c", h.command], {
+            cwd: root,
+            env: envFor(root),
+            stdio: ["pipe", "pipe", "inherit"],
+          });
           let out = "";
           const timer = setTimeout(() => child.kill("SIGKILL"), (h.timeout ?? 20) * 1000);
           child.stdout.on("data", (d) => (out += d));
@@ -108,7 +114,7 @@ export const Majordomus = async ({ worktree, directory }) => {
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"])
     process.on(signal, () => {
       endAll();
-      if (process.listenerCount(signal) === 1) process.exit(128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 })[signal]);
+      if (process.listenerCount(signal) === 1) process.exit(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal]);
     });
   const bounded = (p) => Promise.race([p, new Promise((r) => setTimeout(() => r(""), START_WAIT_MS))]);
 
@@ -123,6 +129,18 @@ export const Majordomus = async ({ worktree, directory }) => {
         s.briefing = s.boot ? Promise.resolve("") : run(root, "session.created", { session_id: id, source: "compact" });
       }
       if (event.type === "session.deleted") await end(id, "deleted", false);
+      // An API error ended the turn: at a 429 the session stopped at its usage or rate limit.
+      if (event.type === "session.error" && sessions.has(id)) {
+        const error = event.properties.error;
+        const status = error?.data?.statusCode;
+        const name =
+          status === 429
+            ? "rate_limit"
+            : String(error?.name ?? "unknown")
+                .toLowerCase()
+                .replace(/[^a-z0-9_]/g, "_");
+        await run(root, "session.error", { session_id: id, error: name.slice(0, 40) });
+      }
     },
     "chat.message": async (input, output) => {
       const id = input.sessionID;
@@ -164,8 +182,17 @@ export const Majordomus = async ({ worktree, directory }) => {
         const boot = s.boots.get(m.info.id);
         if (!boot) continue;
         const asked = output.messages.find((u) => u.info?.id === m.info.parentID);
-        if (asked) asked.parts.push({ type: "text", text: boot, synthetic: true, id: `${m.info.id}-boot`, sessionID: m.info.sessionID, messageID: asked.info.id });
-        for (const p of m.parts) if (p.type === "text") p.text = "(The window restarts from the majordomus boot above.)";
+        if (asked)
+          asked.parts.push({
+            type: "text",
+            text: boot,
+            synthetic: true,
+            id: `${m.info.id}-boot`,
+            sessionID: m.info.sessionID,
+            messageID: asked.info.id,
+          });
+        for (const p of m.parts)
+          if (p.type === "text") p.text = "(The window restarts from the majordomus boot above.)";
       }
     },
     // Commands the agent runs (`majordomus handover`) belong to this session's episode.

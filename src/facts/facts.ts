@@ -12,7 +12,7 @@ import type { View } from "../records/view.ts";
 import type { Position } from "../repo/where.ts";
 import type { Snapshot } from "../repo/status.ts";
 import type { Task } from "../task/record.ts";
-import type { Live } from "./live.ts";
+import type { Live, Stopped } from "./live.ts";
 import type { Acted } from "../session/closed.ts";
 
 export type RecordFact = {
@@ -29,7 +29,8 @@ export type Facts = {
   at: Date;
   position: Position;
   policy: LoadedPolicy;
-  episode?: { session_id: string; kept: boolean };
+  /** `stopped`: the episode, resumed, had stopped at its usage limit (facts/live.ts Stopped). */
+  episode?: { session_id: string; kept: boolean; stopped?: Pick<Stopped, "stopped_at" | "error" | "checkpoint"> };
   snapshot: Snapshot;
   task?: Task;
   taskProblem?: string;
@@ -44,6 +45,8 @@ export type Facts = {
   checkpoint: RecordFact;
   window?: EpisodeWindow;
   live: Live[];
+  /** Sessions of this checkout stopped at their usage limit, still open (not `live`: not at work). */
+  stopped: Stopped[];
   /** Files of the local half git tracks: a checkout can replace them, so none is believed. */
   untrusted: Untrusted;
 };

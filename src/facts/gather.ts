@@ -18,7 +18,7 @@ import { activeTask, closedBy, type TasksNow } from "../task/record.ts";
 import type { Facts, Need, RecordFact, RecordNeed } from "./facts.ts";
 import { episodeGit, windowOf } from "./episode.ts";
 import { placeWith, tasksHere } from "./place.ts";
-import { liveSessions, type Live } from "./live.ts";
+import { liveSessions, stoppedSessions, type Live } from "./live.ts";
 import type { OpenEpisode } from "../session/store.ts";
 import { actedFor, type Acted } from "../session/closed.ts";
 import { join, relative } from "node:path";
@@ -156,12 +156,18 @@ export async function gatherFacts(ws: Workspace, needs: readonly Need[], options
   const facts = await gatherCore(ws, want, options, asView(ws, want.has("claims")));
   if (!want.has("live")) return facts;
   const own = options.episode?.session_id ?? ws.episodeId;
-  const live = await liveSessions(ws, facts.policy, {
-    except: own,
-    task: facts.task,
-    tracked: new Set(facts.untrusted.files.map((f) => join(ws.position.worktree, f))),
-  });
-  return { ...facts, live, handover: byLive(facts.handover, live), checkpoint: byLive(facts.checkpoint, live) };
+  const tracked = new Set(facts.untrusted.files.map((f) => join(ws.position.worktree, f)));
+  const [live, stopped] = await Promise.all([
+    liveSessions(ws, facts.policy, { except: own, task: facts.task, tracked }),
+    stoppedSessions(ws, own, tracked),
+  ]);
+  return {
+    ...facts,
+    live,
+    stopped,
+    handover: byLive(facts.handover, live),
+    checkpoint: byLive(facts.checkpoint, live),
+  };
 }
 
 type Readings = (policy: LoadedPolicy, now: Now, labelled: Show) => Reading;
@@ -252,6 +258,7 @@ async function gatherCore(ws: Workspace, want: Set<Need>, options: GatherOptions
     checkpoint: await checkpoint,
     window,
     live: [],
+    stopped: [],
     untrusted: {
       dir: relative(p.worktree, local),
       files: [...distrusted.files].map((f) => relative(p.worktree, f)).sort(),

@@ -16,7 +16,15 @@ import { RECORD_KINDS } from "../records/kinds.ts";
 import { otherWorktrees } from "../repo/worktrees.ts";
 import { trackedUnder } from "../repo/tracked.ts";
 import { sameCheckout } from "../repo/where.ts";
-import { episodePath, listOpen, openNames, readEpisode, type OpenEpisode } from "../session/store.ts";
+import {
+  episodePath,
+  listOpen,
+  openNames,
+  readEpisode,
+  readStops,
+  type OpenEpisode,
+  type Stop,
+} from "../session/store.ts";
 import { episodeKey } from "../session/keys.ts";
 import { activeTask, type Task } from "../task/record.ts";
 import type { Workspace } from "../workspace/workspace.ts";
@@ -179,7 +187,8 @@ export async function liveSessions(
     options.task,
     options.tracked ?? new Set(),
     options.except,
-    (e) => sameCheckout(e, ws.position),
+    // A session stopped at its usage limit is not at work: the briefing says it stopped (stoppedSessions).
+    (e) => sameCheckout(e, ws.position) && e.stopped_at === undefined,
   );
   const mine = options.task;
   if (mine && mine.scope.length > 0)
@@ -198,4 +207,25 @@ export async function liveSessions(
       found.push(...(await liveIn(layer, root, window, false, theirs, tracked)));
     }
   return found.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)).slice(0, LIVE_KEPT);
+}
+
+/** A session of this checkout stopped at its usage limit: which client, when, why, its checkpoint then, and whether it ended. */
+export type Stopped = Stop & { ended: boolean };
+
+const STOPPED_KEPT = 5;
+
+/** The stops no later session carried on (session/store.ts readStops) but `except`'s, newest first. */
+export async function stoppedSessions(
+  ws: Workspace,
+  except: string | undefined,
+  tracked: ReadonlySet<string>,
+): Promise<Stopped[]> {
+  const out: Stopped[] = [];
+  for (const s of readStops(ws.layer)) {
+    if (s.session_id === except || tracked.has(s.path)) continue;
+    const open = (await readEpisode(episodePath(ws.layer, episodeKey(s.provider_session)))).episode;
+    const { path: _path, ...stop } = s;
+    out.push({ ...stop, ended: open?.session_id !== s.session_id });
+  }
+  return out.sort((a, b) => (a.stopped_at < b.stopped_at ? 1 : -1)).slice(0, STOPPED_KEPT);
 }

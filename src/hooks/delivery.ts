@@ -54,7 +54,8 @@ export function describeHookCall(
     // No usable session id: no episode can be told apart, so none is opened, closed or written to.
     providerSession: id,
     source: cleanId(pick(payload.data, keys.source)),
-    reason: cleanId(pick(payload.data, keys.reason)),
+    // A turn's stop gives its error as its reason.
+    reason: cleanId(pick(payload.data, event === "limit" ? (keys.error ?? []) : keys.reason)),
     transcript:
       (keys.transcript ? transcriptPath(pick(payload.data, keys.transcript)) : undefined) ??
       transcriptFile(provider.hooks, id),

@@ -75,6 +75,13 @@ export async function capturePrompt(
   const selfTest = Boolean(mode.selfTestDir);
   const fail = (reason: string) => failed(ws, provider, reason, selfTest);
   if (!selfTest) await receipt(ws, provider, providerSession);
+  // A person's next prompt in an episode stopped at its usage limit: it is at work again.
+  if (!selfTest && ws.episode?.stopped_at)
+    await (
+      await import("../lifecycle/window.ts")
+    )
+      .noteStopped(ws, ws.episode, undefined)
+      .catch((err: Error) => log.warn(`the stop was not cleared: ${err.message}`));
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
   const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);

@@ -14,6 +14,8 @@ export const SWITCHES = {
   start: "session.briefing_on_start",
   compact: "session.checkpoint_on_compact",
   end: "session.handover_on_end",
+  // A stop at an API error loses the window as a compaction does: the same switch derives its checkpoint.
+  limit: "session.checkpoint_on_compact",
 } as const satisfies Record<SessionEvent, Exclude<SwitchKey, CredentialKey>>;
 
 export async function failed(

@@ -43,6 +43,7 @@ import {
 } from "./row.ts";
 import { start } from "./start.ts";
 import { end } from "./end.ts";
+import { limit } from "./limit.ts";
 
 const compact: Row = {
   switch: SWITCHES.compact,
@@ -84,7 +85,7 @@ const compact: Row = {
   },
 };
 
-export const SESSION_EVENTS: Record<SessionEvent, Row> = { start, compact, end };
+export const SESSION_EVENTS: Record<SessionEvent, Row> = { start, compact, end, limit };
 
 export const HANDED_EVENTS = Object.keys(SESSION_EVENTS) as SessionEvent[];
 

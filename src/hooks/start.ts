@@ -55,7 +55,9 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
   if (policy && switchOn(policy.policy, SWITCHES.start)) {
     await attempt(ws, d, "the briefing was not composed", async () => {
       facts = await gatherFacts(ws, BRIEFING_NEEDS, {
-        episode: opened ? { session_id: opened.episode.session_id, kept: opened.kept } : undefined,
+        episode: opened
+          ? { session_id: opened.episode.session_id, kept: opened.kept, ...stopOf(opened.episode) }
+          : undefined,
         gitDeadlineMs,
       });
       const made = briefing(facts, budgetFor(d.provider.hooks, HOOKS.start.channel!, policy?.policy));
@@ -149,3 +151,9 @@ export const start: Row = {
     });
   },
 };
+
+/** A resumed episode's stop at its usage limit, as the briefing tells it. */
+function stopOf(e: OpenEpisode): { stopped?: NonNullable<Facts["episode"]>["stopped"] } {
+  if (!e.stopped_at || !e.stopped_error) return {};
+  return { stopped: { stopped_at: e.stopped_at, error: e.stopped_error, checkpoint: e.stopped_checkpoint } };
+}

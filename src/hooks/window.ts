@@ -77,7 +77,13 @@ export async function windowAnswer(
   const ordinal = await advanceWindow(ws, episode, "fresh_window", trigger);
   if (ordinal === undefined) return refuse(`episode ${episode.session_id} closed while its window was being replaced`);
   const id = windowId(episode, ordinal);
-  const text = await bootText(ws, episode, policy, { id, ordinal, trigger }, provider ?? (await adapted("claude-code")));
+  const text = await bootText(
+    ws,
+    episode,
+    policy,
+    { id, ordinal, trigger },
+    provider ?? (await adapted("claude-code")),
+  );
   return { ...base, window: ordinal, window_id: id, checkpoint, boot: text };
 }
 

@@ -29,6 +29,7 @@ import type { Uptake } from "../transcript/uptake.ts";
 import { commitRecord } from "./commit.ts";
 import { consentHere } from "./consent.ts";
 import { episodePath, readEpisode, removeEpisode, type OpenEpisode } from "../session/store.ts";
+import { carriedOn } from "./window.ts";
 import { claimClose, closeLock, inProgress, readClaim, releaseClaim } from "./claim.ts";
 
 export type CloseOptions = {
@@ -181,6 +182,7 @@ export async function writeClose(
         `head: ${ws.position.head}\n- record: ${rel}\n`,
     );
     removeEpisode(ws.layer, key);
+    carriedOn(ws, episode);
     dropNotices(ws.layer, episode.session_id);
     releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };

@@ -8,7 +8,17 @@ import { log } from "../lib/log.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendPrepared, lineMaker } from "../ledger/store.ts";
 import { episodeKey } from "../session/keys.ts";
-import { episodePath, parseEpisode, windowOf, writeEpisode, type OpenEpisode } from "../session/store.ts";
+import {
+  episodePath,
+  parseEpisode,
+  readStops,
+  removeStop,
+  windowOf,
+  writeEpisode,
+  writeStop,
+  type OpenEpisode,
+} from "../session/store.ts";
+import { unlinkQuiet } from "../lib/fsx.ts";
 
 const LOCK_WAIT_MS = 3_000;
 
@@ -82,4 +92,59 @@ export async function noteClient(ws: Workspace, episode: OpenEpisode, note: Clie
   if (!changes(episode, note)) return episode;
   const defined = Object.fromEntries(Object.entries(note).filter(([, v]) => v !== undefined));
   return (await amend(ws, episode, (e) => (changes(e, note) ? { ...e, ...defined } : undefined))) ?? episode;
+}
+
+/** The episode without its stop. */
+function unstopped(e: OpenEpisode): OpenEpisode {
+  const { stopped_at: _at, stopped_error: _error, stopped_checkpoint: _checkpoint, ...kept } = e;
+  return kept;
+}
+
+/**
+ * Stopped at its usage limit (`stop` undefined: at work again, its next prompt): on the open record, for its own
+ * resumed briefing, and in its stop file, which outlives its close for every other session's. A ledger line.
+ */
+export async function noteStopped(
+  ws: Workspace,
+  episode: OpenEpisode,
+  stop: { at: string; error: string; checkpoint?: string } | undefined,
+): Promise<void> {
+  const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
+  if (!stop) {
+    removeStop(ws.layer, key);
+    if (episode.stopped_at !== undefined)
+      await amend(ws, episode, (e) => (e.stopped_at === undefined ? undefined : unstopped(e)));
+    return;
+  }
+  writeStop(ws.layer, key, {
+    session_id: episode.session_id,
+    provider: episode.provider,
+    provider_session: episode.provider_session,
+    stopped_at: stop.at,
+    error: stop.error,
+    ...(stop.checkpoint ? { checkpoint: stop.checkpoint } : {}),
+  });
+  const line = await lineMaker(inEpisode(ws, episode));
+  const marked = (e: OpenEpisode): OpenEpisode => ({
+    ...unstopped(e),
+    stopped_at: stop.at,
+    stopped_error: stop.error,
+    ...(stop.checkpoint ? { stopped_checkpoint: stop.checkpoint } : {}),
+  });
+  await amend(ws, episode, marked, () =>
+    line("session.stopped", {
+      session_id: episode.session_id,
+      provider: episode.provider,
+      provider_session: episode.provider_session,
+      error: stop.error,
+      ...(stop.checkpoint ? { checkpoint: stop.checkpoint } : {}),
+    }),
+  );
+  log.info(`episode ${episode.session_id} stopped at its usage limit (${stop.error})`);
+}
+
+/** A session that opened after another stopped, and ended: it carried that work on, so the stop is told no more. */
+export function carriedOn(ws: Workspace, episode: Pick<OpenEpisode, "session_id" | "opened_at">): void {
+  for (const s of readStops(ws.layer))
+    if (s.session_id !== episode.session_id && s.stopped_at < episode.opened_at) unlinkQuiet(s.path);
 }

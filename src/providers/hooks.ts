@@ -5,7 +5,7 @@
  * both.
  */
 
-export const HOOK_EVENTS = ["prompt", "start", "compact", "end"] as const;
+export const HOOK_EVENTS = ["prompt", "start", "compact", "end", "limit"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export type Channel = "start" | "prompt" | "boot";
@@ -65,7 +65,20 @@ export const HOOKS: Record<HookEvent, HookRow> = {
     gathers: "the episode, its ledger window, the handover's facts (lifecycle/finish.ts)",
     plan: "claim the close; derived checkpoint, continuation record, closed record (lifecycle/close-plan.ts)",
   },
+  // Only for a client that says when an API error ended its turn (a usage or rate limit): the session stays open.
+  limit: {
+    aspect: "session",
+    command: "session",
+    engine: JIT_OFF,
+    startsStatus: false,
+    gathers: "the payload's error, the episode, the checkpoint's facts",
+    plan: "mark the episode stopped at its usage limit (when the error is one); a derived checkpoint at once",
+  },
 };
+
+/** The events a client's table row answers: every one but `limit`, which only some clients fire. */
+export const answered = (hooks: { events: Partial<Record<HookEvent, EventRow>> }): HookEvent[] =>
+  HOOK_EVENTS.filter((e) => hooks.events[e] !== undefined);
 
 export function eventsAnsweredBy(command: HookRow["command"]): HookEvent[] {
   return HOOK_EVENTS.filter((e) => HOOKS[e].command === command);

@@ -8,7 +8,7 @@ import { clientEnv, type EnvName } from "../lib/env.ts";
 export const ASPECTS = ["prompt", "session", "mod", "mcp"] as const;
 export type Aspect = (typeof ASPECTS)[number];
 import type { Channel, EventRow, HookEvent } from "./hooks.ts";
-export { HOOK_EVENTS, type Channel, type EventRow, type HookEvent } from "./hooks.ts";
+export { answered, HOOK_EVENTS, type Channel, type EventRow, type HookEvent } from "./hooks.ts";
 
 export type Capability = { state: "hook" | "none" | "module" | "server"; source: string };
 export type ModRow = {
@@ -56,12 +56,17 @@ export type Hooks = {
     prompt_id: string[];
     prompt_source: string[];
     transcript?: string[];
+    /** The API error that ended a turn (the `limit` event). */
+    error?: string[];
   };
+  /** The errors that mean a usage or rate limit: the episode is marked stopped (hooks/limit.ts). */
+  limit_errors?: string[];
   /** Where the client keeps a session's transcript when no payload names it: a file under its home folder. */
   transcript_file?: { home_env: EnvName; home: string; path: string };
   deliberate_reasons: string[];
   person_sources: string[];
   injected_markers: string[];
+  /** `limit` only for a client that says an API error ended a turn; `answered()` lists the rows there are. */
   events: Record<HookEvent, EventRow>;
   budgets: Partial<Record<Channel, BudgetRow>>;
   end_budget_ms: number;

@@ -32,7 +32,14 @@ export const OPEN_KEYS = [
  * The client's window ordinal, where it keeps its transcript (read only by the history tools), and the processes that
  * started the hook that opened it, so those tools can tell their client from another. All git-ignored.
  */
-export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path", "client_processes"] as const;
+export const OPTIONAL_OPEN_KEYS = [
+  "window",
+  "transcript_path",
+  "client_processes",
+  "stopped_at",
+  "stopped_error",
+  "stopped_checkpoint",
+] as const;
 
 export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> &
   Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
@@ -53,12 +60,72 @@ const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof 
     ["branch", LINE(1024)],
     ["opened_by", LINE(200)],
     ["window", /^\d{1,9}$/],
+    ["stopped_at", /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/],
+    ["stopped_error", /^[a-z][a-z0-9_]{0,39}$/],
+    ["stopped_checkpoint", /^\.ai\/[A-Za-z0-9._/-]{1,300}\.md$/],
   ];
 
 export function windowOf(episode: Pick<OpenEpisode, "window">): number {
   const n = Number(episode.window ?? "0");
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
 }
+
+/**
+ * One small file per episode stopped at its usage limit, named by its key, kept past its close until a later
+ * session of this checkout ends (it carried the work on) or the episode's own next prompt: a start reads this folder.
+ */
+export function stoppedDir(layer: Layer): string {
+  return join(sectionPath(layer, "state"), "sessions-stopped");
+}
+
+export type Stop = {
+  session_id: string;
+  provider: string;
+  provider_session: string;
+  stopped_at: string;
+  error: string;
+  checkpoint?: string;
+};
+
+const STOP_SHAPES: Record<keyof Stop, RegExp> = {
+  session_id: /^s-\d{14}-[0-9a-f]{12}$/,
+  provider: /^[a-z][a-z0-9-]{0,31}$/,
+  provider_session: LINE(256),
+  stopped_at: /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/,
+  error: /^[a-z][a-z0-9_]{0,39}$/,
+  checkpoint: /^\.ai\/[A-Za-z0-9._/-]{1,300}\.md$/,
+};
+
+/** The stops recorded here, each with its file; one not in the shapes above (a stranger's) is skipped. */
+export function readStops(layer: Layer): Array<Stop & { path: string }> {
+  let names: string[];
+  try {
+    names = readdirSync(stoppedDir(layer)).filter((n) => /^[A-Za-z0-9._-]{1,200}\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const path = join(stoppedDir(layer), n);
+    try {
+      const data = JSON.parse(readLayerFile(path, { maxBytes: 4096 })) as Record<string, unknown>;
+      const ok = (Object.keys(STOP_SHAPES) as Array<keyof Stop>).every((k) =>
+        k === "checkpoint" && data[k] === undefined
+          ? true
+          : typeof data[k] === "string" && STOP_SHAPES[k].test(data[k]),
+      );
+      return ok ? [{ ...(data as Stop), path }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+export function writeStop(layer: Layer, key: string, stop: Stop): void {
+  ensureDir(stoppedDir(layer));
+  writeFileAtomic(join(stoppedDir(layer), `${key}.json`), `${JSON.stringify(stop)}\n`, 0o600);
+}
+
+export const removeStop = (layer: Layer, key: string) => unlinkQuiet(join(stoppedDir(layer), `${key}.json`));
 
 export function openDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "sessions-open");

@@ -7,7 +7,7 @@ import type { Facts, Need } from "../facts/facts.ts";
 import { requireNumber } from "../policy/index.ts";
 import { DIVERGENCE_MEANING } from "../records/labels.ts";
 import type { View } from "../records/view.ts";
-import { liveCount, liveLines } from "./live.ts";
+import { liveCount, liveLines, stoppedCount, stoppedLines, stoppedText } from "./live.ts";
 import {
   actedLines,
   claimLines,
@@ -20,7 +20,8 @@ import {
   untrustedLine,
   warnsAgainst,
 } from "./common.ts";
-import { spend, type Cut, type Part, type Quote, type Spent } from "./budget.ts";
+import { closing, cutAtEnd, spend, type Part, type Quote, type Spent } from "./budget.ts";
+export { closing, cutAtEnd } from "./budget.ts";
 import { accountQuote, nextActionQuote } from "./quotes.ts";
 import type { Budget } from "../lib/fit.ts";
 import { capitalized, printable } from "../lib/printable.ts";
@@ -46,7 +47,19 @@ const header: Write = (f) => {
       `Episode ${e ? `${e.session_id} (${e.kept ? "resumed" : "opened now"})` : "(none open)"}, ` +
         `on ${field(p.branch)} at ${p.head.slice(0, 7)}, working tree ${f.snapshot.workingTree}${f.snapshot.why ? ` (${f.snapshot.why})` : ""}.`,
       ...(untrustedLine(f.untrusted) ? [`WARNING: ${untrustedLine(f.untrusted)}`] : []),
+      ...(e?.stopped ? [`This episode ${stoppedText(e.stopped, f.at)}`] : []),
     ],
+  };
+};
+
+const stopped: Write = (f) => {
+  if (f.stopped.length === 0) return undefined;
+  return {
+    lines: stoppedLines(f.stopped, f.at),
+    short: {
+      lines: stoppedCount(f.stopped),
+      cut: { part: "the stopped sessions", what: "counted", command: "majordomus checkpoint --show" },
+    },
   };
 };
 
@@ -231,6 +244,7 @@ export const BRIEFING_PARTS: ReadonlyArray<{
 }> = [
   { id: "header", shown: 0, write: header, required: true },
   { id: "own", worth: 7, shown: 0, write: own },
+  { id: "stopped", worth: 2, shown: 0, write: stopped },
   { id: "live", worth: 2, shown: 5, write: live },
   { id: "task", worth: 3, shown: 3, write: task },
   { id: "questions", worth: 4, shown: 5, write: questions },
@@ -240,17 +254,6 @@ export const BRIEFING_PARTS: ReadonlyArray<{
   { id: "claims", worth: 5, shown: 8, write: claims },
   { id: "footer", worth: 8, shown: 0, write: footer },
 ];
-
-/** One pointer for every part in short or left out: their own lines name their commands; `context` has them all. */
-export function closing(cuts: readonly Cut[], limits: string, notice = false): string {
-  const out = cuts.filter((c) => c.what === "left out").length;
-  const short = cuts.filter((c) => c.what !== "left out").map((c) => c.part);
-  const said = [
-    ...(short.length > 0 ? [`${short.join(", ")} in short, each naming its command`] : []),
-    ...(out > 0 ? [`${out} more part(s) left out: \`majordomus context\` has everything`] : []),
-  ];
-  return notice ? `Besides it: ${said.join("; ")}.` : `(Shortened to fit ${limits}: ${said.join("; ")}.)`;
-}
 
 export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; second?: Quote; order: string[] } {
   // Measured as the client receives it: control characters shown as `\uXXXX`.
@@ -278,8 +281,6 @@ export function briefingParts(f: Facts): { parts: Part[]; quote?: Quote; second?
     order,
   };
 }
-
-export const cutAtEnd = (limits: string) => `(Cut here to fit ${limits}: \`majordomus context\` prints the rest.)`;
 
 /** Fitted to the policy's line budget and, when given, the channel's characters. */
 export function briefing(f: Facts, budget?: Budget): Briefing {

@@ -198,3 +198,16 @@ export function spend(given: readonly Part[], quote: Quote | undefined, rules: R
     withheld: made.lines.length - cut.kept,
   };
 }
+
+/** One pointer for every part in short or left out: their own lines name their commands; `context` has them all. */
+export function closing(cuts: readonly Cut[], limits: string, notice = false): string {
+  const out = cuts.filter((c) => c.what === "left out").length;
+  const short = cuts.filter((c) => c.what !== "left out").map((c) => c.part);
+  const said = [
+    ...(short.length > 0 ? [`${short.join(", ")} in short, each naming its command`] : []),
+    ...(out > 0 ? [`${out} more part(s) left out: \`majordomus context\` has everything`] : []),
+  ];
+  return notice ? `Besides it: ${said.join("; ")}.` : `(Shortened to fit ${limits}: ${said.join("; ")}.)`;
+}
+
+export const cutAtEnd = (limits: string) => `(Cut here to fit ${limits}: \`majordomus context\` prints the rest.)`;

@@ -2,7 +2,7 @@
  * What a session is told of others live beside it: in its briefing when it opens, and at its next prompt when it was
  * already at work. Pure.
  */
-import { LIVE_KEPT, type Live } from "../facts/live.ts";
+import { LIVE_KEPT, type Live, type Stopped } from "../facts/live.ts";
 import { ago } from "../records/labels.ts";
 import type { Notice } from "../session/notices.ts";
 import { field, fields } from "../lib/quote.ts";
@@ -90,3 +90,24 @@ export function noticeLines(notices: readonly Notice[], at: Date, task?: { id: s
   ];
   return lines;
 }
+
+/** A session stopped at its usage limit: when, why, and where its account then is. */
+export const stoppedText = (s: Pick<Stopped, "stopped_at" | "error" | "checkpoint">, at: Date) =>
+  `stopped at its usage limit ${ago(at, s.stopped_at)} (${field(s.error)}); its account then: ` +
+  `${s.checkpoint ? `the checkpoint ${field(s.checkpoint)} (\`majordomus checkpoint --show\`)` : "the records below"}, ` +
+  `and its handover if it wrote one. Carry the work on from there.`;
+
+export const stoppedLines = (stopped: readonly Stopped[], at: Date): string[] => [
+  "",
+  ...stopped.map(
+    (s) =>
+      `STOPPED: ${field(s.provider)} session ${field(s.provider_session)} (episode ${field(s.session_id)}, ` +
+      `${s.ended ? "ended since" : "still open, not at work"}): it ${stoppedText(s, at)}`,
+  ),
+];
+
+export const stoppedCount = (stopped: readonly Stopped[]): string[] => [
+  "",
+  `STOPPED: ${stopped.length} session(s) stopped at a usage limit (${fields(stopped.map((s) => s.provider))}); ` +
+    `\`majordomus checkpoint --show\` shows the newest account.`,
+];

@@ -6,7 +6,7 @@ import { lstatSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { Failure } from "../lib/failure.ts";
 import { readIfExists } from "../lib/fsx.ts";
-import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
+import { answered, type Hooks, type Provider } from "../providers/index.ts";
 
 export function linkOnTheWay(root: string, rel: string): string | undefined {
   const chain: string[] = [];
@@ -30,7 +30,7 @@ export function refuseLinksFor(root: string, provider: Provider & { hooks: Hooks
   const h = provider.hooks;
   const paths = [
     h.config,
-    ...HOOK_EVENTS.map((e) => h.events[e].shim),
+    ...answered(h).map((e) => h.events[e].shim),
     ...(h.mcp ? [h.mcp.config] : []),
     ...Object.values(h.mods ?? {}).map((m) => m.target.replace(/\/$/, "")),
   ];

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readIfExists } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { HOOK_EVENTS, providers, type Hooks, type Provider } from "../providers/index.ts";
+import { answered, providers, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, wholeFiles } from "./shims.ts";
 import { commandsIn, dialectOf } from "./dialects.ts";
 import { objectAt, readConfig } from "./config.ts";
@@ -20,7 +20,7 @@ function clientFiles(root: string, provider: Provider & { hooks: Hooks }): strin
   const config = readConfig(root, h.config);
   const names =
     config.state === "object" &&
-    HOOK_EVENTS.some((e) =>
+    answered(h).some((e) =>
       commandsIn(config.data, h.events[e].event, dialectOf(h)).some((c) => c.includes(h.events[e].shim)),
     );
   const mods = Object.values(h.mods ?? {})

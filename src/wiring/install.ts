@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { dirname, join } from "node:path";
 import { ensureDir, readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { HOOK_EVENTS, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
+import { answered, type HookEvent, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, settingsEntry, wholeFiles } from "./shims.ts";
 import { commandsIn, dialectOf, DIALECTS } from "./dialects.ts";
 import { editJson, freshJson, type JsonEdit } from "./json-edit.ts";
@@ -46,17 +46,20 @@ function converge(root: string, rel: string, content: string, mode: number): Lin
 function missingHooks(settings: Record<string, unknown>, provider: Provider & { hooks: Hooks }): HookEvent[] {
   const { events } = provider.hooks;
   const dialect = dialectOf(provider.hooks);
-  return HOOK_EVENTS.filter(
+  return answered(provider.hooks).filter(
     (e) => !commandsIn(settings, events[e].event, dialect).some((c) => c.includes(events[e].shim)),
   );
 }
 
 function freshSettings(provider: Provider & { hooks: Hooks }, path: string, rel: string): Line {
   const hooks: Record<string, unknown[]> = {};
-  for (const event of HOOK_EVENTS) hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
+  for (const event of answered(provider.hooks))
+    hooks[provider.hooks.events[event].event] = [settingsEntry(provider, event)];
   ensureDir(dirname(path));
   writeFileAtomic(path, freshJson({ ...dialectOf(provider.hooks).skeleton, hooks }), 0o644);
-  const names = HOOK_EVENTS.map((e) => provider.hooks.events[e].event).join(", ");
+  const names = answered(provider.hooks)
+    .map((e) => provider.hooks.events[e].event)
+    .join(", ");
   return { path: rel, action: "written", note: `with the ${names} hooks` };
 }
 
@@ -82,7 +85,7 @@ function addOurs(
  */
 function staleMatchers(settings: Record<string, unknown>, provider: Provider & { hooks: Hooks }): JsonEdit[] {
   if (provider.hooks.matcher !== undefined || dialectOf(provider.hooks) !== DIALECTS.nested) return [];
-  const ours = (c: string) => HOOK_EVENTS.some((e) => c.includes(provider.hooks.events[e].shim));
+  const ours = (c: string) => answered(provider.hooks).some((e) => c.includes(provider.hooks.events[e].shim));
   const edits: JsonEdit[] = [];
   for (const [name, list] of Object.entries(objectAt(settings, "hooks") ?? {})) {
     if (!Array.isArray(list)) continue;

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
+import { answered, type Hooks, type Provider } from "../providers/index.ts";
 import { settingsEntry } from "./shims.ts";
 import { dialectOf } from "./dialects.ts";
 import { objectAt } from "./config.ts";
@@ -10,7 +10,10 @@ import { objectAt } from "./config.ts";
 /** The entries of a hook file of our own that are not ours, as `event: command` (a stranger's, planted in it). */
 export function foreignEntries(settings: Record<string, unknown>, provider: Provider & { hooks: Hooks }): string[] {
   const dialect = dialectOf(provider.hooks);
-  const ours = HOOK_EVENTS.map((e) => ({ event: provider.hooks.events[e].event, entry: settingsEntry(provider, e) }));
+  const ours = answered(provider.hooks).map((e) => ({
+    event: provider.hooks.events[e].event,
+    entry: settingsEntry(provider, e),
+  }));
   return Object.entries(objectAt(settings, "hooks") ?? {}).flatMap(([event, list]) =>
     (Array.isArray(list) ? list : [list])
       .filter((entry) => !ours.some((o) => o.event === event && isDeepStrictEqual(o.entry, entry)))

@@ -8,7 +8,7 @@ import { TRACKED_ARGS } from "../repo/tracked.ts";
 import { NO_PROGRAMS } from "../repo/git.ts";
 import { dialectOf } from "./dialects.ts";
 import { readAsset } from "../assets/index.ts";
-import { HOOK_EVENTS } from "../providers/hooks.ts";
+import { answered } from "../providers/hooks.ts";
 
 export { commandsIn } from "./dialects.ts";
 
@@ -118,10 +118,16 @@ export function settingsEntry(provider: Provider & { hooks: Hooks }, event: Hook
 }
 
 /** The files install writes whole and owns by MARKER: each event's shim, and the plugin a client without hooks loads. */
-export function wholeFiles(provider: Provider & { hooks: Hooks }): Array<{ rel: string; text: () => string; mode: number }> {
+export function wholeFiles(
+  provider: Provider & { hooks: Hooks },
+): Array<{ rel: string; text: () => string; mode: number }> {
   const plugin = provider.hooks.plugin;
   return [
-    ...HOOK_EVENTS.map((e) => ({ rel: provider.hooks.events[e].shim, text: () => shimText(provider, e), mode: 0o755 })),
+    ...answered(provider.hooks).map((e) => ({
+      rel: provider.hooks.events[e].shim,
+      text: () => shimText(provider, e),
+      mode: 0o755,
+    })),
     ...(plugin ? [{ rel: plugin.target, text: () => readAsset(plugin.source), mode: 0o644 }] : []),
   ];
 }

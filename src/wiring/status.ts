@@ -17,7 +17,7 @@ import { spawnText } from "../lib/spawn.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { consents, type CredentialKey, type LoadedPolicy } from "../policy/index.ts";
 import { consentHere } from "../lifecycle/consent.ts";
-import { eventsOf } from "../providers/hooks.ts";
+import { answered, eventsOf } from "../providers/hooks.ts";
 import {
   ASPECTS,
   providers,
@@ -170,7 +170,7 @@ async function hookAspect(
         `write (${foreign.join("; ")}); nothing in it was run, and ${provider.title} should not be trusted here ` +
         `until they are gone`,
     };
-  for (const event of ASPECT_EVENTS[aspect]) {
+  for (const event of ASPECT_EVENTS[aspect].filter((e) => answered(hooks).includes(e))) {
     const row = hooks.events[event];
     const commands = commandsIn(settings, row.event, dialectOf(hooks));
     if (commands.length === 0)
@@ -277,7 +277,10 @@ function pluginState(root: string, provider: Provider & { hooks: Hooks }): State
   if (!plugin) return undefined;
   const text = read(join(root, plugin.target));
   if (text === undefined)
-    return { state: "named", reason: `${plugin.target} is missing, so nothing runs the shims; run \`majordomus capture install\`` };
+    return {
+      state: "named",
+      reason: `${plugin.target} is missing, so nothing runs the shims; run \`majordomus capture install\``,
+    };
   if (text !== readAsset(plugin.source))
     return {
       state: "named",

@@ -7,7 +7,7 @@ import { readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readIfExists, writeFileAtomic } from "../lib/fsx.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { HOOK_EVENTS, type Hooks, type Provider } from "../providers/index.ts";
+import { answered, type Hooks, type Provider } from "../providers/index.ts";
 import { MARKER, wholeFiles } from "./shims.ts";
 import { configToChange, objectAt, refuseLinksFor } from "./config.ts";
 import { modFiles, removeOurs, type InstallReport } from "./install.ts";
@@ -60,7 +60,9 @@ function restored(ws: Workspace, rel: string, report: InstallReport, what: strin
 }
 
 function oursIn(provider: Provider & { hooks: Hooks }, command: unknown): boolean {
-  return typeof command === "string" && HOOK_EVENTS.some((e) => command.includes(provider.hooks.events[e].shim));
+  return (
+    typeof command === "string" && answered(provider.hooks).some((e) => command.includes(provider.hooks.events[e].shim))
+  );
 }
 
 /** The edits that take our handlers out of the hook file, last index first so each path still names its entry. */

@@ -16,7 +16,7 @@ export type Received = {
 /** A tool call the mock makes instead of answering in text (the client runs it and asks again with its result). */
 export type ToolCall = { name: string; input: Record<string, unknown> };
 /** An API error the mock answers with instead (a 400 `prompt is too long`, say). */
-export type MockError = { status: number; type: string; message: string };
+export type MockError = { status: number; type: string; message: string; headers?: Record<string, string> };
 export type MockOptions = {
   inputTokens?: (request: Received, index: number) => number;
   reply?: (request: Received) => string;
@@ -119,7 +119,7 @@ export function startMock(options: MockOptions = {}): Mock {
       if (failure)
         return Response.json(
           { type: "error", error: { type: failure.type, message: failure.message } },
-          { status: failure.status },
+          { status: failure.status, headers: failure.headers ?? {} },
         );
       const summary = asksForSummary(received);
       const text = summary

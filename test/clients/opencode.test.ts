@@ -201,4 +201,51 @@ describe.skipIf(!ENABLED)("opencode 1.18.33 against the mock API", () => {
     },
     TIMEOUT,
   );
+
+  test(
+    "a usage limit: Claude Code hits a 429 after a tool call changed a file; the stop and its checkpoint are recorded before it exits, and opencode started next is told, with the checkpoint",
+    async () => {
+      let wrote = false;
+      using claude = new ClaudeRig({
+        mock: {
+          tool: (r) =>
+            !wrote && offers(r, "Write")
+              ? ((wrote = true),
+                { name: "Write", input: { file_path: `${claude.project}/src/ini.ts`, content: "x\n" } })
+              : undefined,
+          error: (r) =>
+            wrote && JSON.stringify(r.body?.messages ?? []).includes("tool_result")
+              ? {
+                  status: 429,
+                  type: "rate_limit_error",
+                  message: "usage limit reached",
+                  headers: { "retry-after": "3600", "anthropic-ratelimit-unified-status": "rejected" },
+                }
+              : undefined,
+        },
+      });
+      claude.trust();
+      const stopped = await claude.run(["-p", "go on", "--allowedTools", "Write"]);
+      expect(stopped.status).toBe(1);
+      const lines = ledger(claude.repo);
+      const at = (match: (l: Record<string, unknown>) => boolean) => lines.findIndex(match);
+      const stop = lines[at((l) => l.event === "session.stopped")]!;
+      expect(stop).toMatchObject({ provider: "claude-code", error: "rate_limit" });
+      // Recorded in the StopFailure hook, before the end the exit brought.
+      expect(at((l) => l.event === "session.stopped")).toBeLessThan(
+        at((l) => l.event === "provider.event.received" && l.provider_event === "end"),
+      );
+      const checkpoint = String(stop.checkpoint);
+      expect(readFileSync(claude.repo.path(checkpoint), "utf8")).toContain("src/ini.ts");
+
+      using oc = new OpencodeRig({ repo: claude.repo });
+      expect((await oc.run(["run", "what next?"])).status).toBe(0);
+      const told = oc.mock.requests.filter((r) => offers(r, "write")).at(-1)!.text;
+      expect(told).toMatch(
+        /STOPPED: claude-code session \S+ \(episode s-\S+, ended since\): it stopped at its usage limit (just now|\d+m ago) \(rate_limit\)/,
+      );
+      expect(told).toContain(`its account then: the checkpoint ${checkpoint}`);
+    },
+    TIMEOUT,
+  );
 });

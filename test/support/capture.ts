@@ -12,6 +12,7 @@ export const SHIMS = {
   start: ".claude/hooks/majordomus-session-start",
   compact: ".claude/hooks/majordomus-session-compact",
   end: ".claude/hooks/majordomus-session-end",
+  limit: ".claude/hooks/majordomus-session-limit",
 } as const;
 
 /** The environment a shim sees: majordomus on PATH, as an adopter who installed the binary has it. */

@@ -39,6 +39,7 @@ export function facts(over: Partial<Facts> = {}): Facts {
     handover: { skipped: 0 },
     checkpoint: { skipped: 0 },
     live: [],
+    stopped: [],
     untrusted: { dir: ".ai/local", files: [] },
     ...over,
   };

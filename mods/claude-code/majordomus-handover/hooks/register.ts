@@ -432,7 +432,9 @@ async function measured(
     s.asked = true;
     s.warned = true;
     s.warnPending = false;
-    $.ui.toast(`context ${wayThere(tokens, s.threshold.tokens)}% of the way to compaction: asking for a majordomus handover`);
+    $.ui.toast(
+      `context ${wayThere(tokens, s.threshold.tokens)}% of the way to compaction: asking for a majordomus handover`,
+    );
     void $.prompt.submit({ text: request(tokens, s.threshold.tokens) });
   }
 }
