@@ -248,4 +248,36 @@ describe.skipIf(!ENABLED)("opencode 1.18.33 against the mock API", () => {
     },
     TIMEOUT,
   );
+
+  test(
+    "a usage limit in opencode: its session.error at a 429 (after opencode's own retries) marks the stop, and Claude Code started next is told",
+    async () => {
+      using oc = new OpencodeRig({
+        mock: {
+          error: (r) =>
+            offers(r, "write")
+              ? {
+                  status: 429,
+                  type: "rate_limit_error",
+                  message: "usage limit reached",
+                  // opencode retries a 429 itself: told to retry at once, it gives up within seconds.
+                  headers: { "anthropic-ratelimit-unified-status": "rejected", "retry-after-ms": "10" },
+                }
+              : undefined,
+        },
+      });
+      expect((await oc.run(["run", "say ok"])).timedOut).toBe(false);
+      expect(ledger(oc.repo).find((l) => l.event === "session.stopped")).toMatchObject({
+        provider: "opencode",
+        error: "rate_limit",
+      });
+      using claude = new ClaudeRig({ repo: oc.repo, wire: true });
+      claude.trust();
+      expect((await claude.run(["-p", "what next?"])).status).toBe(0);
+      expect(claude.mock.messages()[0]!.text).toMatch(
+        /STOPPED: opencode session ses_\S+ \(episode s-\S+, ended since\): it stopped at its usage limit/,
+      );
+    },
+    TIMEOUT,
+  );
 });
