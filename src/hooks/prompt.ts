@@ -64,6 +64,15 @@ async function failed(ws: Workspace, provider: Provider, reason: string, selfTes
   return { status: "failed", why };
 }
 
+/** A person's next prompt in an episode stopped at its usage limit: it is at work again. */
+async function atWorkAgain(ws: Workspace): Promise<void> {
+  if (!ws.episode?.stopped_at) return;
+  const { noteStopped } = await import("../lifecycle/window.ts");
+  await noteStopped(ws, ws.episode, undefined).catch((err: Error) =>
+    log.warn(`the stop was not cleared: ${err.message}`),
+  );
+}
+
 export async function capturePrompt(
   ws: Workspace,
   provider: Provider & { hooks: Hooks },
@@ -74,14 +83,7 @@ export async function capturePrompt(
   const providerSession = payloadSession(provider, payload);
   const selfTest = Boolean(mode.selfTestDir);
   const fail = (reason: string) => failed(ws, provider, reason, selfTest);
-  if (!selfTest) await receipt(ws, provider, providerSession);
-  // A person's next prompt in an episode stopped at its usage limit: it is at work again.
-  if (!selfTest && ws.episode?.stopped_at)
-    await (
-      await import("../lifecycle/window.ts")
-    )
-      .noteStopped(ws, ws.episode, undefined)
-      .catch((err: Error) => log.warn(`the stop was not cleared: ${err.message}`));
+  if (!selfTest) await Promise.all([receipt(ws, provider, providerSession), atWorkAgain(ws)]);
   if (payload.problem || !payload.data) return fail(payload.problem ?? "no payload on stdin; nothing captured");
   const sent = keys.prompt_text.map((k) => payload.data![k]).find((v) => typeof v === "string") as string | undefined;
   const raw = sent === undefined ? undefined : personsPrompt(provider, sent);

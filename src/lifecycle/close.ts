@@ -165,11 +165,7 @@ export async function writeClose(
     const name = existing ?? fresh;
     const rel = relative(ws.position.worktree, join(dir, name));
     if (!existing && !publishNew(join(dir, fresh), renderRecord(window, closing, body), 0o644, { tempDir: state }))
-      throw new Failure(
-        "internal",
-        `${rel} already exists`,
-        "this should be impossible: the name carries the episode id",
-      );
+      throw new Failure("internal", `${rel} already exists`, "impossible: the name carries the episode id");
     if (!existing || !closedInLedger(ws.ledger.path, episode.session_id))
       appendPrepared(
         inEpisode(ws, episode),

@@ -62,7 +62,7 @@ const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof 
     ["window", /^\d{1,9}$/],
     ["stopped_at", /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/],
     ["stopped_error", /^[a-z][a-z0-9_]{0,39}$/],
-    ["stopped_checkpoint", /^\.ai\/[A-Za-z0-9._/-]{1,300}\.md$/],
+    ["stopped_checkpoint", /^\.ai\/[A-Za-z0-9._/-]{1,512}\.md$/],
   ];
 
 export function windowOf(episode: Pick<OpenEpisode, "window">): number {
@@ -93,7 +93,7 @@ const STOP_SHAPES: Record<keyof Stop, RegExp> = {
   provider_session: LINE(256),
   stopped_at: /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/,
   error: /^[a-z][a-z0-9_]{0,39}$/,
-  checkpoint: /^\.ai\/[A-Za-z0-9._/-]{1,300}\.md$/,
+  checkpoint: /^\.ai\/[A-Za-z0-9._/-]{1,512}\.md$/,
 };
 
 /** The stops recorded here, each with its file; one not in the shapes above (a stranger's) is skipped. */

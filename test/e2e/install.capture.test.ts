@@ -30,7 +30,7 @@ function statusOf(repo: ReturnType<typeof layered>, env = hookEnv()) {
 }
 
 describe("capture install", () => {
-  test("writes four executable shims, the settings file and the mod; a second run says already present for everything", () => {
+  test("writes five executable shims, the settings file and the mod; a second run says already present for everything", () => {
     using repo = layered();
     const first = ok(repo.mj(["capture", "install"]));
     for (const shim of Object.values(SHIMS)) {
@@ -39,7 +39,13 @@ describe("capture install", () => {
       expect(first.stdout).toContain(`written          ${shim}`);
     }
     const settings = JSON.parse(readFileSync(repo.path(".claude/settings.json"), "utf8"));
-    expect(Object.keys(settings.hooks)).toEqual(["UserPromptSubmit", "SessionStart", "PreCompact", "SessionEnd"]);
+    expect(Object.keys(settings.hooks)).toEqual([
+      "UserPromptSubmit",
+      "SessionStart",
+      "PreCompact",
+      "SessionEnd",
+      "StopFailure",
+    ]);
     expect(settings.hooks.SessionEnd[0].hooks[0]).toEqual({
       type: "command",
       command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/majordomus-session-end',
@@ -180,7 +186,7 @@ describe("capture install", () => {
     now.hooks.Stop = [{ matcher: "", hooks: [{ type: "command", command: "echo mine" }] }];
     writeFileSync(path, JSON.stringify(now, null, 2));
     const run = ok(repo.mj(["capture", "install"]));
-    expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — our 4 hook entries lost their empty matcher/m);
+    expect(run.stdout).toMatch(/^rewritten +\.claude\/settings\.json — our 5 hook entries lost their empty matcher/m);
     const after = JSON.parse(readFileSync(path, "utf8"));
     for (const [event, list] of Object.entries(after.hooks) as Array<[string, Array<Record<string, unknown>>]>)
       for (const entry of list) expect(`${event} ${"matcher" in entry}`).toBe(`${event} ${event === "Stop"}`);
@@ -366,7 +372,7 @@ describe("capture uninstall", () => {
     writeFileSync(repo.path(".claude/settings.json"), JSON.stringify({ ...changed, theme: "dark" }));
     const run = ok(repo.mj(["capture", "uninstall"]));
     expect(run.stdout).toMatch(
-      /^rewritten +\.claude\/settings\.json — removed the 4 majordomus hook\(s\); every other line kept as it was/m,
+      /^rewritten +\.claude\/settings\.json — removed the 5 majordomus hook\(s\); every other line kept as it was/m,
     );
     expect(run.stdout).toMatch(/^removed +\.claude\/hooks\/majordomus-session-start/m);
     expect(run.stdout).toContain(`files not ours were left: ${MOD}/my-extra.md`);
@@ -394,7 +400,7 @@ describe("capture uninstall", () => {
     ok(repo.mj(["capture", "install"]));
     writeFileSync(repo.path(SHIMS.prompt), "#!/bin/sh\n# my own now\n", { mode: 0o755 });
     const run = ok(repo.mj(["capture", "uninstall", "--provider", "claude-code"]));
-    expect(run.stdout).toContain("removed          .claude/settings.json — it held only the 4 majordomus hook(s)");
+    expect(run.stdout).toContain("removed          .claude/settings.json — it held only the 5 majordomus hook(s)");
     expect(run.stdout).toContain("left alone       .claude/hooks/majordomus-capture — not written by majordomus");
     // No empty folder is left where the mod was.
     expect(existsSync(repo.path(".claude/skills"))).toBe(false);

@@ -12,7 +12,8 @@ const START = fixture("SessionStart-startup.json");
 const END = fixture("SessionEnd-other.json");
 const PROMPT = fixture("UserPromptSubmit-print.json");
 
-const start = (repo: Repo, id: string, source = "startup") => fire(repo, "start", { ...START, session_id: id, source }).stdout;
+const start = (repo: Repo, id: string, source = "startup") =>
+  fire(repo, "start", { ...START, session_id: id, source }).stdout;
 const stops = (repo: Repo) =>
   existsSync(repo.path(".ai/local/state/sessions-stopped"))
     ? readdirSync(repo.path(".ai/local/state/sessions-stopped"))
