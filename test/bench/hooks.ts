@@ -227,7 +227,7 @@ export function floorShim(dir: string, shim: string, floor: string, mode: string
  * Gemini with $GEMINI_PROJECT_DIR replaced by the shell-quoted folder, as Gemini does), into the same
  * shims and binary as Claude Code's. One row per hook, for the large repository.
  */
-type Entry = { hooks?: Array<{ command: string }>; bash?: string };
+type Entry = { hooks?: Array<{ command: string }>; bash?: string; command?: string };
 const nested = (e: Entry) => e.hooks![0]!.command;
 const CLIENTS = {
   codex: {
@@ -258,6 +258,21 @@ const CLIENTS = {
     prompt: () => ({ prompt: "say ok" }),
     command: (e: Entry) => e.bash!,
   },
+  // opencode's hooks are our plugin's: it runs each command its hook file names, with the project folder exported.
+  opencode: {
+    folder: ".opencode",
+    config: ".opencode/majordomus/hooks.json",
+    events: {
+      prompt: "chat.message",
+      start: "session.created",
+      compact: "experimental.session.compacting",
+      end: "session.end",
+    },
+    endReason: "exit",
+    session: "session_id",
+    prompt: (n: number) => ({ prompt: "say ok", prompt_id: `msg_${n}` }),
+    command: (e: Entry) => e.command!,
+  },
 } as const;
 
 function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
@@ -272,7 +287,7 @@ function clientRows(client: keyof typeof CLIENTS, dir: string): Row[] {
     "-c",
     c.command(config.hooks[event]![0]!).replaceAll("$GEMINI_PROJECT_DIR", quoted),
   ];
-  const hookEnv = { ...env, COPILOT_PROJECT_DIR: dir };
+  const hookEnv = { ...env, COPILOT_PROJECT_DIR: dir, OPENCODE_PROJECT_DIR: dir };
   const id = (session: string) => ({ [c.session]: session });
   const start = (session: string) =>
     spawnSync("bash", command(c.events.start).slice(1), {
@@ -439,6 +454,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
     ...clientRows("copilot", large),
+    ...clientRows("opencode", large),
   ];
   const results = measure(rows, runs, 3);
   const base = results[0]!;
@@ -525,6 +541,7 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     ["codex", "Codex CLI"],
     ["gemini", "Gemini CLI"],
     ["copilot", "GitHub Copilot CLI"],
+    ["opencode", "opencode (through its plugin)"],
   ] as const) {
     out.push(
       "",

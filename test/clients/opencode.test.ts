@@ -5,7 +5,7 @@
 // answers an automatic compaction and one asked of opencode's server (what the TUI's /compact calls)
 // with the boot; a handover written in opencode is briefed to Claude Code and back, labelled.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { closedTexts, ledger, ok } from "../support/layered.ts";
 import { statusRow } from "../support/capture.ts";
 import type { ToolCall } from "./mock-anthropic.ts";
@@ -277,6 +277,47 @@ describe.skipIf(!ENABLED)("opencode 1.18.33 against the mock API", () => {
       expect(claude.mock.messages()[0]!.text).toMatch(
         /STOPPED: opencode session ses_\S+ \(episode s-\S+, ended since\): it stopped at its usage limit/,
       );
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "the person's own opencode.json and plugin: untouched by install and uninstall, loaded beside ours, and still loaded once ours is gone",
+    async () => {
+      using rig = new OpencodeRig({ install: false });
+      const plugin =
+        'export const Mine = async () => ({\n  "experimental.chat.system.transform": async (_i, o) => {\n    o.system.push("MY OWN PLUGIN SPEAKS");\n  },\n});\n';
+      const config = '{\n  // mine\n  "autoupdate": false,\n  "share": "disabled"\n}\n';
+      mkdirSync(rig.repo.path(".opencode/plugins"), { recursive: true });
+      writeFileSync(rig.repo.path(".opencode/plugins/mine.js"), plugin);
+      writeFileSync(rig.repo.path("opencode.json"), config);
+      rig.repo.git("add", ".opencode", "opencode.json");
+      rig.repo.git("commit", "-q", "-m", "My opencode setup");
+      const installed = ok(rig.repo.mj(["capture", "install", "--provider", "opencode"], { env: rig.env() }));
+      expect(installed.stderr).toContain(".opencode/plugins/majordomus.js");
+      const same = () => {
+        expect(readFileSync(rig.repo.path(".opencode/plugins/mine.js"), "utf8")).toBe(plugin);
+        expect(readFileSync(rig.repo.path("opencode.json"), "utf8")).toBe(config);
+      };
+      same();
+      expect((await rig.run(["run", "say ok"])).status).toBe(0);
+      const both = rig.mock.requests.filter((r) => offers(r, "write")).at(-1)!.text;
+      expect(both).toContain("MY OWN PLUGIN SPEAKS");
+      expect(both).toContain(HEADING);
+
+      // opencode itself adds a "$schema" to the project's opencode.json as it runs: what uninstall must keep is that.
+      const theirs = readFileSync(rig.repo.path("opencode.json"), "utf8");
+      const removed = ok(rig.repo.mj(["capture", "uninstall", "--provider", "opencode"], { env: rig.env() }));
+      expect(removed.stdout).toMatch(/^removed +\.opencode\/plugins\/majordomus\.js$/m);
+      expect(readFileSync(rig.repo.path(".opencode/plugins/mine.js"), "utf8")).toBe(plugin);
+      expect(readFileSync(rig.repo.path("opencode.json"), "utf8")).toBe(theirs);
+      // (opencode keeps a package.json and node_modules of its own there.)
+      expect(readdirSync(rig.repo.path(".opencode"))).not.toContain("majordomus");
+      expect(readdirSync(rig.repo.path(".opencode/plugins"))).toEqual(["mine.js"]);
+      expect((await rig.run(["run", "say ok"])).status).toBe(0);
+      const mine = rig.mock.requests.filter((r) => offers(r, "write")).at(-1)!.text;
+      expect(mine).toContain("MY OWN PLUGIN SPEAKS");
+      expect(mine).not.toContain(HEADING);
     },
     TIMEOUT,
   );
