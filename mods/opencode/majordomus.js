@@ -19,12 +19,15 @@
 // It decides nothing and writes nothing itself: every record is the binary's.
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 
 const HOOKS = ".opencode/majordomus/hooks.json";
 /** The only commands this plugin runs: a shim of majordomus's own, by the project folder's variable. */
 const OURS = /^"\$OPENCODE_PROJECT_DIR"\/\.opencode\/majordomus\/majordomus-[a-z-]+$/;
 const START_WAIT_MS = 20_000;
+/** opencode's own store of the session (read-only by majordomus at the end: what the agent did of its handover). */
+const STORE = join(process.env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "opencode", "opencode.db");
 
 function commandsFor(root, event) {
   let file;
@@ -96,7 +99,7 @@ export const Majordomus = async ({ worktree, directory }) => {
   };
   const start = (id, source) => {
     const s = session(id);
-    s.briefing ??= run(root, "session.created", { session_id: id, source });
+    s.briefing ??= run(root, "session.created", { session_id: id, source, transcript_path: STORE });
     return s.briefing;
   };
   const end = (id, reason, now) => {
@@ -126,7 +129,7 @@ export const Majordomus = async ({ worktree, directory }) => {
       if (event.type === "session.compacted") {
         const s = session(id);
         // A boot carries the briefing; else the window starts from a fresh one.
-        s.briefing = s.boot ? Promise.resolve("") : run(root, "session.created", { session_id: id, source: "compact" });
+        s.briefing = s.boot ? Promise.resolve("") : run(root, "session.created", { session_id: id, source: "compact", transcript_path: STORE });
       }
       if (event.type === "session.deleted") await end(id, "deleted", false);
       // An API error ended the turn: at a 429 the session stopped at its usage or rate limit.

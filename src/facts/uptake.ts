@@ -5,7 +5,7 @@ import { parseClaim } from "../records/claims.ts";
 import { sections, trimmedSection } from "../records/markdown.ts";
 import { RECORD_KINDS } from "../records/kinds.ts";
 import { readRecord } from "../records/record.ts";
-import { actionsOf, namedIn, uptakeOf, type Uptake } from "../transcript/uptake.ts";
+import { namedIn, sessionActions, uptakeOf, type Uptake } from "../transcript/uptake.ts";
 import type { OpenEpisode } from "../session/store.ts";
 
 /** A record path as the start hook writes it: inside the layer, a Markdown file. */
@@ -31,6 +31,6 @@ export async function gatherUptake(
   try {
     roots.push(realpathSync(worktree));
   } catch {}
-  const did = actionsOf(episode.provider, episode.transcript_path, roots);
+  const did = await sessionActions(episode.provider, episode.transcript_path, episode.provider_session, roots);
   return uptakeOf(handed, namedIn(next), cited, did, changed ? new Set(changed) : undefined);
 }

@@ -204,3 +204,27 @@ export function pacedCollector(every: number): () => void {
     if (++count % every === 0) bunGc?.(false);
   };
 }
+
+/** A read-only SQLite store (opencode's sessions): Bun's built-in driver, else `node:sqlite` (Deno, Node 22). */
+export type Store = { all(sql: string, ...params: string[]): Array<Record<string, unknown>>; close(): void };
+
+export async function openStoreReadOnly(path: string): Promise<Store> {
+  if ((globalThis as { Bun?: unknown }).Bun) {
+    const { Database } = (await import("bun:sqlite")) as unknown as {
+      Database: new (p: string, o: { readonly: boolean }) => {
+        query(sql: string): { all(...p: string[]): Array<Record<string, unknown>> };
+        close(): void;
+      };
+    };
+    const db = new Database(path, { readonly: true });
+    return { all: (sql, ...params) => db.query(sql).all(...params), close: () => db.close() };
+  }
+  const { DatabaseSync } = (await import("node:sqlite")) as unknown as {
+    DatabaseSync: new (p: string, o: { readOnly: boolean }) => {
+      prepare(sql: string): { all(...p: string[]): Array<Record<string, unknown>> };
+      close(): void;
+    };
+  };
+  const db = new DatabaseSync(path, { readOnly: true });
+  return { all: (sql, ...params) => db.prepare(sql).all(...params), close: () => db.close() };
+}

@@ -207,6 +207,40 @@ export function geminiActions(text: string, root: (path: string) => string | und
   return out;
 }
 
+const OPENCODE_TOOLS: Tools = {
+  write: { kind: "edit", key: "filePath" },
+  edit: { kind: "edit", key: "filePath" },
+  read: { kind: "read", key: "filePath" },
+  bash: { kind: "run", key: "command" },
+};
+
+/** opencode's store as transcript/opencode.ts lines it: a turn is a person's message; a tool part holds its call. */
+export function opencodeActions(text: string, root: (path: string) => string | undefined, unseen: Unseen): Action[] {
+  const out: Action[] = [];
+  let turn = 0;
+  let tokens = 0;
+  let calls = 0;
+  let message: unknown;
+  for (const line of text.split("\n")) {
+    const row = line === "" ? undefined : jsonRow(line, unseen);
+    const part = row?.part as Json | undefined;
+    if (!row || !part) continue;
+    if (row.role === "user" && part.type === "text" && part.synthetic !== true && row.id !== message) {
+      message = row.id;
+      turn++;
+    }
+    if (part.type === "step-finish") tokens += Number((part.tokens as Json | undefined)?.output ?? 0) || 0;
+    if (part.type !== "tool") continue;
+    const tool = OPENCODE_TOOLS[String(part.tool)];
+    const state = (part.state ?? {}) as Json;
+    const value = (state.input as Json | undefined)?.[tool?.key ?? ""];
+    const target = tool && typeof value === "string" ? (tool.kind === "run" ? value : root(value)) : undefined;
+    if (tool && target !== undefined) out.push({ kind: tool.kind, target, ok: state.status === "completed", turn, calls, tokens });
+    calls++;
+  }
+  return out;
+}
+
 export const ACTION_READERS: Record<
   string,
   (text: string, root: (path: string) => string | undefined, unseen: Unseen) => Action[]
@@ -214,4 +248,5 @@ export const ACTION_READERS: Record<
   "claude-code": claudeActions,
   codex: codexActions,
   gemini: geminiActions,
+  opencode: opencodeActions,
 };

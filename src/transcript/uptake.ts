@@ -49,6 +49,22 @@ export function actionsOf(
   return { actions, cut: cut || unseen.rows > 0 };
 }
 
+/** A client whose sessions live in a store, not a file: read by session (opencode's SQLite). */
+export async function sessionActions(
+  provider: string,
+  transcript: string | undefined,
+  session: string,
+  roots: readonly string[],
+): Promise<{ actions: Action[]; cut: boolean } | { cause: string }> {
+  if (provider !== "opencode") return actionsOf(provider, transcript, roots);
+  if (!transcript) return { cause: "the client named no store for this session" };
+  const read = await (await import("./opencode.ts")).opencodeLines(transcript, session);
+  if (!read) return { cause: "opencode's store could not be read as a file of its own data folder" };
+  const unseen = { rows: 0 };
+  const actions = ACTION_READERS.opencode!(read.text, inCheckout(roots), unseen);
+  return { actions, cut: read.cut || unseen.rows > 0 };
+}
+
 export const COMMAND = /^[A-Za-z][\w.+-]*(?: +[^\s`]+)+$/;
 
 /** What a Next Action names, at most as many as a record keeps claims (CLAIMS_KEPT), in the order it names them. */

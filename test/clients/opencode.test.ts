@@ -321,4 +321,31 @@ describe.skipIf(!ENABLED)("opencode 1.18.33 against the mock API", () => {
     },
     TIMEOUT,
   );
+
+  test(
+    "uptake read from opencode's own store: a session that writes the named file and runs the named command acted on the Next Action",
+    async () => {
+      const steps: Array<(project: string) => ToolCall> = [
+        (project) => ({
+          name: "write",
+          input: { filePath: `${project}/src/ini.ts`, content: "export const t = 1;\n" },
+        }),
+        () => ({ name: "bash", input: { command: "git status --short", description: "check" } }),
+      ];
+      let i = 0;
+      using rig = new OpencodeRig({
+        mock: { tool: (r) => (offers(r, "write") && i < steps.length ? steps[i++]!(rig.project) : undefined) },
+      });
+      ok(
+        rig.repo.mj(["handover"], {
+          input: `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\nWire the tokenizer into \`src/ini.ts\`, then check \`git status --short\`.\n`,
+        }),
+      );
+      expect((await rig.run(["run", "go on"])).status).toBe(0);
+      const [record] = closedTexts(rig.repo);
+      expect(record).toMatch(/^uptake:\n {2}state: acted\n/m);
+      expect(record).toContain("acted (2 of 2 named; first in turn 1");
+    },
+    TIMEOUT,
+  );
 });
