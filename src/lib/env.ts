@@ -60,7 +60,6 @@ export const ENV = {
     unset: "$HOME/.copilot",
   },
   CLAUDE_CONFIG_DIR: { ours: false, meaning: "Claude Code's configuration folder", unset: "$HOME/.claude" },
-  XDG_DATA_HOME: { ours: false, meaning: "opencode keeps its store of sessions under it", unset: "$HOME/.local/share" },
   GEMINI_CLI_TRUSTED_FOLDERS_PATH: {
     ours: false,
     meaning: "Gemini's trust file",
