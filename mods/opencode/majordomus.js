@@ -129,7 +129,9 @@ export const Majordomus = async ({ worktree, directory }) => {
       if (event.type === "session.compacted") {
         const s = session(id);
         // A boot carries the briefing; else the window starts from a fresh one.
-        s.briefing = s.boot ? Promise.resolve("") : run(root, "session.created", { session_id: id, source: "compact", transcript_path: STORE });
+        s.briefing = s.boot
+          ? Promise.resolve("")
+          : run(root, "session.created", { session_id: id, source: "compact", transcript_path: STORE });
       }
       if (event.type === "session.deleted") await end(id, "deleted", false);
       // An API error ended the turn: at a 429 the session stopped at its usage or rate limit.

@@ -211,7 +211,10 @@ export type Store = { all(sql: string, ...params: string[]): Array<Record<string
 export async function openStoreReadOnly(path: string): Promise<Store> {
   if ((globalThis as { Bun?: unknown }).Bun) {
     const { Database } = (await import("bun:sqlite")) as unknown as {
-      Database: new (p: string, o: { readonly: boolean }) => {
+      Database: new (
+        p: string,
+        o: { readonly: boolean },
+      ) => {
         query(sql: string): { all(...p: string[]): Array<Record<string, unknown>> };
         close(): void;
       };
@@ -220,7 +223,10 @@ export async function openStoreReadOnly(path: string): Promise<Store> {
     return { all: (sql, ...params) => db.query(sql).all(...params), close: () => db.close() };
   }
   const { DatabaseSync } = (await import("node:sqlite")) as unknown as {
-    DatabaseSync: new (p: string, o: { readOnly: boolean }) => {
+    DatabaseSync: new (
+      p: string,
+      o: { readOnly: boolean },
+    ) => {
       prepare(sql: string): { all(...p: string[]): Array<Record<string, unknown>> };
       close(): void;
     };

@@ -235,7 +235,8 @@ export function opencodeActions(text: string, root: (path: string) => string | u
     const state = (part.state ?? {}) as Json;
     const value = (state.input as Json | undefined)?.[tool?.key ?? ""];
     const target = tool && typeof value === "string" ? (tool.kind === "run" ? value : root(value)) : undefined;
-    if (tool && target !== undefined) out.push({ kind: tool.kind, target, ok: state.status === "completed", turn, calls, tokens });
+    if (tool && target !== undefined)
+      out.push({ kind: tool.kind, target, ok: state.status === "completed", turn, calls, tokens });
     calls++;
   }
   return out;

@@ -34,9 +34,13 @@ export async function opencodeLines(db: string, session: string): Promise<{ text
       session,
     );
     // A part too large to read is left as text the reader counts as unseen.
-    const lines = rows.slice(0, ROWS).map((r) =>
-      typeof r.part === "string" ? `{"id":${JSON.stringify(r.id)},"role":${JSON.stringify(r.role)},"part":${r.part}}` : "{",
-    );
+    const lines = rows
+      .slice(0, ROWS)
+      .map((r) =>
+        typeof r.part === "string"
+          ? `{"id":${JSON.stringify(r.id)},"role":${JSON.stringify(r.role)},"part":${r.part}}`
+          : "{",
+      );
     return { text: lines.join("\n"), cut: rows.length > ROWS };
   } catch {
     return undefined;
