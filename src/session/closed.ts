@@ -161,6 +161,7 @@ export async function actedOn(
     .slice(0, ACTED_LOOKED_AT);
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
   let newest: Acted | undefined;
+  let sessions = 0;
   const done = new Set<string>();
   for (const name of names) {
     const entry = await readOne(dir, name, ws.position.worktree, false);
@@ -169,7 +170,10 @@ export async function actedOn(
     const u = m.uptake as { handed?: unknown; state?: unknown; named?: unknown; acted_on?: unknown } | undefined;
     if (u?.handed !== handed || (u.state !== "acted" && u.state !== "partly")) continue;
     for (const n of strings(u.acted_on)) done.add(n);
-    newest ??= {
+    sessions++;
+    // Names carry the second only: within it, the closing time by the millisecond says which is newest.
+    if (newest && String(m.closed_at) <= newest.closed_at) continue;
+    newest = {
       sessions: 0,
       session_id: String(m.session_id),
       provider: String(m.provider ?? "none"),
@@ -180,9 +184,8 @@ export async function actedOn(
       record: entry.record.path,
       handovers: strings(m.handovers),
     };
-    newest.sessions++;
   }
   if (!newest) return undefined;
   const actedOn = newest.named.filter((n) => done.has(n));
-  return { ...newest, acted_on: actedOn, state: actedOn.length === newest.named.length ? "acted" : "partly" };
+  return { ...newest, sessions, acted_on: actedOn, state: actedOn.length === newest.named.length ? "acted" : "partly" };
 }

@@ -15,12 +15,19 @@ const NEXT = "Edit `src/ini.ts`, then run `git status --short`.";
 const HANDOVER = `# Objective\nA parser.\n\n# Current State\nThe tokenizer is done.\n\n# Next Action\n${NEXT}\n`;
 
 /** One Claude Code session: started, its tool calls in its transcript (each succeeded), ended as `claude -p` ends. */
-function session(repo: Repo, home: string, id: string, calls: Array<{ name: string; input: object }>) {
+function session(
+  repo: Repo,
+  home: string,
+  id: string,
+  calls: Array<{ name: string; input: object }>,
+  clock: { start?: string; end?: string } = {},
+) {
   const transcript = join(home, ".claude", "projects", "p", `${id}.jsonl`);
   mkdirSync(join(home, ".claude", "projects", "p"), { recursive: true });
   const env = { CLAUDE_CONFIG_DIR: join(home, ".claude") };
+  const at = (t: string | undefined) => (t ? { ...env, MAJORDOMUS_NOW: t } : env);
   const payload = { session_id: id, transcript_path: transcript, cwd: repo.dir };
-  fire(repo, "start", { ...fixture("SessionStart-startup.json"), ...payload }, env);
+  fire(repo, "start", { ...fixture("SessionStart-startup.json"), ...payload }, at(clock.start));
   const rows = [JSON.stringify({ type: "user", message: { role: "user", content: "go on" } })];
   calls.forEach((c, i) => {
     rows.push(
@@ -35,7 +42,7 @@ function session(repo: Repo, home: string, id: string, calls: Array<{ name: stri
     );
   });
   writeFileSync(transcript, `${rows.join("\n")}\n`);
-  fire(repo, "end", { ...fixture("SessionEnd-other.json"), ...payload }, env);
+  fire(repo, "end", { ...fixture("SessionEnd-other.json"), ...payload }, at(clock.end));
 }
 
 type Acted = { state: string; session_id: string; provider: string; not_yet: string[]; history: boolean; said: string };
@@ -107,6 +114,33 @@ describe("what happened since, on every surface", () => {
       );
       expect(two.mcp.next).not.toContain("Follow the handover's Next Action above, after checking it against git.");
       expect(two.page).toContain("<h3>Next Action (acted on since: what was asked)</h3>");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("two sessions closed in the same second: the later by the millisecond is the last, whatever their names", () => {
+    using repo = captured();
+    const home = scratch("majordomus-acted-home-");
+    try {
+      ok(repo.mj(["handover"], { input: HANDOVER }));
+      const after = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+      const second = after(60).replace(/\.\d+Z$/, "");
+      mkdirSync(repo.path("src"), { recursive: true });
+      writeFileSync(repo.path("src/ini.ts"), "export const ini = 1;\n");
+      // The second session's id (its start time) sorts before the first's, so its record's name does too.
+      const edit = [{ name: "Write", input: { file_path: repo.path("src/ini.ts"), content: "x" } }];
+      session(repo, home, "s-early", edit, { start: after(20), end: `${second}.100Z` });
+      session(repo, home, "s-late", [{ name: "Bash", input: { command: "git status --short" } }], {
+        start: after(10),
+        end: `${second}.900Z`,
+      });
+      const acted = (
+        JSON.parse(ok(repo.mj(["handover", "--resolve", "--json"])).stdout) as {
+          acted: (Acted & { sessions: number; closed_at: string }) | null;
+        }
+      ).acted;
+      expect(acted).toMatchObject({ state: "acted", sessions: 2, closed_at: `${second}.900Z` });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
