@@ -3,8 +3,18 @@
  * a FIFO (O_NONBLOCK), a regular file only, within a size cap. An architecture rule holds every read open of src/ to
  * this module.
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { errnoCode, Failure } from "./failure.ts";
 
 export const NOFOLLOW = (constants as { O_NOFOLLOW?: number }).O_NOFOLLOW ?? 0;
@@ -50,9 +60,9 @@ export function openRegular(path: string): { fd: number; stats: Stats } | undefi
 }
 
 /**
- * A file of a client's own folder, opened as openRegular does and then held to it: the path the descriptor really
- * names must be the folder's own real path joined with the path's place in it, so no link on the way (a folder made a
- * link to ~/.ssh) leads in or out. Undefined when missing; refused (a Failure) otherwise.
+ * A file of a client's own folder, opened as openRegular does once no folder on its way there is a link (a folder made
+ * a link to ~/.ssh leads out unopened), then held to it: the path the descriptor really names must be the folder's own
+ * real path joined with the path's place in it (a link made meanwhile). Undefined when missing; refused otherwise.
  */
 export function openUnder(path: string, root: string): { fd: number; stats: Stats } | undefined {
   const place = relative(resolve(root), resolve(path));
@@ -62,6 +72,13 @@ export function openUnder(path: string, root: string): { fd: number; stats: Stat
       `${path} is not inside ${root}`,
       "majordomus reads a client's file only in its own folder",
     );
+  const outward = () =>
+    new Failure("refused", `${path} leads outside ${root} through a link`, "majordomus never follows one");
+  let folder = resolve(root);
+  for (const part of place.split(sep).slice(0, -1)) {
+    folder = join(folder, part);
+    if (lstatSync(folder, { throwIfNoEntry: false })?.isSymbolicLink()) throw outward();
+  }
   const opened = openRegular(path);
   if (!opened) return undefined;
   let real: string | undefined;
@@ -78,7 +95,7 @@ export function openUnder(path: string, root: string): { fd: number; stats: Stat
   }
   if (real !== expected) {
     closeSync(opened.fd);
-    throw new Failure("refused", `${path} leads outside ${root} through a link`, "majordomus never follows one");
+    throw outward();
   }
   return opened;
 }

@@ -126,8 +126,8 @@ const busy = (id: string) =>
 async function gatedUptake(ws: Workspace, episode: OpenEpisode, window: EpisodeWindow): Promise<Uptake | undefined> {
   if (!window.handed) return undefined;
   const { gatherUptake } = await import("../facts/uptake.ts");
-  // What git shows changed in the session checks the edits the client reports, when git answered with something.
-  const known = window.commits[0] !== "unknown" && window.files.length > 0;
+  // What git shows changed in the session checks the edits the client reports (none changed: none counts), when git answered.
+  const known = window.commits[0] !== "unknown";
   const uptake = await gatherUptake(ws.position.worktree, episode, window.handed, known ? window.files : undefined);
   const gate = (names: string[]) =>
     Promise.all(names.map((n) => redactForWrite(n, "uptake of the handed Next Action")));

@@ -506,6 +506,13 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
   );
   out.push(
     verdict(
+      'prompt, a 64 KB pasted log vs the short prompt "say ok" (large, paired)',
+      pairedRatio(by("prompt, a 64 KB pasted log (large)"), by("prompt (large)")),
+      1.15,
+    ),
+  );
+  out.push(
+    verdict(
       "prompt, a 900 KB pasted log (large) vs its floor",
       pairedRatio(
         by("prompt, a 900 KB pasted log (large)"),
