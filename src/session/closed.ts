@@ -22,7 +22,14 @@ function recordNames(dir: string): string[] {
 export type ClosedEntry =
   { ok: true; record: ClosedRecord; stats: Stats } | { ok: false; path: string; reason: string };
 
-async function readOne(dir: string, name: string, worktree: string, bodies: boolean): Promise<ClosedEntry> {
+/** `mention`: a record whose text does not hold it is passed over unparsed (what most of them are, to a start). */
+async function readOne(
+  dir: string,
+  name: string,
+  worktree: string,
+  bodies: boolean,
+  mention?: string,
+): Promise<ClosedEntry> {
   const path = join(dir, name);
   const rel = relative(worktree, path);
   let entry: { text: string; stats: Stats };
@@ -32,6 +39,7 @@ async function readOne(dir: string, name: string, worktree: string, bodies: bool
     // A link a stranger's repository tracks here (to /dev/zero) is named, never read.
     return { ok: false, path: rel, reason: unreadable(err, path) };
   }
+  if (mention !== undefined && !entry.text.includes(mention)) return { ok: false, path: rel, reason: "not named" };
   const split = splitFrontMatter(entry.text);
   if (!split) return { ok: false, path: rel, reason: "no front matter" };
   let meta: Record<string, unknown>;
@@ -164,7 +172,7 @@ export async function actedOn(
   let sessions = 0;
   const done = new Set<string>();
   for (const name of names) {
-    const entry = await readOne(dir, name, ws.position.worktree, false);
+    const entry = await readOne(dir, name, ws.position.worktree, false, handed);
     if (!entry.ok) continue;
     const m = entry.record.meta;
     const u = m.uptake as { handed?: unknown; state?: unknown; named?: unknown; acted_on?: unknown } | undefined;

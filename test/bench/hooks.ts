@@ -93,24 +93,23 @@ function eventToRecord(dir: string, event: "compact" | "end", runs: number): num
  */
 const BASELINE = process.env.BENCH_BASELINE;
 
-/** The baseline binary, copied beside the benchmark's repositories (so it is as freshly written as the others, see measure.ts). */
-function baselineCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), "majordomus-baseline-"));
-  copyFileSync(join(BASELINE!, "majordomus"), join(dir, "majordomus"));
+/**
+ * A build copied beside the benchmark's repositories (as freshly written as the others, see measure.ts). Both sides of
+ * the before/after pair run a copy: the same build run from dist/ measured 1.1x its own copy in a temp folder.
+ */
+function binaryCopy(from: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "majordomus-paired-"));
+  copyFileSync(from, join(dir, "majordomus"));
   freshlyWritten(join(dir, "majordomus"));
   return dir;
 }
 
-/** This build's side of the before/after pair, in its own copy. */
-function currentRows(copy: string): Row[] {
-  return hookRows("large", copy).map((row) => ({ ...row, name: `current ${row.name}` }));
-}
-
-function baselineRows(copy: string, bin: string): Row[] {
-  // The shims run the binary `capture install` recorded before any on PATH: the copy records the baseline's.
+/** One side of the before/after pair: its own copy of the large repository, whose shims run its own copy of a build. */
+function pairedRows(side: "current" | "baseline", copy: string, bin: string): Row[] {
+  // The shims run the binary `capture install` recorded before any on PATH: the copy records this side's.
   writeFileSync(join(copy, BINARY_RECORD), `${join(bin, "majordomus")}\n`);
-  const baseEnv = { PATH: `${bin}:${process.env.PATH}` };
-  return hookRows("large", copy, baseEnv).map((row) => ({ ...row, name: `baseline ${row.name}` }));
+  const sideEnv = { PATH: `${bin}:${process.env.PATH}` };
+  return hookRows("large", copy, sideEnv).map((row) => ({ ...row, name: `${side} ${row.name}` }));
 }
 
 /** Every repository the rows run in: a run waits until none of them has a worker still busy. */
@@ -385,7 +384,8 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
     spawnSync("git", ["update-index", "-q", "--refresh"], { cwd: copy });
   }
   const floor = floorBinary();
-  const baselineBin = BASELINE ? baselineCopy() : undefined;
+  const baselineBin = BASELINE ? binaryCopy(join(BASELINE, "majordomus")) : undefined;
+  const currentBin = BASELINE ? binaryCopy(BIN) : undefined;
   freshlyWritten(BIN, noop, floor);
   // The floors run with the settings the shims give a hook (the same engine options).
   const floorEnv = engineEnv("start");
@@ -450,7 +450,9 @@ export async function benchHooks(noop: string, runs: number): Promise<string[]> 
       stdin: JSON.stringify({ session_id: "bench-live", source: "resume" }),
       before: () => benched.forEach(drained),
     },
-    ...(baseline && current && baselineBin ? [...currentRows(current), ...baselineRows(baseline, baselineBin)] : []),
+    ...(baseline && current && baselineBin && currentBin
+      ? [...pairedRows("current", current, currentBin), ...pairedRows("baseline", baseline, baselineBin)]
+      : []),
     ...clientRows("codex", large),
     ...clientRows("gemini", large),
     ...clientRows("copilot", large),
