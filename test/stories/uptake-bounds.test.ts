@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writ
 import { join } from "node:path";
 import { captured, fire, fixture, hookEnv, settled, SHIMS } from "../support/capture.ts";
 import { closedTexts, ok } from "../support/layered.ts";
-import { scratch } from "../support/repo.ts";
+import { scratch, type Repo } from "../support/repo.ts";
 
 const STRACE = spawnSync("sh", ["-c", "command -v strace"], { encoding: "utf8" }).stdout.trim();
 const HANDOVER = "# Objective\nA parser.\n\n# Current State\nStarted.\n\n# Next Action\nEdit `src/ini.ts`.\n";
@@ -87,6 +87,16 @@ const CASES: Case[] = [
   },
 ];
 
+/** A session handed the Next Action and started as Claude Code starts one, with its transcript where `transcript` says. */
+function handed(repo: Repo, home: string, transcript: string) {
+  mkdirSync(join(home, ".claude/projects/p"), { recursive: true });
+  ok(repo.mj(["handover"], { input: HANDOVER }));
+  const env = { CLAUDE_CONFIG_DIR: join(home, ".claude") };
+  const payload = { session_id: "bounds", transcript_path: transcript, cwd: repo.dir };
+  fire(repo, "start", { ...fixture("SessionStart-startup.json"), ...payload }, env);
+  return { env, end: JSON.stringify({ ...fixture("SessionEnd-other.json"), ...payload }) };
+}
+
 describe("uptake's reads, watched", () => {
   for (const c of CASES)
     test.skipIf(STRACE === "")(
@@ -95,11 +105,7 @@ describe("uptake's reads, watched", () => {
         using repo = captured();
         const home = scratch("majordomus-uptake-bounds-");
         try {
-          mkdirSync(join(home, ".claude/projects/p"), { recursive: true });
-          ok(repo.mj(["handover"], { input: HANDOVER }));
-          const env = { CLAUDE_CONFIG_DIR: join(home, ".claude") };
-          const payload = { session_id: "bounds", transcript_path: c.path(home), cwd: repo.dir };
-          fire(repo, "start", { ...fixture("SessionStart-startup.json"), ...payload }, env);
+          const { env, end } = handed(repo, home, c.path(home));
           c.make(home, repo.dir);
           const log = join(home, "opens.log");
           const run = spawnSync(
@@ -107,7 +113,7 @@ describe("uptake's reads, watched", () => {
             ["-f", "-qq", "-e", "trace=open,openat,openat2", "-o", log, join(repo.dir, SHIMS.end)],
             {
               cwd: repo.dir,
-              input: JSON.stringify({ ...fixture("SessionEnd-other.json"), ...payload }),
+              input: end,
               env: { ...process.env, ...hookEnv(env) },
               encoding: "utf8",
               timeout: 120_000,
@@ -132,15 +138,11 @@ describe("uptake's reads, watched", () => {
     using repo = captured();
     const home = scratch("majordomus-uptake-bounds-");
     try {
-      mkdirSync(join(home, ".claude/projects/p"), { recursive: true });
-      ok(repo.mj(["handover"], { input: HANDOVER }));
-      const env = { CLAUDE_CONFIG_DIR: join(home, ".claude") };
       const transcript = join(home, ".claude/projects/p/claimed.jsonl");
-      const payload = { session_id: "claimed", transcript_path: transcript, cwd: repo.dir };
-      fire(repo, "start", { ...fixture("SessionStart-startup.json"), ...payload }, env);
+      const { env, end } = handed(repo, home, transcript);
       writeFileSync(transcript, `${EDIT(repo.dir)}\n`);
       expect(repo.git("status", "--porcelain").trim()).toBe("");
-      fire(repo, "end", { ...fixture("SessionEnd-other.json"), ...payload }, env);
+      fire(repo, "end", end, env);
       expect(closedTexts(repo).at(-1) ?? "").toMatch(/\nuptake:\n {2}state: ignored\n/);
     } finally {
       rmSync(home, { recursive: true, force: true });
