@@ -41,10 +41,13 @@ const SCRIPT = `(() => {
     form.append(label, " ", button);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      fetch("/api/v1/session", { method: "POST", headers: { authorization: "Bearer " + input.value.trim() } })
+      // Taken and cleared at once, and the answer awaited in words: what is typed meanwhile is never wiped.
+      const value = input.value.trim();
+      input.value = "";
+      p.textContent = "Checking the token…";
+      fetch("/api/v1/session", { method: "POST", headers: { authorization: "Bearer " + value } })
         .then((r) => (r.ok ? r.json() : undefined))
         .then((d) => {
-          input.value = "";
           if (!d) return void (p.textContent = "That is not this checkout's token (or it was rotated): try again.");
           localStorage.setItem(KEY, d.token);
           asking = false;
