@@ -179,6 +179,11 @@ export async function liveSessions(
   const windowMs = liveWindowMs(policy);
   if (windowMs === undefined) return [];
   const window = { cutoff: ws.at.getTime() - windowMs, now: ws.at.getTime() };
+  const stopped = new Set(
+    readStops(ws.layer)
+      .filter((s) => !options.tracked?.has(s.path))
+      .map((s) => s.session_id),
+  );
   const found = await liveIn(
     ws.layer,
     ws.position.worktree,
@@ -188,7 +193,7 @@ export async function liveSessions(
     options.tracked ?? new Set(),
     options.except,
     // A session stopped at its usage limit is not at work: the briefing says it stopped (stoppedSessions).
-    (e) => sameCheckout(e, ws.position) && e.stopped_at === undefined,
+    (e) => sameCheckout(e, ws.position) && !stopped.has(e.session_id),
   );
   const mine = options.task;
   if (mine && mine.scope.length > 0)
@@ -222,7 +227,7 @@ export async function stoppedSessions(
 ): Promise<Stopped[]> {
   const out: Stopped[] = [];
   for (const s of readStops(ws.layer)) {
-    if (s.session_id === except || tracked.has(s.path)) continue;
+    if (s.session_id === except || s.carried_on || tracked.has(s.path)) continue;
     const open = (await readEpisode(episodePath(ws.layer, episodeKey(s.provider_session)))).episode;
     const { path: _path, ...stop } = s;
     out.push({ ...stop, ended: open?.session_id !== s.session_id });

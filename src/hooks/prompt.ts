@@ -12,7 +12,8 @@ import type { Workspace } from "../workspace/workspace.ts";
 import { sectionPath } from "../layer/manifest.ts";
 import { appendEvent } from "../ledger/store.ts";
 import { pick, type Hooks, type Provider } from "../providers/index.ts";
-import { episodeKey } from "../session/keys.ts";
+import { episodeKey, keyOf } from "../session/keys.ts";
+import { removeStop, stopOf } from "../session/store.ts";
 import { cleanId, type Payload } from "./payload.ts";
 import { redact, redactShapes } from "../lib/redact.ts";
 import { payloadSession, personsPrompt } from "./delivery.ts";
@@ -64,13 +65,9 @@ async function failed(ws: Workspace, provider: Provider, reason: string, selfTes
   return { status: "failed", why };
 }
 
-/** A person's next prompt in an episode stopped at its usage limit: it is at work again. */
+/** A person's next prompt in an episode stopped at its usage limit: it is at work again (its stop file goes). */
 async function atWorkAgain(ws: Workspace): Promise<void> {
-  if (!ws.episode?.stopped_at) return;
-  const { noteStopped } = await import("../lifecycle/window.ts");
-  await noteStopped(ws, ws.episode, undefined).catch((err: Error) =>
-    log.warn(`the stop was not cleared: ${err.message}`),
-  );
+  if (ws.episode && stopOf(ws.layer, keyOf(ws.episode), ws.episode.session_id)) removeStop(ws.layer, keyOf(ws.episode));
 }
 
 export async function capturePrompt(

@@ -8,7 +8,8 @@ import { budgetFor } from "../providers/index.ts";
 import { HOOKS } from "../providers/hooks.ts";
 import type { Briefing } from "../views/briefing.ts";
 import type { Facts } from "../facts/facts.ts";
-import type { OpenEpisode } from "../session/store.ts";
+import { stopOf, type OpenEpisode } from "../session/store.ts";
+import { keyOf } from "../session/keys.ts";
 import type { HookCall } from "./delivery.ts";
 import { attempt, finishLeftCloses, orderOf, policyOrFail, SWITCHES, who, type Answer, type Row } from "./row.ts";
 
@@ -56,7 +57,7 @@ async function briefIn(ws: Workspace, d: HookCall, { opened, policy, gitDeadline
     await attempt(ws, d, "the briefing was not composed", async () => {
       facts = await gatherFacts(ws, BRIEFING_NEEDS, {
         episode: opened
-          ? { session_id: opened.episode.session_id, kept: opened.kept, ...stopOf(opened.episode) }
+          ? { session_id: opened.episode.session_id, kept: opened.kept, ...stoppedOf(ws, opened.episode) }
           : undefined,
         gitDeadlineMs,
       });
@@ -152,8 +153,8 @@ export const start: Row = {
   },
 };
 
-/** A resumed episode's stop at its usage limit, as the briefing tells it. */
-function stopOf(e: OpenEpisode): { stopped?: NonNullable<Facts["episode"]>["stopped"] } {
-  if (!e.stopped_at || !e.stopped_error) return {};
-  return { stopped: { stopped_at: e.stopped_at, error: e.stopped_error, checkpoint: e.stopped_checkpoint } };
+/** A resumed episode's stop at its usage limit, as the briefing tells it (its stop file). */
+function stoppedOf(ws: Workspace, e: OpenEpisode): { stopped?: NonNullable<Facts["episode"]>["stopped"] } {
+  const stop = stopOf(ws.layer, keyOf(e), e.session_id);
+  return stop ? { stopped: { stopped_at: stop.stopped_at, error: stop.error, checkpoint: stop.checkpoint } } : {};
 }

@@ -178,12 +178,12 @@ export async function writeClose(
         `head: ${ws.position.head}\n- record: ${rel}\n`,
     );
     removeEpisode(ws.layer, key);
-    carriedOn(ws, episode);
     dropNotices(ws.layer, episode.session_id);
     releaseClaim(ws.layer, episode.session_id);
     return { rel, completed: existing !== undefined };
   });
   if (!done.acquired) throw busy(episode.session_id);
+  await carriedOn(ws, episode);
   const committed = await committedIfConsented(ws, done.value, episode, options);
   return { status: "closed", episode, path: done.value.rel, committed, completed: done.value.completed };
 }

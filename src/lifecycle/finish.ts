@@ -8,7 +8,7 @@ import { log } from "../lib/log.ts";
 import { stamp } from "../lib/clock.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import type { LoadedPolicy } from "../policy/index.ts";
-import { episodeKey } from "../session/keys.ts";
+import { keyOf } from "../session/keys.ts";
 import { episodePath, listOpen, readEpisode, type OpenEpisode } from "../session/store.ts";
 import { inProgress, readClaims, releaseClaim, type Claim } from "./claim.ts";
 import { writeClose, type Closed } from "./close.ts";
@@ -22,9 +22,7 @@ export type Finished = { episodeId: string; result: Closed["status"] | "gone"; p
 
 async function episodeOf(ws: Workspace, claim: Claim): Promise<OpenEpisode | undefined> {
   if (claim.provider_session !== "") {
-    const read = await readEpisode(
-      episodePath(ws.layer, episodeKey(claim.provider_session === "none" ? undefined : claim.provider_session)),
-    );
+    const read = await readEpisode(episodePath(ws.layer, keyOf(claim)));
     if (read.episode?.session_id === claim.session_id) return read.episode;
   }
   return (await listOpen(ws.layer)).find((o) => o.episode?.session_id === claim.session_id)?.episode;

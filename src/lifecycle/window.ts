@@ -2,15 +2,17 @@
  * An episode's context windows: one ends when the client compacts (or majordomus's fresh window answers for it). The
  * ordinal stays with the open episode, so a resumed session goes on counting; each change is a ledger line.
  */
+import { basename } from "node:path";
 import { readPlain } from "../lib/safe-read.ts";
 import { withLock } from "../lib/lock.ts";
 import { log } from "../lib/log.ts";
 import { inEpisode, type Workspace } from "../workspace/workspace.ts";
 import { appendPrepared, lineMaker } from "../ledger/store.ts";
-import { episodeKey } from "../session/keys.ts";
+import { keyOf } from "../session/keys.ts";
 import {
   episodePath,
   parseEpisode,
+  readEpisode,
   readStops,
   removeStop,
   windowOf,
@@ -38,7 +40,7 @@ async function amend(
   change: (e: OpenEpisode) => OpenEpisode | undefined,
   entry?: (written: OpenEpisode) => string,
 ): Promise<OpenEpisode | undefined> {
-  const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
+  const key = keyOf(episode);
   const path = episodePath(ws.layer, key);
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
@@ -94,57 +96,43 @@ export async function noteClient(ws: Workspace, episode: OpenEpisode, note: Clie
   return (await amend(ws, episode, (e) => (changes(e, note) ? { ...e, ...defined } : undefined))) ?? episode;
 }
 
-/** The episode without its stop. */
-function unstopped(e: OpenEpisode): OpenEpisode {
-  const { stopped_at: _at, stopped_error: _error, stopped_checkpoint: _checkpoint, ...kept } = e;
-  return kept;
-}
-
 /**
- * Stopped at its usage limit (`stop` undefined: at work again, its next prompt): on the open record, for its own
- * resumed briefing, and in its stop file, which outlives its close for every other session's. A ledger line.
+ * Stopped at its usage limit (`stop` undefined: at work again, its next prompt): its stop file, the one record of
+ * the stop, which outlives its close for every other session's briefing; a ledger line.
  */
 export async function noteStopped(
   ws: Workspace,
   episode: OpenEpisode,
   stop: { at: string; error: string; checkpoint?: string } | undefined,
 ): Promise<void> {
-  const key = episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);
-  if (!stop) {
-    removeStop(ws.layer, key);
-    if (episode.stopped_at !== undefined)
-      await amend(ws, episode, (e) => (e.stopped_at === undefined ? undefined : unstopped(e)));
-    return;
-  }
-  writeStop(ws.layer, key, {
+  const key = keyOf(episode);
+  if (!stop) return removeStop(ws.layer, key);
+  const checkpoint = stop.checkpoint ? { checkpoint: stop.checkpoint } : {};
+  const who = {
     session_id: episode.session_id,
     provider: episode.provider,
     provider_session: episode.provider_session,
-    stopped_at: stop.at,
-    error: stop.error,
-    ...(stop.checkpoint ? { checkpoint: stop.checkpoint } : {}),
-  });
+  };
+  writeStop(ws.layer, key, { ...who, stopped_at: stop.at, error: stop.error, ...checkpoint });
   const line = await lineMaker(inEpisode(ws, episode));
-  const marked = (e: OpenEpisode): OpenEpisode => ({
-    ...unstopped(e),
-    stopped_at: stop.at,
-    stopped_error: stop.error,
-    ...(stop.checkpoint ? { stopped_checkpoint: stop.checkpoint } : {}),
-  });
-  await amend(ws, episode, marked, () =>
-    line("session.stopped", {
-      session_id: episode.session_id,
-      provider: episode.provider,
-      provider_session: episode.provider_session,
-      error: stop.error,
-      ...(stop.checkpoint ? { checkpoint: stop.checkpoint } : {}),
-    }),
-  );
+  appendPrepared(inEpisode(ws, episode), line("session.stopped", { ...who, error: stop.error, ...checkpoint }));
   log.info(`episode ${episode.session_id} stopped at its usage limit (${stop.error})`);
 }
 
-/** A session that opened after another stopped, and ended: it carried that work on, so the stop is told no more. */
-export function carriedOn(ws: Workspace, episode: Pick<OpenEpisode, "session_id" | "opened_at">): void {
-  for (const s of readStops(ws.layer))
-    if (s.session_id !== episode.session_id && s.stopped_at < episode.opened_at) unlinkQuiet(s.path);
+/**
+ * A closing session: a stop before it opened was carried on by it (others are told no more), and its own stop, once
+ * carried on, goes.
+ */
+export async function carriedOn(ws: Workspace, episode: Pick<OpenEpisode, "session_id" | "opened_at">): Promise<void> {
+  for (const { path, ...s } of readStops(ws.layer)) {
+    const key = basename(path, ".json");
+    if (s.session_id === episode.session_id) {
+      if (s.carried_on) unlinkQuiet(path);
+    } else if (!s.carried_on && s.stopped_at < episode.opened_at) {
+      // Kept, marked, only for an episode still open: its own resume still says it stopped.
+      const open = (await readEpisode(episodePath(ws.layer, key))).episode?.session_id === s.session_id;
+      if (open) writeStop(ws.layer, key, { ...s, carried_on: episode.session_id });
+      else unlinkQuiet(path);
+    }
+  }
 }

@@ -18,3 +18,7 @@ export function episodeKey(providerSession: string | undefined): string {
     .slice(0, 48);
   return `${cleaned || "session"}-${createHash("sha256", providerSession).slice(0, 12)}`;
 }
+
+/** The key of an episode's files: its client session's, or `hand` for one opened by hand (provider_session none). */
+export const keyOf = (episode: { provider_session: string }): string =>
+  episodeKey(episode.provider_session === "none" ? undefined : episode.provider_session);

@@ -32,14 +32,7 @@ export const OPEN_KEYS = [
  * The client's window ordinal, where it keeps its transcript (read only by the history tools), and the processes that
  * started the hook that opened it, so those tools can tell their client from another. All git-ignored.
  */
-export const OPTIONAL_OPEN_KEYS = [
-  "window",
-  "transcript_path",
-  "client_processes",
-  "stopped_at",
-  "stopped_error",
-  "stopped_checkpoint",
-] as const;
+export const OPTIONAL_OPEN_KEYS = ["window", "transcript_path", "client_processes"] as const;
 
 export type OpenEpisode = Record<(typeof OPEN_KEYS)[number], string> &
   Partial<Record<(typeof OPTIONAL_OPEN_KEYS)[number], string>>;
@@ -60,9 +53,6 @@ const OPEN_SHAPES: ReadonlyArray<readonly [(typeof OPEN_KEYS)[number] | (typeof 
     ["branch", LINE(1024)],
     ["opened_by", LINE(200)],
     ["window", /^\d{1,9}$/],
-    ["stopped_at", /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/],
-    ["stopped_error", /^[a-z][a-z0-9_]{0,39}$/],
-    ["stopped_checkpoint", /^\.ai\/[A-Za-z0-9._/-]{1,512}\.md$/],
   ];
 
 export function windowOf(episode: Pick<OpenEpisode, "window">): number {
@@ -71,8 +61,9 @@ export function windowOf(episode: Pick<OpenEpisode, "window">): number {
 }
 
 /**
- * One small file per episode stopped at its usage limit, named by its key, kept past its close until a later
- * session of this checkout ends (it carried the work on) or the episode's own next prompt: a start reads this folder.
+ * One small file per episode stopped at its usage limit, named by its key: the one record of the stop. Told to every
+ * other session until a later one of this checkout ends (it carried the work on); gone at the episode's own next
+ * prompt, or at its close once carried on.
  */
 export function stoppedDir(layer: Layer): string {
   return join(sectionPath(layer, "state"), "sessions-stopped");
@@ -85,6 +76,8 @@ export type Stop = {
   stopped_at: string;
   error: string;
   checkpoint?: string;
+  /** The later session that ended after it: it carried the work on, so others are told no more (the episode still is). */
+  carried_on?: string;
 };
 
 const STOP_SHAPES: Record<keyof Stop, RegExp> = {
@@ -94,9 +87,26 @@ const STOP_SHAPES: Record<keyof Stop, RegExp> = {
   stopped_at: /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/,
   error: /^[a-z][a-z0-9_]{0,39}$/,
   checkpoint: /^\.ai\/[A-Za-z0-9._/-]{1,512}\.md$/,
+  carried_on: /^s-\d{14}-[0-9a-f]{12}$/,
 };
+const OPTIONAL_STOP_KEYS: ReadonlySet<string> = new Set(["checkpoint", "carried_on"]);
 
-/** The stops recorded here, each with its file; one not in the shapes above (a stranger's) is skipped. */
+/** A stop file, or undefined when missing, unreadable or not in the shapes above (a stranger's). */
+function readStopAt(path: string): (Stop & { path: string }) | undefined {
+  try {
+    const data = JSON.parse(readLayerFile(path, { maxBytes: 4096 })) as Record<string, unknown>;
+    const ok = (Object.keys(STOP_SHAPES) as Array<keyof Stop>).every((k) =>
+      OPTIONAL_STOP_KEYS.has(k) && data[k] === undefined
+        ? true
+        : typeof data[k] === "string" && STOP_SHAPES[k].test(data[k]),
+    );
+    return ok ? { ...(data as Stop), path } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stops recorded here, each with its file. */
 export function readStops(layer: Layer): Array<Stop & { path: string }> {
   let names: string[];
   try {
@@ -104,20 +114,13 @@ export function readStops(layer: Layer): Array<Stop & { path: string }> {
   } catch {
     return [];
   }
-  return names.flatMap((n) => {
-    const path = join(stoppedDir(layer), n);
-    try {
-      const data = JSON.parse(readLayerFile(path, { maxBytes: 4096 })) as Record<string, unknown>;
-      const ok = (Object.keys(STOP_SHAPES) as Array<keyof Stop>).every((k) =>
-        k === "checkpoint" && data[k] === undefined
-          ? true
-          : typeof data[k] === "string" && STOP_SHAPES[k].test(data[k]),
-      );
-      return ok ? [{ ...(data as Stop), path }] : [];
-    } catch {
-      return [];
-    }
-  });
+  return names.flatMap((n) => readStopAt(join(stoppedDir(layer), n)) ?? []);
+}
+
+/** The stop of episode `sessionId`, under its key (a stop file of an earlier episode under that key is not its). */
+export function stopOf(layer: Layer, key: string, sessionId: string): Stop | undefined {
+  const stop = readStopAt(join(stoppedDir(layer), `${key}.json`));
+  return stop?.session_id === sessionId ? stop : undefined;
 }
 
 export function writeStop(layer: Layer, key: string, stop: Stop): void {

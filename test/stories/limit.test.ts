@@ -37,13 +37,20 @@ describe("stopped at a usage limit", () => {
       /STOPPED: claude-code session cc-a \(episode s-\S+, still open, not at work\): it stopped at its usage limit just now \(rate_limit\); its account then: the checkpoint \.ai\/local\/state\/checkpoints\/\S+\.md/,
     );
     expect(other).not.toMatch(/LIVE:[^\n]*\n[^\n]*cc-a/);
-    // cc-b opened after the stop, was told, and ended: it carried the work on, so no one is told again.
+    // cc-b opened after the stop, was told, and ended: it carried the work on, so no one else is told again; the
+    // stop stays, marked, for cc-a's own resume.
     fire(repo, "end", { ...END, session_id: "cc-b" });
-    expect(stops(repo)).toHaveLength(0);
+    expect(stops(repo)).toHaveLength(1);
+    expect(readFileSync(repo.path(`.ai/local/state/sessions-stopped/${stops(repo)[0]}`), "utf8")).toMatch(
+      /"carried_on":"s-\d{14}-[0-9a-f]{12}"/,
+    );
+    expect(start(repo, "cc-x")).not.toContain("STOPPED:");
+    expect(start(repo, "cc-x")).not.toMatch(/LIVE:[^\n]*\n[^\n]*cc-a/);
 
     // Its own resume still says it stopped; its next prompt means it is at work again.
     expect(start(repo, "cc-a", "resume")).toContain("This episode stopped at its usage limit just now (rate_limit)");
     fire(repo, "prompt", { ...PROMPT, session_id: "cc-a", prompt_id: "p-after" });
+    expect(stops(repo)).toHaveLength(0);
     expect(start(repo, "cc-a", "resume")).not.toContain("This episode stopped");
     expect(start(repo, "cc-c")).not.toContain("STOPPED:");
     fire(repo, "end", { ...END, session_id: "cc-c" });
